@@ -1,0 +1,3 @@
+from mcpcost.cli import main
+
+raise SystemExit(main())

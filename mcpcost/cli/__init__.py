@@ -1,0 +1,73 @@
+"""``mcpcost <command>``: a thin adapter over the library.
+
+Results go to stdout (``--json`` for machines), progress and logs to stderr. Exit codes:
+0 ok, 1 a check failed, 2 usage or unreadable input. Each command lives in its own module and is
+imported only when run, so ``mcpcost count`` does not pay for the audit machinery.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from mcpcost import __version__
+from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),
+    "audit": ("mcpcost.cli.audit_cmd", "measure every server in your MCP client configs"),
+    "verify": ("mcpcost.cli.verify_cmd", "re-derive published measurement.json files"),
+    "count": ("mcpcost.cli.count_cmd", "token count and sha256 of any JSON document"),
+    "badge": ("mcpcost.cli.badge_cmd", "shields.io endpoint JSON for a measurement"),
+    "sweep": ("mcpcost.cli.sweep_cmd", "measure a servers.yaml catalog (or a shard of it)"),
+    "merge": ("mcpcost.cli.merge_cmd", "fold sweep shard outputs into one tree"),
+    "publish": ("mcpcost.cli.publish_cmd", "regenerate leaderboard, history and pages"),
+}
+
+
+def _help() -> str:
+    width = max(len(c) for c in COMMANDS)
+    lines = [
+        f"mcp-context-cost {__version__}: what MCP tool definitions cost in a model's context",
+        "",
+        "usage: mcpcost <command> [options]   (mcpcost <command> --help for details)",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name.ljust(width)}  {desc}" for name, (_, desc) in COMMANDS.items()]
+    lines += ["", "exit codes: 0 ok, 1 a check failed, 2 usage or unreadable input"]
+    return "\n".join(lines) + "\n"
+
+
+def main(
+    argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Run a command; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    if not args or args[0] in ("-h", "--help", "help"):
+        out.write(_help())
+        return 0
+    if args[0] in ("-V", "--version"):
+        out.write(f"mcp-context-cost {__version__}\n")
+        return 0
+    command = args[0]
+    if command not in COMMANDS:
+        err.write(f"mcpcost: unknown command {command!r} (mcp-context-cost {__version__}); "
+                  f"commands: {', '.join(COMMANDS)}\n")  # fmt: skip
+        return EXIT_USAGE
+    module = importlib.import_module(COMMANDS[command][0])
+    try:
+        code: int = module.run(args[1:], out, err)
+    except (UsageError, InputError) as exc:
+        err.write(f"{exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    return code

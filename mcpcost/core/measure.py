@@ -1,0 +1,100 @@
+"""Numbers from a tools capture: total, hash, count, per-tool diagnostics, session-start load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcpcost.core.canonical import Canonical, canonicalize
+from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
+from mcpcost.core.model import FIELD_SPLIT, ToolCost
+from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
+
+
+@dataclass(frozen=True)
+class ToolsMeasure:
+    """What the methodology derives from one tools array."""
+
+    canonical: Canonical
+    total_tokens: int
+    tool_count: int
+    tools: tuple[ToolCost, ...]
+    capture: JSONValue  # a fresh parse of the canonical text: a snapshot, never the live value
+
+
+def _text_tokens(value: Any, tokenizer: Tokenizer) -> int:
+    return tokenizer.count(value) if isinstance(value, str) and value else 0
+
+
+def _json_tokens(value: Any, tokenizer: Tokenizer) -> int:
+    # JavaScript truthiness: null, false, 0 and "" count as absent.
+    if (
+        value is None
+        or value is False
+        or value == ""
+        or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
+    ):
+        return 0
+    return tokenizer.count(stringify(value))
+
+
+def tool_cost(tool: Any, tokenizer: Tokenizer, *, field_split: bool = True) -> ToolCost:
+    """Per-tool numbers as the reference computes them, plus our diagnostic field split."""
+    obj = tool if isinstance(tool, dict) else {}
+    name = obj.get("name")
+    fields: dict[str, int] | None = None
+    if field_split:
+        fields = {
+            "description": _text_tokens(obj.get("description"), tokenizer),
+            "inputSchema": _json_tokens(obj.get("inputSchema"), tokenizer),
+            "outputSchema": _json_tokens(obj.get("outputSchema"), tokenizer),
+            "annotations": _json_tokens(obj.get("annotations"), tokenizer),
+            "title": _text_tokens(obj.get("title"), tokenizer),
+        }
+        assert tuple(fields) == FIELD_SPLIT
+    return ToolCost(
+        name=name if isinstance(name, str) else "(unnamed)",
+        tokens=tokenizer.count(stringify(tool)),
+        description_tokens=_text_tokens(obj.get("description"), tokenizer),
+        input_schema_tokens=_json_tokens(obj.get("inputSchema"), tokenizer),
+        field_tokens=fields,
+    )
+
+
+def measure_tools(
+    tools: list[Any], tokenizer: Tokenizer | None = None, *, field_split: bool = True
+) -> ToolsMeasure:
+    """Measure a page-joined tools array (already parsed)."""
+    tk = tokenizer or get_tokenizer()
+    canonical = canonicalize(tools)
+    return ToolsMeasure(
+        canonical=canonical,
+        total_tokens=tk.count(canonical.text),
+        tool_count=len(tools),
+        tools=tuple(tool_cost(t, tk, field_split=field_split) for t in tools),
+        capture=parse_json(canonical.text),
+    )
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    """deferred-load/v1: what a deferring client loads at session start."""
+
+    tool_name_tokens: int
+    instructions_tokens: int | None  # None when instructions were never captured
+    total: int
+    is_floor: bool
+
+
+def session_start(
+    capture: list[Any], instructions: Any, *, captured: bool, tokenizer: Tokenizer | None = None
+) -> SessionStart:
+    """Tool names (as a JSON array) and instructions, counted separately and added."""
+    tk = tokenizer or get_tokenizer()
+    names = [t["name"] for t in capture if isinstance(t, dict) and isinstance(t.get("name"), str)
+             and t["name"]]  # fmt: skip
+    name_tokens = tk.count(stringify(names))
+    if not captured:
+        return SessionStart(name_tokens, None, name_tokens, True)
+    instr = _text_tokens(instructions, tk)
+    return SessionStart(name_tokens, instr, name_tokens + instr, False)

@@ -1,0 +1,256 @@
+"""The measurement record (``measurement.json``) and the launch description of a server.
+
+``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
+keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT.md``):
+``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy`` and, per tool, the diagnostic
+``fieldTokens`` split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
+from mcpcost.core.status import Status
+from mcpcost.errors import InputError
+
+METHODOLOGY_VERSION = "1.0"
+PROVIDER = "tiktoken"
+ENCODING = "o200k_base"
+
+# serverInstructions has three states; this marks "never captured" (the key is absent).
+NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
+
+FIELD_SPLIT = ("description", "inputSchema", "outputSchema", "annotations", "title")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCost:
+    """Per-tool diagnostic numbers. They never sum to the total (punctuation, seams, escaping)."""
+
+    name: str
+    tokens: int
+    description_tokens: int
+    input_schema_tokens: int
+    field_tokens: Mapping[str, int] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "tokens": self.tokens,
+            "descriptionTokens": self.description_tokens,
+            "inputSchemaTokens": self.input_schema_tokens,
+        }
+        if self.field_tokens is not None:
+            out["fieldTokens"] = dict(self.field_tokens)
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Isolation:
+    """How the server was run: on the host, in a container we made, or a command's own docker."""
+
+    docker: bool
+    image: str | None = None
+    network: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"docker": self.docker}
+        for key in ("image", "network", "note"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Isolation:
+        def opt(key: str) -> str | None:
+            value = data.get(key)
+            return value if isinstance(value, str) else None
+
+        return cls(
+            docker=bool(data.get("docker")),
+            image=opt("image"),
+            network=opt("network"),
+            note=opt("note"),
+        )
+
+
+HOST_ISOLATION = Isolation(docker=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measurement:
+    """One server measured once (two captures compared), as published in measurement.json."""
+
+    status: Status
+    server_name: str
+    launch_command: str
+    measured_at: str
+    timeout_ms: int
+    total_tokens: int | None = None
+    tool_count: int | None = None
+    tools: tuple[ToolCost, ...] = ()
+    canonical_sha256: str | None = None
+    raw_tools_capture: JSONValue = None
+    server_instructions: Any = NOT_CAPTURED  # str, None (server sent none) or NOT_CAPTURED
+    server_version: str | None = None
+    env_var_names: tuple[str, ...] | None = None
+    isolation: Isolation | None = None
+    notes: str | None = None
+    methodology_version: str = METHODOLOGY_VERSION
+    provider: str = PROVIDER
+    encoding: str = ENCODING
+    protocol_version: str | None = None
+    protocol_era: str | None = None
+    transport: str | None = None
+    measured_by: Mapping[str, str] | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_number(self) -> bool:
+        """True when the record carries a token count (measured or dynamic)."""
+        return self.status.has_number and self.total_tokens is not None
+
+    def with_(self, **changes: Any) -> Measurement:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The measurement.json object, in the reference key order, then our additions."""
+        out: dict[str, Any] = {
+            "methodologyVersion": self.methodology_version,
+            "provider": self.provider,
+            "encoding": self.encoding,
+            "status": str(self.status),
+            "totalTokens": self.total_tokens,
+            "toolCount": self.tool_count,
+            "tools": [t.to_dict() for t in self.tools],
+            "canonicalSha256": self.canonical_sha256,
+            "rawToolsCapture": self.raw_tools_capture,
+        }
+        if self.server_instructions is not NOT_CAPTURED:
+            out["serverInstructions"] = self.server_instructions
+        out["measuredAt"] = self.measured_at
+        out["serverName"] = self.server_name
+        if self.server_version is not None:
+            out["serverVersion"] = self.server_version
+        out["launchCommand"] = self.launch_command
+        if self.env_var_names is not None:
+            out["envVarNames"] = list(self.env_var_names)
+        if self.isolation is not None:
+            out["isolation"] = self.isolation.to_dict()
+        out["timeoutMs"] = self.timeout_ms
+        if self.notes is not None:
+            out["notes"] = self.notes
+        for key, value in (
+            ("protocolVersion", self.protocol_version),
+            ("protocolEra", self.protocol_era),
+            ("transport", self.transport),
+        ):
+            if value is not None:
+                out[key] = value
+        if self.measured_by is not None:
+            out["measuredBy"] = dict(self.measured_by)
+        for key, value in self.extras.items():
+            out.setdefault(key, value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Measurement:
+        """Read a measurement.json object; unknown fields are kept in ``extras``."""
+        if not isinstance(data, dict):
+            raise InputError("a measurement must be a JSON object")
+        try:
+            status = Status(str(data.get("status")))
+        except ValueError:
+            raise InputError(f"unknown status {data.get('status')!r}") from None
+
+        def req_str(key: str, default: str | None = None) -> str:
+            value = data.get(key, default)
+            if not isinstance(value, str):
+                raise InputError(f"{key} must be a string")
+            return value
+
+        def opt_int(key: str) -> int | None:
+            value = data.get(key)
+            if value is None:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputError(f"{key} must be a number or null")
+            return int(value)
+
+        tools_raw = data.get("tools") or []
+        if not isinstance(tools_raw, list):
+            raise InputError("tools must be an array")
+        tools = tuple(_tool_from_dict(t) for t in tools_raw if isinstance(t, dict))
+        env_names = data.get("envVarNames")
+        isolation = data.get("isolation")
+        known = {
+            "methodologyVersion", "provider", "encoding", "status", "totalTokens", "toolCount",
+            "tools", "canonicalSha256", "rawToolsCapture", "serverInstructions", "measuredAt",
+            "serverName", "serverVersion", "launchCommand", "envVarNames", "isolation",
+            "timeoutMs", "notes", "protocolVersion", "protocolEra", "transport", "measuredBy",
+        }  # fmt: skip
+        instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
+        if instructions is not NOT_CAPTURED and not isinstance(instructions, str | None):
+            instructions = NOT_CAPTURED
+        measured_by = data.get("measuredBy")
+        return cls(
+            status=status,
+            server_name=req_str("serverName", ""),
+            launch_command=req_str("launchCommand", ""),
+            measured_at=req_str("measuredAt", ""),
+            timeout_ms=opt_int("timeoutMs") or 0,
+            total_tokens=opt_int("totalTokens"),
+            tool_count=opt_int("toolCount"),
+            tools=tools,
+            canonical_sha256=_opt_str(data.get("canonicalSha256")),
+            raw_tools_capture=data.get("rawToolsCapture"),
+            server_instructions=instructions,
+            server_version=_opt_str(data.get("serverVersion")),
+            env_var_names=tuple(n for n in env_names if isinstance(n, str))
+            if isinstance(env_names, list)
+            else None,
+            isolation=Isolation.from_dict(isolation) if isinstance(isolation, dict) else None,
+            notes=_opt_str(data.get("notes")),
+            methodology_version=req_str("methodologyVersion", METHODOLOGY_VERSION),
+            provider=req_str("provider", PROVIDER),
+            encoding=req_str("encoding", ENCODING),
+            protocol_version=_opt_str(data.get("protocolVersion")),
+            protocol_era=_opt_str(data.get("protocolEra")),
+            transport=_opt_str(data.get("transport")),
+            measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
+            if isinstance(measured_by, dict)
+            else None,
+            extras={k: v for k, v in data.items() if k not in known},
+        )
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _tool_from_dict(data: dict[str, Any]) -> ToolCost:
+    def num(key: str) -> int:
+        value = data.get(key)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+    fields = data.get("fieldTokens")
+    return ToolCost(
+        name=str(data.get("name", "(unnamed)")),
+        tokens=num("tokens"),
+        description_tokens=num("descriptionTokens"),
+        input_schema_tokens=num("inputSchemaTokens"),
+        field_tokens={k: int(v) for k, v in fields.items() if isinstance(v, int)}
+        if isinstance(fields, dict)
+        else None,
+    )
+
+
+def render_measurement(measurement: Measurement) -> str:
+    """measurement.json text: two-space indentation and a trailing newline, JS number format."""
+    return stringify_pretty(measurement.to_dict()) + "\n"

@@ -1,0 +1,96 @@
+"""How to reach one MCP server: a launch (argv, env, cwd) or a remote (URL, headers)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.redact import redact_argv, redact_url
+
+TRANSPORTS = ("stdio", "auto", "http", "sse")
+_NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ServerSpec:
+    """One server to measure. Env and header values are secrets: never printed, never written."""
+
+    name: str
+    argv: tuple[str, ...] = ()
+    url: str | None = None
+    transport: str = "stdio"  # stdio for argv; auto | http | sse for a URL
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    cwd: str | None = None
+    launch_command: str | None = None  # the command line as the user wrote it, if they did
+
+    def __post_init__(self) -> None:
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"unknown transport {self.transport!r}")
+        if self.is_remote == bool(self.argv):
+            raise ValueError("a server has either argv (stdio) or a url (remote), not both")
+
+    @classmethod
+    def stdio(
+        cls, name: str, argv: list[str] | tuple[str, ...], *, env: Mapping[str, str] | None = None,
+        cwd: str | None = None, launch_command: str | None = None,
+    ) -> ServerSpec:  # fmt: skip
+        return cls(name=name, argv=tuple(argv), env=tuple(sorted((env or {}).items())), cwd=cwd,
+                   launch_command=launch_command)  # fmt: skip
+
+    @classmethod
+    def remote(
+        cls, name: str, url: str, *, transport: str = "auto",
+        headers: Mapping[str, str] | None = None,
+    ) -> ServerSpec:  # fmt: skip
+        return cls(name=name, url=url, transport=transport,
+                   headers=tuple((headers or {}).items()))  # fmt: skip
+
+    @property
+    def is_remote(self) -> bool:
+        return self.url is not None
+
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        return tuple(sorted(k for k, _ in self.env))
+
+    @property
+    def header_names(self) -> tuple[str, ...]:
+        return tuple(k for k, _ in self.headers)
+
+    @property
+    def secret_values(self) -> tuple[str, ...]:
+        """Every env and header value: masked wherever they might surface (stderr tails...)."""
+        values = [v for _, v in self.env] + [v for _, v in self.headers]
+        for _, v in self.headers:  # "Bearer abc": the token alone must be masked too
+            values.extend(v.split()[1:])
+        return tuple(v for v in values if v)
+
+    def display(self) -> str:
+        """The launch as a person reads it, with credential-looking values masked."""
+        if self.url is not None:
+            return redact_url(self.url)
+        if self.launch_command is not None:
+            try:
+                words = shlex.split(self.launch_command)
+            except ValueError:
+                words = self.launch_command.split()
+            if words and list(redact_argv(words, self.secret_values)) == words:
+                return self.launch_command
+        red = redact_argv(self.argv, self.secret_values)
+        return " ".join(a if a and not _NEEDS_QUOTES.search(a) else stringify(a) for a in red)
+
+    def __repr__(self) -> str:
+        return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, {self.display()!r})"
+
+    def launch_key(self) -> str:
+        """Identity of the launch: equal keys are one measurement. Values enter only hashed."""
+        h = hashlib.sha256()
+        h.update(stringify([self.transport, self.url, list(self.argv), self.cwd,
+                            [list(kv) for kv in self.env],
+                            [list(kv) for kv in self.headers]]).encode())  # fmt: skip
+        return h.hexdigest()

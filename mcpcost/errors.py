@@ -1,0 +1,44 @@
+"""Errors raised by mcpcost, and the exit codes the command line maps them to.
+
+McpcostError                 base of everything we raise on purpose
+├── UsageError               bad flags or arguments            -> exit 2
+├── InputError               unreadable or malformed input     -> exit 2
+│   └── JSONSyntaxError      text that ECMAScript JSON.parse would reject
+├── ConfigError              a client config we cannot use     -> exit 2
+├── TokenizerError           the bundled tokenizer is missing or corrupt
+└── TransportError           talking to a server failed (mapped to a status, not an exit)
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+
+
+class McpcostError(Exception):
+    """Base class of every error mcpcost raises on purpose."""
+
+
+class UsageError(McpcostError):
+    """The command line or an API call was used wrongly."""
+
+
+class InputError(McpcostError):
+    """Input could not be read or has the wrong shape."""
+
+
+class JSONSyntaxError(InputError, ValueError):
+    """Text that ECMAScript ``JSON.parse`` would reject."""
+
+
+class ConfigError(InputError):
+    """A client configuration file that cannot be used."""
+
+
+class TokenizerError(McpcostError):
+    """The bundled tokenizer data is missing or does not match its pinned hash."""
+
+
+class TransportError(McpcostError):
+    """Talking to an MCP server failed."""
