@@ -1,0 +1,1 @@
+"""``audit``: discover MCP client configs, measure their servers, report, diff and gate."""

@@ -1,0 +1,53 @@
+"""Values shared by discovery, the report, the diff and the Action: what a config declares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from mcpcost.core.spec import ServerSpec
+
+
+class ConfigState(StrEnum):
+    """What reading one config file found."""
+
+    OK = "ok"  # declares at least one live server
+    DECLARES_NOTHING = "declares-nothing"  # parsed, no server block or an empty one
+    ALL_DISABLED = "all-disabled"  # every declared server is switched off
+    ERROR = "error"  # exists but cannot be read or parsed
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigEntry:
+    """One server as one config file declares it."""
+
+    name: str
+    spec: ServerSpec | None  # None when it cannot be launched as written (see ``problem``)
+    disabled: bool = False
+    always_load: bool = False  # Claude Code's per-server "alwaysLoad": true
+    unresolved: tuple[str, ...] = ()  # variable references left unresolved, e.g. "${input:token}"
+    problem: str | None = None  # why spec is None (unresolved reference, missing command, ...)
+    line: int | None = None  # 1-based line of the entry in the file, for annotations
+    enabled_tools: tuple[str, ...] | None = None  # client-side allowlist, when the config has one
+    disabled_tools: tuple[str, ...] = ()  # client-side denylist, when the config has one
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigFile:
+    """One config file of one client and what it declares."""
+
+    client: str  # claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, ...
+    source: str  # absolute path (or repo-relative path in the Action)
+    state: ConfigState
+    entries: tuple[ConfigEntry, ...] = ()
+    error: str | None = None  # one line, when state is ERROR
+    scope: str = "user"  # user | project | managed | explicit
+    problems: tuple[str, ...] = field(default=())  # non-fatal oddities (wrong-typed fields...)
+
+    @property
+    def live_entries(self) -> tuple[ConfigEntry, ...]:
+        return tuple(e for e in self.entries if not e.disabled)
+
+    @property
+    def disabled_names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entries if e.disabled)
