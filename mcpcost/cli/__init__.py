@@ -70,4 +70,6 @@ def main(
         return 130
     except BrokenPipeError:
         return 0
+    except SystemExit as exc:  # argparse's --help
+        return exc.code if isinstance(exc.code, int) else 0
     return code
