@@ -1,0 +1,156 @@
+"""A small GitHub REST client over an injected ``requests.Session``.
+
+It knows the API base URL (``GITHUB_API_URL``, so GHES works), follows ``Link`` pagination, and
+waits out rate limits: ``retry-after`` first, then ``x-ratelimit-reset`` when nothing remains,
+else a bounded exponential backoff. Errors become ``GitHubError`` with the status code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from mcpcost.errors import McpcostError
+
+_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+MAX_WAIT_S = 120.0
+
+
+class GitHubError(McpcostError):
+    """A GitHub API call that failed."""
+
+    def __init__(self, method: str, path: str, status: int, message: str) -> None:
+        super().__init__(f"GitHub API {method} {path}: HTTP {status}: {message}")
+        self.status = status
+        self.api_message = message
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    data: Any
+    headers: Mapping[str, str]
+    content: bytes = b""
+
+
+@dataclass
+class GitHubClient:
+    session: requests.Session
+    api_url: str
+    token: str = field(repr=False)
+    sleep: Callable[[float], None]
+    clock: Callable[[], float]
+    max_attempts: int = 4
+    timeout_s: float = 30.0
+
+    def request(
+        self,
+        method: str,
+        path_or_url: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        json: Any = None,
+        accept: str = "application/vnd.github+json",
+        ok: tuple[int, ...] = (200, 201, 204),
+    ) -> Response:
+        url = path_or_url if "://" in path_or_url else self.api_url.rstrip("/") + path_or_url
+        headers = {"Accept": accept, "X-GitHub-Api-Version": "2022-11-28"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                r = self.session.request(
+                    method, url, params=params, json=json, headers=headers, timeout=self.timeout_s
+                )
+            except requests.RequestException as exc:
+                if attempt == self.max_attempts:
+                    raise GitHubError(method, _path(url), 0, type(exc).__name__) from None
+                self.sleep(min(2.0**attempt, MAX_WAIT_S))
+                continue
+            wait = self._retry_wait(r, attempt)
+            if wait is not None and attempt < self.max_attempts:
+                self.sleep(wait)
+                continue
+            if r.status_code not in ok:
+                raise GitHubError(method, _path(url), r.status_code, _message(r))
+            data: Any = None
+            if r.content and "json" in r.headers.get("content-type", ""):
+                data = r.json()
+            return Response(r.status_code, data, dict(r.headers), r.content)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _retry_wait(self, r: requests.Response, attempt: int) -> float | None:
+        """Seconds to wait before retrying, or None when this response is final."""
+        status = r.status_code
+        limited = status == 429 or (
+            status == 403
+            and (
+                "retry-after" in r.headers
+                or r.headers.get("x-ratelimit-remaining") == "0"
+                or "rate limit" in _message(r).lower()
+            )
+        )
+        if not limited and status not in (500, 502, 503, 504):
+            return None
+        retry_after = r.headers.get("retry-after", "")
+        if retry_after.strip().isdigit():
+            return min(float(retry_after), MAX_WAIT_S)
+        reset = r.headers.get("x-ratelimit-reset", "")
+        if r.headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
+            return min(max(float(reset) - self.clock(), 1.0), MAX_WAIT_S)
+        base = 60.0 if limited else 1.0
+        return min(base * 2.0 ** (attempt - 1), MAX_WAIT_S)
+
+    def paginate(
+        self, path: str, *, params: Mapping[str, str | int] | None = None
+    ) -> Iterator[Any]:
+        """Every item of a list endpoint, 100 per page, following ``Link: rel="next"``."""
+        url: str | None = path
+        query: Mapping[str, str | int] | None = {**(params or {}), "per_page": 100}
+        while url is not None:
+            r = self.request("GET", url, params=query)
+            yield from r.data or []
+            match = _LINK_NEXT.search(r.headers.get("link", r.headers.get("Link", "")))
+            url, query = (match.group(1), None) if match else (None, None)
+
+    # --- operations -------------------------------------------------------------------------
+
+    def viewer_login(self) -> str | None:
+        """The token's login; None for an installation token (GET /user answers 403 to those)."""
+        try:
+            data = self.request("GET", "/user").data
+        except GitHubError:
+            return None
+        login = data.get("login") if isinstance(data, dict) else None
+        return login if isinstance(login, str) else None
+
+    def issue_comments(self, repo: str, number: int) -> Iterator[dict[str, Any]]:
+        yield from self.paginate(f"/repos/{repo}/issues/{number}/comments")
+
+    def create_comment(self, repo: str, number: int, body: str) -> dict[str, Any]:
+        r = self.request("POST", f"/repos/{repo}/issues/{number}/comments", json={"body": body})
+        return dict(r.data)
+
+    def update_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
+        r = self.request(
+            "PATCH", f"/repos/{repo}/issues/comments/{comment_id}", json={"body": body}
+        )
+        return dict(r.data)
+
+
+def _path(url: str) -> str:
+    return re.sub(r"^[a-z]+://[^/]+", "", url).split("?")[0]
+
+
+def _message(r: requests.Response) -> str:
+    try:
+        data = r.json()
+    except ValueError:
+        return r.reason or "no message"
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return str(data["message"])
+    return r.reason or "no message"

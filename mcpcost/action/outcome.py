@@ -1,0 +1,312 @@
+"""What one run found: per config, per server, base against head; and the gate's verdict.
+
+These values are what the comment, the summary, the outputs and the annotations are rendered
+from, and what the fork-safe first phase saves (``to_dict``) for the second phase to render
+(``from_dict``, strict: the file comes from an untrusted run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from mcpcost.errors import InputError
+
+SCHEMA = "mcpcost-action-outcome/1"
+
+
+class Kind(StrEnum):
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    UNMEASURED = "unmeasured"  # no number on head (or on either side)
+    NEWLY_MEASURED = "newly-measured"  # a number on head, none on base
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolChange:
+    server: str
+    tool: str
+    base_tokens: int | None  # None: the tool is new
+    head_tokens: int | None  # None: the tool is gone
+
+    @property
+    def delta(self) -> int:
+        return (self.head_tokens or 0) - (self.base_tokens or 0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerRow:
+    name: str
+    kind: Kind
+    base_tokens: int | None = None
+    head_tokens: int | None = None
+    base_status: str | None = None  # None: not in the base config
+    head_status: str | None = None  # None: not in the head config
+    note: str | None = None  # why a side could not be measured
+    line: int | None = None  # the entry's line in the head config
+    tool_changes: tuple[ToolChange, ...] = ()
+
+    @property
+    def delta(self) -> int | None:
+        if self.kind in (Kind.UNMEASURED, Kind.NEWLY_MEASURED):
+            return None
+        if self.base_tokens is None and self.head_tokens is None:
+            return None
+        return (self.head_tokens or 0) - (self.base_tokens or 0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigDiff:
+    source: str  # repo-relative path
+    client: str
+    base_total: int | None  # None: no such config on base
+    head_total: int | None  # None: no such config on head
+    servers: tuple[ServerRow, ...] = ()
+    problem: str | None = None  # head config unreadable
+
+    @property
+    def delta(self) -> int | None:
+        if self.head_total is None:
+            return None if self.base_total is None else -self.base_total
+        return self.head_total - (self.base_total or 0)
+
+    @property
+    def percent(self) -> float | None:
+        if self.base_total is None or self.base_total == 0 or self.delta is None:
+            return None
+        return self.delta * 100.0 / self.base_total
+
+    @property
+    def exact(self) -> bool:
+        return not any(s.kind in (Kind.UNMEASURED, Kind.NEWLY_MEASURED) for s in self.servers)
+
+    @property
+    def changed(self) -> bool:
+        return any(s.kind is not Kind.UNCHANGED for s in self.servers) or (
+            self.base_total != self.head_total
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reason:
+    gate: str  # budget | increase | unmeasured
+    source: str
+    text: str
+    server: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    failures: tuple[Reason, ...] = ()  # gates in fail-on that tripped
+    warnings: tuple[Reason, ...] = ()  # gates that tripped but are not in fail-on
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    configs: tuple[ConfigDiff, ...]
+    verdict: Verdict
+    compared: bool  # True when there is a base side (pull requests)
+    head_sha: str
+    base_sha: str | None = None
+    pr_number: int | None = None
+    repository: str = ""
+    run_url: str | None = None
+    budget: int | None = None
+    max_increase: int | None = None
+    max_increase_percent: float | None = None
+    encoding: str = "o200k_base"
+    versions: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def base_tokens(self) -> int | None:
+        totals = [c.base_total for c in self.configs if c.base_total is not None]
+        return sum(totals) if self.compared and totals else (0 if self.compared else None)
+
+    @property
+    def head_tokens(self) -> int:
+        return sum(c.head_total or 0 for c in self.configs)
+
+    @property
+    def worst(self) -> ConfigDiff | None:
+        """The config with the largest per-request increase (a context belongs to one client)."""
+        deltas = [c for c in self.configs if c.delta is not None]
+        return max(deltas, key=lambda c: c.delta or 0) if deltas else None
+
+    @property
+    def changed(self) -> bool:
+        return any(c.changed for c in self.configs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "repository": self.repository,
+            "prNumber": self.pr_number,
+            "baseSha": self.base_sha,
+            "headSha": self.head_sha,
+            "runUrl": self.run_url,
+            "compared": self.compared,
+            "budget": self.budget,
+            "maxIncrease": self.max_increase,
+            "maxIncreasePercent": self.max_increase_percent,
+            "encoding": self.encoding,
+            "versions": dict(self.versions),
+            "problems": list(self.problems),
+            "verdict": {
+                "passed": self.verdict.passed,
+                "failures": [_reason_dict(r) for r in self.verdict.failures],
+                "warnings": [_reason_dict(r) for r in self.verdict.warnings],
+            },
+            "configs": [
+                {
+                    "source": c.source,
+                    "client": c.client,
+                    "baseTotal": c.base_total,
+                    "headTotal": c.head_total,
+                    "delta": c.delta,
+                    "problem": c.problem,
+                    "servers": [
+                        {
+                            "name": s.name,
+                            "kind": str(s.kind),
+                            "baseTokens": s.base_tokens,
+                            "headTokens": s.head_tokens,
+                            "baseStatus": s.base_status,
+                            "headStatus": s.head_status,
+                            "delta": s.delta,
+                            "note": s.note,
+                            "line": s.line,
+                            "toolChanges": [
+                                {
+                                    "tool": t.tool,
+                                    "baseTokens": t.base_tokens,
+                                    "headTokens": t.head_tokens,
+                                }
+                                for t in s.tool_changes
+                            ],
+                        }
+                        for s in c.servers
+                    ],
+                }
+                for c in self.configs
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Outcome:
+        """Strictly rebuild an outcome; raises InputError on any shape problem."""
+        try:
+            return _outcome_from(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"saved outcome is malformed: {exc}") from None
+
+
+def _reason_dict(r: Reason) -> dict[str, Any]:
+    return {"gate": r.gate, "source": r.source, "text": r.text, "server": r.server, "line": r.line}
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise TypeError(f"expected a string, got {type(v).__name__}")
+    return v
+
+
+def _opt_str(v: Any) -> str | None:
+    return None if v is None else _str(v)
+
+
+def _opt_int(v: Any) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"expected an integer, got {type(v).__name__}")
+    return v
+
+
+def _opt_num(v: Any) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise TypeError("expected a number")
+    return float(v)
+
+
+def _reason_from(d: Mapping[str, Any]) -> Reason:
+    return Reason(
+        gate=_str(d["gate"]),
+        source=_str(d["source"]),
+        text=_str(d["text"]),
+        server=_opt_str(d.get("server")),
+        line=_opt_int(d.get("line")),
+    )
+
+
+def _outcome_from(data: Any) -> Outcome:
+    if not isinstance(data, Mapping) or data.get("schema") != SCHEMA:
+        raise ValueError(f"not a {SCHEMA} document")
+    configs = []
+    for c in data["configs"]:
+        servers = []
+        for s in c["servers"]:
+            tools = tuple(
+                ToolChange(
+                    server=_str(s["name"]),
+                    tool=_str(t["tool"]),
+                    base_tokens=_opt_int(t.get("baseTokens")),
+                    head_tokens=_opt_int(t.get("headTokens")),
+                )
+                for t in s.get("toolChanges", [])
+            )
+            servers.append(
+                ServerRow(
+                    name=_str(s["name"]),
+                    kind=Kind(s["kind"]),
+                    base_tokens=_opt_int(s.get("baseTokens")),
+                    head_tokens=_opt_int(s.get("headTokens")),
+                    base_status=_opt_str(s.get("baseStatus")),
+                    head_status=_opt_str(s.get("headStatus")),
+                    note=_opt_str(s.get("note")),
+                    line=_opt_int(s.get("line")),
+                    tool_changes=tools,
+                )
+            )
+        configs.append(
+            ConfigDiff(
+                source=_str(c["source"]),
+                client=_str(c["client"]),
+                base_total=_opt_int(c.get("baseTotal")),
+                head_total=_opt_int(c.get("headTotal")),
+                servers=tuple(servers),
+                problem=_opt_str(c.get("problem")),
+            )
+        )
+    verdict = data["verdict"]
+    versions = data.get("versions") or {}
+    return Outcome(
+        configs=tuple(configs),
+        verdict=Verdict(
+            failures=tuple(_reason_from(r) for r in verdict["failures"]),
+            warnings=tuple(_reason_from(r) for r in verdict["warnings"]),
+        ),
+        compared=bool(data["compared"]),
+        head_sha=_str(data["headSha"]),
+        base_sha=_opt_str(data.get("baseSha")),
+        pr_number=_opt_int(data.get("prNumber")),
+        repository=_str(data.get("repository", "")),
+        run_url=_opt_str(data.get("runUrl")),
+        budget=_opt_int(data.get("budget")),
+        max_increase=_opt_int(data.get("maxIncrease")),
+        max_increase_percent=_opt_num(data.get("maxIncreasePercent")),
+        encoding=_str(data.get("encoding", "o200k_base")),
+        versions={_str(k): _str(v) for k, v in versions.items()},
+        problems=tuple(_str(p) for p in data.get("problems", [])),
+    )
