@@ -1,0 +1,407 @@
+"""Where each client keeps its MCP config, and reading the ones that exist.
+
+``locations`` is pure (home, cwd, platform, environment in; paths out). ``discover`` and
+``load_explicit`` do the file-system reads, at the edge; parsing is ``clients.parse_config``.
+Nothing here launches anything.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from mcpcost.audit.clients import (
+    EXPLICIT,
+    KNOWN_CLIENTS,
+    ParseContext,
+    parse_config,
+    parse_detected,
+)
+from mcpcost.audit.model import ConfigFile, ConfigState
+
+__all__ = [
+    "KNOWN_CLIENTS",
+    "PROJECT_CONFIG_PATHS",
+    "ConfigListing",
+    "Location",
+    "ServerLine",
+    "config_listing",
+    "discover",
+    "load_explicit",
+    "locations",
+    "parse_project_config",
+    "project_client",
+]
+
+
+@dataclass(frozen=True)
+class Location:
+    """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
+    ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
+
+    client: str
+    scope: str  # user | project | managed
+    pattern: Path
+    optional_section: bool = False
+
+
+# Repository-level configs of every client, relative to the repo root (the Action's default).
+_PROJECT_FILES: tuple[tuple[str, str, bool], ...] = (
+    (".mcp.json", "claude-code", False),
+    (".cursor/mcp.json", "cursor", False),
+    (".vscode/mcp.json", "vscode", False),
+    (".gemini/settings.json", "gemini", True),
+    (".codex/config.toml", "codex", True),
+    (".zed/settings.json", "zed", True),
+    (".roo/mcp.json", "roo", False),
+    (".continue/mcpServers/*.yaml", "continue", False),
+    (".continue/mcpServers/*.yml", "continue", False),
+    (".continue/mcpServers/*.json", "continue", False),
+    ("opencode.json", "opencode", True),
+    ("opencode.jsonc", "opencode", True),
+)
+PROJECT_CONFIG_PATHS: tuple[str, ...] = tuple(p for p, _, _ in _PROJECT_FILES)
+
+
+def project_client(relative_path: str) -> str | None:
+    """The client whose project config lives at ``relative_path`` (None: not a known one)."""
+    path = str(PurePosixPath(relative_path.replace("\\", "/"))).removeprefix("./")
+    for pattern, client, _ in _PROJECT_FILES:
+        if fnmatch.fnmatchcase(path, pattern) and path.count("/") == pattern.count("/"):
+            return client
+    return None
+
+
+def parse_project_config(relative_path: str, text: str, context: ParseContext) -> ConfigFile:
+    """One repository config read from a git blob (the Action): client from its path."""
+    client = project_client(relative_path)
+    if client is None:
+        return parse_detected(
+            relative_path, text, context=context, client=EXPLICIT, scope="project"
+        )
+    return parse_config(client, relative_path, text, context=context, scope="project")
+
+
+# ---------------------------------------------------------------- locations (pure)
+
+
+def _env(environ: Mapping[str, str], name: str, platform: str) -> str | None:
+    if platform == "win32":
+        for key, value in environ.items():
+            if key.upper() == name.upper():
+                return value or None
+        return None
+    return environ.get(name) or None
+
+
+def locations(
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    system_root: Path | None = None,
+) -> list[Location]:
+    """Every place any known client may keep an MCP config, for this OS (pure).
+
+    ``system_root`` stands in for ``/`` (and ``C:\\ProgramData`` on Windows) so tests can hold
+    managed/system files in a temporary directory.
+    """
+    if platform not in ("linux", "darwin", "win32"):
+        raise ValueError(f"unknown platform {platform!r}")
+    root = system_root if system_root is not None else Path("/")
+
+    def env_path(name: str, fallback: Path) -> Path:
+        value = _env(environ, name, platform)
+        return Path(value) if value else fallback
+
+    appdata = env_path("APPDATA", home / "AppData" / "Roaming")
+    localappdata = env_path("LOCALAPPDATA", home / "AppData" / "Local")
+    if system_root is not None:
+        programdata = system_root / "ProgramData"
+    else:
+        programdata = env_path("PROGRAMDATA", Path("C:/ProgramData"))
+    xdg = env_path("XDG_CONFIG_HOME", home / ".config")
+    support = home / "Library" / "Application Support"
+    # per-OS base for "config dir" style apps (VS Code, Claude Desktop...)
+    app_dir = {"linux": xdg, "darwin": support, "win32": appdata}[platform]
+
+    out: list[Location] = []
+
+    def add(client: str, scope: str, path: Path, optional: bool = False) -> None:
+        out.append(Location(client, scope, path, optional))
+
+    # Claude Desktop
+    add("claude-desktop", "user", app_dir / "Claude" / "claude_desktop_config.json")
+    if platform == "win32":
+        msix = localappdata / "Packages" / "Claude_pzs8sxrjxfjjc" / "LocalCache" / "Roaming"
+        add("claude-desktop", "user", msix / "Claude" / "claude_desktop_config.json")
+    # Claude Code
+    claude_dir = _env(environ, "CLAUDE_CONFIG_DIR", platform)
+    add(
+        "claude-code",
+        "user",
+        Path(claude_dir) / ".claude.json" if claude_dir else home / ".claude.json",
+    )
+    add("claude-code", "project", cwd / ".mcp.json")
+    managed = {
+        "linux": root / "etc" / "claude-code",
+        "darwin": root / "Library" / "Application Support" / "ClaudeCode",
+        "win32": programdata / "ClaudeCode",
+    }[platform]
+    add("claude-code", "managed", managed / "managed-mcp.json")
+    # Cursor
+    add("cursor", "user", home / ".cursor" / "mcp.json")
+    add("cursor", "project", cwd / ".cursor" / "mcp.json")
+    # VS Code (stable and Insiders; profiles), legacy settings.json "mcp" block
+    for product in ("Code", "Code - Insiders"):
+        user = app_dir / product / "User"
+        add("vscode", "user", user / "mcp.json")
+        add("vscode", "user", user / "profiles" / "*" / "mcp.json")
+        add("vscode", "user", user / "settings.json", True)
+    add("vscode", "project", cwd / ".vscode" / "mcp.json")
+    add("vscode", "project", cwd / ".vscode" / "settings.json", True)
+    # Windsurf
+    add("windsurf", "user", home / ".codeium" / "windsurf" / "mcp_config.json")
+    # Codex
+    codex_home = _env(environ, "CODEX_HOME", platform)
+    add(
+        "codex", "user", (Path(codex_home) if codex_home else home / ".codex") / "config.toml", True
+    )
+    add("codex", "project", cwd / ".codex" / "config.toml", True)
+    # Gemini CLI
+    add("gemini", "user", home / ".gemini" / "settings.json", True)
+    add("gemini", "project", cwd / ".gemini" / "settings.json", True)
+    gemini_system = {
+        "linux": root / "etc" / "gemini-cli",
+        "darwin": root / "Library" / "Application Support" / "GeminiCli",
+        "win32": programdata / "gemini-cli",
+    }[platform]
+    add("gemini", "managed", gemini_system / "settings.json", True)
+    # Zed
+    zed_user = appdata / "Zed" if platform == "win32" else xdg / "zed"
+    add("zed", "user", zed_user / "settings.json", True)
+    add("zed", "project", cwd / ".zed" / "settings.json", True)
+    # Cline and Roo (VS Code extension global storage), Cline CLI, Roo project file
+    for product in ("Code", "Code - Insiders"):
+        storage = app_dir / product / "User" / "globalStorage"
+        add(
+            "cline",
+            "user",
+            storage / "saoudrizwan.claude-dev" / "settings" / "cline_mcp_settings.json",
+        )
+        add(
+            "roo", "user", storage / "rooveterinaryinc.roo-cline" / "settings" / "mcp_settings.json"
+        )
+    cline_cli = _env(environ, "CLINE_MCP_SETTINGS_PATH", platform)
+    add(
+        "cline",
+        "user",
+        Path(cline_cli)
+        if cline_cli
+        else home / ".cline" / "data" / "settings" / "cline_mcp_settings.json",
+    )
+    add("roo", "project", cwd / ".roo" / "mcp.json")
+    # Continue
+    add("continue", "user", home / ".continue" / "config.yaml", True)
+    for ext in ("yaml", "yml", "json"):
+        add("continue", "project", cwd / ".continue" / "mcpServers" / f"*.{ext}")
+    # Goose
+    goose = (
+        appdata / "Block" / "goose" / "config" if platform == "win32" else xdg / "goose"
+    ) / "config.yaml"
+    add("goose", "user", goose, True)
+    # GitHub Copilot CLI
+    copilot_home = _env(environ, "COPILOT_HOME", platform)
+    add(
+        "copilot",
+        "user",
+        (Path(copilot_home) if copilot_home else home / ".copilot") / "mcp-config.json",
+    )
+    # OpenCode
+    for name in ("opencode.json", "opencode.jsonc"):
+        add("opencode", "user", xdg / "opencode" / name, True)
+        add("opencode", "project", cwd / name, True)
+    return out
+
+
+# ---------------------------------------------------------------- reading (IO at the edge)
+
+
+def _expand(pattern: Path) -> list[Path]:
+    if "*" not in str(pattern):
+        return [pattern]
+    parent = pattern.parent
+    while "*" in str(parent):  # one wildcard directory level (VS Code profiles)
+        parent = parent.parent
+    rel = pattern.relative_to(parent)
+    try:
+        return sorted(parent.glob(str(rel)))
+    except OSError:
+        return []
+
+
+def read_text(path: Path) -> tuple[str | None, str | None]:
+    """(text, None) or (None, reason) for a path that exists (or is a broken symlink)."""
+    if path.is_symlink() and not path.exists():
+        return None, "cannot read: broken symbolic link"
+    if path.is_dir():
+        return None, "cannot read: is a directory"
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or type(exc).__name__}"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return None, f"cannot read: not UTF-8 text (byte {exc.start})"
+
+
+def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -> ParseContext:
+    return ParseContext(
+        environ=dict(environ),
+        home=str(home),
+        cwd=str(cwd),
+        platform=platform,
+        project_key=str(cwd),
+        realpath=os.path.realpath,
+    )
+
+
+def _has_section(cf: ConfigFile) -> bool:
+    return cf.state is not ConfigState.DECLARES_NOTHING or bool(cf.problems)
+
+
+def discover(
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    clients: Collection[str] | None = None,
+    system_root: Path | None = None,
+) -> list[ConfigFile]:
+    """Every known client config that exists here, parsed; unreadable ones as ERROR.
+
+    General settings files (VS Code/Zed/Gemini settings.json, Codex config.toml, Goose and
+    Continue config.yaml, opencode.json) are left out when they declare no MCP servers at all.
+    """
+    if clients is not None:
+        unknown = sorted(set(clients) - set(KNOWN_CLIENTS))
+        if unknown:
+            raise ValueError(f"unknown client {unknown[0]!r}")
+    context = _context(home, cwd, platform, environ)
+    seen: set[tuple[str, Path]] = set()
+    out: list[ConfigFile] = []
+    for loc in locations(
+        home=home, cwd=cwd, platform=platform, environ=environ, system_root=system_root
+    ):
+        if clients is not None and loc.client not in clients:
+            continue
+        for path in _expand(loc.pattern):
+            if not (path.exists() or path.is_symlink()):
+                continue
+            key = (loc.client, Path(os.path.abspath(path)))
+            if key in seen:
+                continue
+            seen.add(key)
+            text, reason = read_text(path)
+            if text is None:
+                out.append(
+                    ConfigFile(
+                        client=loc.client,
+                        source=str(path),
+                        state=ConfigState.ERROR,
+                        error=reason,
+                        scope=loc.scope,
+                    )
+                )
+                continue
+            cf = parse_config(loc.client, str(path), text, context=context, scope=loc.scope)
+            if loc.optional_section and not _has_section(cf):
+                continue
+            out.append(cf)
+    return out
+
+
+def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[ConfigFile]:
+    """Each ``--config PATH``: format and shape detected from the content, client ``explicit``."""
+    out: list[ConfigFile] = []
+    for path in paths:
+        source = str(path)
+        if not (path.exists() or path.is_symlink()):
+            out.append(
+                ConfigFile(
+                    client=EXPLICIT,
+                    source=source,
+                    state=ConfigState.ERROR,
+                    error=f"no such file: {source}",
+                    scope="explicit",
+                )
+            )
+            continue
+        text, reason = read_text(path)
+        if text is None:
+            out.append(
+                ConfigFile(
+                    client=EXPLICIT,
+                    source=source,
+                    state=ConfigState.ERROR,
+                    error=reason,
+                    scope="explicit",
+                )
+            )
+            continue
+        out.append(parse_detected(source, text, context=context, client=EXPLICIT))
+    return out
+
+
+# ---------------------------------------------------------------- --list-configs data (pure)
+
+
+@dataclass(frozen=True)
+class ServerLine:
+    name: str
+    disabled: bool
+    launchable: bool
+    note: str | None  # the entry's problem (unresolved references, missing command...)
+    line: int | None
+
+
+@dataclass(frozen=True)
+class ConfigListing:
+    client: str
+    source: str
+    scope: str
+    state: str
+    servers: tuple[ServerLine, ...]
+    error: str | None
+    problems: tuple[str, ...]
+
+
+def config_listing(files: Sequence[ConfigFile]) -> list[ConfigListing]:
+    """What ``--list-configs`` shows per file: nothing launched, no values (names only)."""
+    return [
+        ConfigListing(
+            client=cf.client,
+            source=cf.source,
+            scope=cf.scope,
+            state=cf.state.value,
+            servers=tuple(
+                ServerLine(
+                    name=e.name,
+                    disabled=e.disabled,
+                    launchable=e.spec is not None,
+                    note=e.problem,
+                    line=e.line,
+                )
+                for e in cf.entries
+            ),
+            error=cf.error,
+            problems=cf.problems,
+        )
+        for cf in files
+    ]

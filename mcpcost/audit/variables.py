@@ -1,0 +1,194 @@
+"""Variable references in client configs, resolved per client's documented syntax (pure).
+
+Each client documents its own syntax (or none: Codex, Claude Desktop, Zed, Cline...). A reference
+that cannot be resolved here (an unset variable, a password input, a file reference, a hub
+secret) is returned in ``unresolved`` and its text is left in place; the caller must then refuse
+to launch the server rather than launch it with the literal text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NAME_DEFAULT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class VariableSyntax:
+    """Which reference forms a client expands."""
+
+    braces: bool = False  # ${VAR}
+    defaults: bool = False  # ${VAR:-default}
+    env_prefix: bool = False  # ${env:VAR}
+    bare: bool = False  # $VAR
+    editor: bool = (
+        False  # ${userHome} ${workspaceFolder} ${workspaceFolderBasename} ${pathSeparator}
+    )
+    inputs: bool = False  # ${input:id}
+    file_refs: bool = False  # ${file:/path}: recognised, never resolved
+    opencode: bool = False  # {env:VAR}, {file:path} (file never resolved)
+    hub_secrets: bool = False  # ${{ secrets.X }} / ${{ inputs.X }}: never resolved
+
+    @property
+    def expands(self) -> bool:
+        return any(getattr(self, f) for f in self.__dataclass_fields__)
+
+
+NONE = VariableSyntax()
+_EDITOR = VariableSyntax(env_prefix=True, editor=True)
+
+# Client -> syntax, from each client's documentation (research/anchor-ecosystem.md §4).
+CLIENT_SYNTAX: Mapping[str, VariableSyntax] = {
+    "claude-desktop": NONE,
+    "claude-code": VariableSyntax(braces=True, defaults=True),
+    "cursor": _EDITOR,
+    "vscode": VariableSyntax(env_prefix=True, editor=True, inputs=True),
+    "windsurf": VariableSyntax(env_prefix=True, file_refs=True),
+    "codex": NONE,
+    "gemini": VariableSyntax(braces=True, bare=True),
+    "zed": NONE,
+    "cline": NONE,
+    "roo": NONE,
+    "continue": VariableSyntax(hub_secrets=True),
+    "goose": NONE,
+    "copilot": NONE,
+    "opencode": VariableSyntax(opencode=True),
+    # --config files of unknown origin: every brace form whose meaning is unambiguous
+    "explicit": VariableSyntax(
+        braces=True, defaults=True, env_prefix=True, editor=True, inputs=True, file_refs=True
+    ),
+}
+
+
+def syntax_for(client: str) -> VariableSyntax:
+    return CLIENT_SYNTAX.get(client, NONE)
+
+
+@dataclass(frozen=True)
+class VariableContext:
+    """What references resolve against. ``inputs`` maps an input id to its readable default
+    (None when it has none or is a password)."""
+
+    environ: Mapping[str, str]
+    home: str
+    workspace: str
+    platform: str = "linux"
+    inputs: Mapping[str, str | None] = field(default_factory=dict)
+
+    def env(self, name: str) -> str | None:
+        if self.platform == "win32":
+            upper = name.upper()
+            for key, value in self.environ.items():
+                if key.upper() == upper:
+                    return value
+            return None
+        return self.environ.get(name)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    value: str
+    unresolved: tuple[str, ...] = ()
+
+
+_BRACE = re.compile(
+    r"\$\{\{\s*(?P<hub>[^}]*?)\s*\}\}|\$\{(?P<body>[^{}]*)\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
+)
+_OPENCODE = re.compile(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
+
+
+def _basename(path: str) -> str:
+    trimmed = path.rstrip("/\\")
+    cut = max(trimmed.rfind("/"), trimmed.rfind("\\"))
+    return trimmed[cut + 1 :] if trimmed else path
+
+
+def _editor_value(body: str, ctx: VariableContext) -> str | None:
+    if body == "userHome":
+        return ctx.home
+    if body == "workspaceFolder":
+        return ctx.workspace
+    if body == "workspaceFolderBasename":
+        return _basename(ctx.workspace)
+    if body in ("pathSeparator", "/"):
+        return "\\" if ctx.platform == "win32" else "/"
+    return None
+
+
+_UNRESOLVED = object()
+_LITERAL = object()
+
+
+def _brace(body: str, syntax: VariableSyntax, ctx: VariableContext) -> str | object:
+    """The value for ``${body}``, _UNRESOLVED, or _LITERAL when this client does not expand it."""
+    if syntax.env_prefix and body.startswith("env:"):
+        value = ctx.env(body[4:])
+        return _UNRESOLVED if value is None else value
+    if syntax.inputs and body.startswith("input:"):
+        default = ctx.inputs.get(body[6:])
+        return _UNRESOLVED if default is None else default
+    if syntax.file_refs and body.startswith("file:"):
+        return _UNRESOLVED
+    if syntax.editor:
+        editor = _editor_value(body, ctx)
+        if editor is not None:
+            return editor
+    if syntax.defaults:
+        m = _NAME_DEFAULT.match(body)
+        if m:
+            value = ctx.env(m["name"])
+            return m["default"] if value is None else value
+    if syntax.braces and _NAME.match(body):
+        value = ctx.env(body)
+        return _UNRESOLVED if value is None else value
+    return _LITERAL
+
+
+def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resolution:
+    """``text`` with every reference this client expands replaced; the rest listed unresolved.
+
+    ``${VAR:-default}`` takes the default only when VAR is unset. Values are not re-expanded.
+    """
+    if not syntax.expands or ("$" not in text and "{" not in text):
+        return Resolution(text)
+    unresolved: list[str] = []
+
+    def brace(m: re.Match[str]) -> str:
+        whole = m.group(0)
+        if m["hub"] is not None:
+            if syntax.hub_secrets:
+                unresolved.append(whole)
+            return whole
+        if m["bare"] is not None:
+            if not syntax.bare:
+                return whole
+            value = ctx.env(m["bare"])
+            if value is None:
+                unresolved.append(whole)
+                return whole
+            return value
+        got = _brace(m["body"], syntax, ctx)
+        if got is _LITERAL:
+            return whole
+        if got is _UNRESOLVED:
+            unresolved.append(whole)
+            return whole
+        assert isinstance(got, str)
+        return got
+
+    out = _BRACE.sub(brace, text)
+    if syntax.opencode:
+
+        def opencode(m: re.Match[str]) -> str:
+            if m["kind"] == "env":
+                value = ctx.env(m["arg"])
+                if value is not None:
+                    return value
+            unresolved.append(m.group(0))
+            return m.group(0)
+
+        out = _OPENCODE.sub(opencode, out)
+    return Resolution(out, tuple(dict.fromkeys(unresolved)))
