@@ -1,0 +1,116 @@
+"""Measure every distinct launch once, with bounded concurrency, and build the report.
+
+``run_audit(configs, *, measure, concurrency, context_window, progress, ...) -> AuditReport``
+
+* ``measure(spec) -> Measurement`` is injected (the CLI passes the real transport-backed one with
+  its timeout bound; tests pass functions over fixed tool arrays).
+* A launch is identified by ``ServerSpec.launch_key()`` (argv + env + cwd, or URL + headers):
+  two configs declaring the identical server share one measurement; entries that differ only in
+  env are measured separately (see ``report.py`` for why nothing is collapsed).
+* Entries without a launch (unresolved references, missing command) and disabled entries are
+  never launched; they appear in the report with their reason.
+* A measure function that raises is recorded as a ``startup-failure`` with the exception's
+  first line, masked; it never aborts the audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from mcpcost.audit.deferral import DivergenceRun, SettingsSource
+from mcpcost.audit.model import ConfigFile, ConfigState
+from mcpcost.audit.progress import NullProgress, ProgressObserver
+from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport, build_report
+from mcpcost.core.model import Measurement
+from mcpcost.core.redact import redact_text
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.status import Status
+
+DEFAULT_CONCURRENCY = 4
+MeasureFn = Callable[[ServerSpec], Measurement]
+
+
+def distinct_launches(configs: Sequence[ConfigFile]) -> dict[str, ServerSpec]:
+    """Launch key -> the first spec seen with it, over live launchable entries of usable files."""
+    out: dict[str, ServerSpec] = {}
+    for c in configs:
+        if c.state != ConfigState.OK:
+            continue
+        for e in c.live_entries:
+            if e.spec is not None:
+                out.setdefault(e.spec.launch_key(), e.spec)
+    return out
+
+
+def _failed(spec: ServerSpec, exc: BaseException) -> Measurement:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return Measurement(
+        status=Status.STARTUP_FAILURE,
+        server_name=spec.name,
+        launch_command=spec.display(),
+        measured_at="",
+        timeout_ms=0,
+        notes=redact_text(f"{type(exc).__name__}: {text}"[:200], spec.secret_values),
+    )
+
+
+def measure_all(
+    launches: Mapping[str, ServerSpec],
+    measure: MeasureFn,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: ProgressObserver | None = None,
+) -> dict[str, Measurement]:
+    """Measure each launch once, at most ``concurrency`` at a time."""
+    if concurrency <= 0:
+        raise ValueError("concurrency must be positive")
+    observer = progress or NullProgress()
+    total = len(launches)
+    results: dict[str, Measurement] = {}
+    if not total:
+        return results
+
+    def one(key: str, spec: ServerSpec) -> tuple[str, Measurement]:
+        observer.started(spec.name, total)
+        try:
+            return key, measure(spec)
+        except Exception as exc:  # a measuring bug must not take the audit down
+            return key, _failed(spec, exc)
+
+    with ThreadPoolExecutor(max_workers=min(concurrency, total)) as pool:
+        futures = [pool.submit(one, k, s) for k, s in launches.items()]
+        for done, fut in enumerate(as_completed(futures), start=1):
+            key, m = fut.result()
+            results[key] = m
+            observer.finished(launches[key].name, str(m.status), done, total)
+    return results
+
+
+def run_audit(
+    configs: Sequence[ConfigFile],
+    *,
+    measure: MeasureFn,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    progress: ProgressObserver | None = None,
+    generated_at: str = "",
+    shell_environ: Mapping[str, str] | None = None,
+    settings: Sequence[SettingsSource] | None = None,
+    divergence: DivergenceRun | None = None,
+    problems: Sequence[str] = (),
+) -> AuditReport:
+    """Measure every distinct launch once and assemble the per-config report."""
+    measurements = measure_all(
+        distinct_launches(configs), measure, concurrency=concurrency, progress=progress
+    )
+    return build_report(
+        configs,
+        measurements,
+        context_window=context_window,
+        generated_at=generated_at,
+        shell_environ=shell_environ,
+        settings=settings,
+        divergence=divergence,
+        problems=problems,
+    )

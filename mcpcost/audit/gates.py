@@ -1,0 +1,205 @@
+"""Gates: ``--budget`` and ``--max-increase``, judged from values (pure).
+
+``evaluate_gates(report, diff, budget=None, max_increase=None, max_increase_percent=None)``
+returns ``GateResult(passed, reasons, budget, increase)``.
+
+Budget: an absolute ceiling on any one config (judged against the heaviest; totals are never
+summed across files). When over, ``plan_budget_fit`` gives the heaviest-first drop plan (one
+ordering, not advice). Unlike the reference, a config holding a server that could not be measured
+has only a floor for a total: if that floor is within the budget, whether the config fits cannot
+be established and the budget fails. With nothing measured at all the budget fails too.
+
+Increase: needs a diff. It fails on every case where the increase cannot be established, and
+only then looks at the number: methodology or encoding changed; a config with no baseline; a
+baseline config not found now; a server that changed measured-ness; an added server that could
+not be measured; a server measured in neither run. Then each paired config's delta is checked
+against ``max_increase`` tokens and/or ``max_increase_percent`` of its baseline total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcpcost.audit.diff import AuditDiff
+from mcpcost.audit.report import AuditReport, ConfigResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetFitStep:
+    name: str
+    tokens: int
+    remaining: int  # what the config still costs after dropping this one and all above it
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetFit:
+    over_by: int
+    drop: tuple[BudgetFitStep, ...]
+    kept_count: int
+    kept_tokens: int
+    feasible: bool
+
+
+def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
+    """Drop measured servers heaviest-first until the remainder fits the limit."""
+    remaining = config.total_tokens
+    steps: list[BudgetFitStep] = []
+    candidates = [s for s in config.servers if (s.tokens or 0) > 0]
+    for s in candidates:
+        if remaining <= limit:
+            break
+        remaining -= s.tokens or 0
+        steps.append(BudgetFitStep(name=s.name, tokens=s.tokens or 0, remaining=remaining))
+    return BudgetFit(
+        over_by=max(0, config.total_tokens - limit),
+        drop=tuple(steps),
+        kept_count=len(config.servers) - len(steps),
+        kept_tokens=remaining,
+        feasible=remaining <= limit,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetVerdict:
+    limit: int
+    worst_total: int | None
+    worst_source: str | None
+    over: bool
+    fit: BudgetFit | None
+    unestablished: tuple[tuple[str, tuple[str, ...]], ...]  # (source, unmeasured server names)
+    passed: bool
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class IncreaseGate:
+    limit: int | None
+    limit_percent: float | None
+    passed: bool
+    increase: int | None
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateResult:
+    passed: bool
+    reasons: tuple[str, ...]
+    budget: BudgetVerdict | None = None
+    increase: IncreaseGate | None = None
+
+
+def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
+    """The budget against every config; the heaviest one is reported as the judged one."""
+    if not report.configs or not report.measured_any:
+        reason = "budget cannot be established: no server was measured"
+        return BudgetVerdict(limit=limit, worst_total=None, worst_source=None, over=False,
+                             fit=None, unestablished=(), passed=False, reasons=(reason,))  # fmt: skip
+    worst = max(report.configs, key=lambda c: c.total_tokens)
+    reasons: list[str] = []
+    over = worst.total_tokens > limit
+    fit = plan_budget_fit(worst, limit) if over else None
+    for c in report.configs:
+        if c.total_tokens > limit:
+            reasons.append(f"{c.source}: {c.total_tokens:,} tokens, over the {limit:,} budget")
+    unestablished: list[tuple[str, tuple[str, ...]]] = []
+    for c in report.configs:
+        if c.skipped and c.total_tokens <= limit:
+            names = tuple(s.name for s in c.skipped)
+            unestablished.append((c.source, names))
+            reasons.append(
+                f"{c.source}: {len(names)} server(s) could not be measured ({', '.join(names)}), "
+                f"so whether it fits {limit:,} cannot be established"
+            )
+    return BudgetVerdict(
+        limit=limit,
+        worst_total=worst.total_tokens,
+        worst_source=worst.source,
+        over=over,
+        fit=fit,
+        unestablished=tuple(unestablished),
+        passed=not reasons,
+        reasons=tuple(reasons),
+    )
+
+
+def evaluate_increase(
+    diff: AuditDiff, limit: int | None, limit_percent: float | None
+) -> IncreaseGate:
+    """Fail whenever the increase cannot be established; then compare each config's delta."""
+    reasons: list[str] = []
+    if not diff.comparable:
+        reasons.append(
+            f"baseline methodology {diff.baseline_methodology_version} / {diff.baseline_encoding} "
+            "is not this run's: the numbers are not comparable (re-record the baseline)"
+        )
+    for c in diff.configs:
+        if c.matched_by == "unmatched":
+            reasons.append(f"{c.source}: no baseline to check its {c.after_total:,} tokens against")
+            continue
+        for s in c.servers:
+            if s.kind in ("unmeasured-now", "unmeasured-before"):
+                reasons.append(
+                    f"{c.source}: {s.name} changed measured-ness ({s.before_status} → "
+                    f"{s.after_status}), so the change could not be established exactly"
+                )
+            elif s.kind == "unmeasured-both":
+                reasons.append(
+                    f"{c.source}: {s.name} could not be measured in either run "
+                    f"({s.after_status}), so its cost is unknown"
+                )
+            elif s.kind == "added" and s.after is None:
+                reasons.append(
+                    f"{c.source}: {s.name} was added and could not be measured "
+                    f"({s.after_status}), so what it adds is unknown"
+                )
+    for d in diff.dropped_configs:
+        reasons.append(f"{d.source}: covered by the baseline and not found in this run")
+    deltas = [c.delta for c in diff.configs if c.delta is not None]
+    increase = max(deltas) if deltas else None
+    if not reasons:
+        for c in diff.configs:
+            if c.delta is None:
+                continue
+            if limit is not None and c.delta > limit:
+                reasons.append(
+                    f"{c.source}: +{c.delta:,} tokens per request, over the {limit:,} allowed"
+                )
+            if limit_percent is not None and c.delta > 0:
+                before = c.before_total or 0
+                pct = (c.delta / before * 100) if before else float("inf")
+                if pct > limit_percent:
+                    shown = "from nothing" if before == 0 else f"+{pct:.1f}%"
+                    reasons.append(
+                        f"{c.source}: {shown} ({c.delta:+,} tokens), over the "
+                        f"{limit_percent:g}% allowed"
+                    )
+    return IncreaseGate(
+        limit=limit,
+        limit_percent=limit_percent,
+        passed=not reasons,
+        increase=increase,
+        reasons=tuple(reasons),
+    )
+
+
+def evaluate_gates(
+    report: AuditReport,
+    diff: AuditDiff | None,
+    *,
+    budget: int | None = None,
+    max_increase: int | None = None,
+    max_increase_percent: float | None = None,
+) -> GateResult:
+    """Every requested gate; ``passed`` is False when any fails. Pure."""
+    wants_increase = max_increase is not None or max_increase_percent is not None
+    if wants_increase and diff is None:
+        raise ValueError("an increase gate needs a baseline diff")
+    budget_v = evaluate_budget(report, budget) if budget is not None else None
+    increase_v = (
+        evaluate_increase(diff, max_increase, max_increase_percent)
+        if wants_increase and diff is not None
+        else None
+    )
+    reasons = [*(budget_v.reasons if budget_v else ()), *(increase_v.reasons if increase_v else ())]
+    return GateResult(passed=not reasons, reasons=tuple(reasons), budget=budget_v,
+                      increase=increase_v)  # fmt: skip

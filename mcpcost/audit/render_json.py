@@ -1,0 +1,225 @@
+"""``audit --json``: the report as one JSON object (schema: ``spec/audit-report.schema.json``).
+
+``report_to_json(report, diff=None, gates=None) -> dict`` follows the reference report shape
+field for field (methodologyVersion, encoding, generatedAt, contextWindow, configs[...],
+emptyConfigs, budget, claudeDivergence, diff, increaseGate, problems) and adds:
+``mcpcostVersion``; per server ``sessionStart``, ``alwaysLoad``, ``headerNames``, ``unresolved``;
+per config ``scope``, ``disabled`` and ``deferral.alwaysLoad``; report-level ``unresolved``,
+``envVariants`` and ``gates``. Env and header values never appear (names only); commands and
+URLs are the masked display forms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
+from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
+from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
+from mcpcost.core.jsonvalue import stringify_pretty
+
+
+def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": s.name, "transport": s.transport}
+    if s.command is not None:
+        out["command"] = s.command
+    if s.url is not None:
+        out["url"] = s.url
+    out.update(
+        envVarNames=list(s.env_var_names),
+        headerNames=list(s.header_names),
+        status=s.status,
+        tokens=s.tokens,
+        toolCount=s.tool_count,
+        share=s.share,
+        canonicalSha256=s.canonical_sha256,
+    )
+    if claude:
+        out["claudeTokens"] = s.claude_tokens
+    if s.notes is not None:
+        out["notes"] = s.notes
+    ss = s.session_start
+    out["sessionStart"] = (
+        {
+            "toolNameTokens": ss.tool_name_tokens,
+            "instructionsTokens": ss.instructions_tokens,
+            "total": ss.total,
+            "isFloor": ss.is_floor,
+        }
+        if ss is not None
+        else None
+    )
+    out["alwaysLoad"] = s.always_load
+    out["unresolved"] = list(s.unresolved)
+    return out
+
+
+def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
+    trim = c.trim_advice
+    return {
+        "client": c.client,
+        "source": c.source,
+        "scope": c.scope,
+        "totalTokens": c.total_tokens,
+        "toolCount": c.tool_count,
+        "serverCount": c.server_count,
+        "contextShare": c.context_share,
+        "servers": [_server(s, claude) for s in c.servers],
+        "skipped": [_server(s, claude) for s in c.skipped],
+        "disabled": list(c.disabled),
+        "heaviestTools": [
+            {"server": h.server, "tool": h.tool, "tokens": h.tokens} for h in c.heaviest_tools
+        ],
+        "trimAdvice": {
+            "tools": [{"server": h.server, "tool": h.tool, "tokens": h.tokens} for h in trim.tools],
+            "recoverableTokens": trim.recoverable_tokens,
+            "recoverableShare": trim.recoverable_share,
+        }
+        if trim
+        else None,
+        "deferral": c.deferral.to_dict() if c.deferral else None,
+    }
+
+
+def budget_to_json(b: BudgetVerdict) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "limit": b.limit,
+        "worstTotal": b.worst_total,
+        "worstSource": b.worst_source,
+        "over": b.over,
+        "passed": b.passed,
+        "unestablished": [{"source": s, "servers": list(n)} for s, n in b.unestablished],
+        "reasons": list(b.reasons),
+    }
+    if b.fit is not None:
+        out["fit"] = {
+            "overBy": b.fit.over_by,
+            "drop": [
+                {"name": d.name, "tokens": d.tokens, "remaining": d.remaining} for d in b.fit.drop
+            ],
+            "keptCount": b.fit.kept_count,
+            "keptTokens": b.fit.kept_tokens,
+            "feasible": b.fit.feasible,
+        }
+    return out
+
+
+def _server_diff(s: ServerDiff) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": s.name,
+        "kind": s.kind,
+        "before": s.before,
+        "after": s.after,
+        "delta": s.delta,
+        "beforeStatus": s.before_status,
+        "afterStatus": s.after_status,
+    }
+    if s.note is not None:
+        out["note"] = s.note
+    return out
+
+
+def _config_diff(c: ConfigDiff) -> dict[str, Any]:
+    return {
+        "client": c.client,
+        "source": c.source,
+        "baselineSource": c.baseline_source,
+        "matchedBy": c.matched_by,
+        "beforeTotal": c.before_total,
+        "afterTotal": c.after_total,
+        "delta": c.delta,
+        "beforeShare": c.before_share,
+        "afterShare": c.after_share,
+        "exact": c.exact,
+        "understatedBy": c.understated_by,
+        "overstatedBy": c.overstated_by,
+        "servers": [_server_diff(s) for s in c.servers],
+    }
+
+
+def diff_to_json(d: AuditDiff) -> dict[str, Any]:
+    return {
+        "baselineGeneratedAt": d.baseline_generated_at,
+        "baselineMethodologyVersion": d.baseline_methodology_version,
+        "baselineEncoding": d.baseline_encoding,
+        "comparable": d.comparable,
+        "droppedConfigs": [
+            {"client": x.client, "source": x.source, "totalTokens": x.total_tokens}
+            for x in d.dropped_configs
+        ],
+        "warnings": list(d.warnings),
+        "configs": [_config_diff(c) for c in d.configs],
+        "worstIncrease": {"source": d.worst_increase[0], "delta": d.worst_increase[1]}
+        if d.worst_increase
+        else None,
+    }
+
+
+def increase_to_json(g: IncreaseGate) -> dict[str, Any]:
+    return {
+        "limit": g.limit,
+        "limitPercent": g.limit_percent,
+        "pass": g.passed,
+        "increase": g.increase,
+        "reasons": list(g.reasons),
+    }
+
+
+def report_to_json(
+    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+) -> dict[str, Any]:
+    """The whole report (and its diff and gates, when present) as a JSON-ready dict."""
+    claude = report.claude_divergence is not None
+    out: dict[str, Any] = {
+        "methodologyVersion": report.methodology_version,
+        "encoding": report.encoding,
+        "generatedAt": report.generated_at,
+        "contextWindow": report.context_window,
+        "mcpcostVersion": report.mcpcost_version,
+        "configs": [_config(c, claude) for c in report.configs],
+        "emptyConfigs": [
+            {
+                "client": e.client,
+                "source": e.source,
+                "state": e.state,
+                **({"allDisabled": list(e.all_disabled)} if e.all_disabled else {}),
+                **({"error": e.error} if e.error else {}),
+            }
+            for e in report.empty_configs
+        ],
+        "unresolved": [
+            {
+                "client": u.client,
+                "source": u.source,
+                "name": u.name,
+                "references": list(u.references),
+            }
+            for u in report.unresolved
+        ],
+        "envVariants": [
+            {"launch": v.launch, "entries": [{"source": s, "name": n} for s, n in v.entries]}
+            for v in report.env_variants
+        ],
+    }
+    if gates is not None and gates.budget is not None:
+        out["budget"] = budget_to_json(gates.budget)
+    if report.claude_divergence is not None:
+        out["claudeDivergence"] = {
+            "model": report.claude_divergence.model,
+            "measuredAt": report.claude_divergence.measured_at,
+        }
+    if diff is not None:
+        out["diff"] = diff_to_json(diff)
+    if gates is not None and gates.increase is not None:
+        out["increaseGate"] = increase_to_json(gates.increase)
+    if gates is not None:
+        out["gates"] = {"passed": gates.passed, "reasons": list(gates.reasons)}
+    out["problems"] = list(report.problems)
+    return out
+
+
+def render_json(
+    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+) -> str:
+    """The JSON text written to stdout (two-space indentation, trailing newline)."""
+    return stringify_pretty(report_to_json(report, diff, gates)) + "\n"

@@ -1,0 +1,139 @@
+"""``audit --markdown``: the report as GitHub-flavoured Markdown (PR comments, job summaries).
+
+``render_markdown(report, diff=None, gates=None) -> str``. One section per config (never summed
+across files), a table of measured servers, what was not measured, the deferral verdict in one
+sentence, then budget, diff and gate results. Table cells are escaped (``|``, backticks, newlines)
+so a server name cannot break the layout; commands and URLs never appear, only server names.
+"""
+
+from __future__ import annotations
+
+from mcpcost.audit.deferral import DeferralVerdict
+from mcpcost.audit.diff import AuditDiff
+from mcpcost.audit.gates import GateResult
+from mcpcost.audit.render_text import n, pct, signed
+from mcpcost.audit.report import AuditReport, ConfigResult
+
+
+def cell(text: str) -> str:
+    """A table cell: pipes, backticks and line breaks neutralised."""
+    return (
+        text.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("`", "'")
+        .replace("\r", " ")
+        .replace("\n", " ")
+    )
+
+
+def deferral_sentence(v: DeferralVerdict) -> str:
+    mode = v.mode
+    if mode == "client-unknown":
+        return "Client not known (`--config`): read as loaded up front on every request."
+    if mode == "no-deferral-on-record":
+        return (
+            f"No default deferral is on record for {cell(v.client)}: every request carries these "
+            "tokens (an absence of a record about the client, not a measurement of it)."
+        )
+    st = v.setting
+    var = cell(st.variable or "") if st else ""
+    if mode == "loads-upfront":
+        return f"{cell(v.client)} loads every definition up front here ({var})."
+    if mode == "defers-all":
+        pinned = v.always_load
+        extra = (
+            f" Pinned `alwaysLoad`: {cell(', '.join(pinned.servers))} ({n(pinned.tokens)} tokens) "
+            "load at session start regardless."
+            if pinned.servers
+            else ""
+        )
+        return (
+            f"{cell(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
+        )
+    if mode == "threshold":
+        side = {True: "at or above it: deferred", False: "under it: loaded up front",
+                None: "on a side that cannot be said"}[v.crosses]  # fmt: skip
+        return f"{cell(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
+    if mode == "setting-unrecognized":
+        return f"{var} holds a value that is not documented: nothing is claimed from it."
+    return (
+        "Whether these tokens are deferred cannot be said from this machine (settings unresolved)."
+    )
+
+
+def _config(c: ConfigResult, report: AuditReport) -> list[str]:
+    claude = report.claude_divergence is not None
+    floor = "≥ " if c.skipped else ""
+    out = [
+        f"### {cell(c.client)} · `{cell(c.source)}`",
+        "",
+        f"**{floor}{n(c.total_tokens)} tokens** of tool schemas — {pct(c.context_share)} of a "
+        f"{n(report.context_window)}-token context window.",
+        "",
+    ]
+    if c.servers:
+        head = "| server | tools | tokens | share | session start |" + (
+            " claude |" if claude else ""
+        )
+        out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "")]
+        for s in c.servers:
+            ss = s.session_start
+            start = "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
+            row = f"| {cell(s.name)} | {n(s.tool_count or 0)} | {n(s.tokens or 0)} | {pct(s.share or 0)} | {start} |"
+            if claude:
+                row += f" {n(s.claude_tokens) if s.claude_tokens is not None else '—'} |"
+            out.append(row)
+        out.append("")
+    if c.skipped:
+        out += ["Not measured:", ""]
+        out += [
+            f"- {cell(s.name)}: {cell(s.status)} — {cell(s.notes or 'no detail')}"
+            for s in c.skipped
+        ]
+        out.append("")
+    if c.deferral is not None:
+        out += [deferral_sentence(c.deferral), ""]
+    return out
+
+
+def render_markdown(
+    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+) -> str:
+    out = [
+        "## MCP context cost",
+        "",
+        f"methodology {report.methodology_version} · {report.encoding} · context window "
+        f"{n(report.context_window)}",
+        "",
+    ]
+    for c in report.configs:
+        out += _config(c, report)
+    if report.empty_configs:
+        out += ["Configs with no live server:", ""]
+        out += [
+            f"- {cell(e.client)} `{cell(e.source)}` ({cell(e.state)})" for e in report.empty_configs
+        ]
+        out.append("")
+    if report.problems:
+        out += ["Problems:", ""] + [f"- {cell(p)}" for p in report.problems] + [""]
+    if diff is not None:
+        out += [f"#### Diff vs baseline ({cell(diff.baseline_generated_at)})", ""]
+        out += ["| config | before | after | change | exact |", "|---|---:|---:|---:|---|"]
+        for d in diff.configs:
+            before = "—" if d.before_total is None else n(d.before_total)
+            change = "—" if d.delta is None else signed(d.delta)
+            out.append(
+                f"| `{cell(d.source)}` | {before} | {n(d.after_total)} | {change} | {'yes' if d.exact else 'no'} |"
+            )
+        for dropped in diff.dropped_configs:
+            out.append(
+                f"| `{cell(dropped.source)}` | {n(dropped.total_tokens)} | not found | — | no |"
+            )
+        out.append("")
+    if gates is not None:
+        if gates.passed:
+            out.append("**Gates passed.**")
+        else:
+            out += ["**Gate failed:**", ""] + [f"- {cell(r)}" for r in gates.reasons]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,430 @@
+"""Human audit output: ``render_text(report, diff=None, gates=None) -> str``.
+
+Layout (after the reference's, adapted): a header line; per config the server table (tools,
+tokens, share, session-start cost, the Claude column with ``--claude``), the total, the share of
+the context window, the deferral block (once per session), heaviest tools, trim advice, what was
+not measured and why, switched-off servers; then configs without live servers, unresolved
+references, problems, the budget, the baseline diff and the increase gate, and a two-line footer.
+Column widths follow the content; signed numbers use a real minus sign.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mcpcost.audit.deferral import (
+    BASE_URL,
+    DOCUMENTED_VALUES,
+    PUBLISHED_BAND,
+    SHELL_SOURCE,
+    DeferralVerdict,
+    upfront_tokens,
+)
+from mcpcost.audit.diff import AuditDiff, ConfigDiff
+from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
+from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
+
+RULE = "─"
+METHODOLOGY_URL = "docs/METHODOLOGY.md"
+
+
+def n(value: int) -> str:
+    return f"{value:,}"
+
+
+def signed(value: int) -> str:
+    return f"+{value:,}" if value > 0 else (f"−{-value:,}" if value < 0 else "±0")
+
+
+def pct(share: float) -> str:
+    return f"{share * 100:.1f}%"
+
+
+def _table(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for r in rows:
+        cells = [
+            c.rjust(w) if right[i] else c.ljust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
+
+
+def _session(s: ServerResult) -> str:
+    ss = s.session_start
+    if ss is None:
+        return "—"
+    return f"≥{n(ss.total)}" if ss.is_floor else n(ss.total)
+
+
+def server_table(c: ConfigResult, claude: bool) -> list[str]:
+    head = ["server", "tools", "tokens", "share", "start"] + (["claude"] if claude else [])
+    rows: list[list[str]] = [head]
+    for s in c.servers:
+        row = [s.name, n(s.tool_count or 0), n(s.tokens or 0), pct(s.share or 0.0), _session(s)]
+        if claude:
+            row.append(n(s.claude_tokens) if s.claude_tokens is not None else "—")
+        rows.append(row)
+    total = ["total", n(c.tool_count), n(c.total_tokens), "", ""] + ([""] if claude else [])
+    right = [False] + [True] * (len(head) - 1)
+    lines = _table([*rows, total], right)
+    width = max(len(x) for x in lines) - 2
+    return [*lines[:-1], "  " + RULE * width, lines[-1]]
+
+
+def _where_read(v: DeferralVerdict) -> list[str]:
+    st = v.setting
+    if st is None:
+        return []
+    out = [
+        "  Where this was read (Claude Code takes these variables from the shell it starts in",
+        "  and from the env block of its own settings files):",
+    ]
+    absent = 0
+    for src in st.sources:
+        place = "this shell" if src.source == SHELL_SOURCE else src.source
+        mark = "  ← decides" if st.source is not None and src.source == st.source else ""
+        if src.state == "absent":
+            absent += 1
+            continue
+        if src.state == "unreadable":
+            out.append(f"    {place} — could not be read{mark}")
+            continue
+        sets = [x for x in src.sets if x not in src.unreadable]
+        parts = []
+        if sets:
+            parts.append("sets " + ", ".join(sets))
+        if src.unreadable:
+            parts.append("sets " + ", ".join(src.unreadable) + " to something that is not a string")
+        out.append(f"    {place} — {'; '.join(parts) if parts else 'sets none of them'}{mark}")
+    if absent:
+        out.append(f"    {absent} other settings file(s) it reads are not on this machine")
+    if not st.settings_read:
+        out.append("    warning: Claude Code's settings files were not read in this run")
+    return out
+
+
+def _exceptions(v: DeferralVerdict) -> list[str]:
+    out = ["  The full number is paid where deferral does not apply:"]
+    out += [f"    {e}" for e in v.exceptions]
+    al = v.always_load
+    if al.servers or al.unmeasured:
+        names = ", ".join((*al.servers, *al.unmeasured))
+        floor = "at least " if al.unmeasured else ""
+        out.append(
+            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{n(al.tokens)} '
+            "tokens load at session start regardless."
+        )
+    else:
+        out.append('  No server in this config is pinned "alwaysLoad": true.')
+    return out
+
+
+def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
+    out: list[str] = []
+    if len(v.sources) > 1:
+        out.append(
+            f"  {v.client} reads these files into one session; they face the question together:"
+        )
+        out += [f"    {s}" for s in v.sources]
+    if v.mode == "client-unknown":
+        out.append(
+            "  The client reading this file is not known (--config), so these tokens are read"
+        )
+        out.append("  as loaded up front on every request.")
+        return out
+    if v.mode == "no-deferral-on-record":
+        out.append(f"  No default deferral is on record for {v.client}, so every request carries")
+        out.append("  these tokens before you type anything — an absence of a record about the")
+        out.append("  client, not a measurement of it.")
+        return out
+    st = v.setting
+    assert st is not None
+    where = st.source if st.source and st.source != SHELL_SOURCE else "this shell"
+    if v.mode == "setting-unresolved":
+        if st.unresolved == "sources-disagree":
+            out.append(
+                f"  {st.variable} is set to different values in this shell and in {st.source};"
+            )
+        elif st.unresolved == "value-unreadable":
+            out.append(f"  {st.variable} is set in {st.source} to something that is not a string;")
+        else:
+            out.append(f"  {st.source} exists and could not be read;")
+        out.append(f"  whether {v.client} defers these tokens cannot be said from this machine.")
+    elif v.mode == "setting-unrecognized":
+        out.append(f"  {st.variable}={st.value} (read from {where}) is not a documented value")
+        out.append(f"  ({', '.join(DOCUMENTED_VALUES)}), so nothing is claimed from it.")
+    elif v.mode == "loads-upfront":
+        if st.variable == BASE_URL:
+            why = f"{BASE_URL} points at {st.value}"
+        else:
+            why = f"{st.variable}={st.value}"
+        out.append(f"  {v.client} loads every tool definition up front here: tool search is off")
+        out.append(f"  because {why} (read from {where}). Every request carries these tokens.")
+    elif v.mode == "defers-all":
+        how = (
+            f"{st.variable}={st.value} (read from {where})"
+            if st.read_from_machine
+            else "ENABLE_TOOL_SEARCH is unset here, which is the documented default"
+        )
+        out.append(
+            f"  {v.client} defers every MCP tool definition (tool search), with no threshold —"
+        )
+        out.append(f"  {how}. These tokens are NOT loaded up front at any size; they load when the")
+        out.append("  model reaches for a tool. Size decides nothing here.")
+        out += _exceptions(v)
+    elif v.mode == "threshold":
+        out += _threshold(v, where)
+    out += _where_read(v)
+    return out
+
+
+def _threshold(v: DeferralVerdict, where: str) -> list[str]:
+    st = v.setting
+    assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
+    out = [
+        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens",
+        f"  ({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from {where}).",
+    ]
+    wire = ("at least " if v.is_floor else "") + n(v.wire_tokens)
+    out.append(f"  This session's wire total is {wire} tokens (o200k).")
+    ct, band = v.client_tokens, v.ratio or PUBLISHED_BAND
+    if ct is None:
+        out.append(
+            "  Its size in request tokens cannot be stated, so no side of the threshold is claimed."
+        )
+        return out
+    if ct["estimated"] == 0:
+        out.append(f"  Counted exactly for Anthropic requests: {n(ct['low'])} tokens.")
+    else:
+        out.append(
+            f"  In request tokens that is {n(ct['low'])}–{n(ct['high'])} "
+            f"(measured ratios {band.low:.2f}×–{band.high:.2f}× across {band.servers} servers)."
+        )
+    if v.crosses is True:
+        out.append("  That is at or above the threshold: these definitions are deferred.")
+        out += _exceptions(v)
+    elif v.crosses is False:
+        out.append("  That is under the threshold: every request carries these tokens.")
+    else:
+        reasons = []
+        if v.is_floor:
+            reasons.append("some servers could not be measured")
+        if ct["high"] >= v.threshold_tokens > ct["low"]:
+            reasons.append("the range straddles the threshold")
+        out.append(f"  Which side it falls on cannot be said: {'; '.join(reasons)}.")
+        if ct["estimated"]:
+            out.append(
+                "  --claude with a published divergence run can replace estimates with exact counts."
+            )
+    return out
+
+
+def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[str]:
+    claude = report.claude_divergence is not None
+    out = [f"{c.client}  {c.source}"]
+    if c.servers:
+        out += server_table(c, claude)
+        out.append("")
+    floor = "at least " if c.skipped else ""
+    out.append(
+        f"  {floor}{n(c.total_tokens)} tokens of tool schemas — {pct(c.context_share)} of a "
+        f"{n(report.context_window)}-token context window."
+    )
+    if c.deferral is not None and id(c.deferral) not in shown:
+        shown.add(id(c.deferral))
+        out += deferral_block(c.deferral, report.context_window)
+        up = upfront_tokens(c.deferral)
+        if up is not None and c.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
+            out.append(f"  Loaded up front on every request: {n(up)} tokens.")
+    elif c.deferral is not None:
+        out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
+    if c.heaviest_tools:
+        out += ["", "  heaviest tools"]
+        rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in c.heaviest_tools]
+        out += _table(rows, [False, True], indent="    ")
+    if c.trim_advice:
+        t = c.trim_advice
+        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
+        out += [
+            "",
+            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this config) — if "
+            "your client supports per-tool filtering.",
+        ]
+    if c.skipped:
+        out += ["", "  not measured"]
+        rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
+        out += _table(rows, [False, False], indent="    ")
+    if c.disabled:
+        out += ["", f"  switched off: {', '.join(c.disabled)}"]
+    return out
+
+
+def budget_block(b: BudgetVerdict) -> list[str]:
+    if b.worst_total is None:
+        return [f"BUDGET FAIL: {b.reasons[0]}"]
+    out: list[str] = []
+    if not b.over and b.passed:
+        return [
+            f"budget ok: {n(b.worst_total)} ≤ {n(b.limit)} — {n(b.limit - b.worst_total)} to spare"
+        ]
+    if b.over:
+        out.append(f"BUDGET FAIL: {n(b.worst_total)} > {n(b.limit)} ({b.worst_source})")
+        if b.fit is not None:
+            for step in b.fit.drop:
+                state = "fits" if step.remaining <= b.limit else "still over"
+                out.append(f"  drop {step.name} (−{n(step.tokens)}) → {n(step.remaining)}  {state}")
+            if not b.fit.feasible:
+                out.append(
+                    f"  no subset fits: even with every measured server dropped, {n(b.fit.kept_tokens)} remain"
+                )
+            elif b.fit.kept_count == 0:
+                out.append("  no subset fits: only dropping every server gets under the limit")
+            out.append(
+                "  (heaviest-first is arithmetic, not advice: it cannot know which servers you need)"
+            )
+    else:
+        out.append(
+            f"BUDGET FAIL: {n(b.worst_total)} ≤ {n(b.limit)} measured, but not every server was"
+        )
+    for r in b.reasons:
+        if "cannot be established" in r:
+            out.append(f"  {r}")
+    return out
+
+
+def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
+    out = [
+        "",
+        f"  {c.source}"
+        + (
+            f"  (baseline: {c.baseline_source})"
+            if c.baseline_source not in (None, c.source)
+            else ""
+        ),
+    ]
+    if c.before_total is None or c.delta is None:
+        out.append(f"    no baseline config to compare its {n(c.after_total)} tokens with")
+        return out
+    out.append(f"    {n(c.before_total)}  →  {n(c.after_total)}   {signed(c.delta)}")
+    changed = [s for s in c.servers if s.kind != "unchanged"]
+    if changed:
+        rows = [
+            [s.kind, s.name, "—" if s.before is None else n(s.before), "→",
+             "—" if s.after is None else n(s.after), "" if s.delta is None else signed(s.delta)]
+            for s in changed
+        ]  # fmt: skip
+        out += _table(rows, [False, False, True, False, True, True], indent="    ")
+    unchanged = len(c.servers) - len(changed)
+    if unchanged:
+        out.append(f"    ({unchanged} server{'s' if unchanged != 1 else ''} unchanged)")
+    where = "this client" if c.client == "explicit" else c.client
+    if not c.exact:
+        out.append("    Not a clean comparison: the measured total moved "
+                   f"{signed(c.delta)}, but that is not what your config did.")  # fmt: skip
+        for s in c.servers:
+            if s.note and s.kind != "removed":
+                out.append(f"      {s.name}: {s.note}")
+        if c.understated_by:
+            out.append(f"      → true cost is at least {n(c.understated_by)} higher than the "
+                       f"{n(c.after_total)} measured now.")  # fmt: skip
+        if c.overstated_by:
+            out.append(
+                f"      → up to {n(c.overstated_by)} was already being paid in the baseline."
+            )
+    elif c.delta == 0:
+        out.append("    No change to what every request carries.")
+    elif c.delta > 0:
+        out.append(f"    This change adds {n(c.delta)} tokens to every request in {where} — "
+                   f"{pct(c.before_share or 0)} → {pct(c.after_share)} of a {n(context_window)}-token context window.")  # fmt: skip
+    else:
+        out.append(f"    This change removes {n(-c.delta)} tokens from every request in {where}.")
+    return out
+
+
+def diff_block(d: AuditDiff, context_window: int) -> list[str]:
+    out = [
+        f"diff vs baseline measured {d.baseline_generated_at} (methodology {d.baseline_methodology_version})"
+    ]
+    for c in d.configs:
+        out += _diff_config(c, context_window)
+    for dropped in d.dropped_configs:
+        out.append("")
+        out.append(
+            f"  {dropped.source}: in the baseline ({n(dropped.total_tokens)} tokens), not found now"
+        )
+    if d.warnings:
+        out.append("")
+        out += [f"  warning: {w}" for w in d.warnings]
+    if not d.comparable:
+        out.append("  Re-record the baseline with this version to compare again.")
+    return out
+
+
+def increase_block(g: IncreaseGate) -> list[str]:
+    limits = " and ".join(
+        x for x in (
+            f"{n(g.limit)} allowed" if g.limit is not None else "",
+            f"{g.limit_percent:g}% allowed" if g.limit_percent is not None else "",
+        ) if x
+    )  # fmt: skip
+    if g.passed:
+        if g.increase is None or g.increase <= 0:
+            return [f"increase ok: no increase to measure ({limits})"]
+        return [f"increase ok: {signed(g.increase)} tokens ≤ {limits}"]
+    return ["INCREASE FAIL:"] + [f"  {r}" for r in g.reasons]
+
+
+def render_text(
+    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+) -> str:
+    """The human report (stdout)."""
+    out = [
+        f"mcp-context-cost audit · methodology {report.methodology_version} · {report.encoding} · "
+        f"context window {n(report.context_window)}",
+    ]
+    shown: set[int] = set()
+    for c in report.configs:
+        out.append("")
+        out += config_block(c, report, shown)
+    if report.empty_configs:
+        out += ["", "configs with no live server"]
+        for e in report.empty_configs:
+            if e.all_disabled:
+                why = f"every server is switched off: {', '.join(e.all_disabled)}"
+            elif e.error:
+                why = f"could not be read: {e.error}"
+            else:
+                why = "declares no server"
+            out.append(f"  {e.client}  {e.source} — {why}")
+    if report.unresolved:
+        out += ["", "not launched: unresolved variable references"]
+        for u in report.unresolved:
+            out.append(f"  {u.name} ({u.source}): {', '.join(u.references)}")
+    if report.env_variants:
+        out += ["", "same command, different env or headers (each measured separately)"]
+        for v in report.env_variants:
+            names = ", ".join(f"{name} ({src})" for src, name in v.entries)
+            out.append(f"  {v.launch}: {names}")
+    if report.claude_divergence is not None:
+        cd = report.claude_divergence
+        out += ["", f"claude: Anthropic request tokens from the published divergence run ({cd.model}, "
+                    f"{cd.measured_at}), shown only where the capture hash matches this install; — otherwise."]  # fmt: skip
+    if report.problems:
+        out += ["", "problems"] + [f"  {p}" for p in report.problems]
+    if gates is not None and gates.budget is not None:
+        out += ["", *budget_block(gates.budget)]
+    if diff is not None:
+        out += ["", *diff_block(diff, report.context_window)]
+    if gates is not None and gates.increase is not None:
+        out += ["", *increase_block(gates.increase)]
+    out += [
+        "",
+        f"These are wire tokens ({report.encoding}); measured Anthropic request ratios run "
+        f"{PUBLISHED_BAND.low:.2f}×–{PUBLISHED_BAND.high:.2f}×.",
+        f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
+    ]
+    return "\n".join(line.rstrip() for line in out) + "\n"

@@ -1,0 +1,438 @@
+"""The audit report: per config file, never summed across files.
+
+``build_report(configs, measurements, ...)`` is pure: it takes the configs as discovery read them
+and the measurements keyed by ``ServerSpec.launch_key()`` (the engine measures each distinct
+launch once) and returns an ``AuditReport``. Nothing here launches, reads or prints.
+
+Per config: measured servers sorted by tokens (``servers``), everything that has no number
+(``skipped``: failures, unresolved variable references, entries that cannot be launched),
+switched-off names (``disabled``), totals over measured servers only, share of the context
+window, the five heaviest tools, trim advice (top three tools), session-start cost per server
+and the deferral verdict of the session the file belongs to (all Claude Code files form one
+session; every other file is its own).
+
+Measuring policy: the launch key includes env, cwd and headers, so two entries that run the same
+command under different environments are measured separately and each gets its own number. The
+reference measured them once and caveated the shared number (``collapsedKeys``); here nothing is
+shared, ``sharedMeasurements`` is always 0, and such entries are listed in ``envVariants`` for
+information only.
+
+Secrets: env and header values never enter a report (names only); commands and URLs are shown
+through ``ServerSpec.display()`` (credential-looking parts masked); failure notes are masked with
+the server's own secret values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mcpcost import __version__
+from mcpcost.audit.deferral import (
+    CLAUDE_CODE,
+    DeferralVerdict,
+    DivergenceRun,
+    SessionServer,
+    SettingsSource,
+    decide,
+)
+from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.measure import SessionStart, session_start
+from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
+from mcpcost.core.redact import redact_argv, redact_text, redact_url
+from mcpcost.core.spec import ServerSpec
+
+DEFAULT_CONTEXT_WINDOW = 200_000
+HEAVIEST_TOOLS = 5
+TRIM_TOOLS = 3
+NOTE_LIMIT = 200
+
+UNRESOLVED = "unresolved"  # a launch still holds a variable reference: never launched
+NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
+NOT_MEASURED = "not-yet-run"  # a launchable entry the engine has no measurement for
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServerResult:
+    """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
+
+    name: str
+    transport: str  # stdio | auto | http | sse | none (cannot be launched)
+    command: str | None  # display form, credentials masked
+    url: str | None  # masked
+    env_var_names: tuple[str, ...]
+    header_names: tuple[str, ...]
+    status: str
+    tokens: int | None
+    tool_count: int | None
+    share: float | None
+    canonical_sha256: str | None
+    notes: str | None
+    always_load: bool = False
+    unresolved: tuple[str, ...] = ()
+    session_start: SessionStart | None = None
+    claude_tokens: int | None = None
+    launch_key: str | None = None
+    tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
+
+    @property
+    def measured(self) -> bool:
+        return self.tokens is not None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HeaviestTool:
+    server: str
+    tool: str
+    tokens: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrimAdvice:
+    tools: tuple[HeaviestTool, ...]
+    recoverable_tokens: int
+    recoverable_share: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigResult:
+    client: str
+    source: str
+    scope: str
+    total_tokens: int
+    tool_count: int
+    server_count: int
+    context_share: float
+    servers: tuple[ServerResult, ...]
+    skipped: tuple[ServerResult, ...]
+    disabled: tuple[str, ...]
+    heaviest_tools: tuple[HeaviestTool, ...]
+    trim_advice: TrimAdvice | None
+    deferral: DeferralVerdict | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        """True when every live entry has a number (the total is not a floor)."""
+        return not self.skipped
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmptyConfig:
+    """A config file that contributes no live server: nothing declared, all off, or unreadable."""
+
+    client: str
+    source: str
+    state: str
+    all_disabled: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnvVariant:
+    """Entries that run the same command/URL with different env or headers (measured apart)."""
+
+    launch: str
+    entries: tuple[tuple[str, str], ...]  # (source, name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnresolvedEntry:
+    client: str
+    source: str
+    name: str
+    references: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaudeRunInfo:
+    model: str
+    measured_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditReport:
+    methodology_version: str
+    encoding: str
+    generated_at: str
+    context_window: int
+    configs: tuple[ConfigResult, ...]
+    empty_configs: tuple[EmptyConfig, ...] = ()
+    problems: tuple[str, ...] = ()
+    unresolved: tuple[UnresolvedEntry, ...] = ()
+    env_variants: tuple[EnvVariant, ...] = ()
+    claude_divergence: ClaudeRunInfo | None = None
+    mcpcost_version: str = __version__
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def measured_any(self) -> bool:
+        return any(c.servers for c in self.configs)
+
+    @property
+    def audited_anything(self) -> bool:
+        """False when there was nothing to audit or every server failed: exit 1."""
+        return self.measured_any
+
+
+def first_line(text: str | None, limit: int = NOTE_LIMIT) -> str | None:
+    if not text:
+        return None
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line[:limit] if line else None
+
+
+def _mask_free_text(text: str | None, spec: ServerSpec | None) -> str | None:
+    """Notes can quote stderr: mask the server's secret values and credential-looking words."""
+    if text is None:
+        return None
+    masked = redact_text(text, spec.secret_values if spec else ())
+    return " ".join(redact_argv(masked.split(" ")))
+
+
+def _display(spec: ServerSpec) -> tuple[str | None, str | None]:
+    if spec.url is not None:
+        return None, redact_url(spec.url)
+    return spec.display(), None
+
+
+def _session(m: Measurement) -> SessionStart | None:
+    if not isinstance(m.raw_tools_capture, list):
+        return None
+    instructions = m.server_instructions
+    captured = instructions is not NOT_CAPTURED
+    return session_start(m.raw_tools_capture, instructions if captured else None, captured=captured)
+
+
+def entry_result(
+    entry: ConfigEntry,
+    measurement: Measurement | None,
+    claude: Mapping[str, int] | None = None,
+) -> ServerResult:
+    """One entry as the report shows it, from its measurement (None when it was not launched)."""
+    spec = entry.spec
+    common: dict[str, Any] = {
+        "name": entry.name,
+        "always_load": entry.always_load,
+        "unresolved": entry.unresolved,
+    }
+    if spec is None:
+        status = UNRESOLVED if entry.unresolved else NOT_LAUNCHABLE
+        note = entry.problem or (
+            "unresolved reference " + ", ".join(entry.unresolved)
+            if entry.unresolved
+            else "cannot be launched as written"
+        )
+        return ServerResult(
+            transport="none", command=None, url=None, env_var_names=(), header_names=(),
+            status=status, tokens=None, tool_count=None, share=None, canonical_sha256=None,
+            notes=first_line(_mask_free_text(note, None)), **common,
+        )  # fmt: skip
+    command, url = _display(spec)
+    base: dict[str, Any] = {
+        "transport": spec.transport,
+        "command": command,
+        "url": url,
+        "env_var_names": spec.env_names,
+        "header_names": spec.header_names,
+        "launch_key": spec.launch_key(),
+        **common,
+    }
+    if measurement is None:
+        return ServerResult(
+            status=NOT_MEASURED, tokens=None, tool_count=None, share=None, canonical_sha256=None,
+            notes="not measured in this run", **base,
+        )  # fmt: skip
+    notes = first_line(_mask_free_text(measurement.notes, spec))
+    if not measurement.has_number:
+        return ServerResult(
+            status=str(measurement.status), tokens=None, tool_count=None, share=None,
+            canonical_sha256=None, notes=notes, **base,
+        )  # fmt: skip
+    sha = measurement.canonical_sha256
+    return ServerResult(
+        status=str(measurement.status),
+        tokens=measurement.total_tokens,
+        tool_count=measurement.tool_count or 0,
+        share=0.0,
+        canonical_sha256=sha,
+        notes=notes,
+        session_start=_session(measurement),
+        claude_tokens=(claude or {}).get(sha) if sha else None,
+        tools=tuple((t.name, t.tokens) for t in measurement.tools),
+        **base,
+    )
+
+
+def heaviest_tools(
+    servers: Sequence[ServerResult], limit: int = HEAVIEST_TOOLS
+) -> list[HeaviestTool]:
+    tools = [HeaviestTool(server=s.name, tool=n, tokens=t) for s in servers for n, t in s.tools]
+    return sorted(tools, key=lambda h: -h.tokens)[:limit]
+
+
+def trim_advice(servers: Sequence[ServerResult], total: int) -> TrimAdvice | None:
+    if total <= 0 or sum(len(s.tools) for s in servers) < 2:
+        return None
+    top = heaviest_tools(servers, TRIM_TOOLS)
+    recoverable = sum(t.tokens for t in top)
+    return TrimAdvice(tools=tuple(top), recoverable_tokens=recoverable,
+                      recoverable_share=recoverable / total)  # fmt: skip
+
+
+def config_result(
+    config: ConfigFile,
+    measurements: Mapping[str, Measurement],
+    context_window: int,
+    claude: Mapping[str, int] | None = None,
+) -> ConfigResult:
+    """One config file's numbers (deferral is attached later, per session scope)."""
+    results = [
+        entry_result(e, measurements.get(e.spec.launch_key()) if e.spec else None, claude)
+        for e in config.live_entries
+    ]
+    measured = [r for r in results if r.measured]
+    skipped = [r for r in results if not r.measured]
+    total = sum(r.tokens or 0 for r in measured)
+    measured = sorted(measured, key=lambda r: (-(r.tokens or 0), r.name))
+    measured = [replace(r, share=(r.tokens or 0) / total if total else 0.0) for r in measured]
+    return ConfigResult(
+        client=config.client,
+        source=config.source,
+        scope=config.scope,
+        total_tokens=total,
+        tool_count=sum(r.tool_count or 0 for r in measured),
+        server_count=len(measured),
+        context_share=total / context_window,
+        servers=tuple(measured),
+        skipped=tuple(skipped),
+        disabled=config.disabled_names,
+        heaviest_tools=tuple(heaviest_tools(measured)),
+        trim_advice=trim_advice(measured, total),
+        problems=config.problems,
+    )
+
+
+def _scope_key(c: ConfigResult) -> str:
+    return f"client:{CLAUDE_CODE}" if c.client == CLAUDE_CODE else f"file:{c.client}:{c.source}"
+
+
+def attach_deferral(
+    configs: Sequence[ConfigResult],
+    *,
+    context_window: int,
+    shell_environ: Mapping[str, str] | None,
+    settings: Sequence[SettingsSource] | None,
+    divergence: DivergenceRun | None,
+) -> list[ConfigResult]:
+    """One verdict per session scope, shared by every config file of that scope."""
+    scopes: dict[str, list[ConfigResult]] = {}
+    for c in configs:
+        scopes.setdefault(_scope_key(c), []).append(c)
+    verdicts: dict[str, DeferralVerdict] = {}
+    for key, members in scopes.items():
+        seen: set[str] = set()
+        servers: list[SessionServer] = []
+        for c in members:  # a name declared in two files of one session is loaded once
+            for s in c.servers:
+                if s.name not in seen:
+                    seen.add(s.name)
+                    servers.append(SessionServer(name=s.name, tokens=s.tokens or 0,
+                                                 claude_tokens=s.claude_tokens,
+                                                 always_load=s.always_load))  # fmt: skip
+        verdicts[key] = decide(
+            client=members[0].client,
+            sources=[c.source for c in members],
+            servers=servers,
+            is_floor=any(c.skipped for c in members),
+            context_window=context_window,
+            shell_environ=shell_environ,
+            settings=settings,
+            divergence=divergence,
+            pinned_unmeasured=[s.name for c in members for s in c.skipped if s.always_load],
+        )
+    return [replace(c, deferral=verdicts[_scope_key(c)]) for c in configs]
+
+
+def env_variants(configs: Sequence[ConfigFile]) -> list[EnvVariant]:
+    """Entries sharing a command (or URL) whose env or headers differ: measured separately."""
+    groups: dict[str, list[tuple[str, str, str, str]]] = {}
+    for c in configs:
+        for e in c.live_entries:
+            if e.spec is None:
+                continue
+            s = e.spec
+            ident = stringify([s.transport, s.url, list(s.argv), s.cwd])
+            groups.setdefault(ident, []).append((c.source, e.name, s.launch_key(), s.display()))
+    out = []
+    for members in groups.values():
+        if len({m[2] for m in members}) > 1:
+            out.append(EnvVariant(launch=members[0][3],
+                                  entries=tuple((m[0], m[1]) for m in members)))  # fmt: skip
+    return out
+
+
+def build_report(
+    configs: Sequence[ConfigFile],
+    measurements: Mapping[str, Measurement],
+    *,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    generated_at: str,
+    shell_environ: Mapping[str, str] | None = None,
+    settings: Sequence[SettingsSource] | None = None,
+    divergence: DivergenceRun | None = None,
+    problems: Sequence[str] = (),
+) -> AuditReport:
+    """Assemble the report from configs and measurements (keyed by launch key). Pure."""
+    if context_window <= 0:
+        raise ValueError("context_window must be positive")
+    claude = (
+        {
+            sha: row.claude_delta
+            for sha, row in divergence.by_hash().items()
+            if row.claude_delta is not None
+        }
+        if divergence
+        else None
+    )
+    results: list[ConfigResult] = []
+    empty: list[EmptyConfig] = []
+    all_problems = list(problems)
+    unresolved: list[UnresolvedEntry] = []
+    for c in configs:
+        all_problems.extend(f"{c.source}: {p}" for p in c.problems)
+        if c.state == ConfigState.ERROR:
+            all_problems.append(f"{c.source}: {c.error or 'cannot be read'}")
+        for e in c.live_entries:
+            if e.unresolved:
+                unresolved.append(UnresolvedEntry(client=c.client, source=c.source, name=e.name,
+                                                  references=e.unresolved))  # fmt: skip
+        if c.state != ConfigState.OK or not c.live_entries:
+            empty.append(EmptyConfig(client=c.client, source=c.source, state=str(c.state),
+                                     all_disabled=c.disabled_names, error=c.error))  # fmt: skip
+            continue
+        results.append(config_result(c, measurements, context_window, claude))
+    results.sort(key=lambda r: -r.total_tokens)
+    results = attach_deferral(
+        results,
+        context_window=context_window,
+        shell_environ=shell_environ,
+        settings=settings,
+        divergence=divergence,
+    )
+    return AuditReport(
+        methodology_version=METHODOLOGY_VERSION,
+        encoding=ENCODING,
+        generated_at=generated_at,
+        context_window=context_window,
+        configs=tuple(results),
+        empty_configs=tuple(empty),
+        problems=tuple(all_problems),
+        unresolved=tuple(unresolved),
+        env_variants=tuple(env_variants([c for c in configs if c.state == ConfigState.OK])),
+        claude_divergence=ClaudeRunInfo(model=divergence.model, measured_at=divergence.measured_at)
+        if divergence
+        else None,
+    )
