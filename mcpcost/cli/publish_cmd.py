@@ -1,0 +1,36 @@
+"""``mcpcost publish [--out DIR]``: regenerate history, leaderboard, pages and dashboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from mcpcost.cli.args import ArgParser
+from mcpcost.cli.merge_cmd import load_optional_catalog
+from mcpcost.errors import EXIT_OK
+from mcpcost.sweep.publish import publish
+
+
+def build_parser() -> ArgParser:
+    p = ArgParser(
+        prog="mcpcost publish",
+        description="Regenerate results/history.csv, results/leaderboard.md/.csv, "
+        "results/estimator.json, docs/servers/*.md and docs/dashboard.html from the "
+        "measurements on disk. Deterministic: the same measurements give the same bytes.",
+    )
+    p.add_argument("--out", default=".", metavar="DIR", help="published tree (default: .)")
+    p.add_argument("--servers", metavar="FILE", help="catalog (default: servers.yaml if present)")
+    return p
+
+
+def run(argv: list[str], out: TextIO, err: TextIO) -> int:
+    args = build_parser().parse_args(argv)
+    catalog = load_optional_catalog(args.servers)
+    result = publish(Path(args.out), catalog)
+    out.write(
+        f"published {result.measured}/{result.total} measured; "
+        f"{len(result.written)} file(s) changed\n"
+    )
+    for rel in result.written:
+        out.write(f"  {rel}\n")
+    return EXIT_OK

@@ -1,0 +1,166 @@
+"""``mcpcost sweep``: measure a servers.yaml catalog (or a shard of it, or the MCP registry)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from mcpcost.cli.args import ArgParser, positive_float, positive_int
+from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.sweep.catalog import Catalog, read_catalog
+from mcpcost.sweep.runner import SweepOptions, run_sweep
+from mcpcost.sweep.shard import parse_shard, select_shard
+
+DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
+
+
+def build_parser() -> ArgParser:
+    p = ArgParser(
+        prog="mcpcost sweep",
+        description="Measure every sweepable entry of a catalog, persist results/<name>/"
+        "measurement.json and badges/<name>.json as each finishes, apply the harness guard, "
+        "then fold history and regenerate the published pages.",
+    )
+    p.add_argument("--servers", default="servers.yaml", metavar="FILE", help="catalog file")
+    p.add_argument("--only", metavar="A,B", help="comma-separated entry names to sweep")
+    p.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="sweep shard K (0-based) of N, round-robin; 'N' alone picks K from the date",
+    )
+    p.add_argument("--docker", action="store_true", help="run each server in a container")
+    p.add_argument(
+        "--image", metavar="IMAGE", help="container image replacing the per-launcher default"
+    )
+    p.add_argument(
+        "--docker-host", metavar="URL", help="container engine API (default: $DOCKER_HOST)"
+    )
+    p.add_argument("--concurrency", type=positive_int, default=3, metavar="N")
+    p.add_argument(
+        "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
+    )
+    p.add_argument("--out", default=".", metavar="DIR", help="output root (default: .)")
+    p.add_argument("--registry", metavar="URL", help="sweep remote servers of an MCP registry")
+    p.add_argument(
+        "--no-publish",
+        action="store_true",
+        help="write measurements and badges only (a matrix shard; 'mcpcost merge' publishes)",
+    )
+    return p
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    env = dict(os.environ) if environ is None else environ
+    if args.shard and args.only:
+        raise UsageError("mcpcost sweep: --shard and --only cannot be combined")
+    root = Path(args.out)
+    clock = _utcnow
+
+    def progress(line: str) -> None:
+        err.write(line + "\n")
+        err.flush()
+
+    pre_check = None
+    if args.registry:
+        import requests
+
+        from mcpcost.sweep.registry_source import (
+            catalog_from,
+            fetch_entries,
+            listing_from,
+            make_pre_check,
+            probe_auth_wall,
+        )
+
+        session = requests.Session()
+
+        def get_json(url: str) -> Any:
+            from mcpcost.core.jsonvalue import parse_json
+
+            try:
+                resp = session.get(url, timeout=30)
+            except requests.RequestException as exc:
+                raise InputError(f"registry request failed: {type(exc).__name__}") from None
+            if resp.status_code != 200:
+                raise InputError(f"registry answered HTTP {resp.status_code} for {url}")
+            return parse_json(resp.content)
+
+        items, pages = fetch_entries(args.registry, get_json)
+        listing = listing_from(items, pages)
+        progress(
+            f"registry: {listing.entries} entries on {pages} page(s); {listing.inactive} not "
+            f"active; {listing.needs_config} remote(s) need configuration; "
+            f"{len(listing.remotes)} remote endpoint(s) to measure"
+        )
+        catalog: Catalog = catalog_from(listing, args.registry)
+        pre_check = make_pre_check(
+            {r.slug: r for r in listing.remotes},
+            lambda url: probe_auth_wall(session, url, args.timeout),
+            clock,
+            int(args.timeout * 1000),
+        )
+    else:
+        catalog = read_catalog(args.servers)
+    selected = list(catalog.entries)
+    if args.only:
+        selected = list(
+            catalog.only([n.strip() for n in args.only.split(",") if n.strip()]).entries
+        )
+    sweepable = [e for e in selected if e.sweepable]
+    if args.shard:
+        choice = parse_shard(args.shard)
+        index = choice.resolve(clock().date())
+        sweepable = select_shard(sweepable, choice.count, index)
+        progress(
+            f"shard {index}/{choice.count}"
+            + (" (from the date)" if choice.index is None else "")
+            + f": {', '.join(e.name for e in sweepable) or '(empty)'}"
+        )
+    launcher = None
+    if args.docker:
+        launcher = _launcher(args.docker_host or env.get("DOCKER_HOST") or DEFAULT_DOCKER_HOST)
+        if launcher is None:
+            err.write(
+                "mcpcost sweep: cannot reach a container engine (set --docker-host or DOCKER_HOST)\n"
+            )
+            return EXIT_USAGE
+    from mcpcost.sweep.measure_adapter import make_measure
+
+    options = SweepOptions(
+        docker=args.docker,
+        concurrency=args.concurrency,
+        default_timeout_s=args.timeout,
+        image_override=args.image,
+    )
+    outcome = run_sweep(
+        catalog,
+        sweepable,
+        root,
+        make_measure(launcher, clock),
+        options,
+        clock=clock,
+        progress=progress,
+        publish_pages=not args.no_publish,
+        pre_check=pre_check,
+    )
+    return outcome.exit_code
+
+
+def _launcher(base_url: str) -> Any:
+    import docker
+
+    from mcpcost.sweep.isolation import ContainerLauncher
+
+    try:
+        client = docker.DockerClient(base_url=base_url)
+        client.ping()
+    except Exception:
+        return None
+    return ContainerLauncher(client)

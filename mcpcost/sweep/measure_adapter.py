@@ -1,0 +1,43 @@
+"""The sweep's default ``MeasureFn``: ``mcpcost.measuring.measure_server`` with our isolation.
+
+Host jobs use the transports' default factory; container jobs open each capture through a
+``ContainerLauncher`` (a fresh container per capture). ``measure_server`` does the timeout retry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+from mcpcost.core.model import Measurement
+from mcpcost.core.spec import ServerSpec
+from mcpcost.measuring import measure_server
+from mcpcost.sweep.isolation import ContainerLauncher
+from mcpcost.sweep.runner import Job, MeasureFn
+from mcpcost.transports.base import Transport
+from mcpcost.transports.open import open_transport
+
+
+def make_measure(launcher: ContainerLauncher | None, clock: Callable[[], dt.datetime]) -> MeasureFn:
+    def measure(job: Job) -> Measurement:
+        plan = job.container
+        if plan is None:
+            factory = open_transport
+        else:
+            if launcher is None:
+                raise RuntimeError("a container job needs a container engine")
+            active = launcher
+
+            def factory(spec: ServerSpec, timeout_s: float) -> Transport:
+                return active.open(plan)
+
+        return measure_server(
+            job.spec,
+            timeout_s=job.timeout_s,
+            retry_timeouts=True,
+            open_transport=factory,
+            isolation=job.isolation,
+            now=clock,
+        )
+
+    return measure

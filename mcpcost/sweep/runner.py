@@ -1,0 +1,254 @@
+"""Run a sweep: measure each selected entry, persist as each finishes, guard, then publish.
+
+The measuring itself is passed in (``MeasureFn``): the CLI wires it to
+``mcpcost.measuring.measure_server``; tests may pass their own. The runner adds what is about
+sweeps: dummy environments, the container plan, the cold-cache retry for docker
+startup-failures, immediate atomic persistence, progress, the harness guard and publishing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcpcost.core.badge import badge_file_text
+from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
+from mcpcost.core.redact import redact_text
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.status import Status
+from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK
+from mcpcost.sweep.catalog import Catalog, CatalogEntry
+from mcpcost.sweep.files import atomic_write, badge_path, measurement_path
+from mcpcost.sweep.guard import Snapshot, Verdict, judge, restore, take_snapshot
+from mcpcost.sweep.isolation import ContainerPlan, plan_container, self_docker_isolation
+from mcpcost.sweep.publish import Published, publish
+
+DEFAULT_TIMEOUT_S = 60.0
+COLD_RETRY_MIN_TIMEOUT_S = 240.0
+COLD_RETRY_PREFIX = "reproduced with the shared package cache bypassed; "
+NOTES_MAX = 700
+
+Clock = Callable[[], dt.datetime]
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One measurement to take: what to reach, how it is isolated, and the budget."""
+
+    entry: CatalogEntry
+    spec: ServerSpec
+    timeout_s: float
+    isolation: Isolation
+    container: ContainerPlan | None  # None: a host process (including self-docker commands)
+
+
+MeasureFn = Callable[[Job], Measurement]
+PreCheck = Callable[[CatalogEntry], Measurement | None]
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    docker: bool = False
+    concurrency: int = 3
+    default_timeout_s: float = DEFAULT_TIMEOUT_S
+    image_override: str | None = None
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What happened: per-server statuses, the guard's verdict, and what was published."""
+
+    statuses: dict[str, Status]
+    verdict: Verdict
+    restored: int
+    published: Published | None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CHECK_FAILED if self.verdict.fault else EXIT_OK
+
+
+def iso_timestamp(when: dt.datetime) -> str:
+    """ISO-8601 UTC with milliseconds and a Z, as the reference writes ``measuredAt``."""
+    utc = when.astimezone(dt.UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def failure(
+    entry: CatalogEntry,
+    status: Status,
+    notes: str,
+    *,
+    now: dt.datetime,
+    timeout_s: float,
+    isolation: Isolation | None,
+) -> Measurement:
+    """A published failure record for an entry."""
+    return Measurement(
+        status=status,
+        server_name=entry.name,
+        launch_command=entry.command,
+        measured_at=iso_timestamp(now),
+        timeout_ms=int(timeout_s * 1000),
+        isolation=isolation,
+        notes=notes[:NOTES_MAX],
+    )
+
+
+def plan_job(
+    entry: CatalogEntry,
+    options: SweepOptions,
+    *,
+    shared_cache: bool = True,
+    timeout_s: float | None = None,
+) -> Job:
+    """The job for an entry under the sweep's options."""
+    budget = timeout_s or entry.timeout_seconds or options.default_timeout_s
+    spec = entry.spec()
+    if entry.url is not None or not options.docker:
+        return Job(entry, spec, budget, HOST_ISOLATION, None)
+    if entry.is_self_docker:
+        return Job(entry, spec, budget, self_docker_isolation(), None)
+    plan = plan_container(entry, image_override=options.image_override, shared_cache=shared_cache)
+    return Job(entry, spec, budget, plan.isolation, plan)
+
+
+def _guarded(measure: MeasureFn, job: Job, clock: Clock) -> Measurement:
+    try:
+        m = measure(job)
+    except Exception as exc:  # a harness bug must not abort the sweep; it is a failure
+        detail = redact_text(f"{type(exc).__name__}: {exc}", job.spec.secret_values)
+        return failure(
+            job.entry,
+            Status.STARTUP_FAILURE,
+            f"harness error: {detail}",
+            now=clock(),
+            timeout_s=job.timeout_s,
+            isolation=job.isolation,
+        )
+    # The recorded launch is the catalog's command line, never the wrapped form.
+    changes: dict[str, object] = {"launch_command": job.entry.command}
+    if m.isolation is None:
+        changes["isolation"] = job.isolation
+    if m.has_number and m.env_var_names is None:
+        changes["env_var_names"] = tuple(sorted(job.entry.env))
+    return m.with_(**changes)
+
+
+def measure_entry(
+    entry: CatalogEntry, measure: MeasureFn, options: SweepOptions, clock: Clock
+) -> Measurement:
+    """Measure one entry, with the cold-cache retry for docker startup-failures."""
+    job = plan_job(entry, options)
+    first = _guarded(measure, job, clock)
+    if not (job.container is not None and first.status is Status.STARTUP_FAILURE):
+        return first
+    cold = plan_job(
+        entry, options, shared_cache=False, timeout_s=max(job.timeout_s, COLD_RETRY_MIN_TIMEOUT_S)
+    )
+    retry = _guarded(measure, cold, clock)
+    if retry.status is not Status.STARTUP_FAILURE:
+        return retry
+    return first.with_(notes=(COLD_RETRY_PREFIX + (first.notes or ""))[:NOTES_MAX])
+
+
+def persist(root: Path, name: str, m: Measurement) -> None:
+    """Write measurement.json and the badge for one server, each atomically."""
+    atomic_write(measurement_path(root, name), render_measurement(m))
+    atomic_write(badge_path(root, name), badge_file_text(m))
+
+
+def progress_line(name: str, m: Measurement, seconds: float) -> str:
+    if m.has_number:
+        return (
+            f"{name}: {m.total_tokens:,} tokens / {m.tool_count} tools ({m.status}, {seconds:.1f}s)"
+        )
+    return f"{name}: {m.status} ({seconds:.1f}s)"
+
+
+def measure_all(
+    entries: Sequence[CatalogEntry],
+    root: Path,
+    measure: MeasureFn,
+    options: SweepOptions,
+    *,
+    clock: Clock,
+    progress: Progress,
+    pre_check: PreCheck | None = None,
+) -> dict[str, Status]:
+    """Measure entries concurrently; each result is persisted the moment it is known."""
+    lock = threading.Lock()
+    statuses: dict[str, Status] = {}
+    total = len(entries)
+
+    def one(entry: CatalogEntry) -> tuple[str, Measurement, float]:
+        started = time.monotonic()
+        m = pre_check(entry) if pre_check is not None else None
+        if m is None:
+            m = measure_entry(entry, measure, options, clock)
+        return entry.name, m, time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
+        futures = [pool.submit(one, e) for e in entries]
+        for future in as_completed(futures):
+            name, m, seconds = future.result()
+            with lock:
+                persist(root, name, m)
+                statuses[name] = m.status
+                progress(f"[{len(statuses)}/{total}] {progress_line(name, m, seconds)}")
+    return statuses
+
+
+def conclude(
+    root: Path,
+    catalog: Catalog | None,
+    snapshot: Snapshot,
+    statuses: dict[str, Status],
+    *,
+    progress: Progress,
+    publish_pages: bool = True,
+) -> SweepOutcome:
+    """Apply the harness guard; on a fault restore and stop, otherwise publish."""
+    verdict = judge(snapshot, statuses)
+    progress(verdict.reason)
+    if verdict.fault:
+        restored = restore(root, snapshot)
+        progress("HARNESS FAULT — refusing to publish this sweep")
+        progress(
+            f"regressed: {len(verdict.regressed)} ({', '.join(verdict.regressed)}); "
+            f"servers restored to their previous files: {restored}"
+        )
+        return SweepOutcome(statuses, verdict, restored, None)
+    published = publish(root, catalog) if publish_pages else None
+    good = sum(1 for s in statuses.values() if s.has_number)
+    progress(f"done: {good}/{len(statuses)} measured")
+    return SweepOutcome(statuses, verdict, 0, published)
+
+
+def run_sweep(
+    catalog: Catalog,
+    selected: Sequence[CatalogEntry],
+    root: Path,
+    measure: MeasureFn,
+    options: SweepOptions,
+    *,
+    clock: Clock,
+    progress: Progress,
+    publish_pages: bool = True,
+    pre_check: PreCheck | None = None,
+) -> SweepOutcome:
+    """The whole sweep over ``selected`` (a subset of ``catalog``), writing under ``root``."""
+    sweepable = [e for e in selected if e.sweepable]
+    snapshot = take_snapshot(root, [e.name for e in sweepable])
+    statuses = measure_all(
+        sweepable, root, measure, options, clock=clock, progress=progress, pre_check=pre_check
+    )
+    return conclude(
+        root, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
+    )

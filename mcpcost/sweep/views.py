@@ -1,0 +1,195 @@
+"""The rows every published page is drawn from, computed from measurements alone.
+
+Pure: takes the catalog, the measurements, history rows and the optional side files
+(divergence, session-start backfill), returns values. No clock, no file system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcpcost.core.bands import Band, band_for
+from mcpcost.core.measure import SessionStart, session_start
+from mcpcost.core.model import NOT_CAPTURED, Measurement
+from mcpcost.core.status import Status
+from mcpcost.sweep.catalog import Catalog, CatalogEntry
+from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
+
+DIVERGENCE_METHOD = "tools-delta/v1"
+SESSION_METHOD = "deferred-load/v1"
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A current Claude divergence row (stale rows are never turned into one)."""
+
+    model: str
+    measured_on: str
+    claude_tokens: int
+    o200k_full: int | None
+    o200k_mapped: int | None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One catalog entry (or measured directory) as the pages show it."""
+
+    name: str
+    status: Status
+    entry: CatalogEntry | None
+    measurement: Measurement | None
+    session: SessionStart | None
+    divergence: Divergence | None
+    series: Series
+    band: Band | None
+
+    @property
+    def tokens(self) -> int | None:
+        m = self.measurement
+        return m.total_tokens if m is not None and m.has_number else None
+
+    @property
+    def tool_count(self) -> int | None:
+        m = self.measurement
+        return m.tool_count if m is not None and m.has_number else None
+
+    @property
+    def category(self) -> str:
+        return (self.entry.category if self.entry else None) or ""
+
+    @property
+    def largest_tool(self) -> tuple[str, int] | None:
+        m = self.measurement
+        if m is None or not m.tools:
+            return None
+        best = max(m.tools, key=lambda t: t.tokens)  # first of equals
+        return best.name, best.tokens
+
+    @property
+    def note(self) -> str:
+        if self.status is Status.REMOTE_AUTH_WALL and self.measurement is None:
+            return "OAuth-gated remote server; listed, not measured"
+        if self.status is Status.NOT_YET_RUN:
+            return "not swept yet"
+        m = self.measurement
+        return (m.notes or "") if m is not None else ""
+
+
+@dataclass(frozen=True)
+class Board:
+    """Everything the leaderboard, pages and dashboard need."""
+
+    measured: tuple[Row, ...]  # measured/dynamic, by tokens desc (stable on catalog order)
+    not_measured: tuple[Row, ...]  # catalog order
+    all_rows: tuple[Row, ...]  # catalog order, then uncatalogued directories by name
+    divergence_model: str | None
+    divergence_date: str | None
+
+    @property
+    def total(self) -> int:
+        return len(self.all_rows)
+
+
+def _divergence_rows(
+    doc: Any, measurements: Mapping[str, Measurement]
+) -> tuple[dict[str, Divergence], str | None, str | None]:
+    if not isinstance(doc, dict) or not isinstance(doc.get("servers"), dict):
+        return {}, None, None
+    model = doc.get("model") if isinstance(doc.get("model"), str) else "unknown model"
+    day = doc.get("measuredAt") if isinstance(doc.get("measuredAt"), str) else ""
+    out: dict[str, Divergence] = {}
+    for name, row in doc["servers"].items():
+        m = measurements.get(name)
+        if not isinstance(row, dict) or m is None or "error" in row:
+            continue
+        delta = row.get("claudeDelta")
+        if isinstance(delta, bool) or not isinstance(delta, int | float):
+            continue
+        if m.canonical_sha256 is None or row.get("capturedSha256") != m.canonical_sha256:
+            continue  # stale: the capture moved since this row was computed
+
+        def num(key: str, row: dict[str, Any] = row) -> int | None:
+            v = row.get(key)
+            return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+        out[name] = Divergence(
+            str(model), str(day), int(delta), num("o200kFull"), num("o200kMapped")
+        )
+    return out, str(model), str(day)
+
+
+def _session_with_backfill(name: str, m: Measurement, backfill: Any) -> SessionStart | None:
+    capture = m.raw_tools_capture
+    if not m.has_number or not isinstance(capture, list):
+        return None
+    if m.server_instructions is not NOT_CAPTURED:
+        return session_start(capture, m.server_instructions, captured=True)
+    rows = backfill.get("servers") if isinstance(backfill, dict) else None
+    row = rows.get(name) if isinstance(rows, dict) else None
+    if (
+        isinstance(row, dict)
+        and "error" not in row
+        and isinstance(row.get("instructionsTokens"), int)
+        and m.canonical_sha256 is not None
+        and row.get("capturedSha256") == m.canonical_sha256
+        and isinstance(row.get("instructions"), str | None)
+    ):
+        return session_start(capture, row.get("instructions"), captured=True)
+    return session_start(capture, None, captured=False)
+
+
+def build_board(
+    catalog: Catalog | None,
+    measurements: Mapping[str, Measurement],
+    history: Sequence[HistoryRow],
+    *,
+    divergence: Any = None,
+    session_backfill: Any = None,
+) -> Board:
+    """Rows for every catalog entry plus every measured directory the catalog lacks."""
+    entries = catalog.entries if catalog is not None else ()
+    names = [e.name for e in entries]
+    names += sorted(n for n in measurements if n not in set(names))
+    lookup = {e.name: e for e in entries}
+    div, model, day = _divergence_rows(divergence, measurements)
+    hist = by_server(history)
+    rows: list[Row] = []
+    for name in names:
+        entry = lookup.get(name)
+        m = measurements.get(name)
+        if m is not None:
+            status = m.status
+        elif entry is not None and entry.remote:
+            status = Status.REMOTE_AUTH_WALL
+        else:
+            status = Status.NOT_YET_RUN
+        good = m is not None and m.has_number
+        rows.append(
+            Row(
+                name=name,
+                status=status,
+                entry=entry,
+                measurement=m,
+                session=_session_with_backfill(name, m, session_backfill) if m else None,
+                divergence=div.get(name) if good else None,
+                series=plottable(hist.get(name, [])),
+                band=band_for(m.total_tokens)
+                if good and m and m.total_tokens is not None
+                else None,
+            )
+        )
+    order = {n: i for i, n in enumerate(names)}
+    measured = sorted(
+        (r for r in rows if r.tokens is not None), key=lambda r: (-(r.tokens or 0), order[r.name])
+    )
+    not_measured = tuple(r for r in rows if r.tokens is None)
+    current = [r for r in measured if r.divergence is not None]
+    return Board(
+        tuple(measured),
+        not_measured,
+        tuple(rows),
+        model if current else None,
+        day if current else None,
+    )
