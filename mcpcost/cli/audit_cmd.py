@@ -1,0 +1,287 @@
+"""``mcpcost audit``: what the servers in your MCP configs cost, per config file, and the gates.
+
+Order of work: flags are parsed; ``--baseline`` and ``--claude`` are read and shape-checked; the
+configs are found (or the ``--config`` files read); only then is anything launched. Results go to
+stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok; 1 a gate failed
+or nothing could be audited (no config with a live server, or every server failed); 2 usage or
+unreadable input. Secrets never reach any output: env and header names only, commands and URLs
+masked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
+from mcpcost.audit.deferral import (
+    DivergenceRun,
+    SettingsSource,
+    parse_divergence,
+    read_settings_sources,
+    settings_paths,
+)
+from mcpcost.audit.diff import Baseline, diff_reports, parse_baseline
+from mcpcost.audit.discovery import config_listing, discover, load_explicit
+from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
+from mcpcost.audit.gates import evaluate_gates
+from mcpcost.audit.model import ConfigFile, ConfigState
+from mcpcost.audit.progress import progress_for
+from mcpcost.audit.render_json import render_json
+from mcpcost.audit.render_markdown import render_markdown
+from mcpcost.audit.render_text import render_text
+from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW
+from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
+from mcpcost.cli.io import read_source
+from mcpcost.core.jsonvalue import parse_json, stringify_pretty
+from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+
+DEFAULT_TIMEOUT_S = 60.0
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
+    if not (0 <= value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return value
+
+
+def build_parser() -> ArgParser:
+    p = ArgParser(
+        prog="mcpcost audit",
+        description="Measure every server in your MCP client configs; report per config file.",
+    )
+    p.add_argument("--config", action="append", default=[], metavar="PATH",
+                   help="a config file to audit instead of discovery (repeatable)")  # fmt: skip
+    p.add_argument("--client", action="append", default=[], metavar="NAME",
+                   help=f"only discover this client (repeatable): {', '.join(KNOWN_CLIENTS)}")  # fmt: skip
+    p.add_argument("--list-configs", action="store_true",
+                   help="print the configs found, launch nothing")  # fmt: skip
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="the report as one JSON object")
+    fmt.add_argument("--markdown", action="store_true", help="the report as Markdown")
+    p.add_argument("--budget", type=positive_int, metavar="N",
+                   help="fail when any config costs more than N tokens")  # fmt: skip
+    p.add_argument("--baseline", metavar="FILE", help="an earlier audit --json report to diff")
+    p.add_argument("--max-increase", type=non_negative_int, metavar="N",
+                   help="fail when a config grew by more than N tokens vs --baseline")  # fmt: skip
+    p.add_argument("--max-increase-percent", type=non_negative_float, metavar="P",
+                   help="fail when a config grew by more than P%% vs --baseline")  # fmt: skip
+    p.add_argument("--context", type=positive_int, default=DEFAULT_CONTEXT_WINDOW, metavar="N",
+                   help="context window size for shares and thresholds (default 200,000)")  # fmt: skip
+    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help="per-request timeout for each server (default 60)")  # fmt: skip
+    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
+                   help="servers measured at once (default 4)")  # fmt: skip
+    p.add_argument("--claude", metavar="FILE_OR_URL",
+                   help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
+    return p
+
+
+def iso_now(moment: datetime) -> str:
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    )
+
+
+def load_baseline(path: str) -> Baseline:
+    """Read and shape-check a baseline before anything is launched; InputError (exit 2)."""
+    try:
+        data = read_source(path)
+    except InputError as exc:
+        raise InputError(f"cannot read baseline {exc}") from None
+    try:
+        return parse_baseline(parse_json(data))
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def load_divergence(source: str) -> DivergenceRun:
+    data = read_source(source)
+    try:
+        return parse_divergence(parse_json(data))
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+
+
+def _read_if_exists(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def find_configs(
+    args: argparse.Namespace,
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+) -> list[ConfigFile]:
+    if args.config:
+        if args.client:
+            raise UsageError("mcpcost audit: --client filters discovery; it cannot be combined "
+                             "with --config")  # fmt: skip
+        context = ParseContext(environ=dict(environ), home=str(home), cwd=str(cwd),
+                               platform=platform, project_key=str(cwd),
+                               realpath=os.path.realpath)  # fmt: skip
+        files = load_explicit([Path(p) for p in args.config], context=context)
+        for f in files:
+            if f.state == ConfigState.ERROR:
+                if not (Path(f.source).exists() or Path(f.source).is_symlink()):
+                    raise InputError(f"{f.source}: no such file")
+                raise InputError(f"{f.source}: {f.error or 'cannot be read'}")
+        return files
+    unknown = sorted(set(args.client) - set(KNOWN_CLIENTS))
+    if unknown:
+        raise UsageError(f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
+                         f"{', '.join(KNOWN_CLIENTS)}")  # fmt: skip
+    return discover(home=home, cwd=cwd, platform=platform, environ=environ,
+                    clients=set(args.client) or None)  # fmt: skip
+
+
+def listing_text(files: list[ConfigFile]) -> str:
+    if not files:
+        return "no MCP config found\n"
+    lines: list[str] = []
+    for item in config_listing(files):
+        lines.append(f"{item.client}  {item.source}  ({item.state})")
+        if item.error:
+            lines.append(f"  error: {item.error}")
+        for s in item.servers:
+            tags = []
+            if s.disabled:
+                tags.append("disabled")
+            if not s.launchable:
+                tags.append(f"not launchable: {s.note}" if s.note else "not launchable")
+            lines.append(f"  {s.name}" + (f"  [{'; '.join(tags)}]" if tags else ""))
+        lines += [f"  problem: {p}" for p in item.problems]
+    return "\n".join(lines) + "\n"
+
+
+def listing_json(files: list[ConfigFile]) -> str:
+    data: list[dict[str, Any]] = [
+        {
+            "client": i.client,
+            "source": i.source,
+            "scope": i.scope,
+            "state": i.state,
+            "error": i.error,
+            "problems": list(i.problems),
+            "servers": [
+                {
+                    "name": s.name,
+                    "disabled": s.disabled,
+                    "launchable": s.launchable,
+                    "note": s.note,
+                    "line": s.line,
+                }
+                for s in i.servers
+            ],
+        }
+        for i in config_listing(files)
+    ]
+    return stringify_pretty({"configs": data}) + "\n"
+
+
+def _nothing_found(files: list[ConfigFile], explicit: bool) -> str:
+    if not files:
+        where = (
+            "in the files given" if explicit else "in the standard locations of the known clients"
+        )
+        return f"no MCP config found {where}; pass --config PATH to audit a file directly\n"
+    lines = ["no server to audit:"]
+    for f in files:
+        if f.state == ConfigState.ERROR:
+            lines.append(f"  {f.client}: {f.source} could not be read: {f.error}")
+        elif f.entries and not f.live_entries:
+            lines.append(f"  {f.client}: {f.source}: every one of them is switched off: "
+                         f"{', '.join(f.disabled_names)}")  # fmt: skip
+        else:
+            lines.append(f"  {f.client}: {f.source} was read and declares no server")
+    return "\n".join(lines) + "\n"
+
+
+def run(
+    argv: list[str],
+    out: TextIO,
+    err: TextIO,
+    *,
+    measure: MeasureFn | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    platform: str | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> int:
+    args = build_parser().parse_args(argv)
+    if (
+        args.max_increase is not None or args.max_increase_percent is not None
+    ) and not args.baseline:
+        raise UsageError("mcpcost audit: --max-increase needs --baseline REPORT.json")
+    env = dict(os.environ if environ is None else environ)
+    home_dir = home or Path.home()
+    cwd_dir = cwd or Path.cwd()
+    plat = platform or sys.platform
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    divergence = load_divergence(args.claude) if args.claude else None
+    files = find_configs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
+    if args.list_configs:
+        out.write(listing_json(files) if args.json else listing_text(files))
+        return EXIT_OK if files else EXIT_CHECK_FAILED
+    settings: tuple[SettingsSource, ...] = read_settings_sources(
+        settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
+        _read_if_exists,
+    )
+    if measure is None:
+        from mcpcost.measuring import measure_server
+
+        measure = partial(measure_server, timeout_s=args.timeout)
+    report = run_audit(
+        files,
+        measure=measure,
+        concurrency=args.concurrency,
+        context_window=args.context,
+        progress=progress_for(err),
+        generated_at=iso_now((now or (lambda: datetime.now(UTC)))()),
+        shell_environ=env,
+        settings=settings,
+        divergence=divergence,
+    )
+    if not report.configs:
+        if args.json:
+            out.write(render_json(report))
+        err.write(_nothing_found(files, bool(args.config)))
+        return EXIT_CHECK_FAILED
+    diff = diff_reports(baseline, report) if baseline is not None else None
+    gates = evaluate_gates(
+        report, diff, budget=args.budget, max_increase=args.max_increase,
+        max_increase_percent=args.max_increase_percent,
+    )  # fmt: skip
+    wants_gates = (
+        args.budget is not None
+        or args.max_increase is not None
+        or (args.max_increase_percent is not None)
+    )
+    shown = gates if wants_gates else None
+    if args.json:
+        out.write(render_json(report, diff, shown))
+    elif args.markdown:
+        out.write(render_markdown(report, diff, shown))
+    else:
+        out.write(render_text(report, diff, shown))
+    if not report.audited_anything:
+        err.write("no server could be measured: nothing was audited\n")
+        return EXIT_CHECK_FAILED
+    return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
