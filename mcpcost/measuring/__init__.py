@@ -1,0 +1,13 @@
+"""Measuring one server: two concurrent captures of ``tools/list``, compared, turned into a
+``core.model.Measurement``.
+
+* ``capture``   one launch/connection -> the page-joined tools array, or a classified failure
+* ``classify``  typed transport errors -> a status (protocol signals first, narrow text last)
+* ``server``    ``measure_server(spec, ...)``: the library call the CLI, audit and sweep use
+"""
+
+from __future__ import annotations
+
+from mcpcost.measuring.server import measure_server
+
+__all__ = ["measure_server"]

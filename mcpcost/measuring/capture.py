@@ -1,0 +1,72 @@
+"""One capture: open a transport, handshake, page through ``tools/list``, close. Never raises for
+server behaviour: the outcome is a ``Capture`` or a classified ``CaptureFailure``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.status import Status
+from mcpcost.errors import McpcostError
+from mcpcost.measuring.classify import classify_failure
+from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
+from mcpcost.transports.errors import TransportClosed, TransportTimeout
+from mcpcost.transports.session import ServerHello, Session
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A successful capture: the page-joined tools array and what the server said about itself."""
+
+    tools: list[Any]
+    hello: ServerHello
+    diagnostics: Diagnostics
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class CaptureFailure:
+    """A failed capture with its status and a message (not yet redacted or cut)."""
+
+    status: Status
+    message: str
+    diagnostics: Diagnostics | None
+    elapsed_s: float
+
+
+def capture_tools(
+    spec: ServerSpec,
+    open_transport: TransportFactory,
+    timeout_s: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> Capture | CaptureFailure:
+    """One full capture within ``timeout_s`` (per request, and overall for the capture)."""
+    started = clock()
+    deadline = started + timeout_s
+    transport: Transport | None = None
+    failure: McpcostError | None = None
+    try:
+        transport = open_transport(spec, timeout_s)
+        session = Session(transport, request_timeout_s=timeout_s, deadline=deadline, clock=clock)
+        hello = session.open()
+        tools = session.list_tools()
+    except McpcostError as exc:
+        failure = exc
+    except OSError as exc:  # a launcher's own IO failing (a container engine, a socket)
+        failure = TransportClosed(f"could not reach the server: {exc}")
+    finally:
+        if transport is not None:
+            transport.close()
+    diagnostics = transport.diagnostics if transport is not None else None
+    elapsed = clock() - started
+    if failure is None:
+        assert diagnostics is not None
+        return Capture(tools, hello, diagnostics, elapsed)
+    if isinstance(failure, TransportTimeout):
+        failure = TransportTimeout(int(timeout_s * 1000), failure.waiting_for)
+    status, message = classify_failure(failure, diagnostics.stderr_tail if diagnostics else "")
+    return CaptureFailure(status, message, diagnostics, elapsed)

@@ -1,0 +1,153 @@
+"""``measure_server``: measuring one server is one call that returns a ``Measurement``.
+
+Two independent captures (two launches or connections) run concurrently on threads. Equal
+canonical bytes give ``measured``; different bytes give ``dynamic`` with the first capture's
+numbers. A failed capture decides the status (the first capture's failure wins when both fail).
+A ``timeout`` is retried once at double the budget; the retry's result is published, and if it
+times out again its notes start with ``reproduced on double the timeout budget; `` and
+``timeoutMs`` names the widest budget tried. Notes are cut to 700 characters, carry the stderr
+tail, and have every env and header value masked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+
+from mcpcost import __version__
+from mcpcost.core.measure import measure_tools
+from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
+from mcpcost.core.redact import redact_text
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.status import Status
+from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
+from mcpcost.transports.base import TransportFactory
+from mcpcost.transports.open import open_transport as default_open_transport
+
+TIMEOUT_RETRY_FACTOR = 2
+NOTES_LIMIT = 700
+STDERR_IN_NOTES = 600
+DYNAMIC_NOTE = "tools/list differed between two runs; value is for the first capture"
+RETRY_PREFIX = "reproduced on double the timeout budget; "
+MEASURED_BY = {"tool": "mcp-context-cost", "version": __version__}
+
+
+def iso_utc(moment: datetime) -> str:
+    """``Date.prototype.toISOString`` form: UTC, milliseconds, ``Z``."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def capture_pair(
+    spec: ServerSpec, factory: TransportFactory, timeout_s: float
+) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
+    """Two independent captures at the same time."""
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="mcpcost-capture") as pool:
+        first = pool.submit(capture_tools, spec, factory, timeout_s)
+        second = pool.submit(capture_tools, spec, factory, timeout_s)
+        return first.result(), second.result()
+
+
+def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
+    """The notes of a failed measurement: message, stderr tail, secrets masked, <= 700 chars."""
+    text = failure.message
+    tail = failure.diagnostics.stderr_tail.strip() if failure.diagnostics else ""
+    if tail and tail not in text:
+        text += f"; stderr tail: {tail[-STDERR_IN_NOTES:]}"
+    return cut_notes(redact_text(prefix + text, secrets))
+
+
+def cut_notes(text: str) -> str:
+    return text if len(text) <= NOTES_LIMIT else text[: NOTES_LIMIT - 1] + "…"
+
+
+def measurement_from_pair(
+    spec: ServerSpec,
+    pair: tuple[Capture | CaptureFailure, Capture | CaptureFailure],
+    *,
+    timeout_s: float,
+    measured_at: str,
+    isolation: Isolation,
+    notes_prefix: str = "",
+) -> Measurement:
+    """Fold two captures into the published record (pure)."""
+    first, second = pair
+    timeout_ms = round(timeout_s * 1000)
+    failure = first if isinstance(first, CaptureFailure) else second
+    extras = {"headerNames": list(spec.header_names)} if spec.headers else {}
+    if isinstance(failure, CaptureFailure):
+        kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
+        return Measurement(
+            status=failure.status,
+            server_name=spec.name,
+            launch_command=spec.display(),
+            measured_at=measured_at,
+            timeout_ms=timeout_ms,
+            isolation=isolation,
+            notes=failure_notes(failure, spec.secret_values, notes_prefix),
+            transport=kind,
+            measured_by=MEASURED_BY,
+            extras=extras,
+        )
+    assert isinstance(first, Capture) and isinstance(second, Capture)
+    one = measure_tools(first.tools)
+    two = measure_tools(second.tools)
+    same = one.canonical.text == two.canonical.text
+    hello = first.hello
+    return Measurement(
+        status=Status.MEASURED if same else Status.DYNAMIC,
+        server_name=hello.server_name or spec.name,
+        launch_command=spec.display(),
+        measured_at=measured_at,
+        timeout_ms=timeout_ms,
+        total_tokens=one.total_tokens,
+        tool_count=one.tool_count,
+        tools=one.tools,
+        canonical_sha256=one.canonical.sha256,
+        raw_tools_capture=one.capture,
+        server_instructions=hello.instructions,
+        server_version=hello.server_version,
+        env_var_names=spec.env_names,
+        isolation=isolation,
+        notes=None if same else DYNAMIC_NOTE,
+        protocol_version=hello.protocol_version,
+        protocol_era=hello.era,
+        transport=first.diagnostics.kind,
+        measured_by=MEASURED_BY,
+        extras=extras,
+    )
+
+
+def measure_server(
+    spec: ServerSpec,
+    *,
+    timeout_s: float = 60.0,
+    retry_timeouts: bool = True,
+    open_transport: TransportFactory | None = None,
+    isolation: Isolation | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> Measurement:
+    """Measure one server: two concurrent captures, compared; one timeout retry at 2x."""
+    if not timeout_s > 0:
+        raise ValueError("timeout_s must be positive")
+    factory = open_transport or default_open_transport
+    clock = now or (lambda: datetime.now(UTC))
+    where = isolation or HOST_ISOLATION
+    started_at = iso_utc(clock())
+    result = measurement_from_pair(
+        spec, capture_pair(spec, factory, timeout_s), timeout_s=timeout_s,
+        measured_at=started_at, isolation=where,
+    )  # fmt: skip
+    if result.status is Status.TIMEOUT and retry_timeouts:
+        wider = timeout_s * TIMEOUT_RETRY_FACTOR
+        retried_at = iso_utc(clock())
+        pair = capture_pair(spec, factory, wider)
+        again = measurement_from_pair(spec, pair, timeout_s=wider, measured_at=retried_at,
+                                      isolation=where)  # fmt: skip
+        if again.status is Status.TIMEOUT:
+            again = measurement_from_pair(spec, pair, timeout_s=wider, measured_at=retried_at,
+                                          isolation=where, notes_prefix=RETRY_PREFIX)  # fmt: skip
+        result = again
+    assert result.server_instructions is not NOT_CAPTURED or not result.has_number
+    return result

@@ -1,0 +1,13 @@
+"""Talking to MCP servers: transports (message pipes) and the session that speaks MCP over them.
+
+* ``base``        the ``Transport`` interface, ``Diagnostics``, ``TransportFactory``
+* ``framing``     newline-delimited JSON-RPC over any pair of byte streams
+* ``stdio``       local processes in their own process group
+* ``http``        Streamable HTTP;  ``legacy_sse``: HTTP+SSE;  ``auto``: the one, then the other
+* ``sse``         a pure Server-Sent Events decoder
+* ``session``     JSON-RPC requests, the era handshake, paginated ``tools/list``
+* ``open``        the default factory (spec -> transport)
+* ``errors``      typed failures the measurer turns into statuses
+"""
+
+from __future__ import annotations
