@@ -54,11 +54,13 @@ def strip_jsonc(text: str) -> str:
     n = len(text)
     i = 0
     last_comma = -1  # index of a comma with only whitespace/comments after it so far
+    previous = ""  # the last significant character before the current one
     while i < n:
         c = text[i]
         if c == '"':
             i = _string_end(text, i)
             last_comma = -1
+            previous = '"'
             continue
         if c == "/" and i + 1 < n and text[i + 1] == "/":
             end = text.find("\n", i)
@@ -75,13 +77,16 @@ def strip_jsonc(text: str) -> str:
             i = end + 2
             continue
         if c == ",":
-            last_comma = i
+            # a comma after a value may trail; one after "{", "[" or "," stays an error
+            last_comma = i if previous not in ("", "{", "[", ",") else -1
         elif c in "}]":
             if last_comma >= 0:
                 chars[last_comma] = " "
             last_comma = -1
         elif c not in " \t\r\n\ufeff":
             last_comma = -1
+        if c not in " \t\r\n\ufeff":
+            previous = c
         i += 1
     return "".join(chars)
 

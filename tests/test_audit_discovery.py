@@ -1,0 +1,411 @@
+"""Discovery: every client's config found on each OS's paths in a temporary home, and read."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
+from mcpcost.audit.discovery import (
+    PROJECT_CONFIG_PATHS,
+    config_listing,
+    discover,
+    load_explicit,
+    locations,
+    parse_project_config,
+    project_client,
+)
+from mcpcost.audit.model import ConfigFile, ConfigState
+
+CONFIGS = Path(__file__).parent / "fixtures" / "configs"
+
+ENVIRON = {
+    "NOTES_TOKEN": "nt-value-1",
+    "CONTEXT7_API_KEY": "c7-value",
+    "API_KEY": "api-key-value",
+    "DB_CONNECTION_STRING": "postgres://db",
+    "EXTERNAL_API_KEY": "ext-value",
+    "GEMINI_MCP_TOKEN": "gemini-value",
+    "FIGMA_TOKEN": "figma-value",
+    "FIGMA_OAUTH_TOKEN": "figma-oauth-value",
+    "FS_MODE": "ro",
+}
+
+# fixture -> {server name: "ok" (launchable) | "off" (disabled) | "problem" (not launchable)}
+EXPECTED: dict[str, dict[str, str]] = {
+    "claude_desktop_config.json": {"filesystem": "ok", "github": "ok", "linear": "problem"},
+    "claude.json": {"memory": "ok", "sentry": "ok", "postgres": "ok"},
+    "dot-mcp.json": {"api-server": "ok", "everything": "ok"},
+    "cursor-mcp.json": {"notes": "ok", "context7": "ok"},
+    "vscode-mcp.jsonc": {"perplexity": "problem", "aws-docs": "ok", "github": "ok"},
+    "vscode-settings.json": {"legacy-time": "ok"},
+    "windsurf-mcp_config.json": {"figma": "ok", "brave-search": "problem", "puppeteer": "off"},
+    "codex-config.toml": {"docs": "ok", "figma": "ok", "linear": "problem", "old": "off"},
+    "gemini-settings.json": {
+        "pythonTools": "ok",
+        "httpServer": "ok",
+        "sseServer": "ok",
+        "excluded": "off",
+    },
+    "zed-settings.json": {
+        "flat-server": "ok",
+        "nested-server": "ok",
+        "remote-server": "ok",
+        "mcp-server-github": "problem",
+    },
+    "cline_mcp_settings.json": {"weather": "ok", "remote-docs": "off"},
+    "roo-mcp.json": {"sqlite": "ok", "remote": "ok"},
+    "continue-config.yaml": {"SQLite MCP": "ok", "Remote SSE": "ok", "Hub Secret": "problem"},
+    "continue-block.yaml": {"Browser search": "ok"},
+    "goose-config.yaml": {"developer": "problem", "github": "ok", "remote": "ok", "fetch": "off"},
+    "copilot-mcp-config.json": {"playwright": "ok", "github": "ok"},
+    "opencode.json": {"local-fs": "ok", "remote-ctx": "off"},
+}
+
+# Each OS's documented user-level paths, written out independently of the implementation.
+_USER_PATHS: dict[str, dict[str, tuple[str, str]]] = {
+    "linux": {
+        "claude-desktop": (
+            ".config/Claude/claude_desktop_config.json",
+            "claude_desktop_config.json",
+        ),
+        "vscode": (".config/Code/User/mcp.json", "vscode-mcp.jsonc"),
+        "vscode-legacy": (".config/Code/User/settings.json", "vscode-settings.json"),
+        "zed": (".config/zed/settings.json", "zed-settings.json"),
+        "cline": (
+            ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+            "cline_mcp_settings.json",
+        ),
+        "goose": (".config/goose/config.yaml", "goose-config.yaml"),
+    },
+    "darwin": {
+        "claude-desktop": (
+            "Library/Application Support/Claude/claude_desktop_config.json",
+            "claude_desktop_config.json",
+        ),
+        "vscode": ("Library/Application Support/Code/User/mcp.json", "vscode-mcp.jsonc"),
+        "vscode-legacy": (
+            "Library/Application Support/Code/User/settings.json",
+            "vscode-settings.json",
+        ),
+        "zed": (".config/zed/settings.json", "zed-settings.json"),
+        "cline": (
+            "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/"
+            "cline_mcp_settings.json",
+            "cline_mcp_settings.json",
+        ),
+        "goose": (".config/goose/config.yaml", "goose-config.yaml"),
+    },
+    "win32": {
+        "claude-desktop": (
+            "AppData/Roaming/Claude/claude_desktop_config.json",
+            "claude_desktop_config.json",
+        ),
+        "vscode": ("AppData/Roaming/Code/User/mcp.json", "vscode-mcp.jsonc"),
+        "vscode-legacy": ("AppData/Roaming/Code/User/settings.json", "vscode-settings.json"),
+        "zed": ("AppData/Roaming/Zed/settings.json", "zed-settings.json"),
+        "cline": (
+            "AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/settings/"
+            "cline_mcp_settings.json",
+            "cline_mcp_settings.json",
+        ),
+        "goose": ("AppData/Roaming/Block/goose/config/config.yaml", "goose-config.yaml"),
+    },
+}
+_SAME_EVERYWHERE = {
+    "claude-code": (".claude.json", "claude.json"),
+    "cursor": (".cursor/mcp.json", "cursor-mcp.json"),
+    "windsurf": (".codeium/windsurf/mcp_config.json", "windsurf-mcp_config.json"),
+    "codex": (".codex/config.toml", "codex-config.toml"),
+    "gemini": (".gemini/settings.json", "gemini-settings.json"),
+    "continue": (".continue/config.yaml", "continue-config.yaml"),
+    "copilot": (".copilot/mcp-config.json", "copilot-mcp-config.json"),
+    "opencode": (".config/opencode/opencode.json", "opencode.json"),
+}
+_PROJECT = {
+    "claude-code": (".mcp.json", "dot-mcp.json"),
+    "vscode": (".vscode/mcp.json", "vscode-mcp.jsonc"),
+    "roo": (".roo/mcp.json", "roo-mcp.json"),
+    "continue": (".continue/mcpServers/playwright.yaml", "continue-block.yaml"),
+    "cursor": (".cursor/mcp.json", "cursor-mcp.json"),
+}
+
+
+def _place(dest: Path, fixture: str, cwd: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    text = (CONFIGS / fixture).read_text(encoding="utf-8")
+    dest.write_text(text.replace("__PROJECT__", str(cwd)), encoding="utf-8")
+
+
+def build_home(tmp_path: Path, platform: str) -> tuple[Path, Path, dict[str, str], dict[Path, str]]:
+    """A fake home and project holding one config per client; returns what was placed where."""
+    home = tmp_path / "home"
+    cwd = tmp_path / "work" / "project"
+    cwd.mkdir(parents=True)
+    placed: dict[Path, str] = {}
+    user = {**_SAME_EVERYWHERE, **_USER_PATHS[platform]}
+    for rel, fixture in user.values():
+        placed[home / rel] = fixture
+    for rel, fixture in _PROJECT.values():
+        placed[cwd / rel] = fixture
+    for dest, fixture in placed.items():
+        _place(dest, fixture, cwd)
+    environ = dict(ENVIRON)
+    if platform == "win32":
+        environ["AppData"] = str(home / "AppData" / "Roaming")  # any case, as Windows allows
+    return home, cwd, environ, placed
+
+
+def _shape(cf: ConfigFile) -> dict[str, str]:
+    return {
+        e.name: "off" if e.disabled else ("ok" if e.spec is not None else "problem")
+        for e in cf.entries
+    }
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
+def test_every_client_found_on_each_platform(tmp_path: Path, platform: str) -> None:
+    home, cwd, environ, placed = build_home(tmp_path, platform)
+    found = discover(
+        home=home, cwd=cwd, platform=platform, environ=environ, system_root=tmp_path / "sys"
+    )
+    by_source = {Path(cf.source): cf for cf in found}
+    assert set(by_source) == set(placed), "every placed file found, nothing else"
+    for path, fixture in placed.items():
+        cf = by_source[path]
+        assert cf.state is not ConfigState.ERROR, (path, cf.error)
+        assert _shape(cf) == EXPECTED[fixture], (platform, path)
+    assert {cf.client for cf in found} == set(KNOWN_CLIENTS)
+    scopes = {Path(cf.source): cf.scope for cf in found}
+    assert scopes[cwd / ".mcp.json"] == "project"
+    assert scopes[home / ".claude.json"] == "user"
+
+
+def test_client_filter_and_unknown_client(tmp_path: Path) -> None:
+    home, cwd, environ, _ = build_home(tmp_path, "linux")
+    found = discover(home=home, cwd=cwd, platform="linux", environ=environ, clients=["codex"])
+    assert [cf.client for cf in found] == ["codex"]
+    with pytest.raises(ValueError, match="nosuch"):
+        discover(home=home, cwd=cwd, platform="linux", environ=environ, clients=["nosuch"])
+
+
+def test_env_overrides_for_codex_claude_and_copilot_homes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    codex_home = tmp_path / "codexhome"
+    _place(codex_home / "config.toml", "codex-config.toml", cwd)
+    _place(home / ".codex" / "config.toml", "codex-config.toml", cwd)  # not read: CODEX_HOME wins
+    copilot_home = tmp_path / "cop"
+    _place(copilot_home / "mcp-config.json", "copilot-mcp-config.json", cwd)
+    environ = {"CODEX_HOME": str(codex_home), "COPILOT_HOME": str(copilot_home)}
+    found = discover(home=home, cwd=cwd, platform="linux", environ=environ)
+    assert sorted(cf.source for cf in found) == sorted(
+        [str(codex_home / "config.toml"), str(copilot_home / "mcp-config.json")]
+    )
+
+
+def test_settings_files_without_mcp_block_are_not_listed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cwd = tmp_path / "cwd"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text('{"theme": "dark"}')
+    (cwd / ".zed").mkdir(parents=True)
+    (cwd / ".zed" / "settings.json").write_text("// nothing\n{}")
+    (home / ".cursor").mkdir()
+    (home / ".cursor" / "mcp.json").write_text("{}")  # a dedicated MCP file: listed anyway
+    found = discover(home=home, cwd=cwd, platform="linux", environ={})
+    assert [(cf.client, cf.state) for cf in found] == [("cursor", ConfigState.DECLARES_NOTHING)]
+
+
+def test_managed_and_system_files_under_system_root(tmp_path: Path) -> None:
+    root = tmp_path / "sys"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    _place(root / "etc" / "claude-code" / "managed-mcp.json", "dot-mcp.json", cwd)
+    _place(root / "etc" / "gemini-cli" / "settings.json", "gemini-settings.json", cwd)
+    found = discover(home=tmp_path / "h", cwd=cwd, platform="linux", environ={}, system_root=root)
+    assert {(cf.client, cf.scope) for cf in found} == {
+        ("claude-code", "managed"),
+        ("gemini", "managed"),
+    }
+
+
+def test_windows_msix_claude_desktop_and_vscode_profiles(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    local = tmp_path / "local"
+    msix = local / "Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude"
+    _place(msix / "claude_desktop_config.json", "claude_desktop_config.json", cwd)
+    profile = home / "AppData/Roaming/Code - Insiders/User/profiles/3f2a/mcp.json"
+    _place(profile, "vscode-mcp.jsonc", cwd)
+    found = discover(home=home, cwd=cwd, platform="win32", environ={"LOCALAPPDATA": str(local)})
+    assert sorted(Path(cf.source) for cf in found) == sorted(
+        [msix / "claude_desktop_config.json", profile]
+    )
+
+
+# ---------------------------------------------------------------- unreadable files
+
+
+def test_directory_in_place_of_file_is_an_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".cursor" / "mcp.json").mkdir(parents=True)
+    found = discover(home=home, cwd=tmp_path, platform="linux", environ={})
+    assert len(found) == 1
+    assert found[0].state is ConfigState.ERROR
+    assert found[0].error == "cannot read: is a directory"
+
+
+def test_broken_symlink_is_an_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".codeium" / "windsurf").mkdir(parents=True)
+    os.symlink(tmp_path / "gone.json", home / ".codeium" / "windsurf" / "mcp_config.json")
+    found = discover(home=home, cwd=tmp_path, platform="linux", environ={})
+    assert [(cf.client, cf.state, cf.error) for cf in found] == [
+        ("windsurf", ConfigState.ERROR, "cannot read: broken symbolic link")
+    ]
+
+
+def test_not_utf8_and_broken_json_are_errors_with_position(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    (home / ".cursor" / "mcp.json").write_bytes(b'{"mcpServers": {"\xff": {}}}')
+    (home / ".copilot").mkdir()
+    (home / ".copilot" / "mcp-config.json").write_text('{\n  "mcpServers": {\n    "a": {,}\n')
+    found = {
+        cf.client: cf for cf in discover(home=home, cwd=tmp_path, platform="linux", environ={})
+    }
+    assert found["cursor"].state is ConfigState.ERROR
+    assert "not UTF-8" in (found["cursor"].error or "")
+    assert found["copilot"].state is ConfigState.ERROR
+    assert "line 3 column 11" in (found["copilot"].error or "")
+
+
+# ---------------------------------------------------------------- Claude Code project key
+
+
+def _claude_with_key(home: Path, key: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    data = {"projects": {key: {"mcpServers": {"local": {"command": "echo"}}}}}
+    (home / ".claude.json").write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("suffix", ["", "/", "//"])
+def test_claude_project_key_trailing_slash(tmp_path: Path, suffix: str) -> None:
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    _claude_with_key(tmp_path / "home", str(cwd) + suffix)
+    (cf,) = discover(home=tmp_path / "home", cwd=cwd, platform="linux", environ={})
+    assert [e.name for e in cf.entries] == ["local"]
+
+
+def test_claude_project_key_through_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "proj"
+    real.mkdir(parents=True)
+    link = tmp_path / "link"
+    os.symlink(tmp_path / "real", link)
+    _claude_with_key(tmp_path / "home", str(real))
+    (cf,) = discover(home=tmp_path / "home", cwd=link / "proj", platform="linux", environ={})
+    assert [e.name for e in cf.entries] == ["local"]
+    # and the other way round: the key names the link, the shell sits in the real directory
+    _claude_with_key(tmp_path / "home", str(link / "proj"))
+    (cf,) = discover(home=tmp_path / "home", cwd=real, platform="linux", environ={})
+    assert [e.name for e in cf.entries] == ["local"]
+
+
+def test_claude_project_key_other_project_not_used(tmp_path: Path) -> None:
+    cwd = tmp_path / "proj"
+    cwd.mkdir()
+    _claude_with_key(tmp_path / "home", str(tmp_path / "proj-other"))
+    (cf,) = discover(home=tmp_path / "home", cwd=cwd, platform="linux", environ={})
+    assert cf.state is ConfigState.DECLARES_NOTHING
+
+
+# ---------------------------------------------------------------- explicit and project configs
+
+
+def _ctx(tmp_path: Path) -> ParseContext:
+    return ParseContext(environ=ENVIRON, home=str(tmp_path), cwd=str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("fixture", "expected"),
+    [
+        ("claude_desktop_config.json", {"filesystem": "ok", "github": "ok", "linear": "ok"}),
+        ("codex-config.toml", EXPECTED["codex-config.toml"]),
+        ("goose-config.yaml", EXPECTED["goose-config.yaml"]),
+        ("continue-config.yaml", EXPECTED["continue-config.yaml"]),
+        ("zed-settings.json", EXPECTED["zed-settings.json"]),
+        ("opencode.json", EXPECTED["opencode.json"]),
+        ("vscode-mcp.jsonc", EXPECTED["vscode-mcp.jsonc"]),
+        ("vscode-settings.json", EXPECTED["vscode-settings.json"]),
+    ],
+)
+def test_explicit_config_shape_by_content(
+    tmp_path: Path, fixture: str, expected: dict[str, str]
+) -> None:
+    dest = tmp_path / "renamed.conf"  # the name says nothing: content decides
+    dest.write_bytes((CONFIGS / fixture).read_bytes())
+    (cf,) = load_explicit([dest], context=_ctx(tmp_path))
+    assert cf.client == "explicit" and cf.scope == "explicit"
+    assert _shape(cf) == expected
+
+
+def test_explicit_missing_file_says_no_such_file(tmp_path: Path) -> None:
+    (cf,) = load_explicit([tmp_path / "missing.json"], context=_ctx(tmp_path))
+    assert cf.state is ConfigState.ERROR
+    assert cf.error == f"no such file: {tmp_path / 'missing.json'}"
+    assert "standard locations" not in (cf.error or "")
+
+
+def test_explicit_garbage_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    dest = tmp_path / "x"
+    dest.write_text("key: [unclosed\n  - : :")
+    (cf,) = load_explicit([dest], context=_ctx(tmp_path))
+    assert cf.state is ConfigState.ERROR
+    assert "line" in (cf.error or "")
+
+
+def test_project_config_paths_map_to_clients() -> None:
+    assert ".mcp.json" in PROJECT_CONFIG_PATHS
+    assert ".codex/config.toml" in PROJECT_CONFIG_PATHS
+    assert project_client(".continue/mcpServers/pw.yaml") == "continue"
+    assert project_client(".continue/mcpServers/sub/pw.yaml") is None
+    assert project_client("./.vscode/mcp.json") == "vscode"
+    assert project_client("src/.mcp.json") is None
+    for path in PROJECT_CONFIG_PATHS:
+        assert project_client(path.replace("*", "x")) is not None
+
+
+def test_parse_project_config_from_blob_text(tmp_path: Path) -> None:
+    text = (CONFIGS / "codex-config.toml").read_text()
+    cf = parse_project_config(".codex/config.toml", text, _ctx(tmp_path))
+    assert (cf.client, cf.scope, cf.source) == ("codex", "project", ".codex/config.toml")
+    assert _shape(cf) == EXPECTED["codex-config.toml"]
+    other = parse_project_config(
+        "tools/mcp.json", '{"mcpServers": {"a": {"command": "x"}}}', _ctx(tmp_path)
+    )
+    assert other.client == "explicit" and _shape(other) == {"a": "ok"}
+
+
+def test_config_listing_names_only(tmp_path: Path) -> None:
+    home, cwd, environ, _ = build_home(tmp_path, "linux")
+    files = discover(home=home, cwd=cwd, platform="linux", environ=environ, clients=["windsurf"])
+    (listing,) = config_listing(files)
+    assert (listing.client, listing.state) == ("windsurf", "ok")
+    lines = {s.name: s for s in listing.servers}
+    assert lines["puppeteer"].disabled
+    assert lines["brave-search"].note == "unresolved ${file:/home/me/.secrets/brave} in env"
+    assert not lines["brave-search"].launchable
+    assert lines["figma"].line == 3
+    assert "figma-value" not in repr(listing)
+
+
+def test_locations_rejects_unknown_platform(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        locations(home=tmp_path, cwd=tmp_path, platform="beos", environ={})
