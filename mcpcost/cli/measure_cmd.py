@@ -1,0 +1,228 @@
+"""``mcpcost measure``: measure one MCP server, a stdio command or a URL.
+
+    mcpcost measure [--name N] [--timeout SECONDS] [--env NAME[=VALUE]]... [--cwd DIR]
+                    [--out DIR] [--json] -- COMMAND [ARG...]
+    mcpcost measure --url URL [--header "Name: value"]... [--transport auto|http|sse] ...
+
+A thin adapter over ``mcpcost.measuring.measure_server``. ``--json`` prints measurement.json on
+stdout; ``--out DIR`` writes ``DIR/results/<name>/measurement.json`` and ``DIR/badges/<name>.json``
+atomically; otherwise one summary line. Progress goes to stderr. Env and header values never
+appear in any output or file (names do). Exit 0 measured/dynamic, 1 a failure status, 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from mcpcost.cli.args import ArgParser, positive_float
+from mcpcost.core.badge import badge_file_text
+from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.spec import ServerSpec
+from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+DUMMY_VALUE = "dummy"
+_RUNNERS = {"npx", "uvx", "pipx", "bunx", "pnpx", "pnpm", "yarn", "npm", "bun", "uv", "deno",
+            "node", "python", "python3", "docker", "podman"}  # fmt: skip
+_RUNNER_WORDS = {"run", "exec", "dlx", "x", "tool", "-m", "--from"}
+
+
+def build_parser() -> ArgParser:
+    p = ArgParser(
+        prog="mcpcost measure",
+        description="Measure the tools/list token cost of one MCP server (two concurrent "
+        "captures; measured, dynamic or a failure status).",
+        epilog="Put the server command after --. Exit codes: 0 measured or dynamic, "
+        "1 a failure status, 2 usage.",
+    )
+    p.add_argument("--name", help="result name (default: derived from the command or host)")
+    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
+                   help="budget per capture in seconds (default 60; one retry at double)")  # fmt: skip
+    p.add_argument("--env", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="environment for a stdio server; a bare NAME passes 'dummy'")  # fmt: skip
+    p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio server")
+    p.add_argument("--url", help="measure a remote server at this http(s) URL")
+    p.add_argument("--header", action="append", default=[], metavar="'Name: value'",
+                   help="an HTTP header for a remote server (value kept secret)")  # fmt: skip
+    p.add_argument("--transport", choices=("auto", "http", "sse"), default=None,
+                   help="remote transport (default auto: Streamable HTTP, then legacy SSE)")  # fmt: skip
+    p.add_argument("--out", metavar="DIR", help="write results/<name>/measurement.json and "
+                   "badges/<name>.json under DIR")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
+    p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
+    p.add_argument("command", nargs="*", help="the server command (after --)")
+    return p
+
+
+def split_command(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Flags before ``--``, the server command after it."""
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1 :]
+    return argv, []
+
+
+def parse_env(items: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not ENV_NAME.match(name):
+            raise UsageError(f"mcpcost measure: --env needs NAME or NAME=VALUE, got name {name!r}")
+        env[name] = value if eq else DUMMY_VALUE
+    return env
+
+
+def parse_headers(items: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for item in items:
+        name, colon, value = item.partition(":")
+        name = name.strip()
+        if not colon or not HEADER_NAME.match(name):
+            raise UsageError(f"mcpcost measure: --header needs 'Name: value' (header {name!r})")
+        headers[name] = value.strip()
+    return headers
+
+
+def slug(text: str) -> str:
+    out = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-._")
+    return re.sub(r"-{2,}", "-", out)
+
+
+def name_from_url(url: str) -> str:
+    """Hostname slug: ``www.``/``mcp.`` stripped, non-alphanumerics -> ``-`` (``remote`` if empty)."""
+    host = (urlsplit(url).hostname or "").lower()
+    for prefix in ("www.", "mcp."):
+        if host.startswith(prefix):
+            host = host[len(prefix) :]
+    return re.sub(r"[^a-z0-9]+", "-", host).strip("-") or "remote"
+
+
+def name_from_command(argv: list[str]) -> str:
+    """A slug for a launch: the package or script a runner starts, else the program's name."""
+    words = list(argv)
+    program = Path(words[0]).name if words else ""
+    chosen = program
+    if Path(program).stem.lower() in _RUNNERS or re.match(r"python3(\.\d+)?$", program):
+        rest = words[1:]
+        skip_next = False
+        for word in rest:
+            if skip_next:
+                skip_next = False
+                continue
+            if word in ("--from", "-p", "--package", "-e", "--env", "-v", "--volume", "--name"):
+                skip_next = True
+                continue
+            if word == "-c":  # inline code: the program is the best name we have
+                break
+            if word.startswith("-") or word in _RUNNER_WORDS:
+                continue
+            chosen = word
+            break
+    chosen = chosen.rstrip("/")
+    if chosen.startswith("@") and "/" in chosen:
+        chosen = chosen.split("/", 1)[1]
+    chosen = chosen.rsplit("/", 1)[-1].split(":", 1)[0]
+    if "@" in chosen[1:]:
+        chosen = chosen[0] + chosen[1:].split("@", 1)[0]
+    chosen = re.sub(r"\.(py|js|mjs|cjs|ts|exe)$", "", chosen)
+    return slug(chosen)[:64].rstrip("-._") or "server"
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.match(name) or ".." in name:
+        raise UsageError(
+            f"mcpcost measure: invalid name {name!r} (use lowercase letters, digits, '.', '_', "
+            "'-', starting with a letter or digit, no '..')"
+        )
+    return name
+
+
+def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, argparse.Namespace]:
+    args = build_parser().parse_args(flags)
+    command = [*args.command, *command]
+    if args.url is not None and command:
+        raise UsageError("mcpcost measure: give either --url or a command after --, not both")
+    if args.url is None and not command:
+        raise UsageError("mcpcost measure: give a command after -- (or --url URL)")
+    if args.url is not None:
+        if not re.match(r"^https?://[^/\s]+", args.url):
+            raise UsageError(f"mcpcost measure: --url must be an http(s) URL, got {args.url!r}")
+        if args.env or args.cwd:
+            raise UsageError("mcpcost measure: --env and --cwd apply to stdio commands only")
+        headers = parse_headers(args.header)
+        name = check_name(args.name if args.name is not None else name_from_url(args.url))
+        spec = ServerSpec.remote(name, args.url, transport=args.transport or "auto",
+                                 headers=headers)  # fmt: skip
+        return spec, args
+    if args.header or args.transport:
+        raise UsageError("mcpcost measure: --header and --transport apply to --url only")
+    if args.cwd is not None and not Path(args.cwd).is_dir():
+        raise InputError(f"mcpcost measure: --cwd {args.cwd}: not a directory")
+    env = parse_env(args.env)
+    name = check_name(args.name if args.name is not None else name_from_command(command))
+    return ServerSpec.stdio(name, command, env=env, cwd=args.cwd), args
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same directory, then rename over the target."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with_suppressed_unlink(tmp)
+        raise
+
+
+def with_suppressed_unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[Path, Path]:
+    result = out_dir / "results" / name / "measurement.json"
+    badge = out_dir / "badges" / f"{name}.json"
+    write_atomic(result, render_measurement(measurement))
+    write_atomic(badge, badge_file_text(measurement))
+    return result, badge
+
+
+def summary_line(name: str, m: Measurement) -> str:
+    if m.has_number:
+        return f"{name}: {m.total_tokens} tokens across {m.tool_count} tools ({m.status})"
+    return f"{name}: {m.status} — {m.notes or 'no details'}"
+
+
+def run(argv: list[str], out: TextIO, err: TextIO) -> int:
+    from mcpcost.measuring import measure_server
+
+    flags, command = split_command(argv)
+    spec, args = spec_from_args(flags, command)
+    timeout: float = args.timeout
+    err.write(f"measuring {spec.name}: {spec.display()} (two captures, {timeout:g}s budget)\n")
+    # measure_server masks env/header values in notes; launchCommand is spec.display() (masked).
+    measurement = measure_server(spec, timeout_s=timeout, retry_timeouts=not args.no_retry)
+    if args.out is not None:
+        try:
+            paths = write_outputs(Path(args.out), spec.name, measurement)
+        except OSError as exc:
+            raise InputError(f"mcpcost measure: cannot write under {args.out}: "
+                             f"{exc.strerror or exc}") from None  # fmt: skip
+        err.write(f"wrote {paths[0]} and {paths[1]}\n")
+    if args.json:
+        out.write(render_measurement(measurement))
+    else:
+        out.write(summary_line(spec.name, measurement) + "\n")
+    return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
