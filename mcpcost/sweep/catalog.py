@@ -152,7 +152,7 @@ def load_catalog(text: str, source: str = "servers.yaml") -> Catalog:
             continue
         if entry.name in seen:
             problems.append(
-                f"{source}:{entry.line}: servers[{index}]: duplicate name "
+                f"{source}:{entry.line}: servers[{index}] ({entry.name}): duplicate name "
                 f"{entry.name!r} (first on line {seen[entry.name]})"
             )
             continue
