@@ -77,8 +77,8 @@ def strip_jsonc(text: str) -> str:
             i = end + 2
             continue
         if c == ",":
-            # a comma after a value may trail; one after "{", "[" or "," stays an error
-            last_comma = i if previous not in ("", "{", "[", ",") else -1
+            # a comma after a value may trail; one after "{", "[", ",", ":" stays an error
+            last_comma = i if previous not in ("", "{", "[", ",", ":") else -1
         elif c in "}]":
             if last_comma >= 0:
                 chars[last_comma] = " "

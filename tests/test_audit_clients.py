@@ -1,0 +1,445 @@
+"""Parsing each client's config format: entries, transports, filters, JSONC, wrong types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcpcost.audit.clients import ParseContext, detect_dialect, parse_config
+from mcpcost.audit.jsonc import key_lines, parse_jsonc, strip_jsonc
+from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.core.spec import ServerSpec
+from mcpcost.errors import JSONSyntaxError
+
+CONFIGS = Path(__file__).parent / "fixtures" / "configs"
+ENV = {
+    "API_KEY": "api-key-value",
+    "FIGMA_TOKEN": "figma-value",
+    "FIGMA_OAUTH_TOKEN": "figma-oauth",
+    "DB_CONNECTION_STRING": "postgres://db",
+    "EXTERNAL_API_KEY": "ext",
+    "GEMINI_MCP_TOKEN": "gm",
+    "NOTES_TOKEN": "nt",
+    "CONTEXT7_API_KEY": "c7",
+    "FS_MODE": "ro",
+    "CTX_TOKEN": "ctx",
+}
+CTX = ParseContext(environ=ENV, home="/home/me", cwd="/work/proj")
+
+
+def parse(client: str, fixture: str, ctx: ParseContext = CTX) -> ConfigFile:
+    text = (CONFIGS / fixture).read_text(encoding="utf-8").replace("__PROJECT__", ctx.cwd)
+    return parse_config(client, str(CONFIGS / fixture), text, context=ctx)
+
+
+def entry(cf: ConfigFile, name: str) -> ConfigEntry:
+    (found,) = [e for e in cf.entries if e.name == name]
+    return found
+
+
+def spec(cf: ConfigFile, name: str) -> ServerSpec:
+    s = entry(cf, name).spec
+    assert s is not None, entry(cf, name).problem
+    return s
+
+
+# ---------------------------------------------------------------- per client
+
+
+def test_claude_desktop_exact_argv_env_and_remote_rejected() -> None:
+    cf = parse("claude-desktop", "claude_desktop_config.json")
+    fs = spec(cf, "filesystem")
+    assert fs.argv == (
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-filesystem",
+        "/Users/me/Desktop",
+        "/Users/me/My Documents",
+    )
+    assert spec(cf, "github").env_names == ("GITHUB_PERSONAL_ACCESS_TOKEN",)
+    linear = entry(cf, "linear")
+    assert linear.spec is None and "does not load url entries" in (linear.problem or "")
+    assert [e.line for e in cf.entries] == [3, 7, 12]
+
+
+def test_claude_code_user_and_project_blocks_with_always_load() -> None:
+    cf = parse("claude-code", "claude.json")
+    assert [e.name for e in cf.entries] == ["memory", "sentry", "postgres"]
+    assert spec(cf, "memory").transport == "stdio"
+    sentry = spec(cf, "sentry")
+    assert (sentry.transport, sentry.url) == ("http", "https://mcp.sentry.dev/mcp")
+    assert entry(cf, "postgres").always_load
+    assert not entry(cf, "memory").always_load
+    assert entry(cf, "postgres").line == 24  # line of the key inside projects[<cwd>]
+
+
+def test_claude_code_project_file_defaults_and_headers() -> None:
+    cf = parse("claude-code", "dot-mcp.json")
+    api = spec(cf, "api-server")
+    assert (api.transport, api.url) == ("sse", "https://api.example.com/sse")
+    assert dict(api.headers) == {"Authorization": "Bearer api-key-value"}
+    assert entry(cf, "everything").always_load
+
+
+def test_claude_code_local_entry_overrides_user_entry() -> None:
+    text = (
+        '{"mcpServers": {"a": {"command": "user"}},'
+        ' "projects": {"/work/proj": {"mcpServers": {"a": {"command": "local"}}}}}'
+    )
+    cf = parse_config("claude-code", "~/.claude.json", text, context=CTX)
+    assert [s.argv for s in (e.spec for e in cf.entries) if s] == [("local",)]
+    assert cf.problems == ("server 'a': the project entry overrides the user entry",)
+
+
+@pytest.mark.parametrize(
+    ("platform", "key", "matches"),
+    [
+        ("linux", "/work/proj/", True),
+        ("linux", "/Work/Proj", False),  # case matters on Linux
+        ("darwin", "/Work/Proj", True),
+        ("win32", "C:/Work/Proj/", True),
+    ],
+)
+def test_claude_code_project_key_normalisation(platform: str, key: str, matches: bool) -> None:
+    cwd = "C:\\work\\proj" if platform == "win32" else "/work/proj"
+    ctx = ParseContext(environ={}, home="/h", cwd=cwd, platform=platform)
+    text = '{"projects": {"%s": {"mcpServers": {"a": {"command": "x"}}}}}' % key  # noqa: UP031
+    cf = parse_config("claude-code", "c.json", text, context=ctx)
+    assert bool(cf.entries) is matches
+
+
+def test_cursor_editor_variables() -> None:
+    cf = parse("cursor", "cursor-mcp.json")
+    notes = spec(cf, "notes")
+    assert notes.argv == ("node", "/home/me/mcp/notes/index.js", "--root", "/work/proj")
+    assert dict(notes.env) == {"NOTES_TOKEN": "nt"}
+    c7 = spec(cf, "context7")
+    assert c7.transport == "auto" and c7.header_names == ("CONTEXT7_API_KEY",)
+
+
+def test_vscode_inputs_servers_and_jsonc() -> None:
+    cf = parse("vscode", "vscode-mcp.jsonc")
+    assert entry(cf, "perplexity").unresolved == ("${input:perplexity-key}",)
+    aws = spec(cf, "aws-docs")
+    assert aws.argv[-1] == "eu-west-1" and aws.cwd == "/work/proj"
+    gh = spec(cf, "github")
+    assert (gh.transport, gh.url) == ("http", "https://api.githubcopilot.com/mcp/")
+    assert entry(cf, "perplexity").line == 9
+
+
+def test_vscode_legacy_settings_block() -> None:
+    cf = parse("vscode", "vscode-settings.json")
+    assert spec(cf, "legacy-time").argv == ("uvx", "mcp-server-time")
+
+
+def test_windsurf_server_url_disabled_and_tools() -> None:
+    cf = parse("windsurf", "windsurf-mcp_config.json")
+    figma = spec(cf, "figma")
+    assert (figma.url, figma.transport) == ("https://mcp.figma.com/mcp", "auto")
+    assert dict(figma.headers) == {"X-Figma-Token": "figma-value"}
+    pup = entry(cf, "puppeteer")
+    assert pup.disabled and pup.disabled_tools == ("puppeteer_evaluate",)
+    assert entry(cf, "brave-search").spec is None
+
+
+def test_codex_toml_fields() -> None:
+    cf = parse("codex", "codex-config.toml")
+    docs = spec(cf, "docs")
+    assert docs.argv == ("npx", "-y", "mcp-server-docs", "${NOT_EXPANDED}")  # no expansion
+    assert dict(docs.env) == {"DOCS_MODE": "offline"} and docs.cwd == "/srv/docs"
+    assert entry(cf, "docs").enabled_tools == ("search", "fetch")
+    figma = spec(cf, "figma")
+    assert figma.transport == "http"
+    assert dict(figma.headers) == {
+        "X-Figma-Region": "us-east-1",
+        "Authorization": "Bearer figma-oauth",
+    }
+    assert entry(cf, "linear").unresolved == ("${LINEAR_KEY_NOT_SET}",)
+    old = entry(cf, "old")
+    assert old.disabled and old.disabled_tools == ("drop_all",)
+    assert [e.line for e in cf.entries] == [3, 10, 15, 19]
+
+
+def test_codex_env_vars_pass_through() -> None:
+    text = '[mcp_servers.s]\ncommand = "x"\nenv_vars = ["API_KEY", "ABSENT"]\n'
+    cf = parse_config("codex", "config.toml", text, context=CTX)
+    assert dict(spec(cf, "s").env) == {"API_KEY": "api-key-value"}
+    assert cf.problems == ("server 's': env_vars ABSENT is not set in this environment",)
+
+
+def test_gemini_transports_filters_and_excluded() -> None:
+    cf = parse("gemini", "gemini-settings.json")
+    py = spec(cf, "pythonTools")
+    assert dict(py.env) == {"DATABASE_URL": "postgres://db", "API_KEY": "ext"}
+    assert py.cwd == "./mcp-servers/python"
+    assert entry(cf, "pythonTools").disabled_tools == ("drop_table",)
+    http = spec(cf, "httpServer")
+    assert http.transport == "http" and dict(http.headers) == {"Authorization": "Bearer gm"}
+    assert entry(cf, "httpServer").enabled_tools == ("safe_tool",)
+    assert spec(cf, "sseServer").transport == "sse"
+    assert entry(cf, "excluded").disabled
+
+
+def test_zed_flat_nested_remote_and_extension() -> None:
+    cf = parse("zed", "zed-settings.json")
+    assert spec(cf, "flat-server").argv == ("some-command", "arg-1", "arg-2")
+    nested = spec(cf, "nested-server")
+    assert nested.argv == ("/usr/local/bin/nested-mcp", "--stdio")
+    assert dict(nested.env) == {"NESTED_MODE": "1"}
+    assert spec(cf, "remote-server").url == "https://mcp.example.com/mcp"
+    ext = entry(cf, "mcp-server-github")
+    assert ext.spec is None and "Zed extension" in (ext.problem or "")
+    assert "ghp_" not in repr(cf)
+
+
+def test_cline_and_roo() -> None:
+    cline = parse("cline", "cline_mcp_settings.json")
+    assert spec(cline, "weather").argv[0] == "node"
+    remote = entry(cline, "remote-docs")
+    assert remote.disabled and remote.spec is not None and remote.spec.transport == "http"
+    assert cline.state is ConfigState.OK
+    roo = parse("roo", "roo-mcp.json")
+    assert entry(roo, "sqlite").disabled_tools == ("write_query", "create_table")
+    assert spec(roo, "remote").transport == "http"
+
+
+def test_continue_yaml_list_and_block() -> None:
+    cf = parse("continue", "continue-config.yaml")
+    assert [e.name for e in cf.entries] == ["SQLite MCP", "Remote SSE", "Hub Secret"]
+    assert spec(cf, "Remote SSE").transport == "sse"
+    assert entry(cf, "Hub Secret").unresolved == ("${{ secrets.HUB_API_KEY }}",)
+    assert [e.line for e in cf.entries] == [6, 12, 15]
+    block = parse("continue", "continue-block.yaml")
+    assert spec(block, "Browser search").argv == ("npx", "@playwright/mcp@latest")
+
+
+def test_continue_json_block_file() -> None:
+    text = '{"mcpServers": {"j": {"command": "x", "args": ["1"]}}}'
+    cf = parse_config("continue", ".continue/mcpServers/j.json", text, context=CTX)
+    assert spec(cf, "j").argv == ("x", "1")
+
+
+def test_goose_extensions() -> None:
+    cf = parse("goose", "goose-config.yaml")
+    assert "runs inside Goose" in (entry(cf, "developer").problem or "")
+    gh = spec(cf, "github")
+    assert gh.argv == ("npx", "-y", "@modelcontextprotocol/server-github")
+    assert gh.env_names == ("GITHUB_PERSONAL_ACCESS_TOKEN",)
+    remote = spec(cf, "remote")
+    assert (remote.transport, remote.url) == ("http", "https://goose.example.com/mcp")
+    assert entry(cf, "fetch").disabled
+    assert entry(cf, "github").line == 9
+
+
+def test_copilot_tools_allowlist() -> None:
+    cf = parse("copilot", "copilot-mcp-config.json")
+    assert spec(cf, "playwright").transport == "stdio"
+    assert entry(cf, "playwright").enabled_tools is None  # "*" means all
+    assert entry(cf, "github").enabled_tools == ("get_issue", "list_issues")
+
+
+def test_opencode_local_command_array_and_remote() -> None:
+    cf = parse("opencode", "opencode.json")
+    fs = spec(cf, "local-fs")
+    assert fs.argv == ("npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp")
+    assert dict(fs.env) == {"FS_MODE": "ro"}
+    remote = entry(cf, "remote-ctx")
+    assert remote.disabled and remote.spec is not None and remote.spec.transport == "auto"
+    assert dict(remote.spec.headers) == {"Authorization": "Bearer ctx"}
+
+
+@pytest.mark.parametrize(
+    ("type_value", "transport"),
+    [
+        ("http", "http"),
+        ("streamable-http", "http"),
+        ("streamableHttp", "http"),
+        ("streamable_http", "http"),
+        ("sse", "sse"),
+        (None, "auto"),
+    ],
+)
+def test_transport_aliases(type_value: str | None, transport: str) -> None:
+    type_json = "" if type_value is None else f'"type": "{type_value}", '
+    text = '{"mcpServers": {"r": {%s"url": "https://x/mcp"}}}' % type_json  # noqa: UP031
+    cf = parse_config("cursor", "mcp.json", text, context=CTX)
+    assert spec(cf, "r").transport == transport
+
+
+def test_unknown_transport_type_is_a_problem() -> None:
+    text = '{"mcpServers": {"r": {"type": "websocket", "url": "wss://x"}}}'
+    cf = parse_config("cursor", "mcp.json", text, context=CTX)
+    assert entry(cf, "r").problem == "unsupported transport type 'websocket'"
+
+
+# ---------------------------------------------------------------- states
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("{}", ConfigState.DECLARES_NOTHING),
+        ('{"mcpServers": {}}', ConfigState.DECLARES_NOTHING),
+        ('{"mcpServers": {"a": {"command": "x", "disabled": true}}}', ConfigState.ALL_DISABLED),
+        (
+            '{"mcpServers": {"a": {"command": "x", "disabled": true}, "b": {"command": "y"}}}',
+            ConfigState.OK,
+        ),
+        ('{"mcpServers": []}', ConfigState.ERROR),
+        ("[]", ConfigState.ERROR),
+        ("", ConfigState.ERROR),
+    ],
+)
+def test_file_states(text: str, state: ConfigState) -> None:
+    assert parse_config("cursor", "mcp.json", text, context=CTX).state is state
+
+
+def test_disabled_entries_are_kept_with_their_spec() -> None:
+    text = '{"mcpServers": {"a": {"command": "x", "disabled": true}}}'
+    cf = parse_config("cline", "s.json", text, context=CTX)
+    assert cf.disabled_names == ("a",) and cf.live_entries == ()
+    assert cf.entries[0].spec is not None
+
+
+# ---------------------------------------------------------------- wrong types
+
+
+@pytest.mark.parametrize(
+    ("body", "problem", "launchable"),
+    [
+        ('"command": "x", "args": "--flag"', "args is a string, expected a list of strings", False),
+        ('"command": "x", "args": ["ok", 3]', "args[1] is a number, expected a string", False),
+        ('"command": 7', "command is a number, expected a string", False),
+        ('"command": "x", "env": ["A=1"]', "env is a list, expected an object", False),
+        (
+            '"command": "x", "env": {"A": 1, "B": "b"}',
+            "env A is a number, expected a string (left out)",
+            True,
+        ),
+        (
+            '"command": "x", "disabled": "yes"',
+            "disabled is a string, expected true or false (ignored)",
+            True,
+        ),
+        ('"args": ["a"]', None, False),
+    ],
+)
+def test_wrong_types_become_problem_lines(body: str, problem: str | None, launchable: bool) -> None:
+    text = '{"mcpServers": {"s": {%s}}}' % body  # noqa: UP031
+    cf = parse_config("claude-code", ".mcp.json", text, context=CTX)
+    (e,) = cf.entries
+    assert (e.spec is not None) is launchable
+    if problem is not None:
+        assert cf.problems == (f"server 's': {problem}",)
+    else:
+        assert e.problem == "no command or url"
+    if not launchable:
+        assert e.problem
+
+
+def test_entry_not_an_object() -> None:
+    cf = parse_config("cursor", "mcp.json", '{"mcpServers": {"s": "npx foo"}}', context=CTX)
+    assert cf.entries[0].problem == "entry is a string, expected an object"
+    assert cf.state is ConfigState.OK  # declared, just not launchable
+
+
+def test_env_value_wrong_type_drops_only_that_variable() -> None:
+    text = '{"mcpServers": {"s": {"command": "x", "env": {"A": 1, "B": "b"}}}}'
+    cf = parse_config("cursor", "mcp.json", text, context=CTX)
+    assert dict(spec(cf, "s").env) == {"B": "b"}
+
+
+def test_codex_wrong_types() -> None:
+    text = '[mcp_servers.s]\ncommand = "x"\nargs = "a b"\nenabled = "no"\n'
+    cf = parse_config("codex", "config.toml", text, context=CTX)
+    assert cf.entries[0].spec is None
+    assert "server 's': args is a string, expected a list of strings" in cf.problems
+
+
+# ---------------------------------------------------------------- JSONC
+
+
+def test_jsonc_comment_like_text_inside_strings() -> None:
+    text = '{"url": "http://x//y", "s": "/* no */", "q": "a\\"//b", "z": "\\\\"} // tail'
+    assert parse_jsonc(text) == {"url": "http://x//y", "s": "/* no */", "q": 'a"//b', "z": "\\"}
+
+
+def test_jsonc_trailing_commas_and_crlf() -> None:
+    text = '{\r\n  "a": [1, 2,],\r\n  // c\r\n  "b": {"c": 3,},\r\n}\r\n'
+    assert parse_jsonc(text) == {"a": [1, 2], "b": {"c": 3}}
+    assert key_lines(text)[("b", "c")] == 4
+
+
+def test_jsonc_strip_keeps_length_and_lines() -> None:
+    text = '{\n/* multi\nline */ "a": 1, // x\n}'
+    out = strip_jsonc(text)
+    assert len(out) == len(text) and out.count("\n") == text.count("\n")
+
+
+def test_jsonc_comma_inside_string_before_brace_is_kept() -> None:
+    assert parse_jsonc('{"a": ",}"}') == {"a": ",}"}
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('{\n  "a": 1\n  "b": 2\n}', "line 3 column 3"),
+        ('// header\n{\n  "a": /* x */ ,\n}', "line 3 column 16"),
+        ('{\n  "a": 1 /* never closed\n}', "unterminated comment at line 2 column 10"),
+        ("{\n  [,]\n}", "line 2 column 3"),
+        ('{"a": [1,,]}', "line 1 column 10"),
+    ],
+)
+def test_jsonc_errors_point_into_the_original(text: str, where: str) -> None:
+    with pytest.raises(JSONSyntaxError, match=where):
+        parse_jsonc(text)
+
+
+def test_broken_jsonc_file_is_error_state_with_position() -> None:
+    cf = parse_config(
+        "zed", "settings.json", '{\n  "context_servers": {\n    "a": }\n}', context=CTX
+    )
+    assert cf.state is ConfigState.ERROR
+    assert cf.error is not None and "line 3 column 10" in cf.error
+
+
+def test_bom_is_tolerated_in_config_files() -> None:
+    cf = parse_config(
+        "cursor", "mcp.json", '\ufeff{"mcpServers": {"a": {"command": "x"}}}', context=CTX
+    )
+    assert cf.state is ConfigState.OK
+
+
+# ---------------------------------------------------------------- YAML / TOML errors
+
+
+def test_yaml_error_never_quotes_the_file() -> None:
+    text = "extensions:\n  gh:\n    envs: {TOKEN: ghp_secretsecretsecretsecret01\n"
+    cf = parse_config("goose", "config.yaml", text, context=CTX)
+    assert cf.state is ConfigState.ERROR
+    assert "ghp_" not in (cf.error or "") and "line" in (cf.error or "")
+
+
+def test_toml_error_has_position() -> None:
+    cf = parse_config("codex", "config.toml", "[mcp_servers.a]\ncommand = \n", context=CTX)
+    assert cf.state is ConfigState.ERROR
+    assert "line 2" in (cf.error or "")
+
+
+def test_detect_dialect() -> None:
+    assert detect_dialect({"mcpServers": {}}) == "explicit"
+    assert detect_dialect({"mcpServers": []}) == "continue"
+    assert detect_dialect({"servers": {}}) == "vscode"
+    assert detect_dialect({"mcp": {"servers": {}}}) == "vscode"
+    assert detect_dialect({"mcp": {"x": {"type": "local"}}}) == "opencode"
+    assert detect_dialect({"context_servers": {}}) == "zed"
+    assert detect_dialect({"mcp_servers": {}}) == "codex"
+    assert detect_dialect({"extensions": {}}) == "goose"
+    assert detect_dialect({"projects": {"/p": {"mcpServers": {}}}}) == "claude-code"
+    assert detect_dialect({"theme": "x"}) is None
+
+
+def test_unknown_client_is_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="unknown client"):
+        parse_config("notepad", "x", "{}", context=CTX)
