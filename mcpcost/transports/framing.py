@@ -73,7 +73,7 @@ class LineTransport:
         stderr: IO[bytes] | None,
         *,
         terminate: Callable[[], None],
-        exit_code: Callable[[], int | None] = lambda: None,
+        exit_code: Callable[[], int | None] | None = None,
         pgid: int | None = None,
         kind: str = "stdio",
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
@@ -83,7 +83,8 @@ class LineTransport:
         self._stdin = stdin
         self._stderr = stderr
         self._terminate = terminate
-        self._exit_code = exit_code
+        self._exit_code: Callable[[], int | None] = exit_code or (lambda: None)
+        self._has_exit = exit_code is not None
         self._pgid = pgid
         self._kind = kind
         self._max_line = max_line_bytes
@@ -221,9 +222,11 @@ class LineTransport:
 
     # -- errors ---------------------------------------------------------------------------
     def _wait_exit(self, budget_s: float = 1.0) -> int | None:
+        if not self._has_exit:
+            budget_s = 0.2  # nothing to wait for but the stderr reader
         deadline = time.monotonic() + budget_s
         code = self._exit_code()
-        while code is None and time.monotonic() < deadline:
+        while code is None and self._has_exit and time.monotonic() < deadline:
             time.sleep(0.01)
             code = self._exit_code()
         if self._err_thread is not None:

@@ -1,7 +1,8 @@
 """Streamable HTTP: every message is a POST; the answer is JSON, an SSE stream, or 202.
 
-Each POST runs on its own daemon thread and puts what it gets (messages or a typed error) on one
-queue, so ``receive(timeout)`` bounds every wait. ``Mcp-Session-Id`` from any response is echoed
+Each request POST runs on its own daemon thread and puts what it gets (messages or a typed error)
+on one queue, so ``receive(timeout)`` bounds every wait; notifications and replies are posted
+synchronously so the server sees them in order. ``Mcp-Session-Id`` from any response is echoed
 on later requests; after negotiation ``MCP-Protocol-Version`` is sent (and, for the 2026-07-28
 era, ``Mcp-Method``). 401/403 become HTTPStatusError carrying ``WWW-Authenticate`` and whether
 OAuth protected-resource metadata is advertised. An error status whose body is JSON-RPC (a modern
@@ -78,6 +79,11 @@ class StreamableHTTPTransport:
         headers = self._headers(message)
         body = stringify(message).encode("utf-8")
         is_request = "id" in message and "method" in message
+        if not is_request:
+            # Notifications and our replies are posted before send() returns, so the server
+            # sees them in order (initialized before tools/list); they are answered with 202.
+            self._post(body, headers, is_request)
+            return
         worker = threading.Thread(
             target=self._post, args=(body, headers, is_request), daemon=True, name="mcp-http-post"
         )

@@ -1,0 +1,73 @@
+"""The pure SSE decoder, on its own."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcpcost.transports.sse import SSEDecoder, SSEEvent, decode_all
+
+
+def test_basic_event_and_default_name() -> None:
+    assert decode_all(b"data: hello\n\n") == [SSEEvent("message", "hello")]
+
+
+def test_named_event_multiline_data_crlf_and_comments() -> None:
+    body = (
+        b": keep-alive\r\nevent: endpoint\r\ndata: /messages?s=1\r\n\r\ndata: a\r\ndata:b\r\n\r\n"
+    )
+    assert decode_all(body) == [SSEEvent("endpoint", "/messages?s=1"), SSEEvent("message", "a\nb")]
+
+
+def test_bare_cr_line_endings_and_id_kept_retry_ignored() -> None:
+    events = decode_all(b"id: 7\rretry: 100\rdata: x\r\r")
+    assert events == [SSEEvent("message", "x", id="7")]
+
+
+def test_event_without_data_is_dropped_and_name_resets() -> None:
+    events = decode_all(b"event: ping\n\ndata: y\n\n")
+    assert events == [SSEEvent("message", "y")]
+
+
+def test_only_one_leading_space_is_removed() -> None:
+    assert decode_all(b"data:  two\n\n")[0].data == " two"
+
+
+def test_unterminated_event_at_end_is_not_dispatched() -> None:
+    assert decode_all(b"data: done\n\ndata: partial") == [SSEEvent("message", "done")]
+
+
+def test_crlf_split_across_chunks_is_one_line_end() -> None:
+    d = SSEDecoder()
+    assert d.feed(b"data: a\r") == []
+    assert d.feed(b"\n\r") == []
+    assert d.feed(b"\n") == [SSEEvent("message", "a")]
+
+
+def test_large_event_in_small_chunks() -> None:
+    payload = b"x" * 300_000
+    d = SSEDecoder()
+    events: list[SSEEvent] = []
+    body = b"data: " + payload + b"\n\n"
+    for i in range(0, len(body), 4096):
+        events += d.feed(body[i : i + 4096])
+    assert [len(e.data) for e in events] == [len(payload)]
+    assert d.buffered == 0
+
+
+@given(
+    st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=20), min_size=1,
+             max_size=4),
+    st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    st.integers(min_value=1, max_value=7),
+)  # fmt: skip
+def test_any_chunking_gives_the_same_events(lines: list[str], eol: bytes, step: int) -> None:
+    body = b"".join(b"data: " + ln.encode() + eol for ln in lines) + eol
+    whole = decode_all(body)
+    d = SSEDecoder()
+    pieces: list[SSEEvent] = []
+    for i in range(0, len(body), step):
+        pieces += d.feed(body[i : i + step])
+    pieces += d.flush()
+    assert pieces == whole
+    assert whole == [SSEEvent("message", "\n".join(lines))]
