@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpcost.audit.clients import ParseContext, detect_dialect, parse_config
 from mcpcost.audit.jsonc import key_lines, parse_jsonc, strip_jsonc
@@ -443,3 +446,57 @@ def test_detect_dialect() -> None:
 def test_unknown_client_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="unknown client"):
         parse_config("notepad", "x", "{}", context=CTX)
+
+
+# ---------------------------------------------------------------- properties
+
+_TRICKY = st.text(alphabet='ab/*",\\:{}[] \t\u00e9', max_size=12)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | _TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TRICKY, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=_JSON, comment=_TRICKY.filter(lambda s: "*/" not in s), crlf=st.booleans())
+def test_jsonc_decorated_json_parses_to_the_same_value(
+    value: object, comment: str, crlf: bool
+) -> None:
+    """Comments on every line and a trailing comma before every closing bracket change nothing."""
+    lines = json.dumps(value, indent=1, ensure_ascii=False).split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        closes_next = i + 1 < len(lines) and lines[i + 1].lstrip().startswith(("]", "}"))
+        out.append(f"/*{comment}*/ {line}{',' if closes_next else ''} //{comment}")
+    text = ("\r\n" if crlf else "\n").join(out)
+    assert parse_jsonc(text) == value
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    names=st.lists(
+        st.from_regex(r"[A-Z][A-Z0-9_]{0,8}", fullmatch=True), min_size=1, max_size=4, unique=True
+    ),
+    data=st.data(),
+)
+def test_env_and_header_values_never_reach_problems_or_repr(
+    names: list[str], data: st.DataObject
+) -> None:
+    secret = data.draw(st.from_regex(r"S3CRET[a-z0-9]{8,16}", fullmatch=True))
+    env_json = json.dumps({n: f"{secret}{i}" for i, n in enumerate(names)} | {"NUM": 5})
+    unresolved = data.draw(st.sampled_from(["${UNSET_ONE}", "${env:UNSET_TWO}", "plain"]))
+    bad_type = data.draw(st.sampled_from(['"args": 3', '"args": ["a", 1]', '"cwd": 5', '"x": 0']))
+    text = (
+        '{"mcpServers": {'
+        f'"ok": {{"command": "srv", "env": {env_json}, "args": ["{unresolved}"]}},'
+        f'"bad": {{"command": "srv", "env": {env_json}, {bad_type}}},'
+        f'"rem": {{"url": "https://h/mcp", "headers": {{"Authorization": "Bearer {secret}X", '
+        f'"X-Key": "{unresolved}", "X-Num": 1}}}}'
+        "}}"
+    )
+    for client in ("claude-code", "cursor", "explicit"):
+        cf = parse_config(client, "c.json", text, context=CTX)
+        assert cf.problems, "the wrong-typed fields were noticed"
+        shown = repr(cf) + " ".join(cf.problems) + (cf.error or "")
+        assert secret not in shown
