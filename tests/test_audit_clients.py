@@ -500,3 +500,25 @@ def test_env_and_header_values_never_reach_problems_or_repr(
         assert cf.problems, "the wrong-typed fields were noticed"
         shown = repr(cf) + " ".join(cf.problems) + (cf.error or "")
         assert secret not in shown
+
+
+def test_env_file_is_noted_not_read() -> None:
+    text = '{"servers": {"s": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}'
+    cf = parse_config("vscode", "mcp.json", text, context=CTX)
+    assert cf.entries[0].spec is not None
+    assert cf.problems == ("server 's': envFile is not read: its variables are not passed",)
+
+
+@pytest.mark.parametrize("url", ["unix:///tmp/mcp.sock", "pipe:///pipe/mcp", "ftp://x/"])
+def test_non_http_urls_are_not_launchable(url: str) -> None:
+    text = '{"servers": {"s": {"type": "http", "url": "%s"}}}' % url  # noqa: UP031
+    cf = parse_config("vscode", "mcp.json", text, context=CTX)
+    assert cf.entries[0].spec is None
+    assert "is not supported" in (cf.entries[0].problem or "")
+
+
+def test_continue_duplicate_names_keep_the_first() -> None:
+    text = "mcpServers:\n  - name: a\n    command: one\n  - name: a\n    command: two\n"
+    cf = parse_config("continue", "config.yaml", text, context=CTX)
+    assert [s.argv for s in (e.spec for e in cf.entries) if s] == [("one",)]
+    assert cf.problems == ("mcpServers[1]: a second server named 'a' (left out)",)

@@ -15,6 +15,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -243,6 +244,10 @@ def _finish(raw: _Raw, syntax: VariableSyntax, vctx: VariableContext) -> ConfigE
         url = res(raw.url, "url")
         headers = {k: res(v, "headers") for k, v in raw.headers.items()}
         spec = ServerSpec.remote(raw.name, url, transport=raw.transport or "auto", headers=headers)
+        scheme = urlsplit(url).scheme.lower() if not unresolved else "https"
+        if scheme not in ("http", "https"):
+            problem = f"url scheme {scheme!r} is not supported (http and https only)"
+            return ConfigEntry(spec=None, problem=problem, **common)
     if unresolved:
         refs = tuple(dict.fromkeys(unresolved))
         fields = sorted(
@@ -331,6 +336,8 @@ def _entry_from_map(
         raw.args = args or []
         raw.env = reader.string_map(raw, obj, "env")
     raw.cwd = reader.string(raw, obj, "cwd")
+    if "envFile" in obj:
+        reader.note(raw, "envFile is not read: its variables are not passed", fatal=False)
     url_key = None
     for key in dialect.url_keys:
         value = reader.string(raw, obj, key)
@@ -736,6 +743,9 @@ def _parse_continue(
         options = item.get("requestOptions")
         if "headers" not in obj and isinstance(options, dict) and "headers" in options:
             obj["headers"] = options["headers"]
+        if any(r.name == name for r in out):
+            problems.append(f"mcpServers[{i}]: a second server named {name!r} (left out)")
+            continue
         out.append(_entry_from_map(name, obj, _DIALECTS["continue"], reader, line))
     return out
 
