@@ -1,0 +1,218 @@
+"""The registry source against a loopback server replaying pages in the registry's schema."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from mcpcost.cli.sweep_cmd import run
+from mcpcost.core.jsonvalue import parse_json
+from mcpcost.sweep.registry_source import listing_from, slugify
+from tests.servers.registry import serve_http_fixture
+
+OFFICIAL = "io.modelcontextprotocol.registry/official"
+SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+
+
+def entry(name: str, remotes: list[dict[str, object]], status: str = "active") -> dict[str, object]:
+    return {
+        "server": {
+            "$schema": SCHEMA,
+            "name": name,
+            "description": f"{name} test entry",
+            "version": "1.2.0",
+            "repository": {
+                "url": f"https://github.com/example/{name.split('/')[-1]}",
+                "source": "github",
+            },
+            "remotes": remotes,
+            "packages": [
+                {
+                    "registryType": "npm",
+                    "identifier": "@example/pkg",
+                    "version": "1.2.0",
+                    "transport": {"type": "stdio"},
+                }
+            ],
+        },
+        "_meta": {
+            OFFICIAL: {
+                "status": status,
+                "publishedAt": "2026-09-01T10:00:00Z",
+                "updatedAt": "2026-09-01T10:00:00Z",
+                "isLatest": True,
+            }
+        },
+    }
+
+
+@contextmanager
+def registry(pages: list[dict[str, object]]) -> Iterator[tuple[str, list[str]]]:
+    """Serve ``pages``: the first without a cursor, page i for cursor ``c<i>``."""
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            url = urlsplit(self.path)
+            seen.append(self.path)
+            q = parse_qs(url.query)
+            if (
+                url.path != "/v0.1/servers"
+                or q.get("limit") != ["100"]
+                or q.get("version") != ["latest"]
+            ):
+                self.send_error(404)
+                return
+            cursor = q.get("cursor", [""])[0]
+            index = int(cursor[1:]) if cursor else 0
+            body = json.dumps(pages[index]).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_listing_keeps_active_remotes_and_flags_templates() -> None:
+    items = [
+        entry(
+            "io.github.a/one",
+            [
+                {"type": "streamable-http", "url": "https://a.example/mcp"},
+                {"type": "sse", "url": "https://a.example/sse"},
+            ],
+        ),
+        entry(
+            "io.github.b/two",
+            [{"type": "streamable-http", "url": "https://{tenant}.b.example/mcp"}],
+        ),
+        entry(
+            "io.github.c/old",
+            [{"type": "sse", "url": "https://c.example/sse"}],
+            status="deprecated",
+        ),
+        entry("io.github.d/dup", [{"type": "streamable-http", "url": "https://a.example/mcp"}]),
+        entry(
+            "io.github.e/key",
+            [
+                {
+                    "type": "streamable-http",
+                    "url": "https://e.example/mcp",
+                    "headers": [{"name": "X-API-Key", "isRequired": True, "isSecret": True}],
+                }
+            ],
+        ),
+        entry("io.github.f/local", []),
+    ]
+    listing = listing_from(items, 1)
+    assert [(r.slug, r.transport) for r in listing.remotes] == [
+        ("io.github.a-one", "http"),
+        ("io.github.a-one-sse", "sse"),
+        ("io.github.e-key", "http"),
+    ]
+    assert listing.inactive == 1 and listing.needs_config == 1
+    assert listing.remotes[2].required_headers == ("X-API-Key",)
+    assert slugify("IO.Example/Weird Name!") == "io.example-weird-name"
+
+
+@pytest.mark.slow
+def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Path) -> None:
+    with ExitStack() as stack:
+        ok_url = stack.enter_context(serve_http_fixture("streamable-json"))
+        sse_url = stack.enter_context(serve_http_fixture("legacy-sse"))
+        oauth_url = stack.enter_context(serve_http_fixture("auth-401-metadata"))
+        pages = [
+            {
+                "servers": [
+                    entry("io.github.example/works", [{"type": "streamable-http", "url": ok_url}]),
+                    entry(
+                        "io.github.example/gone",
+                        [{"type": "streamable-http", "url": ok_url + "x"}],
+                        status="deleted",
+                    ),
+                ],
+                "metadata": {"nextCursor": "c1", "count": 2},
+            },
+            {
+                "servers": [
+                    entry("io.github.example/legacy", [{"type": "sse", "url": sse_url}]),
+                    entry(
+                        "io.github.example/oauth", [{"type": "streamable-http", "url": oauth_url}]
+                    ),
+                ],
+                "metadata": {"nextCursor": "c2", "count": 2},
+            },
+            {
+                "servers": [
+                    entry(
+                        "io.github.example/keyed",
+                        [
+                            {
+                                "type": "streamable-http",
+                                "url": ok_url + "?k=1",
+                                "headers": [
+                                    {"name": "Authorization", "isRequired": True, "isSecret": True}
+                                ],
+                            }
+                        ],
+                    ),
+                ],
+                "metadata": {"count": 1},
+            },
+        ]
+        base, seen = stack.enter_context(registry(pages))
+        out, err = io.StringIO(), io.StringIO()
+        code = run(["--registry", base, "--out", str(tmp_path), "--timeout", "15"], out, err)
+    assert code == 0, err.getvalue()
+    assert len(seen) == 3 and "cursor=c2" in seen[-1]
+    statuses = {}
+    for d in sorted((tmp_path / "results").iterdir()):
+        if d.is_dir():
+            m = parse_json((d / "measurement.json").read_bytes())
+            assert isinstance(m, dict)
+            statuses[d.name] = m["status"]
+    assert statuses == {
+        "io.github.example-works": "measured",
+        "io.github.example-legacy": "measured",
+        "io.github.example-oauth": "remote-auth-wall",
+        "io.github.example-keyed": "remote-auth-wall",
+    }
+    keyed = parse_json(
+        (tmp_path / "results" / "io.github.example-keyed" / "measurement.json").read_bytes()
+    )
+    assert isinstance(keyed, dict) and "Authorization" in keyed["notes"]
+    board = (tmp_path / "results" / "leaderboard.md").read_text()
+    assert (
+        "Measured 2/4 candidates" in board
+        and "| io.github.example-oauth | remote-auth-wall |" in board
+    )
+    assert "registry: 5 entries on 3 page(s); 1 not active" in err.getvalue()
+
+
+def test_registry_errors_are_one_line(tmp_path: Path) -> None:
+    with registry([{"servers": [], "metadata": {"nextCursor": "c0"}}]) as (base, _):
+        out, err = io.StringIO(), io.StringIO()
+        from mcpcost.cli import main
+
+        code = main(["sweep", "--registry", base, "--out", str(tmp_path)], out, err)
+    assert code == 2 and "repeated" in err.getvalue() and err.getvalue().count("\n") == 1
