@@ -1,0 +1,165 @@
+"""Renderers: JSON validates against spec/audit-report.schema.json (with every optional part
+present), the human layout, Markdown escaping, the --claude join by capture hash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from mcpcost.audit.deferral import TOOL_SEARCH, parse_divergence, parse_settings
+from mcpcost.audit.diff import diff_reports
+from mcpcost.audit.gates import evaluate_gates
+from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.audit.render_json import render_json, report_to_json
+from mcpcost.audit.render_markdown import render_markdown
+from mcpcost.audit.render_text import render_text
+from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.measure import measure_tools
+from mcpcost.core.status import Status
+from tests.test_audit_diff import as_baseline
+from tests.test_audit_report import TABLE, config, entry, report_for
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parent.parent / "spec" / "audit-report.schema.json").read_text(
+        "utf-8"
+    )
+)
+
+
+def validate(obj: Any) -> None:
+    jsonschema.Draft202012Validator(SCHEMA).validate(obj)
+
+
+def rich_configs() -> list[ConfigFile]:
+    return [
+        config("claude-code", "/h/.claude.json", entry("alpha", always_load=True), entry("dead")),
+        config("claude-code", "/w/.mcp.json", entry("gamma")),
+        config(
+            "cursor",
+            "/h/.cursor/mcp.json",
+            entry("beta"),
+            ConfigEntry(name="vsc", spec=None, unresolved=("${input:pat}",)),
+        ),
+        config(
+            "explicit",
+            "./x.json",
+            entry("gh", "alpha", env={"T": "1"}),
+            entry("gh2", "alpha", env={"T": "2"}),
+        ),
+        ConfigFile(client="zed", source="/z.json", state=ConfigState.ERROR, error="bad JSON"),
+        ConfigFile(
+            client="cursor",
+            source="/off.json",
+            state=ConfigState.ALL_DISABLED,
+            entries=(entry("x", disabled=True),),
+        ),
+    ]
+
+
+def divergence_for(names: list[str]) -> Any:
+    rows = {}
+    for n in names:
+        m = measure_tools(TABLE[n])  # type: ignore[arg-type]
+        rows[n + "-published"] = {"o200kFull": m.total_tokens, "claudeDelta": m.total_tokens // 2,
+                                  "capturedSha256": m.canonical.sha256, "toolCount": m.tool_count}  # fmt: skip
+    rows["stale"] = {"o200kFull": 10, "claudeDelta": 5, "capturedSha256": "0" * 64}
+    return parse_divergence({"method": "tools-delta/v1", "model": "claude-test",
+                             "measuredAt": "2026-08-18", "servers": rows})  # fmt: skip
+
+
+def rich_report(**kw: Any) -> Any:
+    settings = [parse_settings("user", "/h/.claude/settings.json",
+                               stringify({"env": {TOOL_SEARCH: "auto"}}))]  # fmt: skip
+    return report_for(rich_configs(), TABLE, settings=settings, shell_environ={}, **kw)
+
+
+def test_plain_report_validates() -> None:
+    validate(report_to_json(rich_report()))
+
+
+def test_report_with_every_optional_part_validates() -> None:
+    report = rich_report(divergence=divergence_for(["alpha"]))
+    before = as_baseline(
+        report_for([config("cursor", "/h/.cursor/mcp.json", entry("alpha"))], TABLE)
+    )
+    diff = diff_reports(before, report)
+    gates = evaluate_gates(report, diff, budget=10, max_increase=0, max_increase_percent=1.0)
+    obj = json.loads(render_json(report, diff, gates))
+    validate(obj)
+    assert {"budget", "diff", "increaseGate", "gates", "claudeDivergence"} <= set(obj)
+    assert obj["budget"]["fit"]["drop"]
+
+
+def test_schema_rejects_a_value_in_the_wrong_place() -> None:
+    obj = report_to_json(rich_report())
+    obj["configs"][0]["servers"][0]["env"] = {"T": "secret"}
+    with pytest.raises(jsonschema.ValidationError):
+        validate(obj)
+
+
+def test_claude_join_is_by_capture_hash_not_by_name() -> None:
+    report = rich_report(divergence=divergence_for(["alpha"]))
+    servers = {s.name: s for c in report.configs for s in c.servers}
+    alpha_total = measure_tools(TABLE["alpha"]).total_tokens  # type: ignore[arg-type]
+    assert servers["alpha"].claude_tokens == alpha_total // 2  # row is named "alpha-published"
+    assert servers["gamma"].claude_tokens is None
+    obj = report_to_json(report)
+    assert all("claudeTokens" in s for c in obj["configs"] for s in c["servers"])
+    assert "claudeTokens" not in report_to_json(rich_report())["configs"][0]["servers"][0]
+    assert "claude" in render_text(report).splitlines()[3]
+
+
+def test_claude_code_files_share_one_verdict_printed_once() -> None:
+    report = rich_report()
+    cc = [c for c in report.configs if c.client == "claude-code"]
+    assert len(cc) == 2 and cc[0].deferral is cc[1].deferral
+    assert cc[0].deferral is not None and cc[0].deferral.mode == "threshold"
+    assert set(cc[0].deferral.sources) == {"/h/.claude.json", "/w/.mcp.json"}
+    assert cc[0].deferral.is_floor  # "dead" could not be measured
+    text = render_text(report)
+    assert text.count("defers tool definitions only once they reach") == 1
+    assert "one session" in text
+
+
+def test_text_layout() -> None:
+    text = render_text(rich_report())
+    lines = text.splitlines()
+    assert (
+        lines[0] == "mcp-context-cost audit · methodology 1.0 · o200k_base · context window 200,000"
+    )
+    assert "claude-code  /h/.claude.json" in lines
+    assert any(
+        line.startswith("  server") and "tokens" in line and "start" in line for line in lines
+    )
+    assert any(line.strip().startswith("total") for line in lines)
+    assert "tokens of tool schemas —" in text and "of a 200,000-token context window." in text
+    assert "No default deferral is on record for cursor" in text
+    assert "The client reading this file is not known (--config)" in text
+    assert "not measured" in text and "startup-failure — boom" in text
+    assert "vsc" in text and "${input:pat}" in text
+    assert "zed  /z.json — could not be read: bad JSON" in text
+    assert "every server is switched off: x" in text
+    assert "same command, different env or headers" in text
+    assert all(line == line.rstrip() for line in lines)
+    assert "at least" in text  # the claude-code config with a failed server is a floor
+
+
+def test_markdown_escapes_cells_and_shows_no_commands() -> None:
+    cfg = config("cursor", "/a.json", entry("we|ird`name", "alpha"))
+    md = render_markdown(report_for([cfg], TABLE))
+    assert "we\\|ird'name" in md and "server-bin" not in md
+    assert md.startswith("## MCP context cost")
+    assert "No default deferral is on record for cursor" in md
+
+
+def test_markdown_with_diff_and_gate() -> None:
+    before = report_for([config("cursor", "/a.json", entry("alpha"))], TABLE)
+    after = report_for([config("cursor", "/a.json", entry("alpha"), entry("dead"))],
+                       {**TABLE, "dead": Status.TIMEOUT})  # fmt: skip
+    diff = diff_reports(as_baseline(before), after)
+    md = render_markdown(after, diff, evaluate_gates(after, diff, max_increase=100))
+    assert "Diff vs baseline" in md and "**Gate failed:**" in md and "| no |" in md
