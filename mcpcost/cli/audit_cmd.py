@@ -210,6 +210,7 @@ def _nothing_found(files: list[ConfigFile], explicit: bool) -> str:
                          f"{', '.join(f.disabled_names)}")  # fmt: skip
         else:
             lines.append(f"  {f.client}: {f.source} was read and declares no server")
+        lines += [f"    {p}" for p in f.problems]
     return "\n".join(lines) + "\n"
 
 

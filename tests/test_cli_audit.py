@@ -1,0 +1,348 @@
+"""``mcpcost audit`` end to end: real stdio servers, a temporary home with one config per client,
+flags (both spellings), exit codes, malformed inputs, progress on stderr, and one subprocess run."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from mcpcost import __version__
+from mcpcost.cli import audit_cmd, main
+from mcpcost.core.model import Measurement
+from mcpcost.core.spec import ServerSpec
+from mcpcost.measuring import measure_server
+from tests.servers.registry import fixture_argv
+from tests.test_audit_render import SCHEMA
+from tests.test_audit_report import measured, tools
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["audit", *argv], out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def cli_with(argv: list[str], **kw: Any) -> tuple[int, str, str]:
+    """The command with injected measure/home/cwd/environ (errors mapped as main maps them)."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        code = audit_cmd.run(argv, out, err, **kw)
+    except Exception as exc:  # UsageError / InputError, as main() maps them
+        from mcpcost.errors import InputError, UsageError
+
+        assert isinstance(exc, UsageError | InputError), exc
+        err.write(f"{exc}\n")
+        code = 2
+    return code, out.getvalue(), err.getvalue()
+
+
+def write_json(path: Path, obj: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj), "utf-8")
+    return path
+
+
+def stdio_entry(argv: list[str], **extra: Any) -> dict[str, Any]:
+    return {"command": argv[0], "args": argv[1:], **extra}
+
+
+def fake_measure(calls: list[str] | None = None) -> Callable[[ServerSpec], Measurement]:
+    def measure(spec: ServerSpec) -> Measurement:
+        if calls is not None:
+            calls.append(spec.name)
+        size = (len(spec.argv[-1]) if spec.argv else 3) % 5 + 1
+        return measured(spec, tools(spec.name, size))
+
+    return measure
+
+
+# --------------------------------------------------------------------- real servers
+
+
+@pytest.mark.slow
+def test_real_servers_end_to_end_totals_equal_their_own_measurements(tmp_path: Path) -> None:
+    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "good": stdio_entry(fixture_argv("good")),
+        "paged": stdio_entry(fixture_argv("paginated")),
+        "crash": stdio_entry(fixture_argv("crash")),
+    }})  # fmt: skip
+    code, out, err = cli(["--config", str(cfg), "--json", "--timeout", "10"])
+    assert code == 0, err
+    report = json.loads(out)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    (c,) = report["configs"]
+    own = {
+        name: measure_server(ServerSpec.stdio(name, fixture_argv(mode)), timeout_s=10).total_tokens
+        for name, mode in (("good", "good"), ("paged", "paginated"))
+    }
+    assert {s["name"]: s["tokens"] for s in c["servers"]} == own
+    assert c["totalTokens"] == sum(own.values())  # type: ignore[arg-type]
+    assert [s["name"] for s in c["skipped"]] == ["crash"]
+    assert "[3/3]" in err and "[3/3]" not in out
+
+
+def test_every_server_failing_exits_1(tmp_path: Path) -> None:
+    cfg = write_json(
+        tmp_path / "mcp.json", {"mcpServers": {"crash": stdio_entry(fixture_argv("crash"))}}
+    )
+    code, out, err = cli(["--config", str(cfg), "--timeout", "10"])
+    assert code == 1 and "nothing was audited" in err
+    assert "startup-failure" in out
+
+
+# --------------------------------------------------------------------- one config per client
+
+
+def populate_home(home: Path, cwd: Path) -> dict[str, Path]:
+    s = lambda n: {n: {"command": "srv", "args": [n]}}  # noqa: E731
+    files = {
+        "claude-desktop": write_json(home / ".config" / "Claude" / "claude_desktop_config.json",
+                                     {"mcpServers": {**s("desk-a"), **s("shared")}}),
+        "claude-code-user": write_json(home / ".claude.json", {"mcpServers": s("cc-user"),
+                                       "projects": {str(cwd): {"mcpServers": s("cc-project")}}}),
+        "claude-code-project": write_json(cwd / ".mcp.json", {"mcpServers": {
+            "pinned": {"command": "srv", "args": ["pinned"], "alwaysLoad": True}}}),
+        "cursor": write_json(home / ".cursor" / "mcp.json", {"mcpServers": {**s("shared"), **s("cur")}}),
+        "vscode": write_json(cwd / ".vscode" / "mcp.json", {"servers": s("vs")}),
+        "windsurf": write_json(home / ".codeium" / "windsurf" / "mcp_config.json",
+                               {"mcpServers": s("wind")}),
+        "gemini": write_json(home / ".gemini" / "settings.json", {"mcpServers": s("gem")}),
+    }  # fmt: skip
+    codex = home / ".codex" / "config.toml"
+    codex.parent.mkdir(parents=True)
+    codex.write_text('[mcp_servers.cdx]\ncommand = "srv"\nargs = ["cdx"]\n', "utf-8")
+    files["codex"] = codex
+    return files
+
+
+def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    cwd.mkdir()
+    populate_home(home, cwd)
+    calls: list[str] = []
+    kw = {
+        "measure": fake_measure(calls),
+        "home": home,
+        "cwd": cwd,
+        "environ": {},
+        "platform": "linux",
+    }
+    code, out, err = cli_with(["--json"], **kw)
+    assert code == 0, err
+    report = json.loads(out)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    clients = {c["client"] for c in report["configs"]}
+    assert {
+        "claude-desktop",
+        "claude-code",
+        "cursor",
+        "vscode",
+        "windsurf",
+        "gemini",
+        "codex",
+    } <= clients
+    for c in report["configs"]:
+        assert c["totalTokens"] == sum(s["tokens"] for s in c["servers"])
+    assert calls.count("shared") == 1  # one launch, two configs
+    by_source = {c["source"]: c for c in report["configs"]}
+    desk = by_source[str(home / ".config" / "Claude" / "claude_desktop_config.json")]
+    assert {s["name"] for s in desk["servers"]} == {"desk-a", "shared"}
+    assert desk["deferral"]["mode"] == "no-deferral-on-record"
+    cc = [c for c in report["configs"] if c["client"] == "claude-code"]
+    assert cc and all(c["deferral"]["mode"] == "defers-all" for c in cc)
+    assert cc[0]["deferral"]["alwaysLoad"]["servers"] == ["pinned"]
+    # --client filters discovery
+    code, out, _ = cli_with(["--json", "--client", "cursor"], **kw)
+    assert {c["client"] for c in json.loads(out)["configs"]} == {"cursor"}
+    code, _, err = cli_with(["--client", "nope"], **kw)
+    assert code == 2 and "unknown client" in err
+
+
+def test_list_configs_launches_nothing(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    cwd.mkdir()
+    populate_home(home, cwd)
+    calls: list[str] = []
+    kw = {
+        "measure": fake_measure(calls),
+        "home": home,
+        "cwd": cwd,
+        "environ": {},
+        "platform": "linux",
+    }
+    code, out, _ = cli_with(["--list-configs"], **kw)
+    assert code == 0 and calls == []
+    assert "cursor" in out and "shared" in out and str(cwd / ".mcp.json") in out
+    code, out, _ = cli_with(["--list-configs", "--json"], **kw)
+    assert code == 0 and calls == [] and json.loads(out)["configs"]
+
+
+def test_claude_settings_in_the_home_move_the_verdict(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    cwd.mkdir()
+    populate_home(home, cwd)
+    write_json(home / ".claude" / "settings.json", {"env": {"ENABLE_TOOL_SEARCH": "false"}})
+    kw = {"measure": fake_measure(), "home": home, "cwd": cwd, "environ": {}, "platform": "linux"}
+    _, out, _ = cli_with(["--json", "--client", "claude-code"], **kw)
+    (mode,) = {c["deferral"]["mode"] for c in json.loads(out)["configs"]}
+    assert mode == "loads-upfront"
+    kw["environ"] = {"ENABLE_TOOL_SEARCH": "true"}
+    _, out, _ = cli_with(["--json", "--client", "claude-code"], **kw)
+    (mode,) = {c["deferral"]["mode"] for c in json.loads(out)["configs"]}
+    assert mode == "setting-unresolved"
+
+
+def test_nothing_found_exits_1_with_the_discovery_message(tmp_path: Path) -> None:
+    kw = {
+        "measure": fake_measure(),
+        "home": tmp_path,
+        "cwd": tmp_path,
+        "environ": {},
+        "platform": "linux",
+    }
+    code, out, err = cli_with([], **kw)
+    assert code == 1 and "no MCP config found in the standard locations" in err and out == ""
+
+
+# --------------------------------------------------------------------- flags and gates
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    return write_json(tmp_path / ".mcp.json", {"mcpServers": {
+        "one": {"command": "srv", "args": ["one"]}, "two": {"command": "srv", "args": ["two22"]}}})  # fmt: skip
+
+
+@pytest.mark.parametrize("spelling", [["--budget", "1"], ["--budget=1"]])
+def test_budget_both_spellings_fail_the_gate(demo: Path, spelling: list[str]) -> None:
+    code, out, _ = cli_with(["--config", str(demo), *spelling], measure=fake_measure())
+    assert code == 1 and "BUDGET FAIL" in out
+
+
+def test_baseline_round_trip_and_max_increase(demo: Path, tmp_path: Path) -> None:
+    code, out, _ = cli_with(["--config", str(demo), "--json"], measure=fake_measure())
+    base = tmp_path / "base.json"
+    base.write_text(out, "utf-8")
+    code, out, _ = cli_with(["--config", str(demo), f"--baseline={base}", "--max-increase=0"],
+                            measure=fake_measure())  # fmt: skip
+    assert code == 0 and "increase ok" in out
+    bigger = write_json(tmp_path / "other" / ".mcp.json", {"mcpServers": {
+        "one": {"command": "srv", "args": ["one"]}, "two": {"command": "srv", "args": ["two22"]},
+        "three": {"command": "srv", "args": ["three"]}}})  # fmt: skip
+    code, out, _ = cli_with(["--config", str(bigger), "--baseline", str(base), "--max-increase", "5"],
+                            measure=fake_measure())  # fmt: skip
+    assert code == 1 and "INCREASE FAIL" in out and "sole-config" not in out
+    code, out, _ = cli_with(
+        ["--config", str(bigger), "--baseline", str(base)], measure=fake_measure()
+    )
+    assert code == 0 and "diff vs baseline" in out  # informational without --max-increase
+
+
+def test_reference_baseline_loads_from_the_command_line(demo: Path) -> None:
+    base = ROOT / "tests" / "fixtures" / "baselines" / "reference-shaped.json"
+    code, out, err = cli_with(["--config", str(demo), "--baseline", str(base), "--max-increase", "100000"],
+                              measure=fake_measure())  # fmt: skip
+    assert code == 0, err  # paired as sole-config; memory and linear removed, one and two added
+    assert "diff vs baseline measured 2026-08-18T01:51:49.555Z" in out
+    assert "removed" in out and "added" in out and "the only config on each side" in out
+
+
+def test_markdown_output(demo: Path) -> None:
+    code, out, _ = cli_with(["--config", str(demo), "--markdown"], measure=fake_measure())
+    assert code == 0 and out.startswith("## MCP context cost")
+
+
+# --------------------------------------------------------------------- malformed input
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--bogus"], f"mcp-context-cost {__version__}"),
+        (["--budget", "abc"], "--budget"),
+        (["--budget=0"], "--budget"),
+        (["--context", "-5"], "--context"),
+        (["--timeout", "nan"], "--timeout"),
+        (["--max-increase", "5"], "needs --baseline"),
+        (["--json", "--markdown"], "not allowed with"),
+        (["--config", "/definitely/not/here.json"], "no such file"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(argv: list[str], needle: str) -> None:
+    code, out, err = cli(argv)
+    assert code == 2 and out == ""
+    assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    if "no such file" in needle:
+        assert "standard locations" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('{"mcpServers": {"a": {"command": "x",}  // unterminated', ""),
+        ("[1, 2, 3]", ""),
+        ('{"mcpServers": []}', ""),
+    ],
+)
+def test_broken_or_wrong_typed_config_never_tracebacks(
+    tmp_path: Path, text: str, needle: str
+) -> None:
+    cfg = tmp_path / "bad.json"
+    cfg.write_text(text, "utf-8")
+    calls: list[str] = []
+    code, out, err = cli_with(["--config", str(cfg)], measure=fake_measure(calls))
+    assert code in (1, 2) and calls == [] and "Traceback" not in err + out
+    assert str(cfg) in err
+
+
+def test_unreadable_inputs_exit_2(tmp_path: Path, demo: Path) -> None:
+    code, _, err = cli(["--config", str(tmp_path)])  # a directory
+    assert code == 2 and str(tmp_path) in err
+    code, _, err = cli(["--config", str(demo), "--baseline", str(tmp_path / "missing.json")])
+    assert code == 2 and "cannot read baseline" in err and "no such file" in err
+    (tmp_path / "broken.json").write_text("{not json", "utf-8")
+    code, _, err = cli(["--config", str(demo), "--baseline", str(tmp_path / "broken.json")])
+    assert code == 2 and "broken.json" in err
+    code, _, err = cli(["--config", str(demo), "--claude", str(tmp_path / "broken.json")])
+    assert code == 2 and "broken.json" in err
+
+
+def test_wrong_shaped_baseline_is_rejected_before_anything_launches(demo: Path) -> None:
+    calls: list[str] = []
+    bad = ROOT / "tests" / "fixtures" / "baselines" / "wrong-shape.json"
+    code, out, err = cli_with(["--config", str(demo), "--baseline", str(bad), "--max-increase", "1"],
+                              measure=fake_measure(calls))  # fmt: skip
+    assert code == 2 and calls == [] and out == ""
+    assert "wrong-shape.json" in err and "baseline" in err
+
+
+# --------------------------------------------------------------------- subprocess
+
+
+@pytest.mark.slow
+def test_subprocess_run_of_the_demo_config() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NOTES_API_KEY"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "audit", "--config", "examples/demo/mcp.json", "--json",
+         "--timeout", "20"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    assert report["configs"][0]["serverCount"] == 2
+    assert "[2/2]" in proc.stderr and "not-a-real-key" not in proc.stdout + proc.stderr
+    bad = subprocess.run([sys.executable, "-m", "mcpcost", "audit", "--budget=x"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
