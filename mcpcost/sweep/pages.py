@@ -135,7 +135,7 @@ def leaderboard_md(board: Board, est: Estimator | None) -> str:
                 "tools": thousands(r.tool_count),
                 "largest": largest_text(r),
                 "status": str(r.status),
-                "category": md_cell(r.category),
+                "category": md_cell(r.category) or "—",
                 "dynamic": m is not None and m.status is Status.DYNAMIC,
             }
         )

@@ -1,0 +1,199 @@
+"""Publishing from measurements alone: escaping, staleness, floors, trend, guard, estimator,
+and the dashboard in headless Chromium."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpcost.core.measure import measure_tools
+from mcpcost.core.model import NOT_CAPTURED, Isolation, Measurement, render_measurement
+from mcpcost.core.status import Status
+from mcpcost.sweep.catalog import load_catalog
+from mcpcost.sweep.estimator import fit
+from mcpcost.sweep.files import atomic_write, measurement_path
+from mcpcost.sweep.guard import PriorFiles, Snapshot, judge
+from mcpcost.sweep.history import HistoryRow, fold, parse_history, plottable, render_history
+from mcpcost.sweep.pages import md_cell, sparkline
+from mcpcost.sweep.publish import publish
+
+ROOT = Path(__file__).resolve().parent.parent
+EVIL = 'x|y`z[a](b)<script>alert("n")</script>\nnext'
+
+
+def tools(n: int, desc: str = "does a thing") -> list[Any]:
+    return [{"name": f"tool_{i}", "description": desc * (i + 1),
+             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+            for i in range(n)]  # fmt: skip
+
+
+def measured(
+    name: str, capture: list[Any], *, day: str = "2026-09-01", docker: bool = False,
+    instructions: Any = NOT_CAPTURED, status: Status = Status.MEASURED,
+) -> Measurement:  # fmt: skip
+    tm = measure_tools(capture)
+    return Measurement(
+        status=status, server_name=name, launch_command=f"npx -y {name}",
+        measured_at=f"{day}T10:00:00.000Z", timeout_ms=60000, total_tokens=tm.total_tokens,
+        tool_count=tm.tool_count, tools=tm.tools, canonical_sha256=tm.canonical.sha256,
+        raw_tools_capture=tm.capture, server_instructions=instructions,
+        isolation=Isolation(docker=docker), env_var_names=(),
+    )  # fmt: skip
+
+
+def write(root: Path, name: str, m: Measurement) -> None:
+    atomic_write(measurement_path(root, name), render_measurement(m))
+
+
+CATALOG = load_catalog(
+    "servers:\n"
+    "  - name: alpha\n    command: npx -y alpha\n    category: community\n"
+    "  - name: beta\n    command: npx -y beta\n    category: vendor-official\n"
+    "  - name: evil\n    command: npx -y evil\n"
+    "  - name: broken\n    command: npx -y broken\n"
+    "  - name: walled\n    command: https://x.example/sse\n    remote: true\n"
+)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    write(tmp_path, "alpha", measured("alpha", tools(5), instructions="Use alpha wisely. " * 60))
+    write(tmp_path, "beta", measured("beta", tools(2)))
+    evil_tools = [{"name": EVIL, "description": EVIL, "inputSchema": {"type": "object"}}]
+    write(tmp_path, "evil", measured("evil", evil_tools))
+    fail = Measurement(status=Status.STARTUP_FAILURE, server_name="broken", launch_command="x",
+                       measured_at="2026-09-01T10:00:00.000Z", timeout_ms=60000, notes=EVIL)  # fmt: skip
+    write(tmp_path, "broken", fail)
+    return tmp_path
+
+
+def test_md_cell_escapes_table_breakers() -> None:
+    assert md_cell("a|b`c[d]<e>\r\nf") == "a\\|b\\`c\\[d\\]\\<e\\> f"
+    assert len(md_cell("y" * 500)) == 160
+
+
+def test_publish_is_deterministic_and_escapes_third_party_text(site: Path) -> None:
+    first = publish(site, CATALOG)
+    assert "results/leaderboard.md" in first.written and "docs/dashboard.html" in first.written
+    snapshot = {p: p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    again = publish(site, CATALOG)
+    assert again.written == ()
+    assert {p: p.read_bytes() for p in site.rglob("*") if p.is_file()} == snapshot
+    board = (site / "results" / "leaderboard.md").read_text()
+    table = [line for line in board.splitlines() if line.startswith("| ")]
+    assert all(line.count(" | ") == table[0].count(" | ") for line in table[:4])
+    assert "<script>" not in board and "\\<script\\>" in board
+    html = (site / "docs" / "dashboard.html").read_text()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    page = (site / "docs" / "servers" / "evil.md").read_text()
+    assert "<script>" not in page
+    assert "generated" not in board.lower() and "generated" not in html.lower()
+
+
+def test_session_start_floor_and_costlier_deferral(site: Path) -> None:
+    publish(site, CATALOG)
+    rows = {
+        r.split(",")[0]: r.split(",")
+        for r in (site / "results" / "leaderboard.csv").read_text().splitlines()
+    }
+    assert rows["beta"][9:11] != ["", ""] and rows["beta"][10] == "true"  # never captured: a floor
+    assert rows["alpha"][10] == "false" and int(rows["alpha"][12]) > 0
+    board = (site / "results" / "leaderboard.md").read_text()
+    assert f"| ≥{rows['beta'][9]} |" in board
+    assert "Deferring costs more than loading every definition for:\nalpha (" in board
+    assert rows["walled"][3] == "remote-auth-wall" and rows["broken"][3] == "startup-failure"
+
+
+def test_divergence_rows_are_hidden_when_stale(site: Path) -> None:
+    alpha = measured("alpha", tools(5))
+    div = {"method": "tools-delta/v1", "model": "claude-test", "measuredAt": "2026-09-01",
+           "servers": {"alpha": {"claudeDelta": 777, "o200kFull": alpha.total_tokens, "o200kMapped": 100,
+                                 "capturedSha256": alpha.canonical_sha256},
+                       "beta": {"claudeDelta": 555, "capturedSha256": "0" * 64}}}  # fmt: skip
+    import json
+
+    (site / "results" / "divergence.json").write_text(json.dumps(div))
+    publish(site, CATALOG)
+    board = (site / "results" / "leaderboard.md").read_text()
+    assert "| claude |" in board and "| 777 |" in board and "555" not in board
+    assert "for the 1 rows whose capture still matches" in board
+    assert "## What this costs on Claude" in (site / "docs" / "servers" / "alpha.md").read_text()
+    assert "What this costs on Claude" not in (site / "docs" / "servers" / "beta.md").read_text()
+
+
+def test_history_fold_trend_and_isolation_cut() -> None:
+    rows = [HistoryRow("2026-08-01", "a", 10, 1, "measured", ""),
+            HistoryRow("2026-08-08", "a", 12, 1, "measured", "host"),
+            HistoryRow("2026-08-15", "a", 20, 1, "measured", "docker"),
+            HistoryRow("2026-08-22", "a", 21, 1, "measured", "")]  # fmt: skip
+    assert plottable(rows).dropped == 0  # newest conditions unknown: nothing to compare against
+    rows.append(HistoryRow("2026-08-29", "a", 22, 1, "measured", "docker"))
+    series = plottable(rows)
+    assert [r.date for r in series.rows] == ["2026-08-15", "2026-08-22", "2026-08-29"]
+    assert series.dropped == 2 and series.conditions_unknown
+    text = render_history(rows) + "garbage,line\n2026-09-01,legacy,5,1,measured\n"
+    parsed = parse_history(text)
+    assert len(parsed) == 6 and parsed[-1].isolation == ""
+    m = measured("a", tools(1), day="2026-08-22", docker=True)
+    folded = fold(parsed, {"a": m})
+    assert (
+        len(folded) == 6 and next(r for r in folded if r.date == "2026-08-22").isolation == "docker"
+    )
+    assert fold(folded, {"a": m}) == folded
+    fail = m.with_(
+        status=Status.TIMEOUT, total_tokens=None, tool_count=None, measured_at="2026-08-29T0"
+    )
+    assert fold(folded, {"a": fail}) == folded
+
+
+def test_guard_thresholds() -> None:
+    good = PriorFiles(b"{}", b"{}", Status.MEASURED)
+    snap = Snapshot({f"s{i}": good for i in range(10)} | {"new": PriorFiles(None, None, None)})
+    fail = Status.STARTUP_FAILURE
+    five = {f"s{i}": (fail if i < 5 else Status.MEASURED) for i in range(10)}
+    assert judge(snap, five).fault  # 5 of 10 = 50%
+    four = {f"s{i}": (fail if i < 4 else Status.DYNAMIC) for i in range(10)}
+    assert not judge(snap, four).fault
+    many = {f"s{i}": (fail if i < 6 else Status.MEASURED) for i in range(10)} | {
+        "a": fail, "b": fail, "c": fail, "d": fail, "e": fail, "f": fail}  # fmt: skip
+    assert judge(Snapshot({f"s{i}": good for i in range(20)}), many).comparable == 10
+    none = judge(Snapshot({"new": PriorFiles(None, None, None)}), {"new": fail})
+    assert not none.fault and not none.performed and "not performed" in none.reason
+
+
+def test_estimator_fits_and_reports_error() -> None:
+    est = fit([(100, 23), (200, 46), (400, 92), (1000, 230)])
+    assert est is not None and abs(est.coefficient - 0.23) < 1e-9 and est.mae == 0 and est.n == 4
+    est = fit([(100, 20), (100, 30)])
+    assert est is not None and est.mape > 0 and est.p90_abs_error == 5
+    assert est.to_dict()["label"] == "calibrated-estimate"
+    assert fit([]) is None
+
+
+def test_sparkline_geometry() -> None:
+    assert sparkline([5]) is None
+    flat = sparkline([3, 3, 3])
+    assert flat is not None and flat["points"] == "3,9 28,9 53,9"
+    up = sparkline(list(range(20)))
+    assert up is not None and up["points"].count(",") == 12 and (up["cx"], up["cy"]) == (53, 3)
+
+
+@pytest.mark.slow
+def test_dashboard_in_headless_chromium_has_no_console_errors(site: Path, tmp_path: Path) -> None:
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
+    publish(site, CATALOG)
+    spec = importlib.util.spec_from_file_location(
+        "shot", ROOT / "scripts" / "dashboard_screenshot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    shot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shot)
+    png = tmp_path / "dashboard.png"
+    code, console = shot.screenshot(site / "docs" / "dashboard.html", png)
+    assert code == 0 and console == []
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
