@@ -1,0 +1,243 @@
+"""Container isolation: plans, the frame demultiplexer, the cold-cache retry, and real containers
+run through podman's Docker-compatible API (marked ``podman``; skipped without podman)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shlex
+import socket
+import struct
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mcpcost.core.model import Measurement
+from mcpcost.core.status import Status
+from mcpcost.sweep.catalog import load_catalog
+from mcpcost.sweep.isolation import (
+    NODE_IMAGE,
+    SELF_DOCKER_NOTE,
+    UV_IMAGE,
+    ContainerLauncher,
+    demultiplex,
+    plan_container,
+)
+from mcpcost.sweep.runner import COLD_RETRY_PREFIX, Job, SweepOptions, measure_entry, plan_job
+
+NOW = dt.datetime(2026, 9, 1, 12, 0, tzinfo=dt.UTC)
+
+TINY_SERVER = r"""
+import json, os, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m.get("method") == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "box", "version": "1.0"}}
+    elif m.get("method") == "tools/list":
+        d = "key=%s url=%s home=%s" % (os.environ.get("EXAMPLE_API_KEY"), os.environ.get("EXAMPLE_URL"), os.environ["HOME"])
+        r = {"tools": [{"name": "env_probe", "description": d, "inputSchema": {"type": "object"}}]}
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}}) + "\n")
+        sys.stdout.flush()
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
+    sys.stdout.flush()
+"""
+
+CATALOG = load_catalog(
+    yaml.safe_dump(
+        {
+            "servers": [
+                {
+                    "name": "boxed",
+                    "command": "python3 -u -c " + shlex.quote(TINY_SERVER),
+                    "env": ["EXAMPLE_API_KEY", "EXAMPLE_URL"],
+                    "envValues": {"EXAMPLE_URL": "http://localhost:9200"},
+                },
+                {"name": "broken-box", "command": "echo cannot start >&2; exit 3"},
+                {"name": "npx-thing", "command": "npx -y some-server", "needsGit": True},
+                {"name": "uvx-thing", "command": "uvx some-server", "dockerImage": "example/own:1"},
+                {
+                    "name": "self-docker",
+                    "command": "docker run -i --rm -e TOKEN=dummy example/server",
+                },
+            ]
+        },
+        sort_keys=False,
+    )
+)
+E = CATALOG.by_name()
+
+
+def test_container_plans_follow_the_launcher_and_record_what_was_done() -> None:
+    npx = plan_container(E["npx-thing"])
+    assert npx.image == NODE_IMAGE and npx.memory == "1g" and npx.pids_limit == 512
+    assert npx.security_opt == ("no-new-privileges",) and npx.environment["HOME"] == "/tmp"
+    assert set(npx.volumes) == {"mcp-ctx-npm-cache", "mcp-ctx-uv-cache"}
+    assert npx.shell_command.endswith("npx -y some-server") and "apt-get" in npx.shell_command
+    assert npx.isolation.note is not None and npx.isolation.note.endswith(", git installed")
+    assert npx.isolation.network == "bridge" and npx.isolation.image == NODE_IMAGE
+    cold = plan_container(E["npx-thing"], shared_cache=False)
+    assert cold.volumes == {} and "npm_config_cache" not in cold.environment
+    assert cold.isolation.note is not None and cold.isolation.note.endswith(
+        "shared package cache bypassed"
+    )
+    assert plan_container(E["uvx-thing"]).image == "example/own:1"
+    assert plan_container(E["uvx-thing"], image_override="x").image == "example/own:1"
+    uvx = load_catalog("servers:\n  - name: u\n    command: uvx tool\n").entries[0]
+    assert plan_container(uvx).image == UV_IMAGE
+    assert plan_container(uvx, image_override="local/img").image == "local/img"
+    boxed = plan_container(E["boxed"])
+    assert boxed.environment["EXAMPLE_API_KEY"] == "dummy"
+    assert boxed.environment["EXAMPLE_URL"] == "http://localhost:9200"
+    job = plan_job(E["self-docker"], SweepOptions(docker=True))
+    assert job.container is None and job.isolation.docker and job.isolation.note == SELF_DOCKER_NOTE
+    assert plan_job(E["boxed"], SweepOptions(docker=False)).isolation.docker is False
+
+
+def test_demultiplex_splits_frames_into_stdout_and_stderr() -> None:
+    a, b = socket.socketpair()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    t = threading.Thread(target=demultiplex, args=(b, out_w, err_w))
+    t.start()
+
+    def frame(kind: int, data: bytes) -> bytes:
+        return bytes([kind, 0, 0, 0]) + struct.pack(">I", len(data)) + data
+
+    payload = (
+        frame(1, b'{"a":1}\n') + frame(2, b"warn\n") + frame(1, b"x" * 70000) + frame(1, b"\n")
+    )
+    a.sendall(payload[:5])
+    a.sendall(payload[5:])
+    a.close()
+    with os.fdopen(out_r, "rb") as out, os.fdopen(err_r, "rb") as err:
+        assert out.read() == b'{"a":1}\n' + b"x" * 70000 + b"\n"
+        assert err.read() == b"warn\n"
+    t.join(5)
+    b.close()
+
+
+def _fake(results: list[Status]) -> tuple[Any, list[Job]]:
+    seen: list[Job] = []
+
+    def measure(job: Job) -> Measurement:
+        seen.append(job)
+        status = results[len(seen) - 1]
+        return Measurement(status=status, server_name=job.entry.name, launch_command="wrapped",
+                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=int(job.timeout_s * 1000),
+                           isolation=job.isolation, notes=f"attempt {len(seen)}")  # fmt: skip
+
+    return measure, seen
+
+
+def test_cold_cache_retry_publishes_a_changed_outcome() -> None:
+    measure, seen = _fake([Status.STARTUP_FAILURE, Status.TIMEOUT])
+    m = measure_entry(E["npx-thing"], measure, SweepOptions(docker=True), lambda: NOW)
+    assert [j.container is not None and bool(j.container.volumes) for j in seen] == [True, False]
+    assert seen[1].timeout_s == 240 and m.status is Status.TIMEOUT and m.timeout_ms == 240000
+    assert m.launch_command == "npx -y some-server"
+
+
+def test_cold_cache_retry_that_fails_the_same_way_keeps_the_first_with_a_prefix() -> None:
+    measure, seen = _fake([Status.STARTUP_FAILURE, Status.STARTUP_FAILURE])
+    m = measure_entry(E["npx-thing"], measure, SweepOptions(docker=True), lambda: NOW)
+    assert len(seen) == 2 and m.notes == COLD_RETRY_PREFIX + "attempt 1"
+    assert m.isolation is not None and m.isolation.note is not None
+    assert "bypassed" not in m.isolation.note
+
+
+@pytest.mark.parametrize("name,docker", [("npx-thing", False), ("self-docker", True)])
+def test_no_cold_cache_retry_on_host_or_self_docker(name: str, docker: bool) -> None:
+    measure, seen = _fake([Status.STARTUP_FAILURE, Status.MEASURED])
+    m = measure_entry(E[name], measure, SweepOptions(docker=docker), lambda: NOW)
+    assert len(seen) == 1 and m.status is Status.STARTUP_FAILURE and m.notes == "attempt 1"
+
+
+# -- real containers -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[tuple[Any, str]]:
+    from tests.servers.podman import BASE_IMAGE, podman_service, podman_unavailable
+
+    reason = podman_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    import docker
+
+    with podman_service() as url:
+        client = docker.DockerClient(base_url=url)
+        try:
+            yield client, BASE_IMAGE
+        finally:
+            client.close()
+
+
+def _ours(client: Any) -> list[Any]:
+    return [c for c in client.containers.list(all=True) if c.name.startswith("mcp-ctx-")]
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_sweep_in_real_containers_through_the_docker_api(
+    engine: tuple[Any, str], tmp_path: Path
+) -> None:
+    from mcpcost.core.jsonvalue import parse_json
+    from mcpcost.sweep.measure_adapter import make_measure
+    from mcpcost.sweep.runner import run_sweep
+
+    client, image = engine
+    lines: list[str] = []
+    selected = [E["boxed"], E["broken-box"], E["self-docker"]]
+    outcome = run_sweep(
+        CATALOG, selected, tmp_path,
+        make_measure(ContainerLauncher(client), lambda: NOW),
+        SweepOptions(docker=True, concurrency=2, default_timeout_s=60, image_override=image),
+        clock=lambda: NOW, progress=lines.append,
+    )  # fmt: skip
+    assert outcome.exit_code == 0, lines
+
+    def load(name: str) -> dict[str, Any]:
+        doc = parse_json((tmp_path / "results" / name / "measurement.json").read_bytes())
+        assert isinstance(doc, dict)
+        return doc
+
+    boxed = load("boxed")
+    assert boxed["status"] == "measured", boxed.get("notes")
+    assert (
+        boxed["rawToolsCapture"][0]["description"]
+        == "key=dummy url=http://localhost:9200 home=/tmp"
+    )
+    assert boxed["isolation"] == {"docker": True, "image": image, "network": "bridge",
+                                  "note": "network enabled for package fetch; clean FS, no host credentials"}  # fmt: skip
+    assert boxed["launchCommand"] == E["boxed"].command
+    broken = load("broken-box")
+    assert broken["status"] == "startup-failure"
+    assert broken["notes"].startswith(COLD_RETRY_PREFIX) and "cannot start" in broken["notes"]
+    selfdocker = load("self-docker")
+    assert selfdocker["isolation"] == {"docker": True, "note": SELF_DOCKER_NOTE}
+    assert _ours(client) == []  # every capture's container was removed
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_container_limits_are_applied(engine: tuple[Any, str]) -> None:
+    client, image = engine
+    plan = plan_container(E["boxed"], image_override=image)
+    transport = ContainerLauncher(client).open(plan)
+    try:
+        (container,) = _ours(client)
+        host = container.attrs["HostConfig"]
+        assert host["Memory"] == 1024**3 and host["PidsLimit"] == 512
+        assert any("no-new-privileges" in opt for opt in host.get("SecurityOpt") or [])
+    finally:
+        transport.close()
+    assert _ours(client) == []
