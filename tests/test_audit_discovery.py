@@ -409,3 +409,26 @@ def test_config_listing_names_only(tmp_path: Path) -> None:
 def test_locations_rejects_unknown_platform(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         locations(home=tmp_path, cwd=tmp_path, platform="beos", environ={})
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_file_without_read_permission_is_an_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    target = home / ".cursor" / "mcp.json"
+    target.write_text("{}")
+    target.chmod(0)
+    try:
+        (cf,) = discover(home=home, cwd=tmp_path, platform="linux", environ={})
+    finally:
+        target.chmod(0o600)
+    assert cf.state is ConfigState.ERROR and cf.error == "cannot read: Permission denied"
+
+
+def test_explicit_directory_and_broken_symlink(tmp_path: Path) -> None:
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangling.json")
+    files = load_explicit([tmp_path, tmp_path / "dangling.json"], context=_ctx(tmp_path))
+    assert [cf.error for cf in files] == [
+        "cannot read: is a directory",
+        "cannot read: broken symbolic link",
+    ]

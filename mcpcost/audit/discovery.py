@@ -244,13 +244,21 @@ def _expand(pattern: Path) -> list[Path]:
         return []
 
 
+def _present(path: Path) -> bool | str:
+    """True/False, or the reason we cannot even tell (a parent directory we may not enter)."""
+    try:
+        return path.exists() or path.is_symlink()
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or type(exc).__name__}"
+
+
 def read_text(path: Path) -> tuple[str | None, str | None]:
     """(text, None) or (None, reason) for a path that exists (or is a broken symlink)."""
-    if path.is_symlink() and not path.exists():
-        return None, "cannot read: broken symbolic link"
-    if path.is_dir():
-        return None, "cannot read: is a directory"
     try:
+        if path.is_symlink() and not path.exists():
+            return None, "cannot read: broken symbolic link"
+        if path.is_dir():
+            return None, "cannot read: is a directory"
         data = path.read_bytes()
     except OSError as exc:
         return None, f"cannot read: {exc.strerror or type(exc).__name__}"
@@ -302,13 +310,14 @@ def discover(
         if clients is not None and loc.client not in clients:
             continue
         for path in _expand(loc.pattern):
-            if not (path.exists() or path.is_symlink()):
+            present = _present(path)
+            if present is False:
                 continue
             key = (loc.client, Path(os.path.abspath(path)))
             if key in seen:
                 continue
             seen.add(key)
-            text, reason = read_text(path)
+            text, reason = (None, present) if isinstance(present, str) else read_text(path)
             if text is None:
                 out.append(
                     ConfigFile(
@@ -332,7 +341,8 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
     out: list[ConfigFile] = []
     for path in paths:
         source = str(path)
-        if not (path.exists() or path.is_symlink()):
+        present = _present(path)
+        if present is False:
             out.append(
                 ConfigFile(
                     client=EXPLICIT,
@@ -343,7 +353,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                 )
             )
             continue
-        text, reason = read_text(path)
+        text, reason = (None, present) if isinstance(present, str) else read_text(path)
         if text is None:
             out.append(
                 ConfigFile(
