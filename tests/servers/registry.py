@@ -221,6 +221,8 @@ class _ListeningProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self._reader.join(timeout=5)
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
 
 
 def _base_env() -> dict[str, str]:
