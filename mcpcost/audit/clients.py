@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from mcpcost.audit.jsonc import KeyPath, key_lines, parse_jsonc
+from mcpcost.audit.jsonc import KeyPath, key_lines_clean, strip_jsonc
 from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.variables import VariableContext, VariableSyntax, resolve, syntax_for
+from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import JSONSyntaxError
 
@@ -440,11 +441,16 @@ def _error(client: str, source: str, scope: str, message: str) -> ConfigFile:
 
 
 def _load_jsonc(text: str) -> tuple[Any, dict[KeyPath, int]]:
+    clean = " " + text[1:] if text.startswith("\ufeff") else text
     try:
-        data = parse_jsonc(text)
-    except JSONSyntaxError as exc:
-        raise _Broken(f"not valid JSON: {exc}") from None
-    return data, key_lines(text)
+        data = parse_json(clean)  # plain JSON (most files, and big ~/.claude.json): no stripping
+    except JSONSyntaxError:
+        try:
+            clean = strip_jsonc(clean)
+            data = parse_json(clean)
+        except JSONSyntaxError as exc:
+            raise _Broken(f"not valid JSON: {exc}") from None
+    return data, key_lines_clean(clean)
 
 
 def _load_toml(text: str) -> tuple[Any, dict[KeyPath, int]]:

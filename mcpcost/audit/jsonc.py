@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json
 from mcpcost.errors import JSONSyntaxError
@@ -22,25 +23,15 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
-def _string_end(text: str, start: int) -> int:
-    """Index just past the string literal opening at ``start`` (or len(text) if unterminated)."""
-    i = start + 1
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == '"' or c == "\n":
-            return i + 1
-        i += 1
-    return n
-
-
-def _blank(chars: list[str], start: int, end: int) -> None:
-    for k in range(start, end):
-        if chars[k] not in "\r\n":
-            chars[k] = " "
+_STRIP_TOKEN = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"?'  # a string (an unterminated one stops at the line end)
+    r"|//[^\n]*"  # a line comment
+    r"|/\*[\s\S]*?\*/"  # a block comment
+    r"|(?P<open>/\*)"  # a block comment never closed
+    r"|[,}\]]"  # commas and closers
+    r'|[^\s"/,}\]]+|/'  # anything else significant
+)
+_NOT_NEWLINE = re.compile(r"[^\r\n]")
 
 
 def strip_jsonc(text: str) -> str:
@@ -48,47 +39,41 @@ def strip_jsonc(text: str) -> str:
 
     Raises JSONSyntaxError for an unterminated block comment (position of its opening).
     """
-    chars = list(text)
-    if chars and chars[0] == "\ufeff":
-        chars[0] = " "
-    n = len(text)
-    i = 0
+    blanks: list[tuple[int, int]] = []  # ranges to turn into spaces (newlines kept)
+    start_at = 0
+    if text.startswith("\ufeff"):
+        blanks.append((0, 1))
+        start_at = 1
     last_comma = -1  # index of a comma with only whitespace/comments after it so far
-    previous = ""  # the last significant character before the current one
-    while i < n:
-        c = text[i]
-        if c == '"':
-            i = _string_end(text, i)
-            last_comma = -1
-            previous = '"'
+    previous = ""  # the last significant character so far
+    for m in _STRIP_TOKEN.finditer(text, start_at):
+        tok = m.group(0)
+        if m.group("open") is not None:
+            line, col = _position(text, m.start())
+            raise JSONSyntaxError(f"unterminated comment at line {line} column {col}")
+        if tok.startswith(("//", "/*")):
+            blanks.append((m.start(), m.end()))
             continue
-        if c == "/" and i + 1 < n and text[i + 1] == "/":
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            _blank(chars, i, end)
-            i = end
-            continue
-        if c == "/" and i + 1 < n and text[i + 1] == "*":
-            end = text.find("*/", i + 2)
-            if end < 0:
-                line, col = _position(text, i)
-                raise JSONSyntaxError(f"unterminated comment at line {line} column {col}")
-            _blank(chars, i, end + 2)
-            i = end + 2
-            continue
-        if c == ",":
+        if tok == ",":
             # a comma after a value may trail; one after "{", "[", ",", ":" stays an error
-            last_comma = i if previous not in ("", "{", "[", ",", ":") else -1
-        elif c in "}]":
+            last_comma = m.start() if previous not in ("", "{", "[", ",", ":") else -1
+        elif tok in ("}", "]"):
             if last_comma >= 0:
-                chars[last_comma] = " "
+                blanks.append((last_comma, last_comma + 1))
             last_comma = -1
-        elif c not in " \t\r\n\ufeff":
+        else:
             last_comma = -1
-        if c not in " \t\r\n\ufeff":
-            previous = c
-        i += 1
-    return "".join(chars)
+        previous = tok[-1]
+    if not blanks:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for start, end in sorted(blanks):
+        pieces.append(text[done:start])
+        pieces.append(_NOT_NEWLINE.sub(" ", text[start:end]))
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def parse_jsonc(text: str) -> JSONValue:
@@ -104,56 +89,60 @@ class _LineIndex:
         return bisect.bisect_right(self._starts, index)
 
 
-def key_lines(text: str) -> dict[KeyPath, int]:
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\],]')
+
+
+def key_lines(text: str, *, max_depth: int = 6) -> dict[KeyPath, int]:
     """1-based line of every object key and every container array element, by key path.
 
     ``text`` must be valid JSONC (parse it first). A duplicate key keeps its last position, as
-    JSON.parse keeps the last value.
+    JSON.parse keeps the last value. Paths deeper than ``max_depth`` are not recorded (a large
+    ``~/.claude.json`` holds whole chat histories nobody needs a line for).
     """
-    clean = strip_jsonc(text)
+    return key_lines_clean(strip_jsonc(text), max_depth=max_depth)
+
+
+def key_lines_clean(clean: str, *, max_depth: int = 6) -> dict[KeyPath, int]:
+    """``key_lines`` of text already passed through ``strip_jsonc``."""
     lines = _LineIndex(clean)
     out: dict[KeyPath, int] = {}
-    # each frame: [is_object, path, current key or index, expecting_key]
-    stack: list[list[object]] = []
-    n = len(clean)
-    i = 0
-
-    def child_path() -> KeyPath:
-        frame = stack[-1]
-        path = frame[1]
-        assert isinstance(path, tuple)
-        key = frame[2]
-        assert isinstance(key, str | int)
-        return (*path, key)
-
-    while i < n:
-        c = clean[i]
+    # parallel stacks: container kind ("{" or "["), its path, current key/index, expecting a key
+    kinds: list[str] = []
+    paths: list[KeyPath] = []
+    current: list[str | int] = []
+    want_key: list[bool] = []
+    for m in _TOKEN.finditer(clean):
+        tok = m.group(0)
+        c = tok[0]
         if c == '"':
-            end = _string_end(clean, i)
-            if stack and stack[-1][0] and stack[-1][3]:
-                key = json.loads(clean[i:end])
-                stack[-1][2] = key
-                stack[-1][3] = False
-                out[child_path()] = lines.line(i)
-            i = end
+            if kinds and want_key[-1]:
+                want_key[-1] = False
+                if len(kinds) <= max_depth:
+                    key = json.loads(tok)
+                    current[-1] = key
+                    out[(*paths[-1], key)] = lines.line(m.start())
             continue
-        if c in "{[":
+        if c == "{" or c == "[":
             path: KeyPath = ()
-            if stack:
-                path = child_path()
-                if not stack[-1][0]:
-                    out[path] = lines.line(i)
-            stack.append([c == "{", path, 0 if c == "[" else "", c == "{"])
-        elif c in "}]":
-            if stack:
-                stack.pop()
-        elif c == "," and stack:
-            frame = stack[-1]
-            if frame[0]:
-                frame[3] = True
+            if kinds:
+                path = (*paths[-1], current[-1])
+                if kinds[-1] == "[" and len(kinds) <= max_depth:
+                    out[path] = lines.line(m.start())
+            kinds.append(c)
+            paths.append(path)
+            current.append(0 if c == "[" else "")
+            want_key.append(c == "{")
+        elif c == "}" or c == "]":
+            if kinds:
+                kinds.pop()
+                paths.pop()
+                current.pop()
+                want_key.pop()
+        elif kinds:  # ","
+            if kinds[-1] == "{":
+                want_key[-1] = True
             else:
-                index = frame[2]
+                index = current[-1]
                 assert isinstance(index, int)
-                frame[2] = index + 1
-        i += 1
+                current[-1] = index + 1
     return out
