@@ -522,3 +522,17 @@ def test_continue_duplicate_names_keep_the_first() -> None:
     cf = parse_config("continue", "config.yaml", text, context=CTX)
     assert [s.argv for s in (e.spec for e in cf.entries) if s] == [("one",)]
     assert cf.problems == ("mcpServers[1]: a second server named 'a' (left out)",)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{"a": 1, // c\n}', {"a": 1}),
+        ('{"a": [1, /* c */\n /* d */ ], // e\n /* f */ }', {"a": [1]}),
+        ('{"a": "x,", }', {"a": "x,"}),
+        ('{"a": "\\\\", }', {"a": "\\"}),
+    ],
+)
+def test_jsonc_trailing_comma_then_comments(text: str, value: object) -> None:
+    assert parse_jsonc(text) == value
+    assert len(strip_jsonc(text)) == len(text)
