@@ -113,7 +113,8 @@ class RawStdio:
         reply = self.request("initialize", INIT_PARAMS)
         assert reply is not None and "result" in reply, reply
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return reply["result"]
+        result: dict[str, Any] = reply["result"]
+        return result
 
     def close(self) -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -370,7 +371,7 @@ def _http(
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     all_headers = {"Accept": "application/json, text/event-stream"}
     if body is not None:
@@ -437,7 +438,7 @@ def test_streamable_sse_answers_with_an_event_stream() -> None:
 def test_legacy_sse_endpoint_event_and_responses_on_the_stream() -> None:
     with serve_http("legacy-sse") as fx:
         parts = urlsplit(fx.url)
-        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+        conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
         conn.request("GET", parts.path, headers={"Accept": "text/event-stream"})
         stream = conn.getresponse()
         assert stream.status == 200
