@@ -68,8 +68,21 @@ python_venv() {
   say "python: creating $venv"
   rm -rf "$venv"
   if ! "$py" -m venv "$venv" >&2; then
-    say "python: venv failed; on Debian install python3-venv (apt-get install -y python3-venv)"
-    return 1
+    rm -rf "$venv"
+    # Debian splits ensurepip into python3-venv (python3.X-venv); install it when we can.
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+      local pkg
+      pkg="python3-venv python$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"
+      say "python: venv failed; installing $pkg"
+      apt-get update -qq >&2 || true
+      # shellcheck disable=SC2086
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkg >&2 \
+        || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2 || true
+    fi
+    if ! "$py" -m venv "$venv" >&2; then
+      say "python: venv failed; install python3-venv (apt-get install -y python3-venv)"
+      return 1
+    fi
   fi
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-input -r "$dir/requirements.txt" >&2

@@ -54,6 +54,7 @@ class RawStdio:
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.junk: list[bytes] = []
+        self.last_raw = b""
         self.next_id = 1
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -87,6 +88,7 @@ class RawStdio:
                 self.junk.append(line)
                 continue
             if isinstance(msg, dict) and "jsonrpc" in msg:
+                self.last_raw = line
                 return msg
             self.junk.append(line)
 
@@ -347,6 +349,14 @@ def test_sdk_legacy_server_serves_the_handshake_only() -> None:
     ]  # fmt: skip
 
 
+def test_sdk_dual_server_serves_either_era() -> None:
+    with launched(registry.sdk_server_argv("dual")) as c:
+        assert c.handshake()["serverInfo"]["name"] == "sdk-fixture-dual"
+    with launched(registry.sdk_server_argv("dual")) as c:
+        found = c.request("server/discover", {"_meta": MODERN_META})
+    assert found is not None and found["result"]["supportedVersions"] == ["2026-07-28"]
+
+
 def test_sdk_modern_server_serves_discover_and_refuses_initialize() -> None:
     with launched(registry.sdk_server_argv("modern")) as c:
         found = c.request("server/discover", {"_meta": MODERN_META})
@@ -498,6 +508,48 @@ def test_real_server_answers_tools_list_over_stdio(name: str) -> None:
         tools = c.request("tools/list", timeout=30)
     assert tools is not None and tools["result"]["tools"], tools
     assert all(isinstance(t["name"], str) for t in tools["result"]["tools"])
+
+
+def _capture_tools_canonical(argv: list[str]) -> tuple[str, int, int]:
+    """(sha256, o200k tokens, pages) of the page-joined tools, parsed from the raw wire lines."""
+    from mcpcost.core.canonical import canonicalize
+    from mcpcost.core.jsonvalue import parse_json
+    from mcpcost.core.tokenizer import count_tokens
+
+    tools: list[Any] = []
+    pages = 0
+    with launched(argv) as c:
+        init = c.request("initialize", INIT_PARAMS, timeout=30)
+        assert init is not None and "result" in init, init
+        c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        cursor: str | None = None
+        while True:
+            reply = c.request("tools/list", {} if cursor is None else {"cursor": cursor}, 30)
+            assert reply is not None and "result" in reply, reply
+            page = parse_json(c.last_raw)
+            assert isinstance(page, dict) and isinstance(page["result"], dict)
+            page_tools = page["result"]["tools"]
+            assert isinstance(page_tools, list)
+            tools.extend(page_tools)
+            pages += 1
+            cursor = reply["result"].get("nextCursor")
+            if cursor is None or pages >= 10:
+                break
+    canonical = canonicalize(tools)
+    return canonical.sha256, count_tokens(canonical.text), pages
+
+
+@pytest.mark.slow
+@pytest.mark.node
+@pytest.mark.parametrize("name", registry.REAL_STDIO_SERVERS)
+def test_real_server_numbers_agree_with_the_node_reference(
+    node_reference: NodeReference, name: str
+) -> None:
+    server = require_real_server(name)
+    sha, tokens, pages = _capture_tools_canonical(list(server.argv))
+    node = node_reference("--stdio", "--", *server.argv)
+    assert (node["sha256"], node["tokens"], node["pages"]) == (sha, tokens, pages)
+    assert tokens > 50
 
 
 @pytest.mark.slow
