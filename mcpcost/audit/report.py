@@ -24,6 +24,7 @@ the server's own secret values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -184,11 +185,28 @@ def first_line(text: str | None, limit: int = NOTE_LIMIT) -> str | None:
     return line[:limit] if line else None
 
 
+_PIECES = re.compile(r"[\s=:@?&/,;\"']+")
+
+
+def launch_secrets(spec: ServerSpec) -> tuple[str, ...]:
+    """Parts of the argv or URL that ``display()`` masks, plus env and header values."""
+    pairs = list(zip(spec.argv, redact_argv(spec.argv, spec.secret_values), strict=True))
+    if spec.url is not None:
+        pairs.append((spec.url, redact_url(spec.url)))
+    found: list[str] = list(spec.secret_values)
+    for original, shown in pairs:
+        if original == shown:
+            continue
+        kept = set(_PIECES.split(shown))
+        found.extend(p for p in _PIECES.split(original) if p and p not in kept)
+    return tuple(found)
+
+
 def _mask_free_text(text: str | None, spec: ServerSpec | None) -> str | None:
-    """Notes can quote stderr: mask the server's secret values and credential-looking words."""
+    """Notes can quote stderr: mask the server's secrets and credential-looking words."""
     if text is None:
         return None
-    masked = redact_text(text, spec.secret_values if spec else ())
+    masked = redact_text(text, launch_secrets(spec) if spec else ())
     return " ".join(redact_argv(masked.split(" ")))
 
 

@@ -1,0 +1,129 @@
+"""Fuzz: generated configs with secret-looking values in env, headers, args and URLs; none of
+them may appear in the text, JSON or Markdown report (with a diff and gates), even when a
+server's failure notes echo them back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpcost.audit.diff import diff_reports
+from mcpcost.audit.engine import run_audit
+from mcpcost.audit.gates import evaluate_gates
+from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.audit.render_json import render_json
+from mcpcost.audit.render_markdown import render_markdown
+from mcpcost.audit.render_text import render_text
+from mcpcost.core.model import Measurement
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.status import Status
+from tests.test_audit_diff import as_baseline
+from tests.test_audit_report import measured, tools
+
+TOKEN = st.from_regex(r"[A-Za-z0-9]{20,32}", fullmatch=True).map(lambda s: "S3cr" + s)
+NAME = st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True)
+ENV_NAME = st.from_regex(r"[A-Z][A-Z0-9_]{0,12}", fullmatch=True)
+PREFIX = st.sampled_from(["ghp_", "sk-", "xoxb-", "glpat-", "github_pat_", "npm_", "hf_"])
+
+
+@st.composite
+def secret_arg(draw: st.DrawFn) -> tuple[list[str], str]:
+    """Args carrying a secret in one of the shapes people write them."""
+    s = draw(TOKEN)
+    form = draw(st.integers(0, 6))
+    flag = draw(st.sampled_from(["token", "api-key", "apikey", "password", "secret", "auth"]))
+    if form == 0:
+        return [f"--{flag}={s}"], s
+    if form == 1:
+        return [f"--{flag}", s], s
+    if form == 2:
+        return [f"{flag.upper().replace('-', '_')}={s}"], s
+    if form == 3:
+        p = draw(PREFIX)
+        return [p + s], p + s
+    if form == 4:
+        return [f"Authorization: Bearer {s}"], s
+    if form == 5:
+        return [f"https://user:{s}@example.test/x"], s
+    return [f"https://example.test/mcp?access_token={s}"], s
+
+
+@st.composite
+def server(draw: st.DrawFn, name: str) -> tuple[ConfigEntry, list[str]]:
+    secrets: list[str] = []
+    env = {draw(ENV_NAME): draw(TOKEN) for _ in range(draw(st.integers(0, 3)))}
+    secrets += env.values()
+    if draw(st.booleans()):
+        args: list[str] = ["serve"]
+        for _ in range(draw(st.integers(1, 3))):
+            a, s = draw(secret_arg())
+            args += a
+            secrets.append(s)
+        spec = ServerSpec.stdio(name, ["srv", *args], env=env)
+    else:
+        s = draw(TOKEN)
+        headers = {"Authorization": f"Bearer {s}", draw(ENV_NAME): draw(TOKEN)}
+        secrets += [s, *headers.values()]
+        q = draw(TOKEN)
+        secrets.append(q)
+        url = draw(st.sampled_from([
+            f"https://u:{q}@mcp.example.test/sse",
+            f"https://mcp.example.test/mcp?api_key={q}",
+            f"https://mcp.example.test/mcp?token={q}&x=1",
+        ]))  # fmt: skip
+        spec = ServerSpec.remote(name, url, headers=headers)
+    return ConfigEntry(name=name, spec=spec), secrets
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> tuple[list[ConfigFile], list[str]]:
+    names = draw(st.lists(NAME, min_size=1, max_size=5, unique=True))
+    entries: list[ConfigEntry] = []
+    secrets: list[str] = []
+    for n in names:
+        e, s = draw(server(n))
+        entries.append(e)
+        secrets += s
+    client = draw(st.sampled_from(["claude-code", "cursor", "explicit", "vscode"]))
+    split = draw(st.integers(0, len(entries)))
+    files = [
+        ConfigFile(
+            client=client, source="/h/a.json", state=ConfigState.OK, entries=tuple(entries[:split])
+        ),
+        ConfigFile(
+            client="cursor",
+            source="/h/b.json",
+            state=ConfigState.OK,
+            entries=tuple(entries[split:]),
+        ),
+    ]
+    return files, secrets
+
+
+def leaky_measure(spec: ServerSpec) -> Measurement:
+    """Every other server fails with notes that echo its argv, URL and secret values."""
+    if len(spec.name) % 2:
+        echo = " ".join([*spec.argv, spec.url or "", *spec.secret_values])
+        return Measurement(status=Status.AUTH_REQUIRED, server_name=spec.name,
+                           launch_command=spec.display(), measured_at="", timeout_ms=1,
+                           notes=f"401 for {echo}")  # fmt: skip
+    return measured(spec, tools(spec.name.replace("-", "_"), 2))
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(configs())
+def test_no_secret_reaches_any_output(data: tuple[list[ConfigFile], list[str]]) -> None:
+    files, secrets = data
+    report = run_audit(files, measure=leaky_measure, concurrency=2, generated_at="t")
+    diff = diff_reports(as_baseline(report), report)
+    gates = evaluate_gates(report, diff, budget=1, max_increase=0)
+    outputs: dict[str, Any] = {
+        "text": render_text(report, diff, gates),
+        "json": render_json(report, diff, gates),
+        "markdown": render_markdown(report, diff, gates),
+    }
+    for kind, text in outputs.items():
+        for s in secrets:
+            assert s not in text, f"{kind} output leaks {s!r}"
