@@ -16,11 +16,13 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 from mcpcost import __version__
+from mcpcost.core.canonical import canonicalize
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.transports.base import TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
@@ -43,9 +45,10 @@ def capture_pair(
     spec: ServerSpec, factory: TransportFactory, timeout_s: float
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
     """Two independent captures at the same time."""
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="mcpcost-capture") as pool:
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="mcpcost-capture") as pool:
         first = pool.submit(capture_tools, spec, factory, timeout_s)
         second = pool.submit(capture_tools, spec, factory, timeout_s)
+        pool.submit(get_tokenizer)  # load the tokenizer while the servers start
         return first.result(), second.result()
 
 
@@ -92,8 +95,7 @@ def measurement_from_pair(
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
     one = measure_tools(first.tools)
-    two = measure_tools(second.tools)
-    same = one.canonical.text == two.canonical.text
+    same = one.canonical.text == canonicalize(second.tools).text
     hello = first.hello
     return Measurement(
         status=Status.MEASURED if same else Status.DYNAMIC,
