@@ -7,7 +7,7 @@ from typing import Any
 
 from mcpcost.core.canonical import Canonical, canonicalize
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
-from mcpcost.core.model import FIELD_SPLIT, ToolCost
+from mcpcost.core.model import ToolCost
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
 
@@ -42,21 +42,22 @@ def tool_cost(tool: Any, tokenizer: Tokenizer, *, field_split: bool = True) -> T
     """Per-tool numbers as the reference computes them, plus our diagnostic field split."""
     obj = tool if isinstance(tool, dict) else {}
     name = obj.get("name")
+    description = _text_tokens(obj.get("description"), tokenizer)
+    input_schema = _json_tokens(obj.get("inputSchema"), tokenizer)
     fields: dict[str, int] | None = None
     if field_split:
         fields = {
-            "description": _text_tokens(obj.get("description"), tokenizer),
-            "inputSchema": _json_tokens(obj.get("inputSchema"), tokenizer),
+            "description": description,
+            "inputSchema": input_schema,
             "outputSchema": _json_tokens(obj.get("outputSchema"), tokenizer),
             "annotations": _json_tokens(obj.get("annotations"), tokenizer),
             "title": _text_tokens(obj.get("title"), tokenizer),
         }
-        assert tuple(fields) == FIELD_SPLIT
     return ToolCost(
         name=name if isinstance(name, str) else "(unnamed)",
         tokens=tokenizer.count(stringify(tool)),
-        description_tokens=_text_tokens(obj.get("description"), tokenizer),
-        input_schema_tokens=_json_tokens(obj.get("inputSchema"), tokenizer),
+        description_tokens=description,
+        input_schema_tokens=input_schema,
         field_tokens=fields,
     )
 

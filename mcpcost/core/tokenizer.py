@@ -2,14 +2,26 @@
 
 tiktoken would download the BPE ranks on first use; we never do. The ranks ship gzipped inside
 the package (``data/o200k_base.tiktoken.gz``), are checked against the SHA-256 OpenAI publishes
-for the uncompressed file, and feed tiktoken's Rust core directly. Counting uses
-``encode_ordinary``: text that looks like a special token (``<|endoftext|>``) is ordinary text.
+for the uncompressed file, and feed tiktoken's Rust core directly. Text that looks like a special
+token (``<|endoftext|>``) is counted as the ordinary text it is.
+
+Pre-tokenisation follows JavaScript, not Rust. o200k_base first splits text with a regular
+expression built on Unicode character classes (``\p{L}``, ``\p{N}``, ``\s``...), then byte-pair
+encodes each piece. The reference counts with js-tiktoken, whose split runs on the JavaScript
+engine's RegExp: Unicode 17.0 tables in current Node.js, and ECMAScript's own definition of
+``\s`` (which includes U+FEFF and excludes U+0085). tiktoken's Rust core splits with older
+Unicode tables and Unicode's White_Space property, so for recently assigned characters (CJK
+Extension J, for one) and for U+0085/U+FEFF the two disagree on the pieces and so on the count.
+For ASCII text the two splits are identical and tiktoken's fast path is used; any other text is
+split here with the ``regex`` module (Unicode 17.0 tables) using ECMAScript's whitespace set, and
+each piece is byte-pair encoded by tiktoken's core.
 """
 
 from __future__ import annotations
 
 import base64
 import gzip
+import re
 import hashlib
 import threading
 from dataclasses import dataclass
@@ -36,6 +48,23 @@ O200K_PAT_STR = "|".join(
 )
 O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 
+# ECMAScript WhiteSpace and LineTerminator: what ``\s`` means in a JavaScript RegExp.
+_JS_WS = r"\t\n\x0b\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# The o200k_base split pattern with ``\s``/``\S`` spelled as JavaScript reads them.
+O200K_JS_PAT_STR = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        rf""" ?[^{_JS_WS}\p{{L}}\p{{N}}]+[\r\n/]*""",
+        rf"""[{_JS_WS}]*[\r\n]+""",
+        rf"""[{_JS_WS}]+(?![^{_JS_WS}])""",
+        rf"""[{_JS_WS}]+""",
+    ]
+)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_PIECE_CACHE_LIMIT = 500_000
+
 
 class Tokenizer(Protocol):
     """Counts tokens in text. The only thing the measurement needs from a tokenizer."""
@@ -50,16 +79,38 @@ class Tokenizer(Protocol):
 
 @dataclass(frozen=True)
 class TiktokenTokenizer:
-    """A tiktoken ``Encoding`` wrapped to count ordinary text."""
+    """A tiktoken ``Encoding`` that counts ordinary text with JavaScript's pre-tokenisation."""
 
     name: str
     encoding: Any
+    splitter: Any  # a compiled ``regex`` pattern (O200K_JS_PAT_STR)
+    piece_cache: dict[str, int]
 
     def count(self, text: str) -> int:
-        return len(self.encoding.encode_ordinary(text))
+        if text.isascii():
+            return len(self.encoding.encode_ordinary(text))
+        return self._count_split_here(text)
 
     def count_many(self, texts: list[str]) -> list[int]:
-        return [len(t) for t in self.encoding.encode_ordinary_batch(texts, num_threads=1)]
+        return [self.count(t) for t in texts]
+
+    def _count_split_here(self, text: str) -> int:
+        # A JavaScript engine encodes a lone surrogate as U+FFFD, and U+FFFD falls in the same
+        # character class as a surrogate, so replacing first changes no piece boundary.
+        if _LONE_SURROGATE.search(text):
+            text = _LONE_SURROGATE.sub("\ufffd", text)
+        cache = self.piece_cache
+        if len(cache) > _PIECE_CACHE_LIMIT:
+            cache.clear()
+        encode_piece = self.encoding._core_bpe.encode_single_piece
+        total = 0
+        for piece in self.splitter.findall(text):
+            n = cache.get(piece)
+            if n is None:
+                n = len(encode_piece(piece.encode("utf-8")))
+                cache[piece] = n
+            total += n
+        return total
 
 
 def load_bpe_ranks(data: bytes, expected_sha256: str = O200K_SHA256) -> dict[bytes, int]:
@@ -93,6 +144,7 @@ def read_bundled_data() -> bytes:
 
 def build_o200k(data: bytes) -> TiktokenTokenizer:
     """Build the o200k_base tokenizer from the uncompressed ranks file."""
+    import regex
     import tiktoken
 
     encoding = tiktoken.Encoding(
@@ -101,7 +153,10 @@ def build_o200k(data: bytes) -> TiktokenTokenizer:
         mergeable_ranks=load_bpe_ranks(data),
         special_tokens=O200K_SPECIAL_TOKENS,
     )
-    return TiktokenTokenizer(name=ENCODING_NAME, encoding=encoding)
+    splitter = regex.compile(O200K_JS_PAT_STR)
+    return TiktokenTokenizer(
+        name=ENCODING_NAME, encoding=encoding, splitter=splitter, piece_cache={}
+    )
 
 
 _lock = threading.Lock()
