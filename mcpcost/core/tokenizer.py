@@ -1,4 +1,4 @@
-"""The bundled ``o200k_base`` tokenizer, loaded offline and hash-checked.
+r"""The bundled ``o200k_base`` tokenizer, loaded offline and hash-checked.
 
 tiktoken would download the BPE ranks on first use; we never do. The ranks ship gzipped inside
 the package (``data/o200k_base.tiktoken.gz``), are checked against the SHA-256 OpenAI publishes
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import base64
 import gzip
-import re
 import hashlib
+import re
 import threading
 from dataclasses import dataclass
 from importlib import resources
