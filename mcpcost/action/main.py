@@ -278,12 +278,9 @@ def measure_and_judge(
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from mcpcost import __version__
 
-    try:
-        return version("mcp-context-cost")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 def write_atomic(path: str, text: str, owner_of: str | None = None) -> None:
