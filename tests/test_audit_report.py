@@ -298,3 +298,26 @@ def test_commands_and_urls_are_masked_and_env_shows_names_only() -> None:
     assert by["s"].env_var_names == ("API_TOKEN",)
     assert secret not in (by["r"].url or "") and "pw" not in (by["r"].url or "")
     assert by["r"].header_names == ("Authorization",)
+
+
+def test_progress_is_live_on_a_terminal_and_plain_lines_otherwise() -> None:
+    import io
+
+    from mcpcost.audit.progress import LineProgress, LiveProgress, progress_for
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty, plain = Tty(), io.StringIO()
+    live = progress_for(tty)
+    lines = progress_for(plain)
+    assert isinstance(live, LiveProgress) and isinstance(lines, LineProgress)
+    for p in (live, lines):
+        p.started("alpha", 2)
+        p.finished("alpha", "measured", 1, 2)
+        p.started("beta", 2)
+        p.finished("beta", "timeout", 2, 2)
+    assert plain.getvalue() == "  [1/2] alpha measured\n  [2/2] beta timeout\n"
+    assert "\n" not in tty.getvalue() and "\r\x1b[2K" in tty.getvalue()
+    assert tty.getvalue().endswith("\r\x1b[2K")  # the line is cleared when everything is done
