@@ -23,7 +23,12 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 
 from tests.servers import registry
-from tests.servers.conftest_plugin import NodeReference, require_node, require_real_server
+from tests.servers.conftest_plugin import (
+    NodeReference,
+    node_reference_fixture,  # noqa: F401  (the fixture, without registering the plugin)
+    require_node,
+    require_real_server,
+)
 from tests.servers.http_fixtures import BEARER_TOKEN, serve_http
 from tests.servers.podman import BASE_IMAGE, podman_service, podman_unavailable
 
@@ -567,6 +572,7 @@ def test_everything_same_tools_over_stdio_sse_and_streamable_http(
     assert results[0]["toolCount"] > 5 and results[0]["tokens"] > 500
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_node_reference_agrees_with_mcpcost_core_on_the_good_fixture(
     node_reference: NodeReference,
@@ -584,6 +590,7 @@ def test_node_reference_agrees_with_mcpcost_core_on_the_good_fixture(
     assert paged["pages"] == 3 and paged["toolCount"] == 6
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("kind", ["streamable-json", "streamable-sse", "legacy-sse"])
 def test_http_fixtures_serve_the_same_tools_as_stdio(

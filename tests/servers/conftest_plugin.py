@@ -77,8 +77,8 @@ def docker_host() -> Iterator[str]:
 NodeReference = Callable[..., dict[str, Any]]
 
 
-@pytest.fixture
-def node_reference() -> NodeReference:
+@pytest.fixture(name="node_reference")
+def node_reference_fixture() -> NodeReference:
     """``node_reference(*args)`` -> the JSON that ``node_reference.mjs *args`` printed."""
     node = require_node()
     if not (registry.NODE_MODULES / "js-tiktoken").is_dir():
