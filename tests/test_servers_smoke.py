@@ -384,19 +384,22 @@ def _http(
     method: str = "POST",
     body: Any = None,
     headers: dict[str, str] | None = None,
+    timeout: float = 10.0,
 ) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     all_headers = {"Accept": "application/json, text/event-stream"}
     if body is not None:
         all_headers["Content-Type"] = "application/json"
     all_headers.update(headers or {})
     data = None if body is None else json.dumps(body).encode()
-    conn.request(method, path, body=data, headers=all_headers)
-    resp = conn.getresponse()
-    payload = resp.read()
-    conn.close()
+    try:
+        conn.request(method, path, body=data, headers=all_headers)
+        resp = conn.getresponse()
+        payload = resp.read()
+    finally:
+        conn.close()
     return resp.status, {k.lower(): v for k, v in resp.getheaders()}, payload
 
 
@@ -492,6 +495,17 @@ def test_401_without_oauth_metadata_and_403() -> None:
     with serve_http("forbidden-403") as fx:
         status, headers, body = _http(fx.url, body=INIT)
         assert status == 403 and body == b"Forbidden" and "www-authenticate" not in headers
+
+
+def test_hang_fixture_never_answers_and_html_404_is_html() -> None:
+    with serve_http("hang") as fx:
+        with pytest.raises(TimeoutError):
+            _http(fx.url, body=INIT, timeout=0.5)
+        assert len(fx.requests) == 1
+    with serve_http("html-404") as fx:
+        status, headers, body = _http(fx.url, body=INIT)
+    assert status == 404 and headers["content-type"].startswith("text/html")
+    assert body.startswith(b"<!DOCTYPE html>")
 
 
 def test_bearer_required_fixture_checks_the_token() -> None:

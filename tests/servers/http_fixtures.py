@@ -17,6 +17,8 @@ auth-401-metadata   401 with ``WWW-Authenticate: Bearer resource_metadata="..."`
 auth-401-bare       401 without ``WWW-Authenticate`` and no protected-resource document (404).
 forbidden-403       403 with a plain-text body and no OAuth metadata.
 bearer-required     streamable-json behind ``Authorization: Bearer <BEARER_TOKEN>`` (else 401).
+hang                reads each request and never answers (holds the connection open).
+html-404            every request gets ``404`` with an HTML page (no JSON-RPC body).
 
 The tools served are the stdio fixture's well-behaved list, byte for byte, so the same tool set
 measured over stdio and HTTP must give the same sha256.
@@ -45,7 +47,10 @@ HTTP_FIXTURE_KINDS: tuple[str, ...] = (
     "auth-401-bare",
     "forbidden-403",
     "bearer-required",
+    "hang",
+    "html-404",
 )
+HTML_404 = b"<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>"
 BEARER_TOKEN = "fixture-secret-token-4f1d"
 MCP_PATH = "/mcp"
 SSE_PATH = "/sse"
@@ -139,8 +144,21 @@ def _make_handler(state: _State) -> type[BaseHTTPRequestHandler]:
             self._send(status, _dumps(value).encode(), "application/json", **headers)
 
         # -- dispatch -------------------------------------------------------------------
+        def _special(self) -> bool:
+            """Handle the ``hang`` and ``html-404`` kinds; True when handled."""
+            if state.kind == "hang":
+                while not state.stop.wait(0.05):
+                    pass
+                return True
+            if state.kind == "html-404":
+                self._send(404, HTML_404, "text/html; charset=utf-8")
+                return True
+            return False
+
         def do_GET(self) -> None:
             self._record(b"")
+            if self._special():
+                return
             path = urlsplit(self.path).path
             if path.startswith("/.well-known/oauth-protected-resource"):
                 self._well_known()
@@ -155,6 +173,8 @@ def _make_handler(state: _State) -> type[BaseHTTPRequestHandler]:
 
         def do_DELETE(self) -> None:
             self._record(b"")
+            if self._special():
+                return
             sid = self.headers.get("Mcp-Session-Id")
             with state.lock:
                 state.sessions.discard(sid or "")
@@ -163,6 +183,8 @@ def _make_handler(state: _State) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             body = self._body()
             self._record(body)
+            if self._special():
+                return
             path = urlsplit(self.path).path
             if state.kind in ("auth-401-metadata", "auth-401-bare", "forbidden-403"):
                 self._denied()
