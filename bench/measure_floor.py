@@ -5,7 +5,9 @@ initialized``, ``tools/list`` answered (a minimal blocking client, no threads, n
 ``measure_server`` does two full captures concurrently, compares them and tears the process
 groups down. Target: measure <= 1.15x the floor. The extra column runs two floors at once: on a
 machine with few free cores two concurrent launches cost more than one whatever the client does,
-and the last ratio isolates what mcpcost itself adds.
+and the last ratio isolates what mcpcost itself adds. The pipelined floor (``tests/servers/
+floor.py``) sends initialize, initialized and tools/list without waiting, which the spec does not
+allow a client to do; it is shown for reference only.
 
     PYTHONPATH=. python bench/measure_floor.py [--runs N] [SERVER...]
 
@@ -31,6 +33,7 @@ from mcpcost.core.spec import ServerSpec
 from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.measuring import measure_server
 from mcpcost.transports.stdio import safe_base_env
+from tests.servers.floor import bare_floor
 from tests.servers.registry import (
     REAL_STDIO_SERVERS,
     real_server,
@@ -107,7 +110,8 @@ def main() -> int:
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
           "(the two captures compete for CPU with everything else)")  # fmt: skip
     print(f"{'server':22} {'floor ms':>9} {'measure ms':>11} {'ratio':>6} "
-          f"{'2 floors at once ms':>20} {'ratio to that':>14}  status")  # fmt: skip
+          f"{'2 floors at once ms':>20} {'ratio to that':>14} {'pipelined floor ms':>19}  "
+          "status")  # fmt: skip
     for name in args.servers:
         missing = real_server_missing(name)
         server = real_server(name)
@@ -117,9 +121,10 @@ def main() -> int:
         argv = list(server.argv)
         env = {**safe_base_env(os.environ), **dict(server.env)}
         floor_once(argv, env)  # warm the OS file cache once
-        floors, pairs, walls, statuses = [], [], [], set()
+        floors, pairs, walls, piped, statuses = [], [], [], [], set()
         for _ in range(args.runs):
             floors.append(floor_once(argv, env))
+            piped.append(bare_floor(argv))
             pairs.append(floor_pair(argv, env))
             wall, status = measure_once(name, argv, dict(server.env))
             walls.append(wall)
@@ -127,7 +132,8 @@ def main() -> int:
         floor, wall = statistics.median(floors), statistics.median(walls)
         pair = statistics.median(pairs)
         print(f"{name:22} {floor * 1000:9.0f} {wall * 1000:11.0f} {wall / floor:6.2f} "
-              f"{pair * 1000:20.0f} {wall / pair:14.2f}  {','.join(sorted(statuses))}")  # fmt: skip
+              f"{pair * 1000:20.0f} {wall / pair:14.2f} {statistics.median(piped) * 1000:19.0f}  "
+              f"{','.join(sorted(statuses))}")  # fmt: skip
     return 0
 
 
