@@ -571,6 +571,24 @@ def test_real_server_numbers_agree_with_the_node_reference(
     assert tokens > 50
 
 
+REFERENCE_CAPTURES = (
+    Path(__file__).resolve().parents[2] / "shared" / "vectors" / "reference-captures"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["memory", "filesystem", "everything"])
+def test_pinned_servers_reproduce_the_reference_projects_published_sha(name: str) -> None:
+    """Our pins of these three give the exact bytes the reference project published."""
+    capture = REFERENCE_CAPTURES / f"{name}.measurement.json"
+    if not capture.is_file():
+        pytest.skip(f"reference capture not available at {capture}")
+    published = json.loads(capture.read_text(encoding="utf-8"))
+    server = require_real_server(name)
+    sha, tokens, _ = _capture_tools_canonical(list(server.argv))
+    assert (sha, tokens) == (published["canonicalSha256"], published["totalTokens"])
+
+
 @pytest.mark.slow
 @pytest.mark.node
 def test_everything_same_tools_over_stdio_sse_and_streamable_http(
