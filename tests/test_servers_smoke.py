@@ -25,6 +25,7 @@ import pytest
 from tests.servers import registry
 from tests.servers.conftest_plugin import (
     NodeReference,
+    docker_host_fixture,  # noqa: F401  (the fixture, without registering the plugin)
     node_reference_fixture,  # noqa: F401  (the fixture, without registering the plugin)
     require_node,
     require_real_server,
@@ -657,19 +658,34 @@ def test_node_is_reported_missing_cleanly_or_found() -> None:
 # ---------------------------------------------------------------------------- podman
 @pytest.mark.slow
 @pytest.mark.podman
-def test_podman_api_runs_a_container_from_the_base_image() -> None:
+def test_podman_api_runs_a_container_from_the_base_image(docker_host: str) -> None:
+    import docker
+
+    client = docker.DockerClient(base_url=docker_host)
+    try:
+        out = client.containers.run(
+            BASE_IMAGE, ["sh", "-c", "python3 --version; node --version"], remove=True
+        )
+    finally:
+        client.close()
+    text = out.decode()
+    assert "Python 3" in text and text.strip().splitlines()[-1].startswith("v")
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_podman_service_stops_by_pid(tmp_path: Path) -> None:
     reason = podman_unavailable()
     if reason is not None:
         pytest.skip(reason)
-    import docker
-
-    with podman_service() as url:
-        client = docker.DockerClient(base_url=url)
-        try:
-            out = client.containers.run(
-                BASE_IMAGE, ["sh", "-c", "python3 --version; node --version"], remove=True
-            )
-        finally:
-            client.close()
-    text = out.decode()
-    assert "Python 3" in text and text.strip().splitlines()[-1].startswith("v")
+    sock = tmp_path / "api.sock"
+    with podman_service(sock) as url:
+        assert url == f"unix://{sock}" and sock.exists()
+        pids = subprocess.run(
+            ["pgrep", "-f", f"podman system service --time=0 {url}"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        assert len(pids) == 1
+    assert not sock.exists()
+    assert registry.wait_gone(int(pids[0]), 10)

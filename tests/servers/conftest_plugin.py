@@ -64,8 +64,8 @@ def sdk_http_url(request: pytest.FixtureRequest) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
-def docker_host() -> Iterator[str]:
+@pytest.fixture(scope="session", name="docker_host")
+def docker_host_fixture() -> Iterator[str]:
     """``DOCKER_HOST`` for a podman API service running for the whole session."""
     reason = podman_unavailable()
     if reason is not None:
