@@ -165,6 +165,16 @@ def test_good_server_wire_text_is_as_documented() -> None:
     assert [t["name"] for t in tools] == ["echo", "add", "noop"]
 
 
+def test_delays_hold_back_the_answers() -> None:
+    with fixture("good", "--startup-delay", "0.6", "--list-delay", "0.6") as c:
+        start = time.monotonic()
+        c.handshake()
+        assert time.monotonic() - start >= 0.6
+        start = time.monotonic()
+        assert c.request("tools/list", timeout=0.3) is None
+        assert c.message(5) is not None and time.monotonic() - start >= 0.6
+
+
 def test_good_server_refuses_discover_like_a_legacy_server() -> None:
     with fixture("good") as c:
         reply = c.request("server/discover", {"_meta": MODERN_META})
