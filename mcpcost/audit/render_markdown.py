@@ -13,17 +13,12 @@ from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.render_text import n, pct, signed
 from mcpcost.audit.report import AuditReport, ConfigResult
+from mcpcost.core.markdown import code_text
 
 
 def cell(text: str) -> str:
-    """A table cell: pipes, backticks and line breaks neutralised."""
-    return (
-        text.replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("`", "'")
-        .replace("\r", " ")
-        .replace("\n", " ")
-    )
+    """A table cell (also used inside code spans): pipes, backticks, line breaks, mentions."""
+    return code_text(text, mentions=True)
 
 
 def deferral_sentence(v: DeferralVerdict) -> str:

@@ -17,6 +17,7 @@ from jinja2 import FileSystemLoader, StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
+from mcpcost.core.markdown import md_text
 from mcpcost.core.model import METHODOLOGY_VERSION
 from mcpcost.core.status import Status
 from mcpcost.sweep.estimator import Estimator
@@ -25,6 +26,7 @@ from mcpcost.sweep.views import Board, Row
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MD_CELL_MAX = 160
+PAGE_MD_ACTIVE = frozenset("\\|`[]<>")
 PAGE_TOOL_LIMIT = 30
 SPARK_W, SPARK_H, SPARK_PAD, SPARK_POINTS = 56, 18, 3, 12
 CSV_HEADER = (
@@ -46,12 +48,7 @@ CSV_HEADER = (
 
 def md_cell(value: object, limit: int = MD_CELL_MAX) -> str:
     """Third-party text made safe for a markdown table cell (and for markdown prose)."""
-    text = "" if value is None else str(value)
-    text = text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
-    text = "".join("\\" + c if c in "\\|`[]<>" else c for c in text)
-    if len(text) > limit:
-        text = text[: limit - 1].rstrip("\\") + "…"
-    return text
+    return md_text(value, limit, mentions=False, active=PAGE_MD_ACTIVE)
 
 
 def thousands(value: int | None) -> str:
