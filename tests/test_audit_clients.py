@@ -289,7 +289,7 @@ def test_unknown_transport_type_is_a_problem() -> None:
             '{"mcpServers": {"a": {"command": "x", "disabled": true}, "b": {"command": "y"}}}',
             ConfigState.OK,
         ),
-        ('{"mcpServers": []}', ConfigState.ERROR),
+        ('{"mcpServers": []}', ConfigState.DECLARES_NOTHING),  # a problem line, not an error
         ("[]", ConfigState.ERROR),
         ("", ConfigState.ERROR),
     ],
@@ -441,6 +441,62 @@ def test_detect_dialect() -> None:
     assert detect_dialect({"extensions": {}}) == "goose"
     assert detect_dialect({"projects": {"/p": {"mcpServers": {}}}}) == "claude-code"
     assert detect_dialect({"theme": "x"}) is None
+
+
+def test_detect_dialect_list_block_depends_on_the_format() -> None:
+    assert detect_dialect({"mcpServers": []}, "yaml") == "continue"
+    assert detect_dialect({"mcpServers": []}, "json") == "explicit"
+    block_file = {"name": "b", "version": "1", "mcpServers": []}
+    assert detect_dialect(block_file, "json") == "continue"
+
+
+# Each client parser, given its server block with the wrong type (and, where it has one, a second
+# valid block that must still be read).
+_WRONG_BLOCKS: list[tuple[str, str, str, str]] = [
+    ("claude-desktop", "c.json", '{"mcpServers": []}', "mcpServers is a list"),
+    ("claude-code", ".mcp.json", '{"mcpServers": "x"}', "mcpServers is a string"),
+    ("cursor", "mcp.json", '{"mcpServers": 3}', "mcpServers is a number"),
+    ("windsurf", "mcp_config.json", '{"mcpServers": true}', "mcpServers is a boolean"),
+    ("vscode", "mcp.json", '{"servers": []}', "servers is a list"),
+    ("vscode", "settings.json", '{"mcp": {"servers": 1}}', "mcp.servers is a number"),
+    ("vscode", "settings.json", '{"mcp": []}', "mcp is a list"),
+    ("gemini", "settings.json", '{"mcpServers": []}', "mcpServers is a list"),
+    ("gemini", "settings.json", '{"mcp": "x", "mcpServers": {}}', "mcp is a string"),
+    ("zed", "settings.json", '{"context_servers": []}', "context_servers is a list"),
+    ("cline", "s.json", '{"mcpServers": []}', "mcpServers is a list"),
+    ("roo", "mcp.json", '{"mcpServers": "a"}', "mcpServers is a string"),
+    ("copilot", "mcp-config.json", '{"mcpServers": []}', "mcpServers is a list"),
+    ("opencode", "opencode.json", '{"mcp": []}', "mcp is a list"),
+    ("codex", "config.toml", 'mcp_servers = "x"\n', "mcp_servers is a string"),
+    ("codex", "config.toml", "mcp_servers = [1]\n", "mcp_servers is a list"),
+    ("goose", "config.yaml", "extensions: [a]\n", "extensions is a list"),
+    ("continue", "config.yaml", "mcpServers: 3\n", "mcpServers is a number"),
+    ("continue", "config.yaml", "mcpServers: {a: 1}\nx: 1\n", "entry is a number"),
+    ("explicit", "any.json", '{"mcpServers": []}', "mcpServers is a list"),
+    ("explicit", "any.json", '{"servers": "x"}', "servers is a string"),
+    ("explicit", "any.yaml", "mcp_servers: 5\n", "mcp_servers is a number"),
+]
+
+
+@pytest.mark.parametrize(("client", "source", "text", "problem"), _WRONG_BLOCKS)
+def test_wrong_typed_server_block_is_a_problem_line(
+    client: str, source: str, text: str, problem: str
+) -> None:
+    cf = parse_config(client, source, text, context=CTX)
+    assert cf.state is not ConfigState.ERROR, cf.error
+    assert any(problem in p for p in cf.problems), cf.problems
+
+
+def test_wrong_typed_user_block_keeps_the_project_servers() -> None:
+    text = json.dumps(
+        {"mcpServers": [], "projects": {"/work/proj": {"mcpServers": {"p": {"command": "x"}}}}}
+    )
+    cf = parse_config("claude-code", "/home/me/.claude.json", text, context=CTX)
+    assert [e.name for e in cf.entries] == ["p"] and cf.state is ConfigState.OK
+    assert cf.problems == ("mcpServers is a list, expected an object (ignored)",)
+    text = json.dumps({"projects": {"/work/proj": []}})
+    cf = parse_config("claude-code", "/home/me/.claude.json", text, context=CTX)
+    assert cf.problems == ("projects[<cwd>] is a list, expected an object (ignored)",)
 
 
 def test_unknown_client_is_a_programming_error() -> None:

@@ -306,6 +306,27 @@ def test_broken_or_wrong_typed_config_never_tracebacks(
     assert str(cfg) in err
 
 
+@pytest.mark.parametrize(
+    ("block", "problem"),
+    [
+        ('{"mcpServers": []}', "mcpServers is a list, expected an object"),
+        ('{"mcpServers": "x"}', "mcpServers is a string, expected an object"),
+        ('{"servers": [1]}', "servers is a list, expected an object"),
+    ],
+)
+def test_wrong_typed_server_block_names_the_problem(
+    tmp_path: Path, block: str, problem: str
+) -> None:
+    cfg = tmp_path / "mcp.json"
+    cfg.write_text(block, "utf-8")
+    calls: list[str] = []
+    code, out, err = cli_with(["--config", str(cfg)], measure=fake_measure(calls))
+    assert code == 1 and calls == [] and out == ""
+    assert "declares no server" in err and problem in err
+    code, out, _ = cli_with(["--config", str(cfg), "--list-configs"])
+    assert code == 0 and f"problem: {problem}" in out
+
+
 def test_unreadable_inputs_exit_2(tmp_path: Path, demo: Path) -> None:
     code, _, err = cli(["--config", str(tmp_path)])  # a directory
     assert code == 2 and str(tmp_path) in err

@@ -527,12 +527,17 @@ def _object(data: Any, what: str) -> dict[str, Any]:
     return data
 
 
-def _block(data: Mapping[str, Any], key: str, where: str = "") -> dict[str, Any] | None:
+def _block(
+    data: Mapping[str, Any], key: str, problems: list[str], where: str = ""
+) -> dict[str, Any] | None:
+    """The ``key`` server block of ``data``. A wrong-typed block is a problem line and is left
+    out (None), so the rest of the file is still read and the user sees why it declares nothing."""
     value = data.get(key)
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise _Broken(f"{where}{key} is {_kind(value)}, expected an object")
+        problems.append(f"{where}{key} is {_kind(value)}, expected an object (ignored)")
+        return None
     return value
 
 
@@ -573,14 +578,17 @@ def _parse_claude_code(
     root = _object(data, "the file")
     dialect = _DIALECTS["claude-code"]
     raws: dict[str, _Raw] = {}
-    block = _block(root, "mcpServers")
+    block = _block(root, "mcpServers", problems)
     for raw in _map_block(block or {}, ("mcpServers",), dialect, problems, lines):
         raws[raw.name] = raw
     projects = root.get("projects")
     if isinstance(projects, dict):
         key = claude_project_key(projects, ctx)
-        if key is not None and isinstance(projects[key], dict):
-            local = _block(projects[key], "mcpServers", "projects[<cwd>].")
+        project = projects[key] if key is not None else None
+        if project is not None and not isinstance(project, dict):
+            problems.append(f"projects[<cwd>] is {_kind(project)}, expected an object (ignored)")
+        elif project is not None:
+            local = _block(project, "mcpServers", problems, "projects[<cwd>].")
             path: KeyPath = ("projects", key, "mcpServers")
             for raw in _map_block(local or {}, path, dialect, problems, lines):
                 if raw.name in raws:
@@ -600,7 +608,7 @@ def _parse_map_client(
         data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
     ) -> list[_Raw]:
         root = _object(data, "the file")
-        block = _block(root, key)
+        block = _block(root, key, problems)
         return _map_block(block or {}, (key,), _DIALECTS[client], problems, lines)
 
     return parse
@@ -610,11 +618,10 @@ def _parse_gemini(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
     root = _object(data, "the file")
-    raws = _map_block(
-        _block(root, "mcpServers") or {}, ("mcpServers",), _DIALECTS["gemini"], problems, lines
-    )
-    mcp = root.get("mcp")
-    if isinstance(mcp, dict):
+    block = _block(root, "mcpServers", problems) or {}
+    raws = _map_block(block, ("mcpServers",), _DIALECTS["gemini"], problems, lines)
+    mcp = _block(root, "mcp", problems)
+    if mcp is not None:
         allowed = mcp.get("allowed")
         excluded = mcp.get("excluded")
         for raw in raws:
@@ -625,13 +632,26 @@ def _parse_gemini(
     return raws
 
 
-def _vscode_servers(root: Mapping[str, Any]) -> tuple[dict[str, Any], KeyPath, Any]:
+def _vscode_servers(
+    root: Mapping[str, Any], problems: list[str]
+) -> tuple[dict[str, Any], KeyPath, Any]:
     if "servers" in root or "inputs" in root:
-        return _block(root, "servers") or {}, ("servers",), root.get("inputs")
-    mcp = _block(root, "mcp")  # legacy settings.json: "mcp": {"servers": ..., "inputs": ...}
+        return _block(root, "servers", problems) or {}, ("servers",), root.get("inputs")
+    # legacy settings.json: "mcp": {"servers": ..., "inputs": ...}
+    mcp = _block(root, "mcp", problems)
     if mcp is None:
         return {}, ("servers",), None
-    return _block(mcp, "servers", "mcp.") or {}, ("mcp", "servers"), mcp.get("inputs")
+    servers = _block(mcp, "servers", problems, "mcp.") or {}
+    return servers, ("mcp", "servers"), mcp.get("inputs")
+
+
+def _parse_vscode(
+    root: Mapping[str, Any], lines: Mapping[KeyPath, int], problems: list[str]
+) -> tuple[list[_Raw], dict[str, str | None]]:
+    """VS Code's servers and the readable defaults of its ``inputs``."""
+    block, path, inputs = _vscode_servers(root, problems)
+    input_values = vscode_inputs(inputs, problems)
+    return _map_block(block, path, _DIALECTS["vscode"], problems, lines), input_values
 
 
 def vscode_inputs(inputs: Any, problems: list[str]) -> dict[str, str | None]:
@@ -656,7 +676,7 @@ def _parse_zed(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
     root = _object(data, "the file")
-    block = _block(root, "context_servers") or {}
+    block = _block(root, "context_servers", problems) or {}
     raws = _map_block(block, ("context_servers",), _DIALECTS["zed"], problems, lines)
     for raw in raws:
         obj = block.get(raw.name)
@@ -670,7 +690,7 @@ def _parse_codex(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
     root = _object(data, "the file")
-    block = _block(root, "mcp_servers") or {}
+    block = _block(root, "mcp_servers", problems) or {}
     reader = _Reader(problems)
     vctx = ctx.variables()
     out: list[_Raw] = []
@@ -731,7 +751,8 @@ def _parse_continue(
     if isinstance(servers, dict):  # a Claude/Cursor-style JSON block file
         return _map_block(servers, ("mcpServers",), _DIALECTS["continue"], problems, lines)
     if not isinstance(servers, list):
-        raise _Broken(f"mcpServers is {_kind(servers)}, expected a list")
+        problems.append(f"mcpServers is {_kind(servers)}, expected a list (ignored)")
+        return []
     reader = _Reader(problems)
     out: list[_Raw] = []
     for i, item in enumerate(servers):
@@ -763,7 +784,7 @@ def _parse_goose(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
     root = _object(data, "the file")
-    block = _block(root, "extensions") or {}
+    block = _block(root, "extensions", problems) or {}
     reader = _Reader(problems)
     vctx = ctx.variables()
     out: list[_Raw] = []
@@ -820,7 +841,7 @@ def _parse_opencode(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
     root = _object(data, "the file")
-    block = _block(root, "mcp") or {}
+    block = _block(root, "mcp", problems) or {}
     return _map_block(block, ("mcp",), _DIALECTS["opencode"], problems, lines)
 
 
@@ -852,10 +873,7 @@ def parse_config(
     try:
         data, lines = _LOADERS[_format_of(client, source)](text)
         if client == "vscode":
-            root = _object(data, "the file")
-            block, path, inputs = _vscode_servers(root)
-            input_values = vscode_inputs(inputs, problems)
-            raws = _map_block(block, path, _DIALECTS["vscode"], problems, lines)
+            raws, input_values = _parse_vscode(_object(data, "the file"), lines, problems)
             vctx = context.variables(input_values)
         else:
             raws = _PARSERS[client](data, lines, context, problems)
@@ -870,8 +888,20 @@ def parse_config(
 _DETECT_ORDER = ("mcpServers", "servers", "context_servers", "mcp_servers", "extensions", "mcp")
 
 
-def detect_dialect(data: Mapping[str, Any]) -> str | None:
-    """Which client's shape a parsed config has, from its top-level key."""
+_CONTINUE_MARKERS = ("name", "version", "schema")
+
+
+def _continue_list(data: Mapping[str, Any], text_format: str | None) -> bool:
+    """A list ``mcpServers`` is Continue's form in YAML, or in JSON that carries a Continue block
+    file's ``name``/``version``/``schema``; elsewhere it is a wrong-typed server block."""
+    if not isinstance(data.get("mcpServers"), list):
+        return False
+    return text_format != "json" or any(k in data for k in _CONTINUE_MARKERS)
+
+
+def detect_dialect(data: Mapping[str, Any], text_format: str | None = None) -> str | None:
+    """Which client's shape a parsed config has, from its top-level key (``text_format``:
+    json/toml/yaml, when known)."""
     if isinstance(data.get("projects"), dict) and any(
         isinstance(p, dict) and "mcpServers" in p for p in data["projects"].values()
     ):
@@ -881,7 +911,7 @@ def detect_dialect(data: Mapping[str, Any]) -> str | None:
         if value is None:
             continue
         if key == "mcpServers":
-            return "continue" if isinstance(value, list) else EXPLICIT
+            return "continue" if _continue_list(data, text_format) else EXPLICIT
         if key == "servers":
             return "vscode"
         if key == "context_servers":
@@ -925,19 +955,18 @@ def parse_detected(
     """A config of unknown client: format by content, shape by top-level key; labelled ``client``."""
     problems: list[str] = []
     try:
-        _, data, lines = _sniff(text)
+        text_format, data, lines = _sniff(text)
         root = _object(data, "the file")
-        dialect = detect_dialect(root)
+        dialect = detect_dialect(root, text_format)
         vctx = context.variables()
         if dialect is None:
             raws: list[_Raw] = []
         elif dialect == "vscode":
-            block, path, inputs = _vscode_servers(root)
-            vctx = context.variables(vscode_inputs(inputs, problems))
-            raws = _map_block(block, path, _DIALECTS["vscode"], problems, lines)
+            raws, input_values = _parse_vscode(root, lines, problems)
+            vctx = context.variables(input_values)
         elif dialect == EXPLICIT:
             raws = _map_block(
-                _block(root, "mcpServers") or {},
+                _block(root, "mcpServers", problems) or {},
                 ("mcpServers",),
                 _DIALECTS[EXPLICIT],
                 problems,
