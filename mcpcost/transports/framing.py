@@ -25,7 +25,8 @@ from typing import IO, Any
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.errors import ProtocolError, TransportClosed, TransportTimeout
+from mcpcost.transports.errors import ProtocolError, TransportClosed
+from mcpcost.transports.inbox import take
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
@@ -176,12 +177,7 @@ class LineTransport:
     def receive(self, timeout_s: float) -> Message:
         if self._ended is not None:
             raise self._end_error(self._ended)
-        started = time.monotonic()
-        try:
-            item = self._queue.get(timeout=max(timeout_s, 0.0))
-        except queue.Empty:
-            waited = int((time.monotonic() - started) * 1000)
-            raise TransportTimeout(waited, "a message from the server") from None
+        item = take(self._queue, timeout_s)
         if isinstance(item, _EndOfStream):
             self._ended = item
             raise self._end_error(item)

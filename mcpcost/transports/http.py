@@ -7,70 +7,35 @@ on later requests; after negotiation ``MCP-Protocol-Version`` is sent (and, for 
 era, ``Mcp-Method``). 401/403 become HTTPStatusError carrying ``WWW-Authenticate`` and whether
 OAuth protected-resource metadata is advertised. An error status whose body is JSON-RPC (a modern
 server's 400/404 with an error object) is delivered as a message so the session can read the code.
+
+Closing a session that has an ``Mcp-Session-Id`` (the legacy era) sends ``DELETE`` with that id,
+as the spec asks clients to; any answer, 405 included, or none within ``DELETE_TIMEOUT_S`` is fine.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
-import time
-from collections.abc import Mapping
 from typing import Any
 
 import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError
-from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.errors import (
-    HTTPStatusError,
-    ProtocolError,
-    TransportClosed,
-    TransportTimeout,
-)
-from mcpcost.transports.http_common import (
-    MAX_BODY_BYTES,
-    PROBE_TIMEOUT_S,
-    USER_AGENT,
-    ResponseSet,
-    iter_stream,
-    parse_jsonrpc_body,
-    read_body,
-    status_error,
-)
+from mcpcost.transports.base import Message
+from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed
+from mcpcost.transports.http_base import HTTPTransportBase
+from mcpcost.transports.http_common import iter_stream, parse_jsonrpc_body, read_body
 from mcpcost.transports.sse import SSEDecoder
 
-_Item = Message | Exception
+DELETE_TIMEOUT_S = 2.0
 
 
-class StreamableHTTPTransport:
+class StreamableHTTPTransport(HTTPTransportBase):
     """MCP Streamable HTTP client transport (2025-03-26 onward, and the 2026-07-28 form)."""
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeout_s: float = 60.0,
-        session: requests.Session | None = None,
-        max_bytes: int = MAX_BODY_BYTES,
-    ) -> None:
-        self.url = url
-        self._user_headers = dict(headers or {})
-        self._timeout = timeout_s
-        self._http = session or requests.Session()
-        self._own_http = session is None
-        self._max_bytes = max_bytes
-        self._queue: queue.Queue[_Item] = queue.Queue()
-        self._responses = ResponseSet()
-        self._session_id: str | None = None
-        self._protocol_version: str | None = None
-        self._modern = False
-        self._bytes = 0
-        self._last_status: int | None = None
-        self._last_headers: dict[str, str] = {}
-        self._lock = threading.Lock()
-        self._closed = False
+    kind = "http"
+    _session_id: str | None = None
+    _modern = False
 
     # -- Transport ------------------------------------------------------------------------
     def send(self, message: Message) -> None:
@@ -89,48 +54,34 @@ class StreamableHTTPTransport:
         )
         worker.start()
 
-    def receive(self, timeout_s: float) -> Message:
-        started = time.monotonic()
-        try:
-            item = self._queue.get(timeout=max(timeout_s, 0.0))
-        except queue.Empty:
-            waited = int((time.monotonic() - started) * 1000)
-            raise TransportTimeout(waited, "a message from the server") from None
-        if isinstance(item, Exception):
-            raise item
-        return item
-
     def negotiated(self, protocol_version: str, *, modern: bool) -> None:
         self._protocol_version = protocol_version
         self._modern = modern
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._responses.close_all()
-        if self._own_http:
-            self._http.close()
-
     @property
-    def diagnostics(self) -> Diagnostics:
-        with self._lock:
-            return Diagnostics(
-                kind="http",
-                bytes_received=self._bytes,
-                http_status=self._last_status,
-                http_headers=dict(self._last_headers),
-            )
+    def session_id(self) -> str | None:
+        """The ``Mcp-Session-Id`` the server issued, if any."""
+        return self._session_id
 
     # -- internals ------------------------------------------------------------------------
+    def _before_close(self) -> None:
+        if self._session_id is None or self._modern:
+            return
+        headers = self._base_headers({"Mcp-Session-Id": self._session_id})
+        if self._protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self._protocol_version
+        limit = min(self._timeout, DELETE_TIMEOUT_S)
+        try:
+            self._http.delete(self.url, headers=headers, timeout=(limit, limit)).close()
+        except requests.RequestException:
+            pass  # best effort: the server ends the session on its own
+
     def _headers(self, message: Message) -> dict[str, str]:
-        headers = {
-            "User-Agent": USER_AGENT,
-            **self._user_headers,
+        headers = self._base_headers({
             "Accept": "application/json, text/event-stream",
             "Content-Type": "application/json",
             "Accept-Encoding": "identity",
-        }
+        })  # fmt: skip
         if self._session_id is not None:
             headers["Mcp-Session-Id"] = self._session_id
         if self._protocol_version is not None:
@@ -152,17 +103,14 @@ class StreamableHTTPTransport:
                 )
 
     def _exchange(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
-        connect = min(self._timeout, 30.0)
         resp = self._http.post(
-            self.url, data=body, headers=headers, stream=True, timeout=(connect, self._timeout)
+            self.url, data=body, headers=headers, stream=True, timeout=self._timeouts()
         )
         if not self._responses.add(resp):
             resp.close()
             return
         try:
-            with self._lock:
-                self._last_status = resp.status_code
-                self._last_headers = dict(resp.headers)
+            self._seen_response(resp)
             sid = resp.headers.get("Mcp-Session-Id")
             if sid:
                 self._session_id = sid
@@ -172,7 +120,7 @@ class StreamableHTTPTransport:
                 if messages and resp.status_code not in (401, 403):
                     self._deliver(messages, len(payload))
                     return
-                raise status_error(self._http, resp, payload, min(PROBE_TIMEOUT_S, self._timeout))
+                raise self._status_error(resp, payload)
             if resp.status_code in (202, 204) or not is_request:
                 return
             ctype = resp.headers.get("Content-Type", "").split(";")[0].strip().lower()
@@ -200,25 +148,13 @@ class StreamableHTTPTransport:
             if decoder.buffered > self._max_bytes:
                 raise ProtocolError(f"server sent an event larger than {self._max_bytes} bytes")
             for event in decoder.feed(chunk):
-                self._event(event.event, event.data)
+                if event.event == "message":
+                    self._message_event(event.data)
         for event in decoder.flush():
-            self._event(event.event, event.data)
-
-    def _event(self, name: str, data: str) -> None:
-        if name != "message" or not data.strip():
-            return
-        try:
-            value: Any = parse_json(data)
-        except JSONSyntaxError:
-            return
-        items = value if isinstance(value, list) else [value]
-        self._deliver([m for m in items if isinstance(m, dict)], 0)
+            if event.event == "message":
+                self._message_event(event.data)
 
     def _deliver(self, messages: list[dict[str, Any]], size: int) -> None:
         self._add_bytes(size)
         for m in messages:
             self._queue.put(m)
-
-    def _add_bytes(self, n: int) -> None:
-        with self._lock:
-            self._bytes += n

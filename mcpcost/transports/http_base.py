@@ -1,0 +1,132 @@
+"""What the Streamable HTTP and legacy HTTP+SSE transports share: the HTTP session and its
+ownership, the queue of incoming messages, the open streaming responses, headers, time limits,
+auth-aware status errors, JSON-RPC from ``message`` events, and the diagnostics snapshot."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+import requests
+
+from mcpcost.core.jsonvalue import parse_json
+from mcpcost.errors import JSONSyntaxError
+from mcpcost.transports.base import Diagnostics, Message
+from mcpcost.transports.errors import HTTPStatusError
+from mcpcost.transports.http_common import (
+    MAX_BODY_BYTES,
+    PROBE_TIMEOUT_S,
+    USER_AGENT,
+    ResponseSet,
+    status_error,
+)
+from mcpcost.transports.inbox import take
+
+Item = Message | Exception
+CONNECT_TIMEOUT_CAP_S = 30.0
+
+
+class HTTPTransportBase:
+    """State and helpers common to the HTTP transports; subclasses add how messages travel."""
+
+    kind = "http"
+    sticky_errors = False  # True: after an error item every later receive fails the same way
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout_s: float = 60.0,
+        session: requests.Session | None = None,
+        max_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self.url = url
+        self._user_headers = dict(headers or {})
+        self._timeout = timeout_s
+        self._http = session or requests.Session()
+        self._own_http = session is None
+        self._max_bytes = max_bytes
+        self._queue: queue.Queue[Item] = queue.Queue()
+        self._responses = ResponseSet()
+        self._protocol_version: str | None = None
+        self._bytes = 0
+        self._last_status: int | None = None
+        self._last_headers: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+        self._opened()
+
+    # -- Transport ------------------------------------------------------------------------
+    def receive(self, timeout_s: float) -> Message:
+        item = take(self._queue, timeout_s)
+        if isinstance(item, Exception):
+            if self.sticky_errors:
+                self._queue.put(item)
+            raise item
+        return item
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._before_close()
+        self._responses.close_all()
+        self._after_close()
+        if self._own_http:
+            self._http.close()
+
+    @property
+    def diagnostics(self) -> Diagnostics:
+        with self._lock:
+            return Diagnostics(
+                kind=self.kind,
+                bytes_received=self._bytes,
+                http_status=self._last_status,
+                http_headers=dict(self._last_headers),
+            )
+
+    # -- hooks ----------------------------------------------------------------------------
+    def _opened(self) -> None:
+        """Runs once at the end of construction (a subclass sets up its own state here)."""
+
+    def _before_close(self) -> None:
+        """Runs once at close, while streams are still open."""
+
+    def _after_close(self) -> None:
+        """Runs once at close, after every open stream was cut."""
+
+    # -- helpers --------------------------------------------------------------------------
+    def _base_headers(self, ours: Mapping[str, str]) -> dict[str, str]:
+        """User-Agent, then the user's headers, then ``ours`` (which win over the user's)."""
+        return {"User-Agent": USER_AGENT, **self._user_headers, **ours}
+
+    def _timeouts(self) -> tuple[float, float]:
+        """(connect, read) limits for one HTTP call."""
+        return min(self._timeout, CONNECT_TIMEOUT_CAP_S), self._timeout
+
+    def _status_error(self, resp: requests.Response, body: bytes) -> HTTPStatusError:
+        return status_error(self._http, resp, body, min(PROBE_TIMEOUT_S, self._timeout))
+
+    def _seen_response(self, resp: requests.Response) -> None:
+        with self._lock:
+            self._last_status = resp.status_code
+            self._last_headers = dict(resp.headers)
+
+    def _add_bytes(self, n: int) -> None:
+        with self._lock:
+            self._bytes += n
+
+    def _message_event(self, data: str) -> None:
+        """Queue the JSON-RPC object(s) of a ``message`` event; other payloads are dropped."""
+        if not data.strip():
+            return
+        try:
+            value: Any = parse_json(data)
+        except JSONSyntaxError:
+            return
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                self._queue.put(item)
