@@ -585,9 +585,9 @@ def _parse_claude_code(
     if isinstance(projects, dict):
         key = claude_project_key(projects, ctx)
         project = projects[key] if key is not None else None
-        if project is not None and not isinstance(project, dict):
+        if key is not None and not isinstance(project, dict):
             problems.append(f"projects[<cwd>] is {_kind(project)}, expected an object (ignored)")
-        elif project is not None:
+        elif key is not None and project is not None:
             local = _block(project, "mcpServers", problems, "projects[<cwd>].")
             path: KeyPath = ("projects", key, "mcpServers")
             for raw in _map_block(local or {}, path, dialect, problems, lines):
