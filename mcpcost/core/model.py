@@ -17,6 +17,10 @@ from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 
 METHODOLOGY_VERSION = "1.0"
+# Where the methodology is written down: every output that points at it uses this one link.
+METHODOLOGY_URL = (
+    "https://github.com/mcp-context-cost/mcp-context-cost/blob/main/spec/METHODOLOGY.md"
+)
 PROVIDER = "tiktoken"
 ENCODING = "o200k_base"
 
