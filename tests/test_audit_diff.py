@@ -52,6 +52,23 @@ def test_wrong_shapes_are_rejected_with_the_problem_named(obj: Any, needle: str)
     assert needle in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("version", "needle"),
+    [(2, "reportVersion 2 is newer"), ("1", "whole number"), (0, "whole number"),
+     (True, "whole number")],
+)  # fmt: skip
+def test_baseline_report_version_is_checked(version: Any, needle: str) -> None:
+    obj = {"reportVersion": version, "methodologyVersion": "1.0", "encoding": "o200k_base",
+           "configs": []}  # fmt: skip
+    with pytest.raises(InputError, match="baseline") as info:
+        parse_baseline(obj)
+    assert needle in str(info.value)
+    obj["reportVersion"] = 1
+    assert parse_baseline(obj).configs == ()
+    del obj["reportVersion"]  # the reference's reports, and ours before the field
+    assert parse_baseline(obj).configs == ()
+
+
 def test_the_reference_shaped_baseline_loads_and_diffs() -> None:
     data = json.loads((BASELINES / "reference-shaped.json").read_text("utf-8"))
     base = parse_baseline(data)

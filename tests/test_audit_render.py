@@ -3,6 +3,7 @@ present), the human layout, Markdown escaping, the --claude join by capture hash
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from pathlib import Path
 from typing import Any
@@ -19,15 +20,13 @@ from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import measure_tools
+from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.status import Status
 from tests.test_audit_diff import as_baseline
 from tests.test_audit_report import TABLE, config, entry, report_for
 
-SCHEMA = json.loads(
-    (Path(__file__).resolve().parent.parent / "spec" / "audit-report.schema.json").read_text(
-        "utf-8"
-    )
-)
+SPEC_SCHEMA = Path(__file__).resolve().parent.parent / "spec" / "audit-report.schema.json"
+SCHEMA = json.loads(SPEC_SCHEMA.read_text("utf-8"))
 
 
 def validate(obj: Any) -> None:
@@ -163,3 +162,36 @@ def test_markdown_with_diff_and_gate() -> None:
     diff = diff_reports(as_baseline(before), after)
     md = render_markdown(after, diff, evaluate_gates(after, diff, max_increase=100))
     assert "Diff vs baseline" in md and "**Gate failed:**" in md and "| no |" in md
+
+
+# --------------------------------------------------------------------- methodology link, versions
+
+
+def test_methodology_link_is_the_one_constant_in_every_output() -> None:
+    assert METHODOLOGY_URL.endswith("/blob/main/spec/METHODOLOGY.md")
+    assert METHODOLOGY_URL.startswith("https://github.com/mcp-context-cost/mcp-context-cost/")
+    report = rich_report()
+    text, md = render_text(report), render_markdown(report)
+    obj = report_to_json(report)
+    assert text.splitlines()[-1] == f"Methodology 1.0: {METHODOLOGY_URL}."
+    assert f"[spec/METHODOLOGY.md]({METHODOLOGY_URL})" in md
+    assert obj["methodologyUrl"] == METHODOLOGY_URL
+    for output in (text, md, render_json(report)):
+        assert "docs/METHODOLOGY" not in output
+        rest = output.replace(METHODOLOGY_URL, "").replace("[spec/METHODOLOGY.md]", "")
+        assert "METHODOLOGY" not in rest  # no other spelling of the link
+
+
+def test_report_version_is_stable_and_schema_checked() -> None:
+    obj = report_to_json(rich_report())
+    assert obj["reportVersion"] == 1 and "$schema" not in obj
+    assert list(obj)[:3] == ["reportVersion", "methodologyVersion", "methodologyUrl"]
+    validate(obj)
+    obj["reportVersion"] = 2
+    with pytest.raises(jsonschema.ValidationError):
+        validate(obj)
+
+
+def test_packaged_schema_is_byte_identical_to_spec() -> None:
+    packaged = importlib.resources.files("mcpcost") / "schemas" / "audit-report.schema.json"
+    assert packaged.read_bytes() == SPEC_SCHEMA.read_bytes()

@@ -25,7 +25,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.audit.report import AuditReport, ConfigResult
+from mcpcost.audit.report import REPORT_VERSION, AuditReport, ConfigResult
 from mcpcost.errors import InputError
 
 
@@ -87,6 +87,14 @@ def parse_baseline(obj: Any) -> Baseline:
     """A parsed ``audit --json`` report as a baseline; InputError on the wrong shape."""
     if not isinstance(obj, dict):
         raise InputError("baseline: not an audit report (expected a JSON object)")
+    version = obj.get("reportVersion", REPORT_VERSION)  # absent: ours before 1, or the reference's
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError("baseline: reportVersion must be a whole number >= 1")
+    if version > REPORT_VERSION:
+        raise InputError(
+            f"baseline: reportVersion {version} is newer than this mcpcost reads "
+            f"({REPORT_VERSION}); re-record the baseline with this version or upgrade"
+        )
     for key in ("methodologyVersion", "encoding"):
         if not isinstance(obj.get(key), str):
             raise InputError(f"baseline: {key} must be a string (is this an audit --json report?)")

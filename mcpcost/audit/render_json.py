@@ -3,7 +3,7 @@
 ``report_to_json(report, diff=None, gates=None) -> dict`` follows the reference report shape
 field for field (methodologyVersion, encoding, generatedAt, contextWindow, configs[...],
 emptyConfigs, budget, claudeDivergence, diff, increaseGate, problems) and adds:
-``mcpcostVersion``; per server ``sessionStart``, ``alwaysLoad``, ``headerNames``, ``unresolved``;
+``reportVersion`` (the shape's version, ``REPORT_VERSION``), ``methodologyUrl``, ``mcpcostVersion``; per server ``sessionStart``, ``alwaysLoad``, ``headerNames``, ``unresolved``;
 per config ``scope``, ``disabled`` and ``deferral.alwaysLoad``; report-level ``unresolved``,
 ``envVariants`` and ``gates``. Env and header values never appear (names only); commands and
 URLs are the masked display forms.
@@ -15,8 +15,9 @@ from typing import Any
 
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
-from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
+from mcpcost.audit.report import REPORT_VERSION, AuditReport, ConfigResult, ServerResult
 from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.model import METHODOLOGY_URL
 
 
 def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
@@ -171,7 +172,9 @@ def report_to_json(
     """The whole report (and its diff and gates, when present) as a JSON-ready dict."""
     claude = report.claude_divergence is not None
     out: dict[str, Any] = {
+        "reportVersion": REPORT_VERSION,
         "methodologyVersion": report.methodology_version,
+        "methodologyUrl": METHODOLOGY_URL,
         "encoding": report.encoding,
         "generatedAt": report.generated_at,
         "contextWindow": report.context_window,

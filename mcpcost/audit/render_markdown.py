@@ -14,6 +14,7 @@ from mcpcost.audit.gates import GateResult
 from mcpcost.audit.render_text import n, pct, signed
 from mcpcost.audit.report import AuditReport, ConfigResult
 from mcpcost.core.markdown import code_text
+from mcpcost.core.model import METHODOLOGY_URL
 
 
 def cell(text: str) -> str:
@@ -131,4 +132,8 @@ def render_markdown(
         else:
             out += ["**Gate failed:**", ""] + [f"- {cell(r)}" for r in gates.reasons]
         out.append("")
+    out.append(
+        f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "
+        f"[spec/METHODOLOGY.md]({METHODOLOGY_URL})</sub>"
+    )
     return "\n".join(out).rstrip() + "\n"

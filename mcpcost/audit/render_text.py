@@ -23,9 +23,9 @@ from mcpcost.audit.deferral import (
 from mcpcost.audit.diff import AuditDiff, ConfigDiff
 from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
 from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
+from mcpcost.core.model import METHODOLOGY_URL
 
 RULE = "─"
-METHODOLOGY_URL = "docs/METHODOLOGY.md"
 
 
 def n(value: int) -> str:

@@ -46,6 +46,9 @@ from mcpcost.core.redact import redact_argv, redact_text, redact_url
 from mcpcost.core.spec import ServerSpec
 
 DEFAULT_CONTEXT_WINDOW = 200_000
+# The shape of ``audit --json`` (spec/audit-report.schema.json). Adding optional fields keeps it;
+# renaming, removing or changing the meaning of a field raises it.
+REPORT_VERSION = 1
 HEAVIEST_TOOLS = 5
 TRIM_TOOLS = 3
 NOTE_LIMIT = 200
