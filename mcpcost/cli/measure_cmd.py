@@ -3,6 +3,7 @@
     mcpcost measure [--name N] [--timeout SECONDS] [--env NAME[=VALUE]]... [--cwd DIR]
                     [--out DIR] [--json] -- COMMAND [ARG...]
     mcpcost measure --url URL [--header "Name: value"]... [--transport auto|http|sse] ...
+    --protocol auto|legacy|modern   which protocol era to negotiate (default auto)
 
 A thin adapter over ``mcpcost.measuring.measure_server``. ``--json`` prints measurement.json on
 stdout; ``--out DIR`` writes ``DIR/results/<name>/measurement.json`` and ``DIR/badges/<name>.json``
@@ -54,6 +55,9 @@ def build_parser() -> ArgParser:
                    help="an HTTP header for a remote server (value kept secret)")  # fmt: skip
     p.add_argument("--transport", choices=("auto", "http", "sse"), default=None,
                    help="remote transport (default auto: Streamable HTTP, then legacy SSE)")  # fmt: skip
+    p.add_argument("--protocol", choices=("auto", "legacy", "modern"), default="auto",
+                   help="protocol era: auto (initialize first, 2026-07-28 if refused), legacy "
+                   "or modern (server/discover only)")  # fmt: skip
     p.add_argument("--out", metavar="DIR", help="write results/<name>/measurement.json and "
                    "badges/<name>.json under DIR")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
@@ -213,7 +217,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     timeout: float = args.timeout
     err.write(f"measuring {spec.name}: {spec.display()} (two captures, {timeout:g}s budget)\n")
     # measure_server masks env/header values in notes; launchCommand is spec.display() (masked).
-    measurement = measure_server(spec, timeout_s=timeout, retry_timeouts=not args.no_retry)
+    measurement = measure_server(spec, timeout_s=timeout, retry_timeouts=not args.no_retry,
+                                 protocol=args.protocol)  # fmt: skip
     if args.out is not None:
         try:
             paths = write_outputs(Path(args.out), spec.name, measurement)

@@ -25,6 +25,7 @@ class Capture:
     hello: ServerHello
     diagnostics: Diagnostics
     elapsed_s: float
+    eras_tried: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class CaptureFailure:
     message: str
     diagnostics: Diagnostics | None
     elapsed_s: float
+    eras_tried: tuple[str, ...] = ()
 
 
 def capture_tools(
@@ -43,16 +45,21 @@ def capture_tools(
     timeout_s: float,
     *,
     clock: Callable[[], float] = time.monotonic,
+    protocol: str = "auto",
 ) -> Capture | CaptureFailure:
-    """One full capture within ``timeout_s`` (per request, and overall for the capture)."""
+    """One full capture within ``timeout_s`` (per request, and overall for the capture).
+
+    ``protocol`` is the era choice handed to ``Session.open`` (auto, legacy or modern).
+    """
     started = clock()
     deadline = started + timeout_s
     transport: Transport | None = None
+    session: Session | None = None
     failure: McpcostError | None = None
     try:
         transport = open_transport(spec, timeout_s)
         session = Session(transport, request_timeout_s=timeout_s, deadline=deadline, clock=clock)
-        hello = session.open()
+        hello = session.open(protocol)
         tools = session.list_tools()
     except McpcostError as exc:
         failure = exc
@@ -63,10 +70,11 @@ def capture_tools(
             transport.close()
     diagnostics = transport.diagnostics if transport is not None else None
     elapsed = clock() - started
+    eras = tuple(session.eras_tried) if session is not None else ()
     if failure is None:
         assert diagnostics is not None
-        return Capture(tools, hello, diagnostics, elapsed)
+        return Capture(tools, hello, diagnostics, elapsed, eras)
     if isinstance(failure, TransportTimeout):
         failure = TransportTimeout(int(timeout_s * 1000), failure.waiting_for)
     status, message = classify_failure(failure, diagnostics.stderr_tail if diagnostics else "")
-    return CaptureFailure(status, message, diagnostics, elapsed)
+    return CaptureFailure(status, message, diagnostics, elapsed, eras)

@@ -7,6 +7,10 @@ A ``timeout`` is retried once at double the budget; the retry's result is publis
 times out again its notes start with ``reproduced on double the timeout budget; `` and
 ``timeoutMs`` names the widest budget tried. Notes are cut to 700 characters, carry the stderr
 tail, and have every env and header value masked.
+
+``protocol`` (auto, legacy, modern) picks how the era is negotiated (see ``transports.session``);
+every record carries ``protocolErasTried`` (the eras the first capture attempted, in order) and,
+when the caller narrowed the choice, ``protocolRequested``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.transports.base import TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
+from mcpcost.transports.session import PROTOCOLS
 
 TIMEOUT_RETRY_FACTOR = 2
 NOTES_LIMIT = 700
@@ -42,12 +47,12 @@ def iso_utc(moment: datetime) -> str:
 
 
 def capture_pair(
-    spec: ServerSpec, factory: TransportFactory, timeout_s: float
+    spec: ServerSpec, factory: TransportFactory, timeout_s: float, protocol: str = "auto"
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
     """Two independent captures at the same time."""
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="mcpcost-capture") as pool:
-        first = pool.submit(capture_tools, spec, factory, timeout_s)
-        second = pool.submit(capture_tools, spec, factory, timeout_s)
+        first = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
+        second = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
         pool.submit(get_tokenizer)  # load the tokenizer while the servers start
         return first.result(), second.result()
 
@@ -73,12 +78,16 @@ def measurement_from_pair(
     measured_at: str,
     isolation: Isolation,
     notes_prefix: str = "",
+    protocol: str = "auto",
 ) -> Measurement:
     """Fold two captures into the published record (pure)."""
     first, second = pair
     timeout_ms = round(timeout_s * 1000)
     failure = first if isinstance(first, CaptureFailure) else second
-    extras = {"headerNames": list(spec.header_names)} if spec.headers else {}
+    extras: dict[str, object] = {"headerNames": list(spec.header_names)} if spec.headers else {}
+    extras["protocolErasTried"] = list(first.eras_tried)
+    if protocol != "auto":
+        extras["protocolRequested"] = protocol
     if isinstance(failure, CaptureFailure):
         kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
         return Measurement(
@@ -129,27 +138,35 @@ def measure_server(
     open_transport: TransportFactory | None = None,
     isolation: Isolation | None = None,
     now: Callable[[], datetime] | None = None,
+    protocol: str = "auto",
 ) -> Measurement:
-    """Measure one server: two concurrent captures, compared; one timeout retry at 2x."""
+    """Measure one server: two concurrent captures, compared; one timeout retry at 2x.
+
+    ``protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is refused),
+    ``legacy`` or ``modern`` (only that era is tried).
+    """
     if not timeout_s > 0:
         raise ValueError("timeout_s must be positive")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
     factory = open_transport or default_open_transport
     clock = now or (lambda: datetime.now(UTC))
     where = isolation or HOST_ISOLATION
     started_at = iso_utc(clock())
     result = measurement_from_pair(
-        spec, capture_pair(spec, factory, timeout_s), timeout_s=timeout_s,
-        measured_at=started_at, isolation=where,
+        spec, capture_pair(spec, factory, timeout_s, protocol), timeout_s=timeout_s,
+        measured_at=started_at, isolation=where, protocol=protocol,
     )  # fmt: skip
     if result.status is Status.TIMEOUT and retry_timeouts:
         wider = timeout_s * TIMEOUT_RETRY_FACTOR
         retried_at = iso_utc(clock())
-        pair = capture_pair(spec, factory, wider)
+        pair = capture_pair(spec, factory, wider, protocol)
         again = measurement_from_pair(spec, pair, timeout_s=wider, measured_at=retried_at,
-                                      isolation=where)  # fmt: skip
+                                      isolation=where, protocol=protocol)  # fmt: skip
         if again.status is Status.TIMEOUT:
             again = measurement_from_pair(spec, pair, timeout_s=wider, measured_at=retried_at,
-                                          isolation=where, notes_prefix=RETRY_PREFIX)  # fmt: skip
+                                          isolation=where, notes_prefix=RETRY_PREFIX,
+                                          protocol=protocol)  # fmt: skip
         result = again
     assert result.server_instructions is not NOT_CAPTURED or not result.has_number
     return result

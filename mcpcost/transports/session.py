@@ -8,6 +8,9 @@ error to ``initialize`` (a modern server answers -32022 or -32601; auth errors e
 to the 2026-07-28 era: ``server/discover`` with the ``io.modelcontextprotocol/*`` ``_meta`` keys,
 which every later request also carries; a -32022 answer naming supported versions is retried
 once with a listed modern version. If discovery fails too, the ``initialize`` error stands.
+``open(protocol=...)`` narrows this: ``legacy`` tries ``initialize`` only, ``modern`` goes straight
+to ``server/discover`` (so a dual-era server can be measured in the 2026-07-28 era); ``auto`` is the
+order above. ``eras_tried`` lists the eras attempted, in order.
 
 Requests carry numeric ids. Server requests are answered (``ping`` with ``{}``, anything else with
 -32601), notifications ignored, stray responses dropped. Every wait is bounded by the
@@ -39,6 +42,7 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 MAX_PAGES = 100
+PROTOCOLS = ("auto", "legacy", "modern")
 MAX_TOOLS_BYTES = 64 * 1024 * 1024
 
 
@@ -74,6 +78,7 @@ class Session:
         self._max_bytes = max_tools_bytes
         self._next_id = 0
         self._modern_version: str | None = None
+        self.eras_tried: list[str] = []
 
     # -- JSON-RPC -------------------------------------------------------------------------
     def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
@@ -139,8 +144,14 @@ class Session:
         return out
 
     # -- handshake ------------------------------------------------------------------------
-    def open(self) -> ServerHello:
+    def open(self, protocol: str = "auto") -> ServerHello:
         """Negotiate the era (see the module docstring) and return what the server said."""
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
+        if protocol == "modern":
+            self.eras_tried.append("modern")
+            return self._discover(MODERN_VERSION)
+        self.eras_tried.append("legacy")
         try:
             result = self.request(
                 "initialize",
@@ -148,8 +159,9 @@ class Session:
                  "clientInfo": dict(CLIENT_INFO)},
             )  # fmt: skip
         except RPCError as exc:
-            if exc.code == AUTH_REQUIRED_CODE:
+            if exc.code == AUTH_REQUIRED_CODE or protocol == "legacy":
                 raise
+            self.eras_tried.append("modern")
             try:
                 return self._discover(_modern_choice(exc))
             except RPCError:
