@@ -8,7 +8,6 @@ a note, until it does; the job summary carries the full table.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -18,25 +17,27 @@ from jinja2 import BaseLoader, TemplateNotFound
 from jinja2.sandbox import SandboxedEnvironment
 
 from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow
-from mcpcost.action.verdict import fmt, signed
+from mcpcost.audit.render_text import n as fmt
+from mcpcost.audit.render_text import signed
+from mcpcost.core.markdown import code_span, md_text
 
 COMMENT_LIMIT = 65_536
 COMMENT_TARGET = 60_000  # leave room for GitHub's own accounting and the marker
 NAME_LIMIT = 80
 NOTE_LIMIT = 160
+TOOL_ROWS = 50
 MARKER_PREFIX = "<!-- mcp-context-cost:v1 key="
-_ZWJ = "\u200d"
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
-_ISSUE_REF = re.compile(r"#(?=\d)")
 
 KIND_ICONS = {
     Kind.ADDED: "🆕 added",
     Kind.REMOVED: "🗑️ removed",
     Kind.CHANGED: "changed",
     Kind.UNCHANGED: "unchanged",
+    Kind.UNMEASURED_NOW: "❗ not measured on head",
+    Kind.UNMEASURED_BEFORE: "❔ not measured on base",
+    Kind.UNMEASURED_BOTH: "❗ not measured on either side",
+    Kind.MEASURED: "measured",
     Kind.UNMEASURED: "❗ not measured",
-    Kind.NEWLY_MEASURED: "❔ newly measured",
 }
 
 
@@ -45,24 +46,14 @@ def marker(key: str) -> str:
     return f"{MARKER_PREFIX}{key} -->"
 
 
-def _one_line(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def escape_md(text: Any, limit: int = NOTE_LIMIT) -> str:
     """Untrusted text as inert markdown: one line, no HTML, no mentions, no table breaks."""
-    s = _one_line(str(text), limit)
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = _MD_SPECIAL.sub(r"\\\1", s)
-    s = _MENTION.sub("@" + _ZWJ, s)
-    return _ISSUE_REF.sub("#" + _ZWJ, s)
+    return md_text(text, limit)
 
 
 def code(text: Any, limit: int = NAME_LIMIT) -> str:
     """Untrusted text as an inline code span (mentions and HTML are inert inside one)."""
-    s = _one_line(str(text), limit).replace("`", "'").replace("|", "\\|")
-    return f"`{s}`" if s else "` `"
+    return code_span(text, limit)
 
 
 def arrow(base: int | None, head: int | None) -> str:
@@ -84,8 +75,8 @@ def _icon(row: ServerRow) -> str:
 def server_cells(config: ConfigDiff, row: ServerRow) -> dict[str, str]:
     delta = signed(row.delta) if row.delta is not None else "?"
     why = ""
-    if row.kind in (Kind.UNMEASURED, Kind.NEWLY_MEASURED):
-        side = row.head_status if row.kind is Kind.UNMEASURED else row.base_status
+    if row.unknown:
+        side = row.base_status if row.kind is Kind.UNMEASURED_BEFORE else row.head_status
         why = escape_md(f"{side}: {row.note}" if row.note else str(side))
     return {
         "config": code(config.source, 120),
@@ -98,12 +89,19 @@ def server_cells(config: ConfigDiff, row: ServerRow) -> dict[str, str]:
 
 
 def headline_config(outcome: Outcome) -> ConfigDiff | None:
-    """The config the headline (and the scalar outputs) speak for: the largest increase."""
+    """The config the headline (and the scalar outputs) speak for: the largest increase.
+
+    A context belongs to one client, so this is one config's numbers, never a sum.
+    """
     if not outcome.configs:
         return None
     if outcome.compared:
         return max(outcome.configs, key=lambda c: (c.delta or 0, c.head_total or 0))
     return max(outcome.configs, key=lambda c: c.head_total or 0)
+
+
+def _unchanged(row: ServerRow) -> bool:
+    return row.kind in (Kind.UNCHANGED, Kind.MEASURED)
 
 
 @dataclass(frozen=True)
@@ -116,8 +114,8 @@ def context(
     outcome: Outcome, *, key: str, max_rows: int | None, tool_rows: int | None
 ) -> dict[str, Any]:
     head = headline_config(outcome)
-    changed = [(c, r) for c in outcome.configs for r in c.servers if r.kind is not Kind.UNCHANGED]
-    unchanged = [(c, r) for c in outcome.configs for r in c.servers if r.kind is Kind.UNCHANGED]
+    changed = [(c, r) for c in outcome.configs for r in c.servers if not _unchanged(r)]
+    unchanged = [(c, r) for c in outcome.configs for r in c.servers if _unchanged(r)]
     shown = changed if max_rows is None else changed[:max_rows]
     tools = [(c, r, t) for c, r in changed for t in r.tool_changes]
     tools.sort(key=lambda x: (-abs(x[2].delta), x[1].name, x[2].tool))
@@ -212,21 +210,44 @@ def render_template(name: str, ctx: dict[str, Any]) -> str:
     return environment().get_template(name).render(**ctx)
 
 
+def _render(outcome: Outcome, key: str, rows: int | None, tools: int | None) -> Rendered:
+    ctx = context(outcome, key=key, max_rows=rows, tool_rows=tools)
+    return Rendered(render_template("comment.md.j2", ctx), ctx["dropped"])
+
+
+def _most_that_fit(count: int, fits: Any) -> int:
+    """The largest ``k`` in ``0..count`` with ``fits(k)``, given ``fits`` is monotone and
+    ``fits(0)`` holds (binary search: a handful of renders, not one per row)."""
+    lo, hi = 0, count
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def render_comment(outcome: Outcome, *, key: str, limit: int = COMMENT_TARGET) -> Rendered:
-    """The comment body, rows dropped (with a note) until it is under ``limit`` characters."""
-    total = sum(1 for c in outcome.configs for r in c.servers if r.kind is not Kind.UNCHANGED)
-    max_rows: int | None = None
-    tool_rows: int | None = 50
-    while True:
-        ctx = context(outcome, key=key, max_rows=max_rows, tool_rows=tool_rows)
-        body = render_template("comment.md.j2", ctx)
-        if len(body) <= limit:
-            return Rendered(body, ctx["dropped"])
-        if tool_rows:
-            tool_rows = tool_rows // 2
-            continue
-        max_rows = total // 2 if max_rows is None else max_rows // 2
-        if max_rows == 0 and len(body) > limit:
-            cut = body[: limit - 200]
-            note = "\n\n> Comment cut to fit GitHub's size limit; see the job summary.\n"
-            return Rendered(cut + note, total)
+    """The comment body, at most ``limit`` characters.
+
+    Tool-level rows go first, then server rows, and only as many as needed: the most rows that
+    still fit are kept (with a note pointing at the job summary for the rest).
+    """
+    full = _render(outcome, key, None, TOOL_ROWS)
+    if len(full.body) <= limit:
+        return full
+    tools = sum(len(r.tool_changes) for c in outcome.configs for r in c.servers)
+    kept_tools = _most_that_fit(
+        min(tools, TOOL_ROWS), lambda k: len(_render(outcome, key, None, k).body) <= limit
+    )
+    if len(_render(outcome, key, None, kept_tools).body) <= limit:
+        return _render(outcome, key, None, kept_tools)
+    rows = sum(1 for c in outcome.configs for r in c.servers if not _unchanged(r))
+    kept_rows = _most_that_fit(rows, lambda k: len(_render(outcome, key, k, 0).body) <= limit)
+    body = _render(outcome, key, kept_rows, 0)
+    if len(body.body) <= limit:
+        return body
+    # even with no rows the text does not fit (e.g. a flood of failure reasons): cut it
+    note = "\n\n> Comment cut to fit GitHub's size limit; see the job summary.\n"
+    return Rendered(body.body[: limit - len(note)] + note, rows)

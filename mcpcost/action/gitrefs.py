@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
+import os
+import shutil
 import subprocess
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcpcost.errors import McpcostError
@@ -52,6 +56,23 @@ class Git:
         if proc.returncode != 0:
             return None
         return proc.stdout.decode("utf-8", "replace")
+
+    @contextmanager
+    def worktree(self, sha: str, parent: str | None = None) -> Iterator[str]:
+        """A detached checkout of ``sha`` in a new temporary directory, removed afterwards.
+
+        The user's working tree and index are never touched; git keeps the worktree's
+        bookkeeping under ``.git/worktrees`` only while it exists.
+        """
+        holder = tempfile.mkdtemp(prefix="mcpcost-base-", dir=parent)
+        path = os.path.join(holder, "tree")
+        try:
+            self.run("worktree", "add", "--detach", "--quiet", path, sha)
+            yield path
+        finally:
+            self.run("worktree", "remove", "--force", path, check=False)
+            shutil.rmtree(holder, ignore_errors=True)
+            self.run("worktree", "prune", check=False)
 
 
 def matching(paths: Sequence[str], patterns: Sequence[str]) -> list[str]:

@@ -16,6 +16,7 @@ import time
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import requests
@@ -23,10 +24,10 @@ import requests
 from mcpcost.action import engine
 from mcpcost.action.badge_commit import commit_badge
 from mcpcost.action.comment import headline_config, marker, render_comment
-from mcpcost.action.compare import compare_all
-from mcpcost.action.engine import MeasureServer
+from mcpcost.action.engine import MeasureServer, measure_configs, with_cwd
 from mcpcost.action.github import GitHubClient, GitHubError
 from mcpcost.action.gitrefs import Git, matching
+from mcpcost.action.judge import Judgement, config_views, entry_lines, judge, verdict_of
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_files import (
@@ -41,8 +42,8 @@ from mcpcost.action.runner_files import (
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
-from mcpcost.action.verdict import evaluate
 from mcpcost.audit.model import ConfigFile
+from mcpcost.audit.render_json import report_to_json
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.errors import InputError, McpcostError
@@ -138,7 +139,7 @@ def main() -> int:
         clock=time.time,
     )
     git = Git(os.path.join(runner.workspace))
-    return run(settings, runner, gh=gh, git=git, measure=engine.default_measure_server(), log=log)
+    return run(settings, runner, gh=gh, git=git, measure=engine.default_measure_server, log=log)
 
 
 def run(
@@ -169,7 +170,7 @@ def run(
             return 0
         if decision.activity is Activity.POST_COMMENT:
             return post_saved_comment(settings, runner, gh=gh, log=log, outputs=outputs)
-        outcome = measure_and_judge(
+        judged = measure_and_judge(
             settings,
             runner,
             git=git,
@@ -177,10 +178,11 @@ def run(
             log=log,
             compare=decision.activity is Activity.COMPARE_PR,
         )
+        outcome = judged.outcome
         publish(
             settings,
             runner,
-            outcome,
+            judged,
             gh=gh,
             log=log,
             outputs=outputs,
@@ -224,9 +226,16 @@ def load_configs(settings: Settings, runner: Runner, git: Git, sha: str) -> dict
     return configs
 
 
+@dataclass(frozen=True)
+class Judged:
+    outcome: Outcome
+    judgement: Judgement
+
+
 def measure_and_judge(
     settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
-) -> Outcome:
+) -> Judged:
+    """Read both sides' configs from git, measure every distinct launch once, ask the engine."""
     pr_number: int | None = None
     base: dict[str, ConfigFile] | None = None
     if compare:
@@ -239,30 +248,38 @@ def measure_and_judge(
             None,
             runner.sha or git.run("rev-parse", "HEAD").stdout.decode().strip(),
         )
-    head = load_configs(settings, runner, git, head_sha)
-    entries = engine.launchable([*(base or {}).values(), *head.values()])
-    for line in mask_commands(v for e in entries if e.spec for v in e.spec.secret_values):
+    head_configs = load_configs(settings, runner, git, head_sha)
+    head = [
+        with_cwd(c, os.path.join(runner.workspace, settings.working_directory))
+        for c in head_configs.values()
+    ]
+    specs = [e.spec for c in [*(base or {}).values(), *head] for e in c.entries if e.spec]
+    for line in mask_commands(v for spec in specs for v in spec.secret_values):
         log.line(line)
-    log.info(
-        f"measuring {len({e.spec.launch_key() for e in entries if e.spec})} distinct servers "
-        f"across {len(set(base or {}) | set(head))} configs"
-    )
-    measured = engine.measure_entries(
-        entries, measure, timeout_s=settings.timeout, concurrency=settings.concurrency
-    )
-    diffs = compare_all(base, head, lambda e: measured.get(e.spec.launch_key()) if e.spec else None)
-    verdict = evaluate(
-        diffs,
-        fail_on=settings.fail_on,
+    base_side: list[ConfigFile] | None = None
+    if base is not None and base_sha is not None:
+        # base-side servers run base's files: a detached worktree, never the user's checkout
+        with git.worktree(base_sha, runner.environ.get("RUNNER_TEMP") or None) as tree:
+            base_side = [
+                with_cwd(c, os.path.join(tree, settings.working_directory)) for c in base.values()
+            ]
+            measurements = _measure(settings, [*base_side, *head], measure, log)
+    else:
+        measurements = _measure(settings, head, measure, log)
+    judgement = judge(
+        base_side,
+        head,
+        measurements,
         budget=settings.budget,
         max_increase=settings.max_increase,
         max_increase_percent=settings.max_increase_percent,
-        compared=compare,
+        generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
     )
-    problems = tuple(f"{c.source}: {p}" for c in head.values() for p in c.problems)
-    return Outcome(
-        configs=diffs,
-        verdict=verdict,
+    lines = entry_lines(head)
+    problems = tuple(f"{c.source}: {p}" for c in head for p in c.problems)
+    outcome = Outcome(
+        configs=config_views(judgement, lines),
+        verdict=verdict_of(judgement, settings.fail_on, lines),
         compared=compare,
         head_sha=head_sha,
         base_sha=base_sha,
@@ -274,6 +291,17 @@ def measure_and_judge(
         max_increase_percent=settings.max_increase_percent,
         versions={"mcp-context-cost": _version()},
         problems=problems,
+    )
+    return Judged(outcome, judgement)
+
+
+def _measure(
+    settings: Settings, configs: list[ConfigFile], measure: MeasureServer, log: Log
+) -> dict[str, Any]:
+    launches = {e.spec.launch_key() for c in configs for e in c.live_entries if e.spec}
+    log.info(f"measuring {len(launches)} distinct launches across {len(configs)} config files")
+    return measure_configs(
+        configs, measure, timeout_s=settings.timeout, concurrency=settings.concurrency
     )
 
 
@@ -330,15 +358,15 @@ def scalar_outputs(outcome: Outcome) -> dict[str, str]:
 def publish(
     settings: Settings,
     runner: Runner,
-    outcome: Outcome,
+    judged: Judged,
     *,
     gh: GitHubClient,
     log: Log,
     outputs: dict[str, str],
     commit_badge_now: bool,
 ) -> None:
+    outcome, j = judged.outcome, judged.judgement
     outputs.update(scalar_outputs(outcome))
-    out_dir = os.path.join(runner.workspace, settings.output_dir)
     report_path = os.path.join(settings.output_dir, "report.json")
     write_atomic(
         os.path.join(runner.workspace, report_path),
@@ -346,12 +374,21 @@ def publish(
         runner.workspace,
     )
     outputs["report-path"] = report_path
+    # the engine's own reports, exactly as `mcpcost audit --json` writes them
+    audits = [("audit.json", report_to_json(j.head, j.diff, j.gates))]
+    if j.base is not None:
+        audits.append(("audit-base.json", report_to_json(j.base)))
+    for name, data in audits:
+        write_atomic(
+            os.path.join(runner.workspace, settings.output_dir, name),
+            stringify_pretty(data) + "\n",
+            runner.workspace,
+        )
     rendered = render_comment(outcome, key=settings.comment_key)
     if outcome.pr_number is not None:
         comment_path = os.path.join(settings.output_dir, "comment.md")
         write_atomic(os.path.join(runner.workspace, comment_path), rendered.body, runner.workspace)
         outputs["comment-path"] = comment_path
-    del out_dir
     if settings.summary and runner.summary_path:
         append_text(runner.summary_path, render_summary(outcome))
     if settings.annotations:

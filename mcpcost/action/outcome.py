@@ -1,6 +1,7 @@
 """What one run found: per config, per server, base against head; and the gate's verdict.
 
-These values are what the comment, the summary, the outputs and the annotations are rendered
+Every number, kind and delta here is copied from the audit engine's report, diff and gate
+findings (``mcpcost.action.judge`` does the copying); nothing is decided here. These values are what the comment, the summary, the outputs and the annotations are rendered
 from, and what the fork-safe first phase saves (``to_dict``) for the second phase to render
 (``from_dict``, strict: the file comes from an untrusted run).
 """
@@ -14,16 +15,26 @@ from typing import Any
 
 from mcpcost.errors import InputError
 
-SCHEMA = "mcpcost-action-outcome/1"
+SCHEMA = "mcpcost-action-outcome/2"
 
 
 class Kind(StrEnum):
+    """The audit engine's per-server diff kinds, plus two for runs with no base side."""
+
     ADDED = "added"
     REMOVED = "removed"
     CHANGED = "changed"
     UNCHANGED = "unchanged"
-    UNMEASURED = "unmeasured"  # no number on head (or on either side)
-    NEWLY_MEASURED = "newly-measured"  # a number on head, none on base
+    UNMEASURED_NOW = "unmeasured-now"  # a number on base, none on head
+    UNMEASURED_BEFORE = "unmeasured-before"  # a number on head, none on base
+    UNMEASURED_BOTH = "unmeasured-both"
+    MEASURED = "measured"  # no base side (push, schedule): a number
+    UNMEASURED = "unmeasured"  # no base side: no number
+
+
+UNKNOWN_KINDS = frozenset(
+    {Kind.UNMEASURED_NOW, Kind.UNMEASURED_BEFORE, Kind.UNMEASURED_BOTH, Kind.UNMEASURED}
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +55,7 @@ class ServerRow:
     kind: Kind
     base_tokens: int | None = None
     head_tokens: int | None = None
+    delta: int | None = None  # the engine's delta; None when it cannot be established
     base_status: str | None = None  # None: not in the base config
     head_status: str | None = None  # None: not in the head config
     note: str | None = None  # why a side could not be measured
@@ -51,12 +63,8 @@ class ServerRow:
     tool_changes: tuple[ToolChange, ...] = ()
 
     @property
-    def delta(self) -> int | None:
-        if self.kind in (Kind.UNMEASURED, Kind.NEWLY_MEASURED):
-            return None
-        if self.base_tokens is None and self.head_tokens is None:
-            return None
-        return (self.head_tokens or 0) - (self.base_tokens or 0)
+    def unknown(self) -> bool:
+        return self.kind in UNKNOWN_KINDS or (self.kind is Kind.ADDED and self.head_tokens is None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,24 +73,16 @@ class ConfigDiff:
     client: str
     base_total: int | None  # None: no such config on base
     head_total: int | None  # None: no such config on head
+    delta: int | None = None  # the engine's delta; None when there is nothing to compare
+    exact: bool = True
     servers: tuple[ServerRow, ...] = ()
     problem: str | None = None  # head config unreadable
 
     @property
-    def delta(self) -> int | None:
-        if self.head_total is None:
-            return None if self.base_total is None else -self.base_total
-        return self.head_total - (self.base_total or 0)
-
-    @property
     def percent(self) -> float | None:
-        if self.base_total is None or self.base_total == 0 or self.delta is None:
+        if not self.base_total or self.delta is None:
             return None
         return self.delta * 100.0 / self.base_total
-
-    @property
-    def exact(self) -> bool:
-        return not any(s.kind in (Kind.UNMEASURED, Kind.NEWLY_MEASURED) for s in self.servers)
 
     @property
     def changed(self) -> bool:
@@ -173,6 +173,7 @@ class Outcome:
                     "baseTotal": c.base_total,
                     "headTotal": c.head_total,
                     "delta": c.delta,
+                    "exact": c.exact,
                     "problem": c.problem,
                     "servers": [
                         {
@@ -272,6 +273,7 @@ def _outcome_from(data: Any) -> Outcome:
                     kind=Kind(s["kind"]),
                     base_tokens=_opt_int(s.get("baseTokens")),
                     head_tokens=_opt_int(s.get("headTokens")),
+                    delta=_opt_int(s.get("delta")),
                     base_status=_opt_str(s.get("baseStatus")),
                     head_status=_opt_str(s.get("headStatus")),
                     note=_opt_str(s.get("note")),
@@ -285,6 +287,8 @@ def _outcome_from(data: Any) -> Outcome:
                 client=_str(c["client"]),
                 base_total=_opt_int(c.get("baseTotal")),
                 head_total=_opt_int(c.get("headTotal")),
+                delta=_opt_int(c.get("delta")),
+                exact=bool(c.get("exact", True)),
                 servers=tuple(servers),
                 problem=_opt_str(c.get("problem")),
             )

@@ -14,6 +14,12 @@ only then looks at the number: methodology or encoding changed; a config with no
 baseline config not found now; a server that changed measured-ness; an added server that could
 not be measured; a server measured in neither run. Then each paired config's delta is checked
 against ``max_increase`` tokens and/or ``max_increase_percent`` of its baseline total.
+
+Every reason also comes as a ``GateFinding`` naming its kind: ``budget`` (a config over the
+ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
+``unmeasured`` (the answer could not be established because a server has no number). The Action
+maps its ``fail-on`` input onto these kinds; ``require_measured`` adds an ``unmeasured`` finding
+for every server without a number that no other finding already covers.
 """
 
 from __future__ import annotations
@@ -22,6 +28,20 @@ from dataclasses import dataclass
 
 from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.report import AuditReport, ConfigResult
+
+BUDGET = "budget"
+INCREASE = "increase"
+UNMEASURED = "unmeasured"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateFinding:
+    """One reason a gate failed, with its kind; ``server`` None means the config as a whole."""
+
+    gate: str  # budget | increase | unmeasured
+    source: str | None
+    text: str
+    server: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,6 +89,7 @@ class BudgetVerdict:
     unestablished: tuple[tuple[str, tuple[str, ...]], ...]  # (source, unmeasured server names)
     passed: bool
     reasons: tuple[str, ...]
+    findings: tuple[GateFinding, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +99,7 @@ class IncreaseGate:
     passed: bool
     increase: int | None
     reasons: tuple[str, ...]
+    findings: tuple[GateFinding, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,30 +108,35 @@ class GateResult:
     reasons: tuple[str, ...]
     budget: BudgetVerdict | None = None
     increase: IncreaseGate | None = None
+    findings: tuple[GateFinding, ...] = ()
 
 
 def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
     """The budget against every config; the heaviest one is reported as the judged one."""
     if not report.configs or not report.measured_any:
         reason = "budget cannot be established: no server was measured"
+        nothing = (GateFinding(gate=UNMEASURED, source=None, text=reason),)
         return BudgetVerdict(limit=limit, worst_total=None, worst_source=None, over=False,
-                             fit=None, unestablished=(), passed=False, reasons=(reason,))  # fmt: skip
+                             fit=None, unestablished=(), passed=False, reasons=(reason,),
+                             findings=nothing)  # fmt: skip
     worst = max(report.configs, key=lambda c: c.total_tokens)
-    reasons: list[str] = []
+    findings: list[GateFinding] = []
     over = worst.total_tokens > limit
     fit = plan_budget_fit(worst, limit) if over else None
     for c in report.configs:
         if c.total_tokens > limit:
-            reasons.append(f"{c.source}: {c.total_tokens:,} tokens, over the {limit:,} budget")
+            findings.append(GateFinding(gate=BUDGET, source=c.source,
+                text=f"{c.source}: {c.total_tokens:,} tokens, over the {limit:,} budget"))  # fmt: skip
     unestablished: list[tuple[str, tuple[str, ...]]] = []
     for c in report.configs:
         if c.skipped and c.total_tokens <= limit:
             names = tuple(s.name for s in c.skipped)
             unestablished.append((c.source, names))
-            reasons.append(
+            findings.append(GateFinding(gate=UNMEASURED, source=c.source, text=(
                 f"{c.source}: {len(names)} server(s) could not be measured ({', '.join(names)}), "
                 f"so whether it fits {limit:,} cannot be established"
-            )
+            )))  # fmt: skip
+    reasons = [f.text for f in findings]
     return BudgetVerdict(
         limit=limit,
         worst_total=worst.total_tokens,
@@ -119,6 +146,7 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
         unestablished=tuple(unestablished),
         passed=not reasons,
         reasons=tuple(reasons),
+        findings=tuple(findings),
     )
 
 
@@ -126,60 +154,86 @@ def evaluate_increase(
     diff: AuditDiff, limit: int | None, limit_percent: float | None
 ) -> IncreaseGate:
     """Fail whenever the increase cannot be established; then compare each config's delta."""
-    reasons: list[str] = []
+    found: list[GateFinding] = []
+
+    def add(gate: str, source: str | None, text: str, server: str | None = None) -> None:
+        found.append(GateFinding(gate=gate, source=source, text=text, server=server))
+
     if not diff.comparable:
-        reasons.append(
+        add(INCREASE, None,
             f"baseline methodology {diff.baseline_methodology_version} / {diff.baseline_encoding} "
-            "is not this run's: the numbers are not comparable (re-record the baseline)"
-        )
+            "is not this run's: the numbers are not comparable (re-record the baseline)")  # fmt: skip
     for c in diff.configs:
         if c.matched_by == "unmatched":
-            reasons.append(f"{c.source}: no baseline to check its {c.after_total:,} tokens against")
+            add(INCREASE, c.source,
+                f"{c.source}: no baseline to check its {c.after_total:,} tokens against")  # fmt: skip
             continue
         for s in c.servers:
             if s.kind in ("unmeasured-now", "unmeasured-before"):
-                reasons.append(
+                add(UNMEASURED, c.source,
                     f"{c.source}: {s.name} changed measured-ness ({s.before_status} → "
-                    f"{s.after_status}), so the change could not be established exactly"
-                )
+                    f"{s.after_status}), so the change could not be established exactly",
+                    s.name)  # fmt: skip
             elif s.kind == "unmeasured-both":
-                reasons.append(
+                add(UNMEASURED, c.source,
                     f"{c.source}: {s.name} could not be measured in either run "
-                    f"({s.after_status}), so its cost is unknown"
-                )
+                    f"({s.after_status}), so its cost is unknown", s.name)  # fmt: skip
             elif s.kind == "added" and s.after is None:
-                reasons.append(
+                add(UNMEASURED, c.source,
                     f"{c.source}: {s.name} was added and could not be measured "
-                    f"({s.after_status}), so what it adds is unknown"
-                )
+                    f"({s.after_status}), so what it adds is unknown", s.name)  # fmt: skip
     for d in diff.dropped_configs:
-        reasons.append(f"{d.source}: covered by the baseline and not found in this run")
+        add(UNMEASURED, d.source, f"{d.source}: covered by the baseline and not found in this run")
     deltas = [c.delta for c in diff.configs if c.delta is not None]
     increase = max(deltas) if deltas else None
-    if not reasons:
+    if not found:
         for c in diff.configs:
             if c.delta is None:
                 continue
             if limit is not None and c.delta > limit:
-                reasons.append(
-                    f"{c.source}: +{c.delta:,} tokens per request, over the {limit:,} allowed"
-                )
+                add(INCREASE, c.source,
+                    f"{c.source}: +{c.delta:,} tokens per request, over the {limit:,} allowed")  # fmt: skip
             if limit_percent is not None and c.delta > 0:
                 before = c.before_total or 0
                 pct = (c.delta / before * 100) if before else float("inf")
                 if pct > limit_percent:
                     shown = "from nothing" if before == 0 else f"+{pct:.1f}%"
-                    reasons.append(
+                    add(INCREASE, c.source,
                         f"{c.source}: {shown} ({c.delta:+,} tokens), over the "
-                        f"{limit_percent:g}% allowed"
-                    )
+                        f"{limit_percent:g}% allowed")  # fmt: skip
     return IncreaseGate(
         limit=limit,
         limit_percent=limit_percent,
-        passed=not reasons,
+        passed=not found,
         increase=increase,
-        reasons=tuple(reasons),
+        reasons=tuple(f.text for f in found),
+        findings=tuple(found),
     )
+
+
+def unmeasured_findings(
+    report: AuditReport, covered: tuple[GateFinding, ...]
+) -> tuple[GateFinding, ...]:
+    """A finding for each server without a number (and each unreadable config) not yet covered.
+
+    A finding already naming the server, or naming its whole config (``server`` None) as
+    unmeasured, covers it.
+    """
+    whole = {f.source for f in covered if f.gate == UNMEASURED and f.server is None}
+    named = {(f.source, f.server) for f in covered if f.server is not None}
+    out: list[GateFinding] = []
+    for c in report.configs:
+        for s in c.skipped:
+            if c.source in whole or (c.source, s.name) in named:
+                continue
+            note = f": {s.notes}" if s.notes else ""
+            out.append(GateFinding(gate=UNMEASURED, source=c.source, server=s.name,
+                text=f"{c.source}: {s.name} could not be measured ({s.status}){note}"))  # fmt: skip
+    for e in report.empty_configs:
+        if e.error and e.source not in whole:
+            out.append(GateFinding(gate=UNMEASURED, source=e.source,
+                                   text=f"{e.source}: cannot be read: {e.error}"))  # fmt: skip
+    return tuple(out)
 
 
 def evaluate_gates(
@@ -189,8 +243,12 @@ def evaluate_gates(
     budget: int | None = None,
     max_increase: int | None = None,
     max_increase_percent: float | None = None,
+    require_measured: bool = False,
 ) -> GateResult:
-    """Every requested gate; ``passed`` is False when any fails. Pure."""
+    """Every requested gate; ``passed`` is False when any fails. Pure.
+
+    ``require_measured`` also fails on every server (and unreadable config) without a number.
+    """
     wants_increase = max_increase is not None or max_increase_percent is not None
     if wants_increase and diff is None:
         raise ValueError("an increase gate needs a baseline diff")
@@ -200,6 +258,10 @@ def evaluate_gates(
         if wants_increase and diff is not None
         else None
     )
-    reasons = [*(budget_v.reasons if budget_v else ()), *(increase_v.reasons if increase_v else ())]
-    return GateResult(passed=not reasons, reasons=tuple(reasons), budget=budget_v,
-                      increase=increase_v)  # fmt: skip
+    findings = (*(budget_v.findings if budget_v else ()),
+                *(increase_v.findings if increase_v else ()))  # fmt: skip
+    if require_measured:
+        findings = (*findings, *unmeasured_findings(report, findings))
+    reasons = tuple(f.text for f in findings)
+    return GateResult(passed=not reasons, reasons=reasons, budget=budget_v,
+                      increase=increase_v, findings=findings)  # fmt: skip

@@ -1,0 +1,263 @@
+"""Base against head through the audit engine, and the Action's view of the answer (pure).
+
+The Action asks the engine exactly what ``mcpcost audit --baseline base.json`` asks it: the base
+side's report, rendered as ``audit --json`` renders it and parsed back with ``parse_baseline``, is
+the baseline; ``diff_reports`` compares the head side's report with it and ``evaluate_gates``
+judges. ``fail-on`` only sorts the engine's findings: kinds it lists are failures, the rest are
+warnings. The ``Outcome`` built here copies the engine's kinds, totals and deltas; the comment,
+the summary, the outputs and the annotations render from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from mcpcost.action.outcome import ConfigDiff, Kind, Reason, ServerRow, ToolChange, Verdict
+from mcpcost.audit.diff import AuditDiff, Baseline, diff_reports, parse_baseline
+from mcpcost.audit.diff import ConfigDiff as EngineConfigDiff
+from mcpcost.audit.gates import BUDGET, GateFinding, GateResult, evaluate_gates
+from mcpcost.audit.model import ConfigFile
+from mcpcost.audit.render_json import report_to_json
+from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report
+from mcpcost.core.model import Measurement
+
+NOTE_LIMIT = 200
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judgement:
+    head: AuditReport
+    base: AuditReport | None
+    diff: AuditDiff | None
+    gates: GateResult
+
+
+def baseline_of(report: AuditReport) -> Baseline:
+    """A report as the baseline ``audit --baseline`` would read from its ``--json`` file."""
+    return parse_baseline(report_to_json(report))
+
+
+def judge(
+    base_configs: Sequence[ConfigFile] | None,
+    head_configs: Sequence[ConfigFile],
+    measurements: Mapping[str, Measurement],
+    *,
+    budget: int | None,
+    max_increase: int | None,
+    max_increase_percent: float | None,
+    generated_at: str = "",
+) -> Judgement:
+    """Reports for both sides, the engine's diff (with a base) and its gate result."""
+    head = build_report(head_configs, measurements, generated_at=generated_at)
+    base = (
+        build_report(base_configs, measurements, generated_at=generated_at)
+        if base_configs is not None
+        else None
+    )
+    diff = diff_reports(baseline_of(base), head) if base is not None else None
+    gates = evaluate_gates(
+        head,
+        diff,
+        budget=budget,
+        max_increase=max_increase if diff is not None else None,
+        max_increase_percent=max_increase_percent if diff is not None else None,
+        require_measured=True,
+    )
+    return Judgement(head=head, base=base, diff=diff, gates=gates)
+
+
+# --------------------------------------------------------------------------- verdict
+
+
+def entry_lines(configs: Sequence[ConfigFile]) -> dict[tuple[str, str], int]:
+    """(source, server name) -> the entry's line in that config."""
+    return {(c.source, e.name): e.line for c in configs for e in c.entries if e.line is not None}
+
+
+def _line(f: GateFinding, head: AuditReport, lines: Mapping[tuple[str, str], int]) -> int | None:
+    if f.source is None:
+        return None
+    if f.server is not None and (f.source, f.server) in lines:
+        return lines[(f.source, f.server)]
+    if f.gate == BUDGET:  # the heaviest server's entry, else the top of the judged file
+        config = next((c for c in head.configs if c.source == f.source), None)
+        heaviest = config.servers[0].name if config is not None and config.servers else None
+        return lines.get((f.source, heaviest), 1) if heaviest is not None else 1
+    return 1
+
+
+def verdict_of(
+    j: Judgement, fail_on: Collection[str], lines: Mapping[tuple[str, str], int]
+) -> Verdict:
+    """The engine's findings, split by ``fail-on`` into failures and warnings."""
+    reasons = [
+        Reason(
+            gate=f.gate,
+            source=f.source or "",
+            text=f.text,
+            server=f.server,
+            line=_line(f, j.head, lines),
+        )
+        for f in j.gates.findings
+    ]
+    return Verdict(
+        failures=tuple(r for r in reasons if r.gate in fail_on),
+        warnings=tuple(r for r in reasons if r.gate not in fail_on),
+    )
+
+
+# --------------------------------------------------------------------------- view
+
+
+def _first_line(text: str | None) -> str | None:
+    if not text or not text.strip():
+        return None
+    line = text.strip().splitlines()[0]
+    return line if len(line) <= NOTE_LIMIT else line[: NOTE_LIMIT - 1] + "…"
+
+
+def tool_changes(
+    name: str, base: ServerResult | None, head: ServerResult | None
+) -> tuple[ToolChange, ...]:
+    before = dict(base.tools) if base is not None and base.measured else {}
+    after = dict(head.tools) if head is not None and head.measured else {}
+    changes = [
+        ToolChange(server=name, tool=t, base_tokens=before.get(t), head_tokens=after.get(t))
+        for t in sorted(set(before) | set(after))
+        if before.get(t) != after.get(t)
+    ]
+    return tuple(sorted(changes, key=lambda t: (-abs(t.delta), t.tool)))
+
+
+def _results(config: ConfigResult | None) -> dict[str, ServerResult]:
+    if config is None:
+        return {}
+    return {s.name: s for s in (*config.servers, *config.skipped)}
+
+
+def _config(report: AuditReport | None, source: str | None) -> ConfigResult | None:
+    if report is None or source is None:
+        return None
+    return next((c for c in report.configs if c.source == source), None)
+
+
+def _compared(
+    d: EngineConfigDiff,
+    base: AuditReport | None,
+    head: AuditReport,
+    lines: Mapping[tuple[str, str], int],
+) -> ConfigDiff:
+    before = _results(_config(base, d.baseline_source))
+    after = _results(_config(head, d.source))
+    if d.matched_by == "unmatched":  # a config new on head: every server in it is added
+        rows = [
+            ServerRow(
+                name=s.name,
+                kind=Kind.ADDED,
+                head_tokens=s.tokens,
+                delta=s.tokens,
+                head_status=s.status,
+                note=_first_line(s.notes),
+                line=lines.get((d.source, s.name)),
+            )
+            for s in after.values()
+        ]
+    else:
+        rows = []
+        for s in d.servers:
+            b, a = before.get(s.name), after.get(s.name)
+            note = (a.notes if a is not None and not a.measured else None) or (
+                b.notes if b is not None and not b.measured else None
+            )
+            kind = Kind(s.kind)
+            rows.append(
+                ServerRow(
+                    name=s.name,
+                    kind=kind,
+                    base_tokens=s.before,
+                    head_tokens=s.after,
+                    delta=s.delta,
+                    base_status=s.before_status,
+                    head_status=s.after_status,
+                    note=_first_line(note) or s.note,
+                    line=lines.get((d.source, s.name)),
+                    tool_changes=tool_changes(s.name, b, a) if kind is Kind.CHANGED else (),
+                )
+            )
+    return ConfigDiff(
+        source=d.source,
+        client=d.client,
+        base_total=d.before_total,
+        head_total=d.after_total,
+        delta=d.delta,
+        exact=d.exact,
+        servers=tuple(rows),
+    )
+
+
+def _current(c: ConfigResult, lines: Mapping[tuple[str, str], int]) -> ConfigDiff:
+    rows = [
+        ServerRow(
+            name=s.name,
+            kind=Kind.MEASURED if s.measured else Kind.UNMEASURED,
+            head_tokens=s.tokens,
+            head_status=s.status,
+            note=_first_line(s.notes),
+            line=lines.get((c.source, s.name)),
+        )
+        for s in (*c.servers, *c.skipped)
+    ]
+    return ConfigDiff(
+        source=c.source,
+        client=c.client,
+        base_total=None,
+        head_total=c.total_tokens,
+        exact=c.complete,
+        servers=tuple(rows),
+    )
+
+
+def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[ConfigDiff, ...]:
+    """One view per config on either side, sorted by path."""
+    views: list[ConfigDiff] = []
+    if j.diff is None:
+        views = [_current(c, lines) for c in j.head.configs]
+    else:
+        views = [_compared(d, j.base, j.head, lines) for d in j.diff.configs]
+        for dropped in j.diff.dropped_configs:
+            gone = _config(j.base, dropped.source)
+            rows = tuple(
+                ServerRow(
+                    name=s.name,
+                    kind=Kind.REMOVED,
+                    base_tokens=s.tokens,
+                    delta=-s.tokens if s.tokens is not None else None,
+                    base_status=s.status,
+                )
+                for s in _results(gone).values()
+            )
+            views.append(
+                ConfigDiff(
+                    source=dropped.source,
+                    client=dropped.client,
+                    base_total=dropped.total_tokens,
+                    head_total=None,
+                    delta=None,
+                    exact=False,
+                    servers=rows,
+                )
+            )
+    for e in j.head.empty_configs:
+        if e.error:
+            views.append(
+                ConfigDiff(
+                    source=e.source,
+                    client=e.client,
+                    base_total=None,
+                    head_total=None,
+                    exact=False,
+                    problem=_first_line(e.error),
+                )
+            )
+    return tuple(sorted(views, key=lambda v: v.source))
