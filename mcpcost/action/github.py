@@ -18,6 +18,7 @@ from mcpcost.errors import McpcostError
 
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 MAX_WAIT_S = 120.0
+MAX_TOTAL_WAIT_S = 300.0
 
 
 class GitHubError(McpcostError):
@@ -46,6 +47,7 @@ class GitHubClient:
     clock: Callable[[], float]
     max_attempts: int = 4
     timeout_s: float = 30.0
+    max_total_wait_s: float = MAX_TOTAL_WAIT_S  # all sleeps of one request together
 
     def request(
         self,
@@ -61,19 +63,27 @@ class GitHubClient:
         headers = {"Accept": accept, "X-GitHub-Api-Version": "2022-11-28"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        waited = 0.0
         for attempt in range(1, self.max_attempts + 1):
             try:
                 r = self.session.request(
                     method, url, params=params, json=json, headers=headers, timeout=self.timeout_s
                 )
             except requests.RequestException as exc:
-                if attempt == self.max_attempts:
+                wait = min(2.0**attempt, MAX_WAIT_S)
+                if attempt == self.max_attempts or waited + wait > self.max_total_wait_s:
                     raise GitHubError(method, _path(url), 0, type(exc).__name__) from None
-                self.sleep(min(2.0**attempt, MAX_WAIT_S))
-                continue
-            wait = self._retry_wait(r, attempt)
-            if wait is not None and attempt < self.max_attempts:
                 self.sleep(wait)
+                waited += wait
+                continue
+            retry = self._retry_wait(r, attempt)
+            if (
+                retry is not None
+                and attempt < self.max_attempts
+                and waited + retry <= self.max_total_wait_s
+            ):
+                self.sleep(retry)
+                waited += retry
                 continue
             if r.status_code not in ok:
                 raise GitHubError(method, _path(url), r.status_code, _message(r))

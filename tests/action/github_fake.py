@@ -100,6 +100,8 @@ class FakeGitHub:
     artifacts: dict[int, dict[str, bytes]] = field(default_factory=dict)  # run id -> files
     pulls_for_commit: dict[str, list[int]] = field(default_factory=dict)
     forbid_writes: bool = False
+    # answered (status, headers, body) in order before any normal answer: rate limits, 5xx
+    scripted: list[tuple[int, dict[str, str], Any]] = field(default_factory=list)
     conflicts_left: int = 0
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -121,7 +123,10 @@ class FakeGitHub:
                 query = parse_qs(parts.query)
                 fake.requests.append((method, parts.path, body))
                 fake.problems.extend(validate_request(method, parts.path, query, body))
-                status, data, headers = fake.answer(method, parts.path, query, body)
+                if fake.scripted:
+                    status, headers, data = fake.scripted.pop(0)
+                else:
+                    status, data, headers = fake.answer(method, parts.path, query, body)
                 payload = data if isinstance(data, bytes) else json.dumps(data).encode()
                 self.send_response(status)
                 ctype = "application/zip" if isinstance(data, bytes) else "application/json"
