@@ -170,6 +170,20 @@ class _Reader:
                 )
         return out
 
+    def passed_env(
+        self, raw: _Raw, obj: Mapping[str, Any], key: str, vctx: VariableContext, why: str = ""
+    ) -> None:
+        """``key`` lists variable names whose values the client passes from its own environment
+        (Codex ``env_vars``, Goose ``env_keys``): copy the set ones into ``raw.env``."""
+        for var in self.string_list(raw, obj, key, fatal=False) or []:
+            value = vctx.env(var)
+            if value is None:
+                self.problems.append(
+                    f"server {raw.name!r}: {key} {var} is not set in this environment{why}"
+                )
+            else:
+                raw.env.setdefault(var, value)
+
     def flag(self, raw: _Raw, obj: Mapping[str, Any], key: str) -> bool | None:
         value = obj.get(key)
         if value is None or isinstance(value, bool):
@@ -601,15 +615,22 @@ def _parse_claude_code(
     return list(raws.values())
 
 
+def _top_block(
+    data: Any, key: str, client: str, lines: Mapping[KeyPath, int], problems: list[str]
+) -> tuple[dict[str, Any], dict[str, Any], list[_Raw]]:
+    """(root, block, entries) for a client whose servers are a ``name -> {...}`` map at ``key``."""
+    root = _object(data, "the file")
+    block = _block(root, key, problems) or {}
+    return root, block, _map_block(block, (key,), _DIALECTS[client], problems, lines)
+
+
 def _parse_map_client(
     client: str, key: str
 ) -> Callable[[Any, Mapping[KeyPath, int], ParseContext, list[str]], list[_Raw]]:
     def parse(
         data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
     ) -> list[_Raw]:
-        root = _object(data, "the file")
-        block = _block(root, key, problems)
-        return _map_block(block or {}, (key,), _DIALECTS[client], problems, lines)
+        return _top_block(data, key, client, lines, problems)[2]
 
     return parse
 
@@ -617,9 +638,7 @@ def _parse_map_client(
 def _parse_gemini(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
-    root = _object(data, "the file")
-    block = _block(root, "mcpServers", problems) or {}
-    raws = _map_block(block, ("mcpServers",), _DIALECTS["gemini"], problems, lines)
+    root, _, raws = _top_block(data, "mcpServers", "gemini", lines, problems)
     mcp = _block(root, "mcp", problems)
     if mcp is not None:
         allowed = mcp.get("allowed")
@@ -675,9 +694,7 @@ def vscode_inputs(inputs: Any, problems: list[str]) -> dict[str, str | None]:
 def _parse_zed(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
-    root = _object(data, "the file")
-    block = _block(root, "context_servers", problems) or {}
-    raws = _map_block(block, ("context_servers",), _DIALECTS["zed"], problems, lines)
+    _, block, raws = _top_block(data, "context_servers", "zed", lines, problems)
     for raw in raws:
         obj = block.get(raw.name)
         extension = isinstance(obj, dict) and obj.get("source") == "extension"
@@ -686,29 +703,35 @@ def _parse_zed(
     return raws
 
 
+def _own_entries(
+    data: Any, key: str, shape: str, lines: Mapping[KeyPath, int], reader: _Reader
+) -> tuple[list[_Raw], list[tuple[_Raw, dict[str, Any]]]]:
+    """For clients with their own entry fields (Codex, Goose): every entry of the ``key`` block
+    as a _Raw (non-objects already marked), and the (raw, object) pairs still to be read."""
+    block = _block(_object(data, "the file"), key, reader.problems) or {}
+    raws: list[_Raw] = []
+    todo: list[tuple[_Raw, dict[str, Any]]] = []
+    for name, obj in block.items():
+        raw = _Raw(name=str(name), line=lines.get((key, str(name))))
+        raws.append(raw)
+        if isinstance(obj, dict):
+            todo.append((raw, obj))
+        else:
+            reader.note(raw, f"entry is {_kind(obj)}, expected {shape}", fatal=True)
+    return raws, todo
+
+
 def _parse_codex(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
-    root = _object(data, "the file")
-    block = _block(root, "mcp_servers", problems) or {}
     reader = _Reader(problems)
     vctx = ctx.variables()
-    out: list[_Raw] = []
-    for name, obj in block.items():
-        raw = _Raw(name=name, line=lines.get(("mcp_servers", name)))
-        out.append(raw)
-        if not isinstance(obj, dict):
-            reader.note(raw, f"entry is {_kind(obj)}, expected a table", fatal=True)
-            continue
+    out, todo = _own_entries(data, "mcp_servers", "a table", lines, reader)
+    for raw, obj in todo:
         raw.command = reader.string(raw, obj, "command")
         raw.args = reader.string_list(raw, obj, "args") or []
         raw.env = reader.string_map(raw, obj, "env")
-        for var in reader.string_list(raw, obj, "env_vars", fatal=False) or []:
-            value = vctx.env(var)
-            if value is None:
-                problems.append(f"server {name!r}: env_vars {var} is not set in this environment")
-            else:
-                raw.env.setdefault(var, value)
+        reader.passed_env(raw, obj, "env_vars", vctx)
         raw.cwd = reader.string(raw, obj, "cwd")
         raw.url = reader.string(raw, obj, "url")
         raw.headers = reader.string_map(raw, obj, "http_headers")
@@ -783,17 +806,10 @@ _GOOSE_INTERNAL = frozenset({"builtin", "platform", "frontend", "inline_python"}
 def _parse_goose(
     data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
 ) -> list[_Raw]:
-    root = _object(data, "the file")
-    block = _block(root, "extensions", problems) or {}
     reader = _Reader(problems)
     vctx = ctx.variables()
-    out: list[_Raw] = []
-    for name, obj in block.items():
-        raw = _Raw(name=str(name), line=lines.get(("extensions", str(name))))
-        out.append(raw)
-        if not isinstance(obj, dict):
-            reader.note(raw, f"entry is {_kind(obj)}, expected a mapping", fatal=True)
-            continue
+    out, todo = _own_entries(data, "extensions", "a mapping", lines, reader)
+    for raw, obj in todo:
         raw.disabled = reader.flag(raw, obj, "enabled") is False
         kind = obj.get("type")
         if kind in _GOOSE_INTERNAL:
@@ -802,14 +818,7 @@ def _parse_goose(
         raw.command = reader.string(raw, obj, "cmd")
         raw.args = reader.string_list(raw, obj, "args") or []
         raw.env = reader.string_map(raw, obj, "envs")
-        for var in reader.string_list(raw, obj, "env_keys", fatal=False) or []:
-            value = vctx.env(var)
-            if value is None:
-                problems.append(
-                    f"server {raw.name!r}: env_keys {var} is not set in this environment (keyring not read)"
-                )
-            else:
-                raw.env.setdefault(var, value)
+        reader.passed_env(raw, obj, "env_keys", vctx, " (keyring not read)")
         raw.cwd = reader.string(raw, obj, "cwd")
         raw.url = reader.string(raw, obj, "uri")
         raw.headers = reader.string_map(raw, obj, "headers")
@@ -834,18 +843,8 @@ _PARSERS: dict[str, _Parser] = {
     "goose": _parse_goose,
     "copilot": _parse_map_client("copilot", "mcpServers"),
     "codex": _parse_codex,
+    "opencode": _parse_map_client("opencode", "mcp"),
 }
-
-
-def _parse_opencode(
-    data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
-) -> list[_Raw]:
-    root = _object(data, "the file")
-    block = _block(root, "mcp", problems) or {}
-    return _map_block(block, ("mcp",), _DIALECTS["opencode"], problems, lines)
-
-
-_PARSERS["opencode"] = _parse_opencode
 
 
 def _format_of(client: str, source: str) -> str:

@@ -20,6 +20,16 @@ from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
 
 
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+def _fields(obj: object, *names: str) -> dict[str, Any]:
+    """The named attributes of ``obj`` under their camelCase JSON keys, in the order given."""
+    return {_camel(name): getattr(obj, name) for name in names}
+
+
 def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"name": s.name, "transport": s.transport}
     if s.command is not None:
@@ -68,11 +78,9 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
         "servers": [_server(s, claude) for s in c.servers],
         "skipped": [_server(s, claude) for s in c.skipped],
         "disabled": list(c.disabled),
-        "heaviestTools": [
-            {"server": h.server, "tool": h.tool, "tokens": h.tokens} for h in c.heaviest_tools
-        ],
+        "heaviestTools": [_fields(h, "server", "tool", "tokens") for h in c.heaviest_tools],
         "trimAdvice": {
-            "tools": [{"server": h.server, "tool": h.tool, "tokens": h.tokens} for h in trim.tools],
+            "tools": [_fields(h, "server", "tool", "tokens") for h in trim.tools],
             "recoverableTokens": trim.recoverable_tokens,
             "recoverableShare": trim.recoverable_share,
         }
@@ -83,59 +91,32 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
 
 
 def budget_to_json(b: BudgetVerdict) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "limit": b.limit,
-        "worstTotal": b.worst_total,
-        "worstSource": b.worst_source,
-        "over": b.over,
-        "passed": b.passed,
-        "unestablished": [{"source": s, "servers": list(n)} for s, n in b.unestablished],
-        "reasons": list(b.reasons),
-    }
+    out = _fields(b, "limit", "worst_total", "worst_source", "over", "passed")
+    out["unestablished"] = [{"source": s, "servers": list(n)} for s, n in b.unestablished]
+    out["reasons"] = list(b.reasons)
     if b.fit is not None:
         out["fit"] = {
             "overBy": b.fit.over_by,
-            "drop": [
-                {"name": d.name, "tokens": d.tokens, "remaining": d.remaining} for d in b.fit.drop
-            ],
-            "keptCount": b.fit.kept_count,
-            "keptTokens": b.fit.kept_tokens,
-            "feasible": b.fit.feasible,
+            "drop": [_fields(d, "name", "tokens", "remaining") for d in b.fit.drop],
+            **_fields(b.fit, "kept_count", "kept_tokens", "feasible"),
         }
     return out
 
 
 def _server_diff(s: ServerDiff) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "name": s.name,
-        "kind": s.kind,
-        "before": s.before,
-        "after": s.after,
-        "delta": s.delta,
-        "beforeStatus": s.before_status,
-        "afterStatus": s.after_status,
-    }
+    out = _fields(s, "name", "kind", "before", "after", "delta", "before_status", "after_status")
     if s.note is not None:
         out["note"] = s.note
     return out
 
 
 def _config_diff(c: ConfigDiff) -> dict[str, Any]:
-    return {
-        "client": c.client,
-        "source": c.source,
-        "baselineSource": c.baseline_source,
-        "matchedBy": c.matched_by,
-        "beforeTotal": c.before_total,
-        "afterTotal": c.after_total,
-        "delta": c.delta,
-        "beforeShare": c.before_share,
-        "afterShare": c.after_share,
-        "exact": c.exact,
-        "understatedBy": c.understated_by,
-        "overstatedBy": c.overstated_by,
-        "servers": [_server_diff(s) for s in c.servers],
-    }
+    out = _fields(
+        c, "client", "source", "baseline_source", "matched_by", "before_total", "after_total",
+        "delta", "before_share", "after_share", "exact", "understated_by", "overstated_by",
+    )  # fmt: skip
+    out["servers"] = [_server_diff(s) for s in c.servers]
+    return out
 
 
 def diff_to_json(d: AuditDiff) -> dict[str, Any]:
@@ -145,8 +126,7 @@ def diff_to_json(d: AuditDiff) -> dict[str, Any]:
         "baselineEncoding": d.baseline_encoding,
         "comparable": d.comparable,
         "droppedConfigs": [
-            {"client": x.client, "source": x.source, "totalTokens": x.total_tokens}
-            for x in d.dropped_configs
+            _fields(x, "client", "source", "total_tokens") for x in d.dropped_configs
         ],
         "warnings": list(d.warnings),
         "configs": [_config_diff(c) for c in d.configs],
@@ -157,13 +137,11 @@ def diff_to_json(d: AuditDiff) -> dict[str, Any]:
 
 
 def increase_to_json(g: IncreaseGate) -> dict[str, Any]:
-    return {
-        "limit": g.limit,
-        "limitPercent": g.limit_percent,
-        "pass": g.passed,
-        "increase": g.increase,
-        "reasons": list(g.reasons),
-    }
+    out = _fields(g, "limit", "limit_percent")
+    out["pass"] = g.passed  # the reference's key
+    out["increase"] = g.increase
+    out["reasons"] = list(g.reasons)
+    return out
 
 
 def report_to_json(
