@@ -102,6 +102,39 @@ def test_container_plans_follow_the_launcher_and_record_what_was_done() -> None:
     assert plan_job(E["boxed"], SweepOptions(docker=False)).isolation.docker is False
 
 
+def test_docker_run_entries_get_the_engine_address_and_record_it() -> None:
+    host = "unix:///run/user/0/podman/podman.sock"
+    job = plan_job(E["self-docker"], SweepOptions(docker=True, docker_host=host))
+    assert dict(job.spec.env)["DOCKER_HOST"] == host
+    assert job.isolation.note == f"{SELF_DOCKER_NOTE}; engine DOCKER_HOST={host}"
+    secret = "tcp://admin:hunter2@engine.example:2376"
+    masked = plan_job(E["self-docker"], SweepOptions(docker=True, docker_host=secret))
+    assert dict(masked.spec.env)["DOCKER_HOST"] == secret  # the CLI needs the real address
+    assert masked.isolation.note is not None and "hunter2" not in masked.isolation.note
+    # host mode passes the address too (the stdio transport drops DOCKER_HOST otherwise)
+    hosted = plan_job(E["self-docker"], SweepOptions(docker=False, docker_host=host))
+    assert dict(hosted.spec.env)["DOCKER_HOST"] == host and not hosted.isolation.docker
+    # only docker run commands get it; the default engine changes nothing
+    assert "DOCKER_HOST" not in dict(plan_job(E["boxed"], SweepOptions(docker_host=host)).spec.env)
+    plain = plan_job(E["self-docker"], SweepOptions(docker=True))
+    assert "DOCKER_HOST" not in dict(plain.spec.env) and plain.isolation.note == SELF_DOCKER_NOTE
+
+
+def test_recorded_env_names_are_the_catalogs_not_docker_host() -> None:
+    def measure(job: Job) -> Measurement:
+        return Measurement(status=Status.MEASURED, server_name="s", launch_command="x",
+                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=1000,
+                           env_var_names=job.spec.env_names, total_tokens=5, tool_count=1,
+                           raw_tools_capture=[])  # fmt: skip
+
+    entry = load_catalog(
+        "servers:\n  - name: d\n    command: docker run -i --rm -e TOKEN img\n    env: [TOKEN]\n"
+    ).entries[0]
+    options = SweepOptions(docker=True, docker_host="unix:///tmp/x.sock")
+    m = measure_entry(entry, measure, options, lambda: NOW)
+    assert m.env_var_names == ("TOKEN",)
+
+
 def test_demultiplex_splits_frames_into_stdout_and_stderr() -> None:
     a, b = socket.socketpair()
     out_r, out_w = os.pipe()
@@ -165,7 +198,7 @@ def test_no_cold_cache_retry_on_host_or_self_docker(name: str, docker: bool) -> 
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[tuple[Any, str]]:
+def engine() -> Iterator[tuple[Any, str, str]]:
     from tests.servers.podman import BASE_IMAGE, podman_service, podman_unavailable
 
     reason = podman_unavailable()
@@ -176,7 +209,7 @@ def engine() -> Iterator[tuple[Any, str]]:
     with podman_service() as url:
         client = docker.DockerClient(base_url=url)
         try:
-            yield client, BASE_IMAGE
+            yield client, BASE_IMAGE, url
         finally:
             client.close()
 
@@ -188,13 +221,13 @@ def _ours(client: Any) -> list[Any]:
 @pytest.mark.slow
 @pytest.mark.podman
 def test_sweep_in_real_containers_through_the_docker_api(
-    engine: tuple[Any, str], tmp_path: Path
+    engine: tuple[Any, str, str], tmp_path: Path
 ) -> None:
     from mcpcost.core.jsonvalue import parse_json
     from mcpcost.sweep.measure_adapter import make_measure
     from mcpcost.sweep.runner import run_sweep
 
-    client, image = engine
+    client, image, _ = engine
     lines: list[str] = []
     selected = [E["boxed"], E["broken-box"], E["self-docker"]]
     outcome = run_sweep(
@@ -229,8 +262,47 @@ def test_sweep_in_real_containers_through_the_docker_api(
 
 @pytest.mark.slow
 @pytest.mark.podman
-def test_container_limits_are_applied(engine: tuple[Any, str]) -> None:
-    client, image = engine
+def test_docker_run_entry_reaches_the_engine_given_by_docker_host(
+    engine: tuple[Any, str, str], tmp_path: Path
+) -> None:
+    """A host-spawned ``docker run`` reaches podman only through the DOCKER_HOST we pass on."""
+    import shutil
+
+    from mcpcost.core.jsonvalue import parse_json
+    from mcpcost.sweep.measure_adapter import make_measure
+    from mcpcost.sweep.runner import run_sweep
+
+    if shutil.which("docker") is None:
+        pytest.skip("no docker CLI on PATH to spawn the entry's own docker run")
+    client, image, address = engine
+    command = f"docker run -i --rm {image} python3 -u -c " + shlex.quote(TINY_SERVER)
+    catalog = load_catalog(
+        yaml.safe_dump({"servers": [{"name": "own-docker", "command": command}]})
+    )
+    lines: list[str] = []
+    outcome = run_sweep(
+        catalog, list(catalog.entries), tmp_path,
+        make_measure(ContainerLauncher(client), lambda: NOW),
+        SweepOptions(docker=True, default_timeout_s=120, docker_host=address),
+        clock=lambda: NOW, progress=lines.append, publish_pages=False,
+    )  # fmt: skip
+    assert outcome.exit_code == 0, lines
+    doc = parse_json((tmp_path / "results" / "own-docker" / "measurement.json").read_bytes())
+    assert isinstance(doc, dict)
+    assert doc["status"] == "measured", doc.get("notes")
+    assert doc["isolation"] == {
+        "docker": True,
+        "note": f"{SELF_DOCKER_NOTE}; engine DOCKER_HOST={address}",
+    }
+    assert doc["launchCommand"] == command and doc["envVarNames"] == []
+    # run as written: no dummy environment or HOME from a container plan of ours
+    assert doc["rawToolsCapture"][0]["description"].startswith("key=None url=None home=")
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_container_limits_are_applied(engine: tuple[Any, str, str]) -> None:
+    client, image, _ = engine
     plan = plan_container(E["boxed"], image_override=image)
     transport = ContainerLauncher(client).open(plan)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from pathlib import Path
@@ -35,7 +36,9 @@ def build_parser() -> ArgParser:
         "--image", metavar="IMAGE", help="container image replacing the per-launcher default"
     )
     p.add_argument(
-        "--docker-host", metavar="URL", help="container engine API (default: $DOCKER_HOST)"
+        "--docker-host",
+        metavar="URL",
+        help="container engine API (default: $DOCKER_HOST), also given to `docker run` entries",
     )
     p.add_argument("--concurrency", type=positive_int, default=3, metavar="N")
     p.add_argument(
@@ -55,11 +58,21 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def engine_address(flag: str | None, environ: dict[str, str]) -> str | None:
+    """The engine address given explicitly (flag first, then ``DOCKER_HOST``), else None."""
+    return flag or environ.get("DOCKER_HOST") or None
+
+
 def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     env = dict(os.environ) if environ is None else environ
     if args.shard and args.only:
         raise UsageError("mcpcost sweep: --shard and --only cannot be combined")
+    with contextlib.ExitStack() as stack:
+        return _run(args, env, err, stack)
+
+
+def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack) -> int:
     root = Path(args.out)
     clock = _utcnow
 
@@ -79,18 +92,19 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
             probe_auth_wall,
         )
 
-        session = requests.Session()
+        session = stack.enter_context(requests.Session())
 
         def get_json(url: str) -> Any:
             from mcpcost.core.jsonvalue import parse_json
 
             try:
-                resp = session.get(url, timeout=30)
+                with session.get(url, timeout=30) as resp:
+                    status, body = resp.status_code, resp.content
             except requests.RequestException as exc:
                 raise InputError(f"registry request failed: {type(exc).__name__}") from None
-            if resp.status_code != 200:
-                raise InputError(f"registry answered HTTP {resp.status_code} for {url}")
-            return parse_json(resp.content)
+            if status != 200:
+                raise InputError(f"registry answered HTTP {status} for {url}")
+            return parse_json(body)
 
         items, pages = fetch_entries(args.registry, get_json)
         listing = listing_from(items, pages)
@@ -123,14 +137,26 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
             + (" (from the date)" if choice.index is None else "")
             + f": {', '.join(e.name for e in sweepable) or '(empty)'}"
         )
+    docker_host = engine_address(args.docker_host, env)
     launcher = None
     if args.docker:
-        launcher = _launcher(args.docker_host or env.get("DOCKER_HOST") or DEFAULT_DOCKER_HOST)
-        if launcher is None:
+        from mcpcost.sweep.isolation import (
+            ContainerLauncher,
+            EngineUnavailable,
+            closing_client,
+            engine_label,
+        )
+
+        address = docker_host or DEFAULT_DOCKER_HOST
+        try:
+            client = stack.enter_context(closing_client(address))
+        except EngineUnavailable as exc:
             err.write(
-                "mcpcost sweep: cannot reach a container engine (set --docker-host or DOCKER_HOST)\n"
+                f"mcpcost sweep: cannot reach a container engine at {engine_label(address)} "
+                f"({exc}); set --docker-host or DOCKER_HOST\n"
             )
             return EXIT_USAGE
+        launcher = ContainerLauncher(client)
     from mcpcost.sweep.measure_adapter import make_measure
 
     options = SweepOptions(
@@ -138,6 +164,7 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
         concurrency=args.concurrency,
         default_timeout_s=args.timeout,
         image_override=args.image,
+        docker_host=docker_host,
     )
     outcome = run_sweep(
         catalog,
@@ -151,16 +178,3 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
         pre_check=pre_check,
     )
     return outcome.exit_code
-
-
-def _launcher(base_url: str) -> Any:
-    import docker
-
-    from mcpcost.sweep.isolation import ContainerLauncher
-
-    try:
-        client = docker.DockerClient(base_url=base_url)
-        client.ping()
-    except Exception:
-        return None
-    return ContainerLauncher(client)

@@ -10,22 +10,28 @@ are split back into stdout and stderr pipes and handed to the transports' ``Line
 Each container is killed and removed (and the removal awaited) when its capture ends.
 
 Commands that are themselves ``docker run`` are not wrapped: they run on the host as written and
-are recorded as a host-spawned container.
+are recorded as a host-spawned container. The host's ``docker`` CLI is given the engine address
+the SDK uses (``--docker-host`` / ``DOCKER_HOST``) as ``DOCKER_HOST``, because the stdio
+transport passes servers only a small safe environment; a non-default address is named in the
+isolation note (masked like any URL).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import secrets
 import socket
 import struct
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from mcpcost.core.model import Isolation
+from mcpcost.core.redact import redact_url
+from mcpcost.core.spec import ServerSpec
 from mcpcost.sweep.catalog import CatalogEntry
 from mcpcost.transports.framing import LineTransport
 
@@ -38,11 +44,14 @@ NPM_CACHE_VOLUME = "mcp-ctx-npm-cache"
 UV_CACHE_VOLUME = "mcp-ctx-uv-cache"
 BASE_NOTE = "network enabled for package fetch; clean FS, no host credentials"
 SELF_DOCKER_NOTE = "command is itself a docker run (host-spawned container)"
+ENGINE_NOTE = "engine DOCKER_HOST="
+DOCKER_HOST_VAR = "DOCKER_HOST"
 GIT_PREFIX = (
     "command -v git >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && "
     "apt-get install -y -qq --no-install-recommends git >/dev/null 2>&1); "
 )
 REMOVE_TIMEOUT_S = 20
+READER_JOIN_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -72,8 +81,29 @@ def image_for(entry: CatalogEntry, image_override: str | None = None) -> str:
     return UV_IMAGE if argv and argv[0] == "uvx" else NODE_IMAGE
 
 
-def self_docker_isolation() -> Isolation:
-    return Isolation(docker=True, note=SELF_DOCKER_NOTE)
+def self_docker_isolation(docker_host: str | None = None) -> Isolation:
+    """The record for a ``docker run`` command spawned on the host, naming a non-default engine."""
+    if docker_host is None:
+        return Isolation(docker=True, note=SELF_DOCKER_NOTE)
+    return Isolation(
+        docker=True, note=f"{SELF_DOCKER_NOTE}; {ENGINE_NOTE}{engine_label(docker_host)}"
+    )
+
+
+def engine_label(docker_host: str) -> str:
+    """An engine address fit to publish: network addresses masked like URLs, socket paths kept."""
+    if docker_host.startswith(("unix://", "npipe://")):
+        return docker_host
+    return redact_url(docker_host)
+
+
+def with_docker_host(spec: ServerSpec, docker_host: str | None) -> ServerSpec:
+    """The spec with ``DOCKER_HOST`` set, so a host-spawned ``docker`` CLI reaches our engine."""
+    if docker_host is None:
+        return spec
+    env = dict(spec.env)
+    env[DOCKER_HOST_VAR] = docker_host
+    return dataclasses.replace(spec, env=tuple(sorted(env.items())))
 
 
 def plan_container(
@@ -166,8 +196,43 @@ def demultiplex(sock: socket.socket, stdout_fd: int, stderr_fd: int) -> None:
                 os.close(fd)
 
 
+class _Attachment:
+    """The attach connection and every SDK object that holds it open.
+
+    For a unix socket the SDK returns the ``SocketIO`` it read the HTTP upgrade through; the
+    socket's file descriptor is released only when that reader, the HTTP response and the socket
+    itself are all closed, so ``close`` closes each of them (once, in that order).
+    """
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+        self.sock: socket.socket = getattr(handle, "_sock", handle)
+        self._response = getattr(handle, "_response", None)
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def shutdown(self) -> None:
+        """End both directions so a reader blocked in ``recv`` returns."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.shutdown()
+        for thing in (self._handle, self._response, self.sock):
+            if thing is not None:
+                with contextlib.suppress(Exception):
+                    thing.close()
+
+
 class ContainerLauncher:
-    """Starts one container per capture and returns a transport over its attached stdio."""
+    """Starts one container per capture and returns a transport over its attached stdio.
+
+    The launcher does not own the client; whoever made it closes it (``closing_client``).
+    """
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -192,49 +257,85 @@ class ContainerLauncher:
             working_dir=plan.working_dir,
             network_mode=plan.network,
         )
+        attachment: _Attachment | None = None
         try:
-            attach = self._client.api.attach_socket(
-                container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+            attachment = _Attachment(
+                self._client.api.attach_socket(
+                    container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+                )
             )
-            sock: socket.socket = getattr(attach, "_sock", attach)
             container.start()
-        except Exception:
+        except BaseException:
+            if attachment is not None:
+                attachment.close()
             _remove(container)
             raise
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        threading.Thread(target=demultiplex, args=(sock, out_w, err_w), daemon=True).start()
-        stdout: IO[bytes] = os.fdopen(out_r, "rb", buffering=0)
-        stderr: IO[bytes] = os.fdopen(err_r, "rb", buffering=0)
-        removed = threading.Event()
+        return _transport(container, attachment)
 
-        def terminate() -> None:
-            if removed.is_set():
-                return
-            removed.set()
+
+def _transport(container: Any, attachment: _Attachment) -> LineTransport:
+    """A transport over a started container's attach stream; closing it removes the container."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    reader = threading.Thread(target=demultiplex, args=(attachment.sock, out_w, err_w), daemon=True)
+    reader.start()
+    stdout: IO[bytes] = os.fdopen(out_r, "rb", buffering=0)
+    stderr: IO[bytes] = os.fdopen(err_r, "rb", buffering=0)
+    removed = threading.Event()
+
+    def terminate() -> None:
+        if removed.is_set():
+            return
+        removed.set()
+        try:
             _remove(container)
-            with contextlib.suppress(OSError):
-                sock.close()
+        finally:
+            attachment.shutdown()
+            reader.join(timeout=READER_JOIN_S)
+            attachment.close()
 
-        def exit_code() -> int | None:
-            try:
-                container.reload()
-            except Exception:
-                return None
-            state = container.attrs.get("State") or {}
-            if state.get("Running"):
-                return None
-            code = state.get("ExitCode")
-            return code if isinstance(code, int) else None
+    def exit_code() -> int | None:
+        try:
+            container.reload()
+        except Exception:
+            return None
+        state = container.attrs.get("State") or {}
+        if state.get("Running"):
+            return None
+        code = state.get("ExitCode")
+        return code if isinstance(code, int) else None
 
-        return LineTransport(
-            stdout,
-            _SocketWriter(sock),  # type: ignore[arg-type]
-            stderr,
-            terminate=terminate,
-            exit_code=exit_code,
-            kind="docker",
-        )
+    return LineTransport(
+        stdout,
+        _SocketWriter(attachment.sock),  # type: ignore[arg-type]
+        stderr,
+        terminate=terminate,
+        exit_code=exit_code,
+        kind="docker",
+    )
+
+
+@contextlib.contextmanager
+def closing_client(base_url: str) -> Iterator[Any]:
+    """A ``docker.DockerClient`` for ``base_url`` that answers a ping; closed when the block ends.
+
+    Raises ``EngineUnavailable`` when no engine answers there.
+    """
+    import docker
+
+    client = docker.DockerClient(base_url=base_url)
+    try:
+        try:
+            client.ping()
+        except Exception as exc:
+            raise EngineUnavailable(f"{type(exc).__name__}") from None
+        yield client
+    finally:
+        client.close()
+
+
+class EngineUnavailable(Exception):
+    """No container engine answered at the given address."""
 
 
 def _remove(container: Any) -> None:

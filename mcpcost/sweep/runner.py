@@ -25,7 +25,12 @@ from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import atomic_write, badge_path, measurement_path
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, restore, take_snapshot
-from mcpcost.sweep.isolation import ContainerPlan, plan_container, self_docker_isolation
+from mcpcost.sweep.isolation import (
+    ContainerPlan,
+    plan_container,
+    self_docker_isolation,
+    with_docker_host,
+)
 from mcpcost.sweep.publish import Published, publish
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -58,6 +63,7 @@ class SweepOptions:
     concurrency: int = 3
     default_timeout_s: float = DEFAULT_TIMEOUT_S
     image_override: str | None = None
+    docker_host: str | None = None  # a non-default engine address, passed to `docker run` commands
 
 
 @dataclass(frozen=True)
@@ -111,10 +117,12 @@ def plan_job(
     """The job for an entry under the sweep's options."""
     budget = timeout_s or entry.timeout_seconds or options.default_timeout_s
     spec = entry.spec()
+    if entry.is_self_docker:
+        spec = with_docker_host(spec, options.docker_host)
     if entry.url is not None or not options.docker:
         return Job(entry, spec, budget, HOST_ISOLATION, None)
     if entry.is_self_docker:
-        return Job(entry, spec, budget, self_docker_isolation(), None)
+        return Job(entry, spec, budget, self_docker_isolation(options.docker_host), None)
     plan = plan_container(entry, image_override=options.image_override, shared_cache=shared_cache)
     return Job(entry, spec, budget, plan.isolation, plan)
 
@@ -136,7 +144,7 @@ def _guarded(measure: MeasureFn, job: Job, clock: Clock) -> Measurement:
     changes: dict[str, object] = {"launch_command": job.entry.command}
     if m.isolation is None:
         changes["isolation"] = job.isolation
-    if m.has_number and m.env_var_names is None:
+    if m.has_number:  # the catalog's names; never DOCKER_HOST, which only reaches the CLI
         changes["env_var_names"] = tuple(sorted(job.entry.env))
     return m.with_(**changes)
 
