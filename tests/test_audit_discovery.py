@@ -432,3 +432,16 @@ def test_explicit_directory_and_broken_symlink(tmp_path: Path) -> None:
         "cannot read: is a directory",
         "cannot read: broken symbolic link",
     ]
+
+
+@pytest.mark.parametrize("platform", ["linux", "darwin", "win32"])
+def test_discovery_looks_for_every_project_file_the_action_reads(platform: str) -> None:
+    cwd = Path("/repo")
+    found = {
+        (loc.client, loc.pattern.relative_to(cwd).as_posix())
+        for loc in locations(home=Path("/h"), cwd=cwd, platform=platform, environ={})
+        if loc.scope == "project"
+    }
+    expected = {(project_client(p), p) for p in PROJECT_CONFIG_PATHS}
+    assert expected <= found
+    assert found - expected == {("vscode", ".vscode/settings.json")}  # the legacy "mcp" block

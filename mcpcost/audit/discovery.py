@@ -48,7 +48,9 @@ class Location:
     optional_section: bool = False
 
 
-# Repository-level configs of every client, relative to the repo root (the Action's default).
+# Repository-level configs of every client, relative to the repo root: the Action reads these
+# from git, and ``locations`` looks for them under the working directory.
+# (path, client, optional_section)
 _PROJECT_FILES: tuple[tuple[str, str, bool], ...] = (
     (".mcp.json", "claude-code", False),
     (".cursor/mcp.json", "cursor", False),
@@ -57,11 +59,8 @@ _PROJECT_FILES: tuple[tuple[str, str, bool], ...] = (
     (".codex/config.toml", "codex", True),
     (".zed/settings.json", "zed", True),
     (".roo/mcp.json", "roo", False),
-    (".continue/mcpServers/*.yaml", "continue", False),
-    (".continue/mcpServers/*.yml", "continue", False),
-    (".continue/mcpServers/*.json", "continue", False),
-    ("opencode.json", "opencode", True),
-    ("opencode.jsonc", "opencode", True),
+    *((f".continue/mcpServers/*.{ext}", "continue", False) for ext in ("yaml", "yml", "json")),
+    *((f"opencode.{ext}", "opencode", True) for ext in ("json", "jsonc")),
 )
 PROJECT_CONFIG_PATHS: tuple[str, ...] = tuple(p for p, _, _ in _PROJECT_FILES)
 
@@ -134,6 +133,11 @@ def locations(
     def add(client: str, scope: str, path: Path, optional: bool = False) -> None:
         out.append(Location(client, scope, path, optional))
 
+    def add_project(client: str) -> None:
+        for relative, owner, optional in _PROJECT_FILES:
+            if owner == client:
+                add(client, "project", cwd / relative, optional)
+
     # Claude Desktop
     add("claude-desktop", "user", app_dir / "Claude" / "claude_desktop_config.json")
     if platform == "win32":
@@ -146,7 +150,7 @@ def locations(
         "user",
         Path(claude_dir) / ".claude.json" if claude_dir else home / ".claude.json",
     )
-    add("claude-code", "project", cwd / ".mcp.json")
+    add_project("claude-code")
     managed = {
         "linux": root / "etc" / "claude-code",
         "darwin": root / "Library" / "Application Support" / "ClaudeCode",
@@ -155,14 +159,14 @@ def locations(
     add("claude-code", "managed", managed / "managed-mcp.json")
     # Cursor
     add("cursor", "user", home / ".cursor" / "mcp.json")
-    add("cursor", "project", cwd / ".cursor" / "mcp.json")
+    add_project("cursor")
     # VS Code (stable and Insiders; profiles), legacy settings.json "mcp" block
     for product in ("Code", "Code - Insiders"):
         user = app_dir / product / "User"
         add("vscode", "user", user / "mcp.json")
         add("vscode", "user", user / "profiles" / "*" / "mcp.json")
         add("vscode", "user", user / "settings.json", True)
-    add("vscode", "project", cwd / ".vscode" / "mcp.json")
+    add_project("vscode")
     add("vscode", "project", cwd / ".vscode" / "settings.json", True)
     # Windsurf
     add("windsurf", "user", home / ".codeium" / "windsurf" / "mcp_config.json")
@@ -171,10 +175,10 @@ def locations(
     add(
         "codex", "user", (Path(codex_home) if codex_home else home / ".codex") / "config.toml", True
     )
-    add("codex", "project", cwd / ".codex" / "config.toml", True)
+    add_project("codex")
     # Gemini CLI
     add("gemini", "user", home / ".gemini" / "settings.json", True)
-    add("gemini", "project", cwd / ".gemini" / "settings.json", True)
+    add_project("gemini")
     gemini_system = {
         "linux": root / "etc" / "gemini-cli",
         "darwin": root / "Library" / "Application Support" / "GeminiCli",
@@ -184,7 +188,7 @@ def locations(
     # Zed
     zed_user = appdata / "Zed" if platform == "win32" else xdg / "zed"
     add("zed", "user", zed_user / "settings.json", True)
-    add("zed", "project", cwd / ".zed" / "settings.json", True)
+    add_project("zed")
     # Cline and Roo (VS Code extension global storage), Cline CLI, Roo project file
     for product in ("Code", "Code - Insiders"):
         storage = app_dir / product / "User" / "globalStorage"
@@ -204,11 +208,10 @@ def locations(
         if cline_cli
         else home / ".cline" / "data" / "settings" / "cline_mcp_settings.json",
     )
-    add("roo", "project", cwd / ".roo" / "mcp.json")
+    add_project("roo")
     # Continue
     add("continue", "user", home / ".continue" / "config.yaml", True)
-    for ext in ("yaml", "yml", "json"):
-        add("continue", "project", cwd / ".continue" / "mcpServers" / f"*.{ext}")
+    add_project("continue")
     # Goose
     goose = (
         appdata / "Block" / "goose" / "config" if platform == "win32" else xdg / "goose"
@@ -224,7 +227,7 @@ def locations(
     # OpenCode
     for name in ("opencode.json", "opencode.jsonc"):
         add("opencode", "user", xdg / "opencode" / name, True)
-        add("opencode", "project", cwd / name, True)
+    add_project("opencode")
     return out
 
 
