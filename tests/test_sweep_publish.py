@@ -49,7 +49,7 @@ def write(root: Path, name: str, m: Measurement) -> None:
     atomic_write(measurement_path(root, name), render_measurement(m))
 
 
-CATALOG = load_catalog(
+CATALOG_TEXT = (
     "servers:\n"
     "  - name: alpha\n    command: npx -y alpha\n    category: community\n"
     "  - name: beta\n    command: npx -y beta\n    category: vendor-official\n"
@@ -57,6 +57,7 @@ CATALOG = load_catalog(
     "  - name: broken\n    command: npx -y broken\n"
     "  - name: walled\n    command: https://x.example/sse\n    remote: true\n"
 )
+CATALOG = load_catalog(CATALOG_TEXT)
 
 
 @pytest.fixture
@@ -197,3 +198,38 @@ def test_dashboard_in_headless_chromium_has_no_console_errors(site: Path, tmp_pa
     code, console = shot.screenshot(site / "docs" / "dashboard.html", png)
     assert code == 0 and console == []
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
+    from mcpcost.cli import publish_cmd
+    from mcpcost.sweep.pages import GENERATED_MARK
+
+    publish(site, CATALOG)
+    pages_dir = site / "docs" / "servers"
+    assert (pages_dir / "beta.md").read_text().startswith(GENERATED_MARK + "\n")
+    person = "# beta, by hand\n\nA page a person wrote about the beta server.\n"
+    (pages_dir / "notes.md").write_text(person)
+    (pages_dir / "quoted.md").write_text("intro\n" + GENERATED_MARK + "\n")  # mark not first
+    (pages_dir / "linked.md").symlink_to(pages_dir / "alpha.md")
+    # beta and evil stop being measured: beta fails, evil's directory is gone
+    fail = Measurement(status=Status.TIMEOUT, server_name="beta", launch_command="x",
+                       measured_at="2026-09-08T10:00:00.000Z", timeout_ms=60000)  # fmt: skip
+    write(site, "beta", fail)
+    shutil.rmtree(site / "results" / "evil")
+    import io
+
+    catalog_file = site / "servers.yaml"
+    catalog_file.write_text(CATALOG_TEXT)
+    args = ["--out", str(site), "--servers", str(catalog_file)]
+    out = io.StringIO()
+    assert publish_cmd.run(args, out, io.StringIO()) == 0
+    assert "removed docs/servers/beta.md\n  removed docs/servers/evil.md\n" in out.getvalue()
+    assert not (pages_dir / "beta.md").exists() and not (pages_dir / "evil.md").exists()
+    assert (pages_dir / "alpha.md").is_file() and (pages_dir / "index.md").is_file()
+    assert (pages_dir / "notes.md").read_text() == person
+    assert (pages_dir / "quoted.md").exists() and (pages_dir / "linked.md").is_symlink()
+    snapshot = sorted(p.name for p in pages_dir.iterdir())
+    out = io.StringIO()
+    assert publish_cmd.run(args, out, io.StringIO()) == 0
+    assert out.getvalue().endswith("0 file(s) changed, 0 stale page(s) removed\n")
+    assert sorted(p.name for p in pages_dir.iterdir()) == snapshot

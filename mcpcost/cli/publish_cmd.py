@@ -29,8 +29,10 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     result = publish(Path(args.out), catalog)
     out.write(
         f"published {result.measured}/{result.total} measured; "
-        f"{len(result.written)} file(s) changed\n"
+        f"{len(result.written)} file(s) changed, {len(result.removed)} stale page(s) removed\n"
     )
     for rel in result.written:
         out.write(f"  {rel}\n")
+    for rel in result.removed:
+        out.write(f"  removed {rel}\n")
     return EXIT_OK

@@ -1,7 +1,9 @@
 """Regenerate every published file from the measurements on disk (deterministic).
 
 Order: history fold -> estimator -> leaderboard (md, csv) -> server pages + index -> dashboard.
-Files whose content would not change are not rewritten.
+Files whose content would not change are not rewritten. Server pages that an earlier publish
+wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
+number; any other file under ``docs/servers/`` is left alone.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Published:
     measured: int
     total: int
     estimator: Estimator | None
+    removed: tuple[str, ...] = ()
 
 
 def _read_json(path: Path) -> Any:
@@ -59,6 +62,33 @@ def fold_history(root: Path) -> list[str]:
     return written
 
 
+SERVER_PAGES = "docs/servers"
+
+
+def is_generated_page(path: Path) -> bool:
+    """True for a regular file whose first line is the mark publish writes into server pages."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    mark = pages.GENERATED_MARK.encode("utf-8")
+    with path.open("rb") as fh:
+        first = fh.readline(len(mark) + 2)
+    return first.rstrip(b"\r\n") == mark
+
+
+def remove_stale_pages(root: Path, keep: set[str]) -> list[str]:
+    """Delete generated server pages not in ``keep`` (paths relative to root), in name order."""
+    folder = root / SERVER_PAGES
+    if not folder.is_dir():
+        return []
+    removed: list[str] = []
+    for path in sorted(folder.glob("*.md")):
+        rel = f"{SERVER_PAGES}/{path.name}"
+        if rel not in keep and is_generated_page(path):
+            path.unlink()
+            removed.append(rel)
+    return removed
+
+
 def publish(root: Path, catalog: Catalog | None) -> Published:
     """Write history, estimator, leaderboard, server pages, index and dashboard under root."""
     written = fold_history(root)
@@ -79,10 +109,12 @@ def publish(root: Path, catalog: Catalog | None) -> Published:
         )
     _write_if_changed(root, "results/leaderboard.md", pages.leaderboard_md(board, est), written)
     _write_if_changed(root, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
+    keep = {f"{SERVER_PAGES}/index.md"}
     for row in board.measured:
-        _write_if_changed(
-            root, f"docs/servers/{row.name}.md", pages.server_page(row, history), written
-        )
-    _write_if_changed(root, "docs/servers/index.md", pages.index_page(board), written)
+        rel = f"{SERVER_PAGES}/{row.name}.md"
+        keep.add(rel)
+        _write_if_changed(root, rel, pages.server_page(row, history), written)
+    removed = remove_stale_pages(root, keep)
+    _write_if_changed(root, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)
     _write_if_changed(root, "docs/dashboard.html", pages.dashboard(board, est), written)
-    return Published(tuple(written), len(board.measured), board.total, est)
+    return Published(tuple(written), len(board.measured), board.total, est, tuple(removed))
