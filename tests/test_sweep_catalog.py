@@ -9,6 +9,13 @@ import pytest
 
 from mcpcost.errors import UsageError
 from mcpcost.sweep.catalog import CatalogError, load_catalog, read_catalog
+from mcpcost.sweep.metric import (
+    GITHUB_STARS,
+    NPM_WEEKLY,
+    PYPI_WEEKLY,
+    IncomparableUnits,
+    Metric,
+)
 from mcpcost.sweep.shard import parse_shard, select_shard, shard_index_for_date, week_index
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +29,7 @@ servers:
     env: [NEO4J_URI, NEO4J_PASSWORD]
     envValues: {NEO4J_URI: 'bolt://localhost:7687'}
     metric: 5914
+    metricSource: https://pypistats.org/packages/mcp-neo4j-cypher (PyPI weekly)
     category: vendor-official
     timeoutSeconds: 240
     needsGit: true
@@ -44,6 +52,53 @@ def test_valid_catalog_reads_every_field() -> None:
     assert not linear.sweepable and deepwiki.sweepable
     assert deepwiki.spec().url == "https://mcp.deepwiki.com/mcp"
     assert deepwiki.spec().transport == "http"
+    assert neo.metric == Metric(5914, PYPI_WEEKLY) and linear.metric is None
+
+
+def _one_metric(block: str) -> Metric | None:
+    return load_catalog("servers:\n  - name: a\n    command: x\n" + block).entries[0].metric
+
+
+def test_metric_carries_its_unit_explicitly_or_from_the_legacy_source() -> None:
+    assert _one_metric("    metric: {value: 120, unit: github-stars}\n") == Metric(
+        120, GITHUB_STARS
+    )
+    assert _one_metric(
+        "    metric: {value: 81234.5, unit: npm-weekly-downloads}\n"
+        "    metricSource: https://pypistats.org/x\n"  # an explicit unit wins over the source
+    ) == Metric(81234.5, NPM_WEEKLY)
+    legacy = {
+        "https://www.npmjs.com/package/@x/y (npm weekly downloads)": NPM_WEEKLY,
+        "https://pypistats.org/packages/mcp-neo4j-cypher (PyPI weekly)": PYPI_WEEKLY,
+        "GitHub stars of https://github.com/org/repo": GITHUB_STARS,
+    }
+    for source, unit in legacy.items():
+        assert _one_metric(f"    metric: 77\n    metricSource: '{source}'\n") == Metric(77, unit)
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("    metric: 5\n", "is a bare number whose metricSource names no known unit"),
+        ("    metric: 5\n    metricSource: PulseMCP est. visitors\n", "names no known unit"),
+        ("    metric: {value: 5, unit: visitors}\n", "unit must be one of npm-weekly-downloads"),
+        ("    metric: {value: -1, unit: github-stars}\n", "value must be a non-negative"),
+        ("    metric: {value: 1, unit: github-stars, per: week}\n", "has unknown key(s) 'per'"),
+        ("    metric: true\n", "must be {value, unit} or a non-negative number"),
+    ],
+)
+def test_metric_without_a_known_unit_is_rejected_with_its_line(block: str, message: str) -> None:
+    with pytest.raises(CatalogError) as info:
+        load_catalog("servers:\n  - name: a\n    command: x\n" + block, "x.yaml")
+    (problem,) = info.value.problems
+    assert problem.startswith("x.yaml:4: servers[0] (a).metric ") and message in problem
+
+
+def test_figures_in_different_units_are_never_ranked_together() -> None:
+    stars = [Metric(5, GITHUB_STARS), Metric(900, GITHUB_STARS), Metric(40, GITHUB_STARS)]
+    assert [m.value for m in sorted(stars)] == [5, 40, 900]
+    with pytest.raises(IncomparableUnits):
+        sorted([Metric(5, GITHUB_STARS), Metric(7, NPM_WEEKLY)])
 
 
 @pytest.mark.parametrize(

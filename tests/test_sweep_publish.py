@@ -101,10 +101,10 @@ def test_session_start_floor_and_costlier_deferral(site: Path) -> None:
         r.split(",")[0]: r.split(",")
         for r in (site / "results" / "leaderboard.csv").read_text().splitlines()
     }
-    assert rows["beta"][9:11] != ["", ""] and rows["beta"][10] == "true"  # never captured: a floor
-    assert rows["alpha"][10] == "false" and int(rows["alpha"][12]) > 0
+    assert rows["beta"][10:12] != ["", ""] and rows["beta"][11] == "true"  # never captured: floor
+    assert rows["alpha"][11] == "false" and int(rows["alpha"][13]) > 0
     board = (site / "results" / "leaderboard.md").read_text()
-    assert f"| ≥{rows['beta'][9]} |" in board
+    assert f"| ≥{rows['beta'][10]} |" in board
     assert "Deferring costs more than loading every definition for:\nalpha (" in board
     assert rows["walled"][3] == "remote-auth-wall" and rows["broken"][3] == "startup-failure"
 
@@ -233,3 +233,31 @@ def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     assert publish_cmd.run(args, out, io.StringIO()) == 0
     assert out.getvalue().endswith("0 file(s) changed, 0 stale page(s) removed\n")
     assert sorted(p.name for p in pages_dir.iterdir()) == snapshot
+
+
+def test_csv_publishes_each_metric_with_its_unit(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    from mcpcost.sweep.pages import CSV_HEADER
+
+    catalog = load_catalog(
+        "servers:\n"
+        "  - name: alpha\n    command: npx -y alpha\n"
+        "    metric: {value: 1200, unit: npm-weekly-downloads}\n"
+        "  - name: beta\n    command: uvx beta\n    metric: 35.5\n"
+        "    metricSource: https://pypistats.org/packages/beta (PyPI weekly)\n"
+        "  - name: gamma\n    command: npx -y gamma\n"
+    )
+    write(tmp_path, "alpha", measured("alpha", tools(1)))
+    publish(tmp_path, catalog)
+    text = (tmp_path / "results" / "leaderboard.csv").read_text()
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(text))}
+    assert list(CSV_HEADER).index("metricUnit") == list(CSV_HEADER).index("metric") + 1
+    assert (rows["alpha"]["metric"], rows["alpha"]["metricUnit"]) == (
+        "1200",
+        "npm-weekly-downloads",
+    )
+    assert (rows["beta"]["metric"], rows["beta"]["metricUnit"]) == ("35.5", "pypi-weekly-downloads")
+    assert rows["beta"]["metricSource"].startswith("https://pypistats.org/")
+    assert (rows["gamma"]["metric"], rows["gamma"]["metricUnit"]) == ("", "")

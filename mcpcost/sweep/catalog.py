@@ -2,7 +2,9 @@
 
 Schema (reference fields, camelCase): ``name`` (slug, required), ``command`` (launch line;
 required unless ``url`` is given), ``package``, ``env`` (names of variables given dummy values),
-``envValues`` (name -> placeholder replacing ``dummy``), ``metric``, ``metricSource``,
+``envValues`` (name -> placeholder replacing ``dummy``), ``metric`` (``{value, unit}``; a bare
+number is legacy input whose unit comes from ``metricSource``: see ``sweep/metric.py``),
+``metricSource``,
 ``category``, ``repo``, ``remote`` (true = OAuth-walled remote: listed, never measured),
 ``dockerImage``, ``timeoutSeconds``, ``needsGit``; and ours: ``transport`` + ``url`` for remote
 servers measured over HTTP/SSE, and ``version``, a pin that must appear in the command.
@@ -20,6 +22,7 @@ import yaml
 
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import InputError
+from mcpcost.sweep.metric import Metric, parse_metric
 
 DUMMY_VALUE = "dummy"
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
@@ -64,7 +67,7 @@ class CatalogEntry:
     package: str | None = None
     env: tuple[str, ...] = ()
     env_values: Mapping[str, str] = field(default_factory=dict)
-    metric: float | None = None
+    metric: Metric | None = None
     metric_source: str | None = None
     category: str | None = None
     repo: str | None = None
@@ -285,10 +288,14 @@ def _entry(
                 bad("envValues", f"value for {k} must be a string")
             else:
                 env_values[k] = str(v)
-    metric = values.get("metric")
-    if metric is not None and (isinstance(metric, bool) or not isinstance(metric, int | float)):
-        bad("metric", "must be a number")
-        metric = None
+    metric_source = opt_str("metricSource")
+    metric: Metric | None = None
+    if values.get("metric") is not None:
+        parsed = parse_metric(values["metric"], metric_source)
+        if isinstance(parsed, str):
+            bad("metric", parsed)
+        else:
+            metric = parsed
     timeout = values.get("timeoutSeconds")
     if timeout is not None and (
         isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
@@ -308,7 +315,6 @@ def _entry(
         elif command is not None and url is None and version not in command:
             bad("version", f"pin {version!r} does not appear in the command")
     package = opt_str("package")
-    metric_source = opt_str("metricSource")
     repo = opt_str("repo")
     docker_image = opt_str("dockerImage")
     needs_git = opt_bool("needsGit")
@@ -320,7 +326,7 @@ def _entry(
         package=package,
         env=tuple(env),
         env_values=env_values,
-        metric=float(metric) if metric is not None else None,
+        metric=metric,
         metric_source=metric_source,
         category=category,
         repo=repo,

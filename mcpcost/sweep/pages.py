@@ -41,6 +41,7 @@ CSV_HEADER = (
     "status",
     "category",
     "metric",
+    "metricUnit",
     "metricSource",
     "claudeTokens",
     "claudeModel",
@@ -173,7 +174,7 @@ def leaderboard_csv(board: Board) -> str:
     writer.writerow(CSV_HEADER)
     for r in board.all_rows:
         e = r.entry
-        metric = "" if e is None or e.metric is None else _num(e.metric)
+        metric = None if e is None else e.metric
         s = r.session
         writer.writerow(
             [
@@ -182,7 +183,8 @@ def leaderboard_csv(board: Board) -> str:
                 "" if r.tool_count is None else r.tool_count,
                 str(r.status),
                 r.category,
-                metric,
+                "" if metric is None else metric.value_text(),
+                "" if metric is None else metric.unit,
                 (e.metric_source if e else None) or "",
                 r.divergence.claude_tokens if r.divergence else "",
                 r.divergence.model if r.divergence else "",
@@ -193,10 +195,6 @@ def leaderboard_csv(board: Board) -> str:
             ]
         )
     return buf.getvalue()
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 def _change(prev: HistoryRow | None, cur: HistoryRow) -> str:
