@@ -210,7 +210,7 @@ def render_template(name: str, ctx: dict[str, Any]) -> str:
     return environment().get_template(name).render(**ctx)
 
 
-def _render(outcome: Outcome, key: str, rows: int | None, tools: int | None) -> Rendered:
+def render_rows(outcome: Outcome, key: str, rows: int | None, tools: int | None) -> Rendered:
     ctx = context(outcome, key=key, max_rows=rows, tool_rows=tools)
     return Rendered(render_template("comment.md.j2", ctx), ctx["dropped"])
 
@@ -234,18 +234,18 @@ def render_comment(outcome: Outcome, *, key: str, limit: int = COMMENT_TARGET) -
     Tool-level rows go first, then server rows, and only as many as needed: the most rows that
     still fit are kept (with a note pointing at the job summary for the rest).
     """
-    full = _render(outcome, key, None, TOOL_ROWS)
+    full = render_rows(outcome, key, None, TOOL_ROWS)
     if len(full.body) <= limit:
         return full
     tools = sum(len(r.tool_changes) for c in outcome.configs for r in c.servers)
     kept_tools = _most_that_fit(
-        min(tools, TOOL_ROWS), lambda k: len(_render(outcome, key, None, k).body) <= limit
+        min(tools, TOOL_ROWS), lambda k: len(render_rows(outcome, key, None, k).body) <= limit
     )
-    if len(_render(outcome, key, None, kept_tools).body) <= limit:
-        return _render(outcome, key, None, kept_tools)
+    if len(render_rows(outcome, key, None, kept_tools).body) <= limit:
+        return render_rows(outcome, key, None, kept_tools)
     rows = sum(1 for c in outcome.configs for r in c.servers if not _unchanged(r))
-    kept_rows = _most_that_fit(rows, lambda k: len(_render(outcome, key, k, 0).body) <= limit)
-    body = _render(outcome, key, kept_rows, 0)
+    kept_rows = _most_that_fit(rows, lambda k: len(render_rows(outcome, key, k, 0).body) <= limit)
+    body = render_rows(outcome, key, kept_rows, 0)
     if len(body.body) <= limit:
         return body
     # even with no rows the text does not fit (e.g. a flood of failure reasons): cut it
