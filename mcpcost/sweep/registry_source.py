@@ -16,14 +16,18 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode
 
-from mcpcost.core.jsonvalue import parse_json, stringify
+import requests
+
+from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.redact import redact_url
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
+from mcpcost.transports.http_common import names_resource_metadata, probe_oauth_metadata
+from mcpcost.transports.session import CLIENT_INFO, LEGACY_VERSION
 
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 PAGE_LIMIT = 100
@@ -187,53 +191,34 @@ def auth_wall_record(entry: CatalogEntry, reason: str, *, now: str, timeout_ms: 
     )
 
 
-def oauth_metadata_url(url: str) -> str:
-    parts = urlsplit(url)
-    path = "/.well-known/oauth-protected-resource" + (parts.path if parts.path != "/" else "")
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+def initialize_body() -> bytes:
+    """The ``initialize`` request a measurement opens with (same version and client info)."""
+    params = {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    return stringify({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}).encode()
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "mcpcost-probe", "version": "0"},
-    },
-}
-
-
-def probe_auth_wall(session: Any, url: str, timeout_s: float) -> str | None:
+def probe_auth_wall(session: requests.Session, url: str, timeout_s: float) -> str | None:
     """A reason when the endpoint answers 401 with OAuth metadata (header or well-known doc)."""
     try:
-        resp = session.post(
+        with session.post(
             url,
-            data=stringify(INITIALIZE).encode(),
+            data=initialize_body(),
             headers={
                 "Content-Type": "application/json",
                 "Accept": "application/json, text/event-stream",
             },
             timeout=timeout_s,
             stream=True,
-        )
-        status = resp.status_code
-        challenge = resp.headers.get("WWW-Authenticate", "")
-        resp.close()
-    except Exception:
+        ) as resp:
+            status = resp.status_code
+            challenge = resp.headers.get("WWW-Authenticate", "")
+    except requests.RequestException:
         return None
     if status != 401:
         return None
-    if "resource_metadata" in challenge:
+    if names_resource_metadata(challenge):
         return "401 with OAuth protected-resource metadata (WWW-Authenticate); not logged in"
-    try:
-        meta = session.get(oauth_metadata_url(url), timeout=timeout_s)
-        ok = meta.status_code == 200 and isinstance(parse_json(meta.content), dict)
-        meta.close()
-    except Exception:
-        ok = False
-    if ok:
+    if probe_oauth_metadata(session, url, timeout_s):
         return "401 with OAuth protected-resource metadata (.well-known); not logged in"
     if challenge.lower().startswith("bearer"):
         return "401 with a Bearer challenge; not logged in"
