@@ -4,6 +4,8 @@
 * ``framing``     newline-delimited JSON-RPC over any pair of byte streams
 * ``stdio``       local processes in their own process group
 * ``http``        Streamable HTTP;  ``legacy_sse``: HTTP+SSE;  ``auto``: the one, then the other
+* ``http_base``   what the two HTTP transports share;  ``http_common``: HTTP helper functions
+* ``inbox``       the bounded wait on a transport's queue of incoming messages
 * ``sse``         a pure Server-Sent Events decoder
 * ``session``     JSON-RPC requests, the era handshake, paginated ``tools/list``
 * ``open``        the default factory (spec -> transport)
