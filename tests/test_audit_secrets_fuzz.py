@@ -4,6 +4,9 @@ server's failure notes echo them back."""
 
 from __future__ import annotations
 
+import io
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -16,6 +19,8 @@ from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
+from mcpcost.cli import audit_cmd
+from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
@@ -127,3 +132,55 @@ def test_no_secret_reaches_any_output(data: tuple[list[ConfigFile], list[str]]) 
     for kind, text in outputs.items():
         for s in secrets:
             assert s not in text, f"{kind} output leaks {s!r}"
+
+
+# --------------------------------------------------------------------- --list-configs
+
+
+@st.composite
+def config_text(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A JSON config (any of the map-shaped clients' spellings) whose servers carry secrets in
+    env, headers, args and URLs, some also with unresolved references or wrong-typed fields."""
+    servers: dict[str, Any] = {}
+    secrets: list[str] = []
+    for n in draw(st.lists(NAME, min_size=1, max_size=4, unique=True)):
+        env = {draw(ENV_NAME): draw(TOKEN) for _ in range(draw(st.integers(0, 2)))}
+        secrets += env.values()
+        extra = draw(st.sampled_from([{}, {"cwd": 5}, {"disabled": "yes"}, {"args": [1]}]))
+        if draw(st.booleans()):
+            args = ["serve", draw(st.sampled_from(["${UNSET_VAR}", "${input:pat}", "plain"]))]
+            for _ in range(draw(st.integers(1, 3))):
+                a, s = draw(secret_arg())
+                args += a
+                secrets.append(s)
+            servers[n] = {"command": "srv", "args": args, "env": env, **extra}
+        else:
+            q, h = draw(TOKEN), draw(TOKEN)
+            secrets += [q, h]
+            url = draw(st.sampled_from([
+                f"https://u:{q}@mcp.example.test/sse",
+                f"https://mcp.example.test/mcp?api_key={q}",
+                f"ftp://mcp.example.test/mcp?token={q}",
+                f"https://mcp.example.test/${{UNSET_VAR}}?token={q}",
+            ]))  # fmt: skip
+            key = draw(st.sampled_from(["url", "serverUrl", "httpUrl"]))
+            servers[n] = {key: url, "headers": {"Authorization": f"Bearer {h}", "X-N": 1}, **extra}
+    block = draw(st.sampled_from(["mcpServers", "servers"]))
+    return stringify({block: servers}), secrets
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config_text())
+def test_list_configs_shows_no_secret(data: tuple[str, list[str]]) -> None:
+    text, secrets = data
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "mcp.json"
+        path.write_text(text, "utf-8")
+        for extra in ([], ["--json"]):
+            out, err = io.StringIO(), io.StringIO()
+            code = audit_cmd.run(["--config", str(path), "--list-configs", *extra], out, err,
+                                 environ={}, home=Path(tmp), cwd=Path(tmp))  # fmt: skip
+            assert code == 0
+            shown = out.getvalue() + err.getvalue()
+            for s in secrets:
+                assert s not in shown, f"--list-configs {extra} leaks {s!r}"
