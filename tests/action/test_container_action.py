@@ -103,3 +103,47 @@ def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
         assert got == expected
     finally:
         fake.stop()
+
+
+def test_dockerfiles_take_dependencies_from_pyproject_only() -> None:
+    import tomllib
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [d.split(">")[0].split("=")[0].split("<")[0].strip() for d in deps]
+    for dockerfile in ("Dockerfile", "Dockerfile.base"):
+        text = (ROOT / dockerfile).read_text().lower()
+        repeated = [n for n in names if f"'{n}" in text or f'"{n}' in text or f" {n}>" in text]
+        assert repeated == [], f"{dockerfile} repeats {repeated}"
+        assert "image-deps.sh" in text and "pyproject.toml" in text
+    assert "!scripts/image-deps.sh" in (ROOT / ".dockerignore").read_text()
+
+
+def test_prebuilt_base_makes_the_action_build_copy_only_code(tmp_path: Path) -> None:
+    if (why := _podman_ready()) is not None:
+        pytest.skip(why)
+    prebuilt = "localhost/mcpcost-action-prebuilt:test"
+
+    def build(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["podman", "build", "--network", "host", "-v", "/etc/ssl/certs:/etc/ssl/certs:ro",
+             *args, str(ROOT)],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+
+    made = build(
+        "-f", str(ROOT / "Dockerfile.base"), "--build-arg", f"PYTHON={BASE}", "-t", prebuilt
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    image = "localhost/mcpcost-action-on-prebuilt:test"
+    on_top = build("--no-cache", "--build-arg", f"BASE={prebuilt}", "-t", image)
+    assert on_top.returncode == 0, on_top.stdout + on_top.stderr
+    # the runtime step found everything in place: no package was downloaded or installed
+    built = on_top.stdout + on_top.stderr
+    assert "Collecting" not in built and "Get:1" not in built, built
+    probe = subprocess.run(
+        ["podman", "run", "--rm", "--entrypoint", "sh", image, "-c",
+         "node --version && uv --version && git --version && "
+         "python3 -c 'import tiktoken, regex, yaml, requests, docker, jinja2, mcpcost'"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert probe.returncode == 0, probe.stdout + probe.stderr
