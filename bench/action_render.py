@@ -20,6 +20,7 @@ def outcome(servers: int) -> Outcome:
             kind=Kind.CHANGED,
             base_tokens=1000 + i,
             head_tokens=1100 + 2 * i,
+            delta=100 + i,
             base_status="measured",
             head_status="measured",
             line=i + 2,
@@ -32,6 +33,7 @@ def outcome(servers: int) -> Outcome:
         client="claude-code",
         base_total=sum(r.base_tokens or 0 for r in rows),
         head_total=sum(r.head_tokens or 0 for r in rows),
+        delta=sum(r.delta or 0 for r in rows),
         servers=rows,
     )
     return Outcome(

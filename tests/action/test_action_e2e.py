@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -128,19 +127,6 @@ def pr_payload(number: int, base: str, head: str) -> dict[str, Any]:
     payload["pull_request"]["head"]["sha"] = head
     payload["repository"]["full_name"] = "octo/repo"
     return payload
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
-    assert server.problems == []
-
-
-@pytest.fixture
-def sim(tmp_path: Path, fake: FakeGitHub) -> Sim:
-    return Sim(tmp_path, fake)
 
 
 def _pr_repo(sim: Sim, grow: int = 40) -> tuple[str, str]:

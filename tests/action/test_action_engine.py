@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +21,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 FIXTURE_SOURCE = (Path(__file__).resolve().parent / "mcp_fixture.py").read_text()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
-    assert server.problems == []
-
-
-@pytest.fixture
-def sim(tmp_path: Path, fake: FakeGitHub) -> Sim:
-    return Sim(tmp_path, fake)
 
 
 def real(name: str) -> dict[str, Any]:
