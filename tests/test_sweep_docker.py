@@ -313,3 +313,19 @@ def test_container_limits_are_applied(engine: tuple[Any, str, str]) -> None:
     finally:
         transport.close()
     assert _ours(client) == []
+
+
+def test_sweep_without_a_reachable_engine_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    import io
+
+    from mcpcost.cli import sweep_cmd
+
+    catalog = tmp_path / "servers.yaml"
+    catalog.write_text("servers:\n  - name: a\n    command: npx -y a\n")
+    err = io.StringIO()
+    missing = f"unix://{tmp_path}/no-engine.sock"
+    argv = ["--servers", str(catalog), "--docker", "--docker-host", missing, "--out", str(tmp_path)]
+    assert sweep_cmd.run(argv, io.StringIO(), err, environ={}) == 2
+    (line,) = err.getvalue().splitlines()
+    assert line.startswith(f"mcpcost sweep: cannot reach a container engine at {missing} (")
+    assert not (tmp_path / "results").exists()

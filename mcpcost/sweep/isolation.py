@@ -319,19 +319,34 @@ def _transport(container: Any, attachment: _Attachment) -> LineTransport:
 def closing_client(base_url: str) -> Iterator[Any]:
     """A ``docker.DockerClient`` for ``base_url`` that answers a ping; closed when the block ends.
 
-    Raises ``EngineUnavailable`` when no engine answers there.
+    Raises ``EngineUnavailable`` when no engine answers there. A unix socket is tried with a
+    socket of our own first: the SDK leaves its socket open when that connect fails.
     """
     import docker
 
-    client = docker.DockerClient(base_url=base_url)
+    if base_url.startswith("unix://"):
+        _check_unix_socket(base_url[len("unix://") :])
+    try:
+        client = docker.DockerClient(base_url=base_url)
+    except Exception as exc:
+        raise EngineUnavailable(type(exc).__name__) from None
     try:
         try:
             client.ping()
         except Exception as exc:
-            raise EngineUnavailable(f"{type(exc).__name__}") from None
+            raise EngineUnavailable(type(exc).__name__) from None
         yield client
     finally:
         client.close()
+
+
+def _check_unix_socket(path: str) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(5.0)
+        try:
+            probe.connect(path)
+        except OSError as exc:
+            raise EngineUnavailable(exc.strerror or type(exc).__name__) from None
 
 
 class EngineUnavailable(Exception):
