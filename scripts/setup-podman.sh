@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
-# Make real containers available to the tests: podman (runc runtime) and a local base image.
+# Make real containers available to the tests: podman (runc runtime) and two local images.
 #
 #   1. apt-get install podman runc debootstrap uidmap (only the missing ones; needs root)
 #   2. /etc/containers/containers.conf: runtime runc, ulimits within this machine's hard limits
 #   3. localhost/mcpcost-base:bookworm from a debootstrap rootfs with python3, python3-venv,
 #      nodejs, npm, git, ca-certificates (skipped when `podman image exists`)
-#   4. a smoke run of that image
+#   4. localhost/mcpcost-prebuilt:<key>: Dockerfile.base on top of (3), i.e. the Action image's
+#      runtime with the Python dependencies installed. <key> is the first 12 hex digits of the
+#      sha256 of pyproject.toml + Dockerfile.base + scripts/image-deps.sh (concatenated), so a
+#      dependency change builds a new one; it is also rebuilt when (3) changed (label
+#      mcpcost.base-id). Older localhost/mcpcost-prebuilt tags are removed.
+#   5. a smoke run of (3)
 #
-# Prints one last line on stdout: "podman: ready ..." or "podman: not ready: <why>".
-# Exit 0 either way, unless --require is given (then 1 when not ready).
+# Prints the time each step took on stderr, then one last line on stdout: "podman: ready ..."
+# or "podman: not ready: <why>". Exit 0 either way, unless --require is given (then 1 when not
+# ready). --print-prebuilt prints the prebuilt image's tag for this checkout and exits.
+# MCPCOST_BASE_IMAGE / MCPCOST_PREBUILT_REPO override the image names (for timing runs).
 # The Docker-compatible API for the docker SDK is started by the tests themselves
 # (tests/servers/podman.py), or by hand:
 #   podman system service --time=0 unix:///tmp/mcpcost-podman.sock &
-# Usage: scripts/setup-podman.sh [--require] [--no-install] [--rebuild]
+# Usage: scripts/setup-podman.sh [--require] [--no-install] [--rebuild] [--print-prebuilt]
 set -uo pipefail
 
-IMAGE="localhost/mcpcost-base:bookworm"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+IMAGE="${MCPCOST_BASE_IMAGE:-localhost/mcpcost-base:bookworm}"
+PREBUILT_REPO="${MCPCOST_PREBUILT_REPO:-localhost/mcpcost-prebuilt}"
 SUITE="bookworm"
 REQUIRE=0
 INSTALL=1
@@ -25,15 +34,41 @@ for arg in "$@"; do
     --require) REQUIRE=1 ;;
     --no-install) INSTALL=0 ;;
     --rebuild) REBUILD=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --print-prebuilt) ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "setup-podman: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 
+# The prebuilt image's key: what Dockerfile.base's build reads (tests/servers/podman.py agrees).
+KEY="$(cat "$ROOT/pyproject.toml" "$ROOT/Dockerfile.base" "$ROOT/scripts/image-deps.sh" \
+  | sha256sum | cut -c1-12)"
+PREBUILT="$PREBUILT_REPO:$KEY"
+for arg in "$@"; do
+  if [[ "$arg" == --print-prebuilt ]]; then echo "$PREBUILT"; exit 0; fi
+done
+
 say() { echo "setup-podman: $*" >&2; }
+
+# Step timings: "name seconds" pairs, printed by finish.
+TIMINGS=()
+T_ALL=$EPOCHREALTIME
+T_STEP=$EPOCHREALTIME
+step_done() {
+  local now=$EPOCHREALTIME
+  TIMINGS+=("$1 $(awk -v a="$T_STEP" -v b="$now" 'BEGIN{printf "%.1f", b-a}')")
+  T_STEP=$now
+}
+report_timings() {
+  local total
+  total=$(awk -v a="$T_ALL" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}')
+  say "timings (s): ${TIMINGS[*]/%/,} total $total"
+}
+
 finish() {
+  report_timings
   if [[ "$1" == ready ]]; then
-    echo "podman: ready ($IMAGE, $(podman --version 2>/dev/null))"
+    echo "podman: ready ($IMAGE, $PREBUILT, $(podman --version 2>/dev/null))"
     exit 0
   fi
   echo "podman: not ready: $2"
@@ -59,6 +94,7 @@ if ((${#missing[@]})); then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >&2 || finish no "apt-get install ${missing[*]} failed"
 fi
+step_done packages
 
 # 2. containers.conf (crun refuses the hybrid cgroup layout here; default ulimits are too high)
 CONF=/etc/containers/containers.conf
@@ -78,9 +114,12 @@ if [[ ! -f "$CONF" ]] || ! grep -q 'runtime = "runc"' "$CONF"; then
 fi
 
 podman info >/dev/null 2>&1 || finish no "podman info fails: $(podman info 2>&1 | tail -n 1)"
+step_done config
 
 # 3. base image
-if [[ "$REBUILD" == 1 ]]; then podman image rm -f "$IMAGE" >/dev/null 2>&1 || true; fi
+if [[ "$REBUILD" == 1 ]]; then
+  podman image rm -f "$IMAGE" "$PREBUILT" >/dev/null 2>&1 || true
+fi
 if podman image exists "$IMAGE"; then
   say "$IMAGE already present"
 else
@@ -102,19 +141,51 @@ else
   say "importing $stage"
   as_root tar -C "$rootfs" -c . | podman import --change 'CMD ["/bin/bash"]' - "$stage" >&2 \
     || finish no "podman import failed"
+  as_root rm -rf "$rootfs"
   say "installing nodejs and npm into the image (network: host)"
-  podman rm -f mcpcost-base-build >/dev/null 2>&1 || true
-  podman run --network host --name mcpcost-base-build "$stage" sh -c \
+  builder="mcpcost-base-build-$$"
+  podman run --network host --name "$builder" "$stage" sh -c \
     'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm && apt-get clean && rm -rf /var/lib/apt/lists/*' >&2 \
-    || { podman rm -f mcpcost-base-build >/dev/null 2>&1; finish no "installing nodejs/npm in the image failed"; }
-  podman commit --change 'CMD ["/bin/bash"]' mcpcost-base-build "$IMAGE" >&2 \
-    || finish no "podman commit failed"
-  podman rm -f mcpcost-base-build >/dev/null 2>&1 || true
+    || { podman rm -f "$builder" >/dev/null 2>&1; finish no "installing nodejs/npm in the image failed"; }
+  podman commit --change 'CMD ["/bin/bash"]' "$builder" "$IMAGE" >&2 \
+    || { podman rm -f "$builder" >/dev/null 2>&1; finish no "podman commit failed"; }
+  podman rm -f "$builder" >/dev/null 2>&1 || true
   podman image rm "$stage" >/dev/null 2>&1 || true
 fi
+step_done base-image
 
-# 4. smoke run
+# 4. prebuilt image: the Action's runtime installed once per dependency change
+base_id="$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null)"
+have_base_id=""
+if podman image exists "$PREBUILT"; then
+  have_base_id="$(podman image inspect --format '{{index .Labels "mcpcost.base-id"}}' "$PREBUILT" 2>/dev/null)"
+fi
+if [[ -n "$have_base_id" && "$have_base_id" == "$base_id" ]]; then
+  say "$PREBUILT already present"
+else
+  say "building $PREBUILT from Dockerfile.base on $IMAGE (downloads the Python dependencies)"
+  log="$(mktemp /tmp/mcpcost-prebuilt-build.XXXXXX)"
+  if ! podman build --network host -v /etc/ssl/certs:/etc/ssl/certs:ro \
+      -f "$ROOT/Dockerfile.base" --build-arg "PYTHON=$IMAGE" \
+      --label "mcpcost.deps-key=$KEY" --label "mcpcost.base-id=$base_id" \
+      -t "$PREBUILT" "$ROOT" >"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    rm -f "$log"
+    finish no "building $PREBUILT failed"
+  fi
+  rm -f "$log"
+fi
+# Tags built for other dependency keys are dead weight (hundreds of MB each): drop them.
+while read -r ref; do
+  [[ -z "$ref" || "$ref" == "$PREBUILT" ]] && continue
+  say "removing stale $ref"
+  podman image rm "$ref" >/dev/null 2>&1 || say "could not remove $ref (in use?)"
+done < <(podman images --format '{{.Repository}}:{{.Tag}}' --filter "reference=$PREBUILT_REPO" 2>/dev/null)
+step_done prebuilt-image
+
+# 5. smoke run
 out="$(podman run --rm "$IMAGE" sh -c 'python3 --version && node --version' 2>&1)" \
   || finish no "a container did not run: $(echo "$out" | tail -n 1)"
 say "container ran: $(echo "$out" | tr '\n' ' ')"
+step_done smoke-run
 finish ready

@@ -1,28 +1,37 @@
-"""The Dockerfile built with podman from a local base image and run as the runner runs a container
-action; its comment must equal the one the subprocess run renders."""
+"""The Dockerfile built with podman on the prebuilt runtime (Dockerfile.base on the local base
+image, made once per dependency change by scripts/setup-podman.sh) and run as the runner runs a
+container action; its comment must equal the one the subprocess run renders, and the per-run
+build must download nothing."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.action.github_fake import FakeGitHub
 from tests.action.test_action_e2e import FIXTURE, ROOT, Sim, pr_payload, tool
+from tests.servers import podman
 
-BASE = "localhost/mcpcost-base:bookworm"
-pytestmark = [pytest.mark.podman, pytest.mark.slow]
+SCRIPT = ROOT / "scripts" / "container-action-test.sh"
+# What a build log shows when pip or apt fetch something.
+DOWNLOAD_MARKERS = ("Collecting ", "Downloading ", "Get:1 ", "Fetched ")
 
 
-def _podman_ready() -> str | None:
-    if shutil.which("podman") is None:
-        return "podman is not installed"
-    if subprocess.run(["podman", "image", "exists", BASE], capture_output=True).returncode != 0:
-        return f"base image {BASE} missing (scripts/setup-podman.sh builds it)"
-    return None
+def _prebuilt() -> str:
+    """The prebuilt runtime's tag (built first when missing); skips without podman."""
+    if (why := podman.podman_unavailable()) is not None:
+        pytest.skip(why)
+    return podman.ensure_prebuilt_image()
+
+
+def _downloads(log: str) -> list[str]:
+    return [line for line in log.splitlines() if any(m in line for m in DOWNLOAD_MARKERS)]
 
 
 def _repo(sim: Sim) -> tuple[str, str]:
@@ -51,9 +60,10 @@ def _repo(sim: Sim) -> tuple[str, str]:
     return base, head
 
 
+@pytest.mark.podman
+@pytest.mark.slow
 def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
-    if (why := _podman_ready()) is not None:
-        pytest.skip(why)
+    prebuilt = _prebuilt()
     fake = FakeGitHub().start()
     try:
         sim = Sim(tmp_path, fake)
@@ -66,9 +76,7 @@ def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
         for d in ("workflow", "file_commands", "home"):
             (runner / d).mkdir(parents=True)
         shutil.move(str(sim.repo), runner / "workspace")
-        (runner / "workspace" / ".mcp-context-cost").exists() and shutil.rmtree(
-            runner / "workspace" / ".mcp-context-cost"
-        )
+        shutil.rmtree(runner / "workspace" / ".mcp-context-cost", ignore_errors=True)
         (runner / "workflow" / "event.json").write_text(json.dumps(payload))
         (runner / "file_commands" / "output").write_text("")
         (runner / "file_commands" / "summary").write_text("")
@@ -93,7 +101,7 @@ def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
         }
         (runner / "env.list").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
         proc = subprocess.run(
-            ["bash", str(ROOT / "scripts" / "container-action-test.sh"), str(runner)],
+            ["bash", str(SCRIPT), str(runner)],
             capture_output=True,
             text=True,
             timeout=900,
@@ -101,8 +109,52 @@ def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stdout + proc.stderr
         got = (runner / "workspace" / ".mcp-context-cost" / "comment.md").read_text()
         assert got == expected
+        # the per-run build started from the prebuilt runtime and fetched nothing
+        log = (runner / "build.log").read_text()
+        assert f"FROM {prebuilt}" in log, log
+        assert _downloads(log) == [], log
     finally:
         fake.stop()
+
+
+def test_prebuilt_key_is_the_same_in_the_setup_script_and_the_tests(tmp_path: Path) -> None:
+    printed = subprocess.run(
+        ["bash", str(podman.SETUP_SCRIPT), "--print-prebuilt"],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert printed == podman.prebuilt_image()
+    assert printed.startswith(f"{podman.PREBUILT_REPO}:") and len(printed.split(":")[-1]) == 12
+    # every input of Dockerfile.base's build moves the key
+    for name in podman.PREBUILT_INPUTS:
+        copy = tmp_path / name.replace("/", "_")
+        root = tmp_path / f"root-{copy.name}"
+        for other in podman.PREBUILT_INPUTS:
+            (root / other).parent.mkdir(parents=True, exist_ok=True)
+            data = (ROOT / other).read_bytes()
+            (root / other).write_bytes(data + b"\n" if other == name else data)
+        assert podman.prebuilt_image(root) != printed, name
+
+
+def test_podman_tests_skip_with_a_reason_without_podman(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    reason = podman.podman_unavailable.__wrapped__()
+    assert reason is not None and "podman is not installed" in reason
+
+
+@pytest.mark.podman
+def test_container_script_names_a_missing_base_image(tmp_path: Path) -> None:
+    if (why := podman.podman_unavailable()) is not None:
+        pytest.skip(why)
+    missing = f"localhost/mcpcost-absent-{uuid.uuid4().hex[:8]}:none"
+    proc = subprocess.run(
+        ["bash", str(SCRIPT), str(tmp_path)],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "MCPCOST_BASE_IMAGE": missing},
+    )  # fmt: skip
+    assert proc.returncode == 3
+    assert missing in proc.stderr and "setup-podman.sh" in proc.stderr
 
 
 def test_dockerfiles_take_dependencies_from_pyproject_only() -> None:
@@ -118,32 +170,29 @@ def test_dockerfiles_take_dependencies_from_pyproject_only() -> None:
     assert "!scripts/image-deps.sh" in (ROOT / ".dockerignore").read_text()
 
 
-def test_prebuilt_base_makes_the_action_build_copy_only_code(tmp_path: Path) -> None:
-    if (why := _podman_ready()) is not None:
-        pytest.skip(why)
-    prebuilt = "localhost/mcpcost-action-prebuilt:test"
-
-    def build(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["podman", "build", "--network", "host", "-v", "/etc/ssl/certs:/etc/ssl/certs:ro",
-             *args, str(ROOT)],
+@pytest.mark.podman
+@pytest.mark.slow
+def test_prebuilt_base_makes_the_action_build_copy_only_code() -> None:
+    prebuilt = _prebuilt()
+    image = f"localhost/mcpcost-action-on-prebuilt:{uuid.uuid4().hex[:8]}"
+    try:
+        # --no-cache: the runtime step really runs, and finds everything in place
+        on_top = subprocess.run(
+            ["podman", "build", "--no-cache", "--network", "host",
+             "-v", "/etc/ssl/certs:/etc/ssl/certs:ro",
+             "--build-arg", f"BASE={prebuilt}", "-t", image, str(ROOT)],
             capture_output=True, text=True, timeout=900,
         )  # fmt: skip
-
-    made = build(
-        "-f", str(ROOT / "Dockerfile.base"), "--build-arg", f"PYTHON={BASE}", "-t", prebuilt
-    )
-    assert made.returncode == 0, made.stdout + made.stderr
-    image = "localhost/mcpcost-action-on-prebuilt:test"
-    on_top = build("--no-cache", "--build-arg", f"BASE={prebuilt}", "-t", image)
-    assert on_top.returncode == 0, on_top.stdout + on_top.stderr
-    # the runtime step found everything in place: no package was downloaded or installed
-    built = on_top.stdout + on_top.stderr
-    assert "Collecting" not in built and "Get:1" not in built, built
-    probe = subprocess.run(
-        ["podman", "run", "--rm", "--entrypoint", "sh", image, "-c",
-         "node --version && uv --version && git --version && "
-         "python3 -c 'import tiktoken, regex, yaml, requests, docker, jinja2, mcpcost'"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert probe.returncode == 0, probe.stdout + probe.stderr
+        built = on_top.stdout + on_top.stderr
+        assert on_top.returncode == 0, built
+        assert "image-deps.sh" in built and "Using cache" not in built, built
+        assert _downloads(built) == [], built
+        probe = subprocess.run(
+            ["podman", "run", "--rm", "--entrypoint", "sh", image, "-c",
+             "node --version && uv --version && git --version && "
+             "python3 -c 'import tiktoken, regex, yaml, requests, docker, jinja2, mcpcost'"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert probe.returncode == 0, probe.stdout + probe.stderr
+    finally:
+        subprocess.run(["podman", "image", "rm", "-f", image], capture_output=True, timeout=120)

@@ -1,7 +1,10 @@
 """Podman for tests: is it usable, and a Docker-compatible API socket that tests can point at.
 
-``scripts/setup-podman.sh`` installs podman and builds ``BASE_IMAGE``; nothing here installs
-anything. ``podman_unavailable()`` says why containers cannot run (``None`` when they can).
+``scripts/setup-podman.sh`` installs podman and builds ``BASE_IMAGE`` and the prebuilt Action
+runtime ``prebuilt_image()`` (Dockerfile.base on the base, tagged with a key of the files its
+build reads). ``podman_unavailable()`` says why containers cannot run (``None`` when they can).
+``ensure_prebuilt_image()`` returns the prebuilt tag, running the setup script (without
+installing packages) when the image is missing, so a dependency change is picked up.
 ``podman_service(sock)`` starts ``podman system service --time=0 unix://<sock>``, yields the
 ``DOCKER_HOST`` value and stops the service by its PID. ``docker_host`` in
 ``conftest_plugin.py`` wraps it as a session fixture that skips cleanly without podman.
@@ -10,6 +13,7 @@ anything. ``podman_unavailable()`` says why containers cannot run (``None`` when
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import signal
@@ -21,8 +25,47 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
 BASE_IMAGE = "localhost/mcpcost-base:bookworm"
+PREBUILT_REPO = "localhost/mcpcost-prebuilt"
+SETUP_SCRIPT = ROOT / "scripts" / "setup-podman.sh"
 SETUP_HINT = "run scripts/setup-podman.sh"
+# What Dockerfile.base's build reads, in the order setup-podman.sh hashes them.
+PREBUILT_INPUTS = ("pyproject.toml", "Dockerfile.base", "scripts/image-deps.sh")
+
+
+def prebuilt_image(root: Path = ROOT) -> str:
+    """The prebuilt runtime's tag for this checkout (same key as ``setup-podman.sh``)."""
+    digest = hashlib.sha256(b"".join((root / name).read_bytes() for name in PREBUILT_INPUTS))
+    return f"{PREBUILT_REPO}:{digest.hexdigest()[:12]}"
+
+
+def image_exists(image: str) -> bool:
+    exe = shutil.which("podman")
+    if exe is None:
+        return False
+    done = subprocess.run([exe, "image", "exists", image], capture_output=True, timeout=60)
+    return done.returncode == 0
+
+
+def ensure_prebuilt_image(timeout: float = 1200.0) -> str:
+    """The prebuilt tag, built by ``setup-podman.sh --no-install`` first when it is missing.
+
+    Raises ``RuntimeError`` with the script's last lines when it cannot be built.
+    """
+    image = prebuilt_image()
+    if image_exists(image):
+        return image
+    done = subprocess.run(
+        ["bash", str(SETUP_SCRIPT), "--no-install"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if not image_exists(image):
+        tail = "\n".join((done.stderr + done.stdout).strip().splitlines()[-15:])
+        raise RuntimeError(f"{image} could not be built:\n{tail}")
+    return image
 
 
 @cache
