@@ -72,6 +72,13 @@ def _icon(row: ServerRow) -> str:
     return KIND_ICONS[row.kind]
 
 
+def _whole(config: ConfigDiff, row: ServerRow) -> str:
+    """A row that comes from the pull request adding or deleting its whole config says so."""
+    if config.change and row.kind in (Kind.ADDED, Kind.REMOVED):
+        return f" · {config.change}"
+    return ""
+
+
 def server_cells(config: ConfigDiff, row: ServerRow) -> dict[str, str]:
     delta = signed(row.delta) if row.delta is not None else "?"
     why = ""
@@ -84,7 +91,7 @@ def server_cells(config: ConfigDiff, row: ServerRow) -> dict[str, str]:
         "base": fmt(row.base_tokens) if row.base_tokens is not None else "—",
         "head": fmt(row.head_tokens) if row.head_tokens is not None else "—",
         "delta": delta,
-        "what": _icon(row) + (f" ({why})" if why else ""),
+        "what": _icon(row) + (f" ({why})" if why else "") + _whole(config, row),
     }
 
 
@@ -132,12 +139,12 @@ def context(
         "headline": head,
         "delta": signed(head.delta) if head is not None and head.delta is not None else None,
         "arrow": arrow(head.base_total, head.head_total) if head is not None else "—",
-        "percent": pct(head.percent) if head is not None else "",
+        "percent": (head.change or pct(head.percent)) if head is not None else "",
         "budget_use": budget_use,
         "config_count": len(outcome.configs),
         "configs": [
             {
-                "source": code(c.source, 120),
+                "source": code(c.source, 120) + (f" ({c.change})" if c.change else ""),
                 "client": escape_md(c.client, 40),
                 "arrow": arrow(c.base_total, c.head_total),
                 "delta": signed(c.delta) if c.delta is not None else "?",

@@ -6,18 +6,34 @@ the baseline; ``diff_reports`` compares the head side's report with it and ``eva
 judges. ``fail-on`` only sorts the engine's findings: kinds it lists are failures, the rest are
 warnings. The ``Outcome`` built here copies the engine's kinds, totals and deltas; the comment,
 the summary, the outputs and the annotations render from it.
+
+Unlike ``audit --baseline``, the Action knows from git which config files exist at each commit.
+A config the pull request adds (absent at base, or declaring no live server there) is diffed
+against an explicit empty config, so its increase is its full total; one it deletes or empties is
+diffed against an empty head config, so its decrease is established (``diff_reports``'
+``empty_before`` / ``empty_now``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from mcpcost.action.outcome import ConfigDiff, Kind, Reason, ServerRow, ToolChange, Verdict
+from mcpcost.action.outcome import (
+    CONFIG_EMPTIED,
+    CONFIG_NEW,
+    CONFIG_REMOVED,
+    ConfigDiff,
+    Kind,
+    Reason,
+    ServerRow,
+    ToolChange,
+    Verdict,
+)
 from mcpcost.audit.diff import AuditDiff, Baseline, diff_reports, parse_baseline
 from mcpcost.audit.diff import ConfigDiff as EngineConfigDiff
 from mcpcost.audit.gates import BUDGET, GateFinding, GateResult, evaluate_gates
-from mcpcost.audit.model import ConfigFile
+from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report
 from mcpcost.core.model import Measurement
@@ -31,6 +47,43 @@ class Judgement:
     base: AuditReport | None
     diff: AuditDiff | None
     gates: GateResult
+    changes: Mapping[str, str] = field(default_factory=dict)  # source -> new/removed/emptied
+
+
+@dataclass(frozen=True, kw_only=True)
+class Presence:
+    """Which config sources git shows absent, or holding no live server, on each side."""
+
+    empty_before: frozenset[str]
+    empty_now: frozenset[str]
+    changes: Mapping[str, str]
+
+
+def _holds_nothing(config: ConfigFile) -> bool:
+    return config.state != ConfigState.ERROR and not config.live_entries
+
+
+def presence(base: Sequence[ConfigFile], head: Sequence[ConfigFile]) -> Presence:
+    """What each side is known to hold, from the config files read at both commits.
+
+    Both sides are read from git with the same patterns, so a source missing from one side is a
+    file absent at that commit; an unreadable file is never "known empty".
+    """
+    before = {c.source: c for c in base}
+    now = {c.source: c for c in head}
+    changes: dict[str, str] = {}
+    for source in now.keys() - before.keys():
+        changes[source] = CONFIG_NEW
+    for source in before.keys() - now.keys():
+        changes[source] = CONFIG_REMOVED
+    for source in before.keys() & now.keys():
+        if _holds_nothing(now[source]) and not _holds_nothing(before[source]):
+            changes[source] = CONFIG_EMPTIED
+    return Presence(
+        empty_before=frozenset(s for s in now if s not in before or _holds_nothing(before[s])),
+        empty_now=frozenset(s for s in before if s not in now or _holds_nothing(now[s])),
+        changes=changes,
+    )
 
 
 def baseline_of(report: AuditReport) -> Baseline:
@@ -55,7 +108,17 @@ def judge(
         if base_configs is not None
         else None
     )
-    diff = diff_reports(baseline_of(base), head) if base is not None else None
+    known = presence(base_configs, head_configs) if base_configs is not None else None
+    diff = (
+        diff_reports(
+            baseline_of(base), head, empty_before=known.empty_before, empty_now=known.empty_now
+        )
+        if base is not None and known is not None
+        else None
+    )
+    unreadable = any(e.state == ConfigState.ERROR for e in head.empty_configs)
+    if diff is not None and diff.configs and not head.configs and not unreadable:
+        budget = None  # every head config is known to hold nothing: 0 fits any budget
     gates = evaluate_gates(
         head,
         diff,
@@ -64,7 +127,9 @@ def judge(
         max_increase_percent=max_increase_percent if diff is not None else None,
         require_measured=True,
     )
-    return Judgement(head=head, base=base, diff=diff, gates=gates)
+    return Judgement(
+        head=head, base=base, diff=diff, gates=gates, changes=known.changes if known else {}
+    )
 
 
 # --------------------------------------------------------------------------- verdict
@@ -147,6 +212,7 @@ def _compared(
     base: AuditReport | None,
     head: AuditReport,
     lines: Mapping[tuple[str, str], int],
+    change: str | None = None,
 ) -> ConfigDiff:
     before = _results(_config(base, d.baseline_source))
     after = _results(_config(head, d.source))
@@ -193,6 +259,7 @@ def _compared(
         delta=d.delta,
         exact=d.exact,
         servers=tuple(rows),
+        change=change,
     )
 
 
@@ -224,7 +291,9 @@ def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[Co
     if j.diff is None:
         views = [_current(c, lines) for c in j.head.configs]
     else:
-        views = [_compared(d, j.base, j.head, lines) for d in j.diff.configs]
+        views = [
+            _compared(d, j.base, j.head, lines, j.changes.get(d.source)) for d in j.diff.configs
+        ]
         for dropped in j.diff.dropped_configs:
             gone = _config(j.base, dropped.source)
             rows = tuple(

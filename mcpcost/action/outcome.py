@@ -17,6 +17,12 @@ from mcpcost.errors import InputError
 
 SCHEMA = "mcpcost-action-outcome/2"
 
+# what a pull request did to a config file as a whole (git shows it absent or empty on a side)
+CONFIG_NEW = "new config"
+CONFIG_REMOVED = "config removed"
+CONFIG_EMPTIED = "config emptied"
+CONFIG_CHANGES = frozenset({CONFIG_NEW, CONFIG_REMOVED, CONFIG_EMPTIED})
+
 
 class Kind(StrEnum):
     """The audit engine's per-server diff kinds, plus two for runs with no base side."""
@@ -77,6 +83,7 @@ class ConfigDiff:
     exact: bool = True
     servers: tuple[ServerRow, ...] = ()
     problem: str | None = None  # head config unreadable
+    change: str | None = None  # CONFIG_NEW / CONFIG_REMOVED / CONFIG_EMPTIED, or None
 
     @property
     def percent(self) -> float | None:
@@ -175,6 +182,7 @@ class Outcome:
                     "delta": c.delta,
                     "exact": c.exact,
                     "problem": c.problem,
+                    "change": c.change,
                     "servers": [
                         {
                             "name": s.name,
@@ -241,6 +249,13 @@ def _opt_num(v: Any) -> float | None:
     return float(v)
 
 
+def _change(v: Any) -> str | None:
+    text = _opt_str(v)
+    if text is not None and text not in CONFIG_CHANGES:
+        raise ValueError(f"unknown config change {text!r}")
+    return text
+
+
 def _reason_from(d: Mapping[str, Any]) -> Reason:
     return Reason(
         gate=_str(d["gate"]),
@@ -291,6 +306,7 @@ def _outcome_from(data: Any) -> Outcome:
                 exact=bool(c.get("exact", True)),
                 servers=tuple(servers),
                 problem=_opt_str(c.get("problem")),
+                change=_change(c.get("change")),
             )
         )
     verdict = data["verdict"]

@@ -17,11 +17,18 @@ Per-server kinds (a server with no number still counts as present): ``added``, `
 A config's diff is ``exact`` only when every server has a number on each side it appears on:
 a server that stopped measuring, started measuring, was added unmeasurable or was never measured
 makes it inexact, so a server failing is never reported as a saving.
+
+A caller that knows a config held no live server on one side (the Action reads both commits from
+git: the file is absent there, or declares none) says so with ``empty_before`` / ``empty_now``
+(sources). Such a config is compared with an explicit empty one (total 0) instead of being
+``unmatched`` or dropped: a config added by the change grows from 0, one it deletes or empties
+shrinks to 0, and both deltas are established.
 """
 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -294,8 +301,51 @@ def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDif
     return sorted(out, key=lambda s: (-abs(s.delta or 0), s.name))
 
 
-def diff_reports(baseline: Baseline, report: AuditReport) -> AuditDiff:
-    """Compare this run to a baseline, config by config. Pure."""
+def _empty_result(client: str, source: str) -> ConfigResult:
+    """A config declaring no live server: what a file that is absent or empty costs."""
+    return ConfigResult(client=client, source=source, scope="project", total_tokens=0,
+                        tool_count=0, server_count=0, context_share=0.0, servers=(), skipped=(),
+                        disabled=(), heaviest_tools=(), trim_advice=None)  # fmt: skip
+
+
+def _with_empty_before(
+    configs: tuple[BaselineConfig, ...], report: AuditReport, empty_before: Collection[str]
+) -> tuple[BaselineConfig, ...]:
+    """The baseline plus an explicit empty config for each known-empty source of this run."""
+    have = {b.source for b in configs}
+    extra = tuple(
+        BaselineConfig(client=c.client, source=c.source, total_tokens=0, servers=())
+        for c in report.configs
+        if c.source in empty_before and c.source not in have
+    )
+    return configs + extra
+
+
+def _emptied(base: BaselineConfig, window: int) -> ConfigDiff:
+    """A baseline config known to hold no live server now: every server removed, total 0."""
+    servers = _server_diffs(base, _empty_result(base.client, base.source))
+    return ConfigDiff(
+        client=base.client, source=base.source, baseline_source=base.source, matched_by="exact",
+        before_total=base.total_tokens, after_total=0, delta=-base.total_tokens,
+        before_share=base.total_tokens / window, after_share=0.0,
+        exact=not any(s.kind in INEXACT_KINDS for s in servers),
+        understated_by=0, overstated_by=0, servers=tuple(servers),
+    )  # fmt: skip
+
+
+def diff_reports(
+    baseline: Baseline,
+    report: AuditReport,
+    *,
+    empty_before: Collection[str] = (),
+    empty_now: Collection[str] = (),
+) -> AuditDiff:
+    """Compare this run to a baseline, config by config. Pure.
+
+    ``empty_before``: sources of this run known to hold no live server in the baseline's state
+    (compared with an empty config, total 0). ``empty_now``: baseline sources known to hold no
+    live server now (every server removed, total 0) rather than not found.
+    """
     warnings: list[str] = []
     comparable = (
         baseline.methodology_version == report.methodology_version
@@ -316,7 +366,10 @@ def diff_reports(baseline: Baseline, report: AuditReport) -> AuditDiff:
             f"context window changed ({baseline.context_window:,} → {report.context_window:,}): "
             "shares are not comparable, token counts are"
         )
-    pairs, dropped = pair_configs(baseline.configs, report.configs)
+    pairs, unpaired = pair_configs(
+        _with_empty_before(baseline.configs, report, empty_before), report.configs
+    )
+    dropped = [d for d in unpaired if d.source not in empty_now]
     diffs: list[ConfigDiff] = []
     for config, base, matched_by in pairs:
         after_share = config.total_tokens / report.context_window
@@ -345,6 +398,8 @@ def diff_reports(baseline: Baseline, report: AuditReport) -> AuditDiff:
             overstated_by=sum(s.after or 0 for s in servers if s.kind == "unmeasured-before"),
             servers=tuple(servers),
         ))  # fmt: skip
+    window = baseline.context_window or report.context_window
+    diffs += [_emptied(d, window) for d in unpaired if d.source in empty_now]
     for d in dropped:
         warnings.append(
             f"{d.source} is in the baseline and was not found in this run: a config that "

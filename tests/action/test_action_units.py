@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +20,7 @@ from mcpcost.action.runner_files import (
     workflow_command,
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
+from mcpcost.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 LINT_JS = Path(__file__).resolve().parent / "npm" / "lint.js"
@@ -133,3 +137,53 @@ def test_action_and_workflows_clean_under_zizmor() -> None:
         ["zizmor", "--offline", *files], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
+    from mcpcost.action.engine import parse_config
+    from mcpcost.action.judge import presence
+    from mcpcost.action.outcome import CONFIG_EMPTIED, CONFIG_NEW, CONFIG_REMOVED
+
+    def cfg(source: str, servers: dict[str, object] | str) -> Any:
+        text = servers if isinstance(servers, str) else json.dumps({"mcpServers": servers})
+        parsed = parse_config(".mcp.json", text, environ={}, workspace="/w")
+        return replace(parsed, source=source)
+
+    one = {"x": {"command": "x"}}
+    base = [cfg("kept", one), cfg("gone", one), cfg("emptied", one), cfg("was-empty", {}),
+            cfg("broken", one)]  # fmt: skip
+    head = [cfg("kept", one), cfg("new", one), cfg("emptied", {}), cfg("was-empty", one),
+            cfg("broken", "{not json")]  # fmt: skip
+    p = presence(base, head)
+    assert p.empty_before == {"new", "was-empty"}
+    assert p.empty_now == {"gone", "emptied"}  # an unreadable file is never known empty
+    assert dict(p.changes) == {
+        "new": CONFIG_NEW,
+        "gone": CONFIG_REMOVED,
+        "emptied": CONFIG_EMPTIED,
+    }
+
+
+def test_outcome_round_trips_the_config_change_and_rejects_unknown_ones() -> None:
+    from mcpcost.action.outcome import ConfigDiff, Outcome, Verdict
+
+    outcome = Outcome(
+        configs=(
+            ConfigDiff(
+                source=".mcp.json",
+                client="claude-code",
+                base_total=0,
+                head_total=9,
+                delta=9,
+                change="new config",
+            ),
+        ),
+        verdict=Verdict(),
+        compared=True,
+        head_sha="a" * 40,
+    )
+    data = outcome.to_dict()
+    assert Outcome.from_dict(data) == outcome
+    data["configs"][0]["change"] = "<b>owned</b>"
+    with pytest.raises(InputError, match="unknown config change"):
+        Outcome.from_dict(data)
