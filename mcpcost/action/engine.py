@@ -3,7 +3,9 @@
 Config parsing is the audit engine's ``parse_project_config``; measuring one server is the
 measuring layer's ``measure_server``; measuring every distinct launch once is the audit engine's
 ``measure_all``. Servers run with their working directory in the tree of the side they belong
-to (``with_cwd``): head's in the workspace, base's in a detached worktree of the base commit.
+to (``with_cwd``): head's in the workspace; a base launch that is the same as a head launch and
+names nothing the pull request changed shares head's measurement (``mcpcost.action.sharing``),
+every other base launch runs in a detached worktree of the base commit.
 """
 
 from __future__ import annotations

@@ -57,6 +57,11 @@ class Git:
             return None
         return proc.stdout.decode("utf-8", "replace")
 
+    def changed_files(self, base: str, head: str) -> frozenset[str]:
+        """Paths that differ between two commits (renames as a deletion and an addition)."""
+        out = self.run("diff", "--name-only", "--no-renames", "-z", base, head, "--").stdout
+        return frozenset(p for p in out.decode("utf-8", "replace").split("\0") if p)
+
     @contextmanager
     def worktree(self, sha: str, parent: str | None = None) -> Iterator[str]:
         """A detached checkout of ``sha`` in a new temporary directory, removed afterwards.

@@ -40,6 +40,7 @@ from mcpcost.action.runner_files import (
     workflow_command,
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
+from mcpcost.action.sharing import needs_worktree, place
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
 from mcpcost.audit.model import ConfigFile
@@ -249,20 +250,37 @@ def measure_and_judge(
             runner.sha or git.run("rev-parse", "HEAD").stdout.decode().strip(),
         )
     head_configs = load_configs(settings, runner, git, head_sha)
-    head = [
-        with_cwd(c, os.path.join(runner.workspace, settings.working_directory))
-        for c in head_configs.values()
-    ]
+    workspace = os.path.normpath(os.path.join(runner.workspace, settings.working_directory))
+    head = [with_cwd(c, workspace) for c in head_configs.values()]
     specs = [e.spec for c in [*(base or {}).values(), *head] for e in c.entries if e.spec]
     for line in mask_commands(v for spec in specs for v in spec.secret_values):
         log.line(line)
     base_side: list[ConfigFile] | None = None
     if base is not None and base_sha is not None:
-        # base-side servers run base's files: a detached worktree, never the user's checkout
-        with git.worktree(base_sha, runner.environ.get("RUNNER_TEMP") or None) as tree:
-            base_side = [
-                with_cwd(c, os.path.join(tree, settings.working_directory)) for c in base.values()
-            ]
+        in_tree = needs_worktree(
+            list(base.values()),
+            workspace=workspace,
+            repo_root=os.path.normpath(runner.workspace),
+            head_keys={e.spec.launch_key() for c in head for e in c.live_entries if e.spec},
+            changed=git.changed_files(base_sha, head_sha),
+        )
+        local = sum(
+            1 for c in base.values() for e in c.live_entries if e.spec and not e.spec.is_remote
+        )
+        log.info(
+            f"base side: {local - len(in_tree)} of {local} local launches share head's "
+            f"measurement; {len(in_tree)} run from a worktree of the base commit"
+        )
+        if in_tree:
+            # they run base's files: a detached worktree, never the user's checkout
+            with git.worktree(base_sha, runner.environ.get("RUNNER_TEMP") or None) as tree:
+                there = os.path.join(tree, settings.working_directory)
+                base_side = [
+                    place(c, here=workspace, there=there, moved=in_tree) for c in base.values()
+                ]
+                measurements = _measure(settings, [*base_side, *head], measure, log)
+        else:
+            base_side = [with_cwd(c, workspace) for c in base.values()]
             measurements = _measure(settings, [*base_side, *head], measure, log)
     else:
         measurements = _measure(settings, head, measure, log)

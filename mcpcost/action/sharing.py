@@ -1,0 +1,127 @@
+"""Which base-side launches may reuse head's measurement (pure).
+
+On a pull request the base side runs in a detached worktree of the base commit, so its local
+launches differ from head's in working directory and would be measured twice. A base entry
+shares head's measurement when, run from the workspace, its launch is the same as a head launch
+(argv, env, cwd, url, headers: the launch key) and nothing it names can differ between the
+commits: none of its argv, env values or declared cwd names a path inside the repository that
+the pull request changed. A value names a path when, taken as written, after a ``--flag=`` prefix,
+or split at ``:`` (PATH-style lists), it resolves, relative to the config's directory, the
+repository root or the launch's working directory (or as an absolute path), to a changed file or
+to a directory holding one. Everything else runs in the worktree, from base's files.
+
+The check reads what the launch names, not what it imports: a server file that did not change
+but loads a changed module beside it is shared unless the launch names that module's directory.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import replace
+
+from mcpcost.action.engine import with_cwd
+from mcpcost.audit.model import ConfigFile
+from mcpcost.core.spec import ServerSpec
+
+EntryKey = tuple[str, str]  # (config source, server name)
+
+
+def _pieces(value: str) -> Iterator[str]:
+    """The ways ``value`` may name a path: as written, after ``--flag=``, each ``:`` part."""
+    forms = {value}
+    if "=" in value:
+        forms.add(value.split("=", 1)[1])
+    for form in list(forms):
+        forms.update(form.split(":"))
+    yield from (f for f in forms if f.strip())
+
+
+def repo_paths(value: str, *, bases: Sequence[str], repo_root: str) -> frozenset[str]:
+    """Repository-relative paths (posix, ``""`` for the root) ``value`` may name."""
+    root = os.path.normpath(repo_root)
+    out: set[str] = set()
+    for piece in _pieces(value):
+        if piece.startswith("~"):
+            continue
+        fulls = [piece] if os.path.isabs(piece) else [os.path.join(b, piece) for b in bases]
+        for full in fulls:
+            rel = os.path.relpath(os.path.normpath(full), root)
+            if rel == ".":
+                out.add("")
+            elif rel != ".." and not rel.startswith(".." + os.sep):
+                out.add(rel.replace(os.sep, "/"))
+    return frozenset(out)
+
+
+def touches(path: str, changed: Collection[str]) -> bool:
+    """True when ``path`` is a changed file or a directory (``""`` the root) holding one."""
+    return any(path == "" or c == path or c.startswith(path + "/") for c in changed)
+
+
+def depends_on_changes(
+    declared: ServerSpec,
+    *,
+    config_dir: str,
+    run_dir: str,
+    repo_root: str,
+    changed: Collection[str],
+) -> bool:
+    """Whether any argv, env value or declared cwd of ``declared`` names a changed path.
+
+    ``declared`` is the spec as the config wrote it (its ``cwd`` only when the config set one);
+    ``config_dir`` and ``run_dir`` are absolute (the config's directory and where it runs).
+    """
+    if declared.is_remote or not changed:
+        return False
+    values = [*declared.argv, *(v for _, v in declared.env)]
+    if declared.cwd is not None:
+        values.append(declared.cwd)
+    bases = (config_dir, repo_root, run_dir)
+    return any(
+        touches(p, changed) for v in values for p in repo_paths(v, bases=bases, repo_root=repo_root)
+    )
+
+
+def needs_worktree(
+    base: Sequence[ConfigFile],
+    *,
+    workspace: str,
+    repo_root: str,
+    head_keys: Collection[str],
+    changed: Collection[str],
+) -> frozenset[EntryKey]:
+    """Base entries that must run from base's files: the rest share head's measurement.
+
+    ``base`` holds the configs as parsed (before any ``with_cwd``), ``workspace`` is where head's
+    launches run from (the repository root joined with the working directory).
+    """
+    out: set[EntryKey] = set()
+    for config in base:
+        here = with_cwd(config, workspace)
+        config_dir = os.path.join(repo_root, posixpath.dirname(config.source))
+        for declared, placed in zip(config.entries, here.entries, strict=True):
+            spec = placed.spec
+            if declared.spec is None or spec is None or spec.is_remote:
+                continue
+            same = spec.launch_key() in head_keys
+            if not same or depends_on_changes(
+                declared.spec,
+                config_dir=config_dir,
+                run_dir=spec.cwd or workspace,
+                repo_root=repo_root,
+                changed=changed,
+            ):
+                out.add((config.source, declared.name))
+    return frozenset(out)
+
+
+def place(config: ConfigFile, *, here: str, there: str, moved: Collection[EntryKey]) -> ConfigFile:
+    """``config`` with the entries in ``moved`` run from ``there`` and the rest from ``here``."""
+    at_here, at_there = with_cwd(config, here), with_cwd(config, there)
+    entries = tuple(
+        b if (config.source, a.name) in moved else a
+        for a, b in zip(at_here.entries, at_there.entries, strict=True)
+    )
+    return replace(config, entries=entries)

@@ -1,0 +1,236 @@
+"""Base and head share one measurement when the launch is the same and names nothing the pull
+request changed; otherwise the base side runs from a worktree of the base commit. Real git
+repositories and real stdio servers; launches are counted through the measure function the
+Action is given."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from mcpcost.action import engine
+from mcpcost.action.github import GitHubClient
+from mcpcost.action.gitrefs import Git
+from mcpcost.action.main import Log, Runner, run
+from mcpcost.action.settings import CommentMode, Settings
+from mcpcost.action.sharing import depends_on_changes, needs_worktree, repo_paths
+from mcpcost.core.model import Measurement
+from mcpcost.core.spec import ServerSpec
+from tests.servers.registry import real_server_argv, real_server_missing
+
+FIXTURE = Path(__file__).resolve().parent / "mcp_fixture.py"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+class Repo:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        git(root, "config", "user.email", "t@example.com")
+        git(root, "config", "user.name", "t")
+
+    def commit(self, files: dict[str, str | None], config: dict[str, Any] | None = None) -> str:
+        for name, text in files.items():
+            path = self.root / name
+            if text is None:
+                path.unlink()
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        if config is not None:
+            body = json.dumps({"mcpServers": config}, indent=2) + "\n"
+            (self.root / ".mcp.json").write_text(body)
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "--allow-empty", "-m", "change")
+        return git(self.root, "rev-parse", "HEAD")
+
+
+class Counting:
+    """The real measure function, with every launch it was asked for recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str | None]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, spec: ServerSpec, timeout_s: float) -> Measurement:
+        with self.lock:
+            self.calls.append((spec.name, spec.cwd))
+        return engine.default_measure_server(spec, timeout_s)
+
+    def count(self, name: str) -> int:
+        return sum(1 for n, _ in self.calls if n == name)
+
+
+def run_pr(repo: Repo, base: str, head: str, tmp: Path) -> tuple[int, Counting, str, Path]:
+    event = tmp / "event.json"
+    event.write_text(
+        json.dumps({"pull_request": {"number": 5, "base": {"sha": base}, "head": {"sha": head}}})
+    )
+    out = tmp / "output.txt"
+    out.write_text("")
+    runner = Runner.from_environ(
+        {
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "octo/repo",
+            "GITHUB_SHA": head,
+            "GITHUB_REF": "refs/pull/5/merge",
+            "GITHUB_WORKSPACE": str(repo.root),
+            "GITHUB_OUTPUT": str(out),
+            "PATH": os.environ["PATH"],
+            "HOME": str(tmp),
+        }
+    )
+    settings = Settings(comment=CommentMode.NEVER, summary=False, timeout=30.0)
+    gh = GitHubClient(
+        session=requests.Session(),
+        api_url="http://127.0.0.1:9",  # never called: comment never, no badge
+        token="",
+        sleep=time.sleep,
+        clock=time.time,
+    )
+    counting, log = Counting(), io.StringIO()
+    code = run(settings, runner, gh=gh, git=Git(str(repo.root)), measure=counting, log=Log(log))
+    return code, counting, log.getvalue(), out
+
+
+def _server_py(words: int) -> str:
+    tools = [{"name": "look", "description": " ".join(["word"] * words), "inputSchema": {}}]
+    return FIXTURE.read_text().replace(
+        '    with open(sys.argv[1], encoding="utf-8") as handle:\n'
+        "        tools = json.load(handle)\n",
+        f"    tools = {tools!r}\n",
+    )
+
+
+def _delta(out: Path) -> int:
+    text = out.read_text()
+    start = text.index("delta<<")
+    return int(text[start:].splitlines()[1])
+
+
+def test_unchanged_launch_outside_the_repo_is_measured_once(tmp_path: Path) -> None:
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "t", "description": "x y z", "inputSchema": {}}]))
+    block = {"ext": {"command": sys.executable, "args": [str(FIXTURE), str(tools)]}}
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({"README.md": "one\n"}, block)
+    head = repo.commit({"README.md": "two\n"}, block)
+    code, counting, log, out = run_pr(repo, base, head, tmp_path)
+    assert code == 0, log
+    assert counting.count("ext") == 1, counting.calls
+    assert "1 of 1 local launches share head's measurement; 0 run from a worktree" in log
+    assert _delta(out) == 0
+    assert len(git(repo.root, "worktree", "list").splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_unchanged_real_server_is_measured_once(tmp_path: Path) -> None:
+    why = real_server_missing("memory")
+    if why is not None:
+        pytest.skip(f"pinned server memory: {why}")
+    argv = real_server_argv("memory")
+    assert argv is not None
+    memory = {"command": argv[0], "args": argv[1:]}
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({}, {"memory": memory})
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"name": "t", "description": "x", "inputSchema": {}}]))
+    added = {"command": sys.executable, "args": [str(FIXTURE), str(tools)]}
+    head = repo.commit({}, {"memory": memory, "added": added})
+    code, counting, log, out = run_pr(repo, base, head, tmp_path)
+    assert code == 0, log
+    assert counting.count("memory") == 1 and counting.count("added") == 1, counting.calls
+    assert _delta(out) > 0
+
+
+def test_changed_local_server_is_measured_on_both_sides(tmp_path: Path) -> None:
+    block = {"local": {"command": sys.executable, "args": ["server.py"]}}
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({"server.py": _server_py(5)}, block)
+    head = repo.commit({"server.py": _server_py(25)})
+    code, counting, log, out = run_pr(repo, base, head, tmp_path)
+    assert code == 0, log
+    cwds = sorted(str(c) for n, c in counting.calls if n == "local")
+    assert len(cwds) == 2 and cwds.count(str(repo.root)) == 1, cwds
+    assert _delta(out) == 20  # base's own server.py ran: 20 fewer one-token words
+    assert len(git(repo.root, "worktree", "list").splitlines()) == 1
+
+
+def test_unchanged_local_server_is_shared(tmp_path: Path) -> None:
+    block = {"local": {"command": sys.executable, "args": ["server.py"]}}
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({"server.py": _server_py(5), "notes.txt": "a\n"}, block)
+    head = repo.commit({"notes.txt": "b\n"})
+    code, counting, log, out = run_pr(repo, base, head, tmp_path)
+    assert code == 0, log
+    assert counting.calls == [("local", str(repo.root))]
+    assert _delta(out) == 0
+
+
+def test_changed_directory_named_by_cwd_is_not_shared(tmp_path: Path) -> None:
+    block = {"local": {"command": sys.executable, "args": ["server.py"], "cwd": "srv"}}
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({"srv/server.py": _server_py(5), "srv/data.txt": "a\n"}, block)
+    head = repo.commit({"srv/data.txt": "b\n"})
+    code, counting, log, _ = run_pr(repo, base, head, tmp_path)
+    assert code == 0, log
+    assert counting.count("local") == 2, counting.calls
+
+
+# --------------------------------------------------------------------------- pure rules
+
+
+def test_repo_paths_resolve_against_each_base_and_stay_inside() -> None:
+    bases = ("/r/sub", "/r", "/r/run")
+    assert repo_paths("x.py", bases=bases, repo_root="/r") == {"sub/x.py", "x.py", "run/x.py"}
+    assert repo_paths("--config=conf/a.json", bases=("/r",), repo_root="/r") >= {"conf/a.json"}
+    assert repo_paths("lib:/r/vendor", bases=("/r",), repo_root="/r") >= {"lib", "vendor"}
+    assert repo_paths(".", bases=("/r",), repo_root="/r") == {""}
+    assert repo_paths("/etc/passwd", bases=("/r",), repo_root="/r") == frozenset()
+    assert repo_paths("../outside", bases=("/r",), repo_root="/r") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("spec", "changed", "depends"),
+    [
+        (ServerSpec.stdio("s", ["npx", "-y", "@scope/pkg@1.0.0"]), {"README.md"}, False),
+        (ServerSpec.stdio("s", ["python", "server.py"]), {"server.py"}, True),
+        (ServerSpec.stdio("s", ["python", "server.py"]), {"other.py"}, False),
+        (ServerSpec.stdio("s", ["python", "-m", "pkg"]), {"pkg/mod.py"}, True),  # via run dir
+        (ServerSpec.stdio("s", ["uvx", "--from", ".", "srv"]), {"any/file"}, True),
+        (ServerSpec.stdio("s", ["node", "/r/dist/index.js"]), {"dist/index.js"}, True),
+        (ServerSpec.stdio("s", ["node", "x"], env={"CFG": "conf"}), {"conf/a.json"}, True),
+        (ServerSpec.stdio("s", ["node", "x"], cwd="tools"), {"tools/a"}, True),
+        (ServerSpec.stdio("s", ["node", "x"]), {"tools/a"}, False),  # cwd not declared
+        (ServerSpec.stdio("s", ["python", "server.py"]), set(), False),
+        (ServerSpec.remote("s", "https://example.com/mcp"), {"x"}, False),
+    ],
+)
+def test_depends_on_changes(spec: ServerSpec, changed: set[str], depends: bool) -> None:
+    got = depends_on_changes(spec, config_dir="/r", run_dir="/r", repo_root="/r", changed=changed)
+    assert got is depends
+
+
+def test_a_launch_head_does_not_have_runs_in_the_worktree() -> None:
+    text = json.dumps({"mcpServers": {"gone": {"command": "node", "args": ["x"]}}})
+    base = engine.parse_config(".mcp.json", text, environ={}, workspace="/r")
+    assert needs_worktree(
+        [base], workspace="/r", repo_root="/r", head_keys=set(), changed=set()
+    ) == {(".mcp.json", "gone")}
