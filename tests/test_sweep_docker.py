@@ -215,7 +215,13 @@ def engine() -> Iterator[tuple[Any, str, str]]:
 
 
 def _ours(client: Any) -> list[Any]:
-    return [c for c in client.containers.list(all=True) if c.name.startswith("mcp-ctx-")]
+    """Containers this test process made (names carry our PID; other sweeps may be running)."""
+    mine = f"-{os.getpid()}-"
+    return [
+        c
+        for c in client.containers.list(all=True)
+        if c.name.startswith("mcp-ctx-") and mine in c.name
+    ]
 
 
 @pytest.mark.slow
