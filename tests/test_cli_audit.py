@@ -367,3 +367,45 @@ def test_subprocess_run_of_the_demo_config() -> None:
     bad = subprocess.run([sys.executable, "-m", "mcpcost", "audit", "--budget=x"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+# --------------------------------------------------------------------- --fail-on-unmeasured
+
+
+def test_fail_on_unmeasured_exits_1_naming_each_server(tmp_path: Path) -> None:
+    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "fine": stdio_entry(fixture_argv("good")), "crash": stdio_entry(fixture_argv("crash"))}})  # fmt: skip
+    code, out, err = cli(["--config", str(cfg), "--timeout", "10"])
+    assert code == 0 and "UNMEASURED" not in err  # without the flag: reported, not failed
+    code, out, err = cli(
+        ["--config", str(cfg), "--timeout", "10", "--fail-on-unmeasured", "--json"]
+    )
+    assert code == 1, err
+    lines = [ln for ln in err.splitlines() if ln.startswith("UNMEASURED FAIL: ")]
+    assert len(lines) == 1 and "crash could not be measured (startup-failure)" in lines[0]
+    report = json.loads(out)
+    jsonschema.validate(report, SCHEMA)
+    assert report["gates"]["passed"] is False
+    assert report["gates"]["reasons"] == [lines[0].removeprefix("UNMEASURED FAIL: ")]
+
+
+def test_fail_on_unmeasured_passes_when_everything_measured(demo: Path) -> None:
+    code, _, err = cli_with(["--config", str(demo), "--fail-on-unmeasured"], measure=fake_measure())
+    assert code == 0 and "UNMEASURED" not in err, err
+
+
+def test_fail_on_unmeasured_does_not_repeat_a_budget_reason(tmp_path: Path) -> None:
+    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
+        "fine": stdio_entry(fixture_argv("good")), "crash": stdio_entry(fixture_argv("crash"))}})  # fmt: skip
+    code, out, err = cli(["--config", str(cfg), "--timeout", "10", "--fail-on-unmeasured",
+                          "--budget", "1000000"])  # fmt: skip
+    assert code == 1
+    # the budget gate already names the unmeasured server; no second line for it
+    assert "cannot be established" in out and "UNMEASURED FAIL" not in err
+
+
+def test_fail_on_unmeasured_is_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(["--help"])
+    flat = " ".join((out + capsys.readouterr().out).split())
+    assert code == 0 and "--fail-on-unmeasured exit 1 when any live server" in flat
+    assert "could not be measured" in flat

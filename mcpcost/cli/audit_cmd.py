@@ -3,7 +3,8 @@
 Order of work: flags are parsed; ``--baseline`` and ``--claude`` are read and shape-checked; the
 configs are found (or the ``--config`` files read); only then is anything launched. Results go to
 stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok; 1 a gate failed
-or nothing could be audited (no config with a live server, or every server failed); 2 usage or
+(``--fail-on-unmeasured``: a live server without a number, each named on stderr) or nothing could
+be audited (no config with a live server, or every server failed); 2 usage or
 unreadable input. Secrets never reach any output: env and header names only, commands and URLs
 masked.
 """
@@ -77,6 +78,10 @@ def build_parser() -> ArgParser:
                    help="fail when a config grew by more than N tokens vs --baseline")  # fmt: skip
     p.add_argument("--max-increase-percent", type=non_negative_float, metavar="P",
                    help="fail when a config grew by more than P%% vs --baseline")  # fmt: skip
+    p.add_argument("--fail-on-unmeasured", action="store_true",
+                   help="exit 1 when any live server in an audited config could not be measured "
+                        "(or a found config cannot be read), with one reason line each on stderr; "
+                        "the Action's fail-on: unmeasured")  # fmt: skip
     p.add_argument("--context", type=positive_int, default=DEFAULT_CONTEXT_WINDOW, metavar="N",
                    help="context window size for shares and thresholds (default 200,000)")  # fmt: skip
     p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
@@ -269,11 +274,13 @@ def run(
     gates = evaluate_gates(
         report, diff, budget=args.budget, max_increase=args.max_increase,
         max_increase_percent=args.max_increase_percent,
+        require_measured=args.fail_on_unmeasured,
     )  # fmt: skip
     wants_gates = (
         args.budget is not None
         or args.max_increase is not None
         or (args.max_increase_percent is not None)
+        or args.fail_on_unmeasured
     )
     shown = gates if wants_gates else None
     if args.json:
@@ -282,6 +289,14 @@ def run(
         out.write(render_markdown(report, diff, shown))
     else:
         out.write(render_text(report, diff, shown))
+    # the budget and increase blocks already print their own reasons
+    shown_elsewhere = {
+        *(gates.budget.findings if gates.budget else ()),
+        *(gates.increase.findings if gates.increase else ()),
+    }
+    for finding in gates.findings:
+        if finding not in shown_elsewhere:
+            err.write(f"UNMEASURED FAIL: {finding.text}\n")
     if not report.audited_anything:
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED

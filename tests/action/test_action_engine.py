@@ -13,7 +13,7 @@ import pytest
 
 from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
 from tests.action.test_action_e2e import ROOT, Sim, git, pr_payload
-from tests.servers.registry import real_server_argv, real_server_missing
+from tests.servers.registry import fixture_argv, real_server_argv, real_server_missing
 
 pytestmark = pytest.mark.skipif(
     not (OPENAPI.exists() and WEBHOOKS.exists()),
@@ -96,6 +96,31 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
         assert own["gates"]["passed"] == (code == 0)
         assert own["diff"]["configs"][0]["delta"] == diff["delta"]
         assert "time" in summary
+    # a head-side server that cannot be measured: the Action's default fail-on (unmeasured) and
+    # `audit --fail-on-unmeasured` give the same verdict and the same reasons
+    crash = {"command": sys.executable, "args": fixture_argv("crash")[1:]}
+    broken = commit(sim, {"memory": memory, "time": time_server, "crash": crash}, "head: crash")
+    broken_text = (sim.repo / ".mcp.json").read_text()
+    unmeasured_cases: list[tuple[int, dict[str, str], list[str]]] = [
+        (1, {}, ["--fail-on-unmeasured"]),
+        (0, {"fail-on": "budget,increase"}, []),
+        (1, {"max-increase": "100000"}, ["--max-increase=100000", "--fail-on-unmeasured"]),
+    ]
+    for expected, inputs, flags in unmeasured_cases:
+        code, log, outputs, _ = sim.run(
+            "pull_request", pr_payload(21, base, broken), broken, comment="never", **inputs
+        )
+        audit_code, report = audit(
+            tmp_path, broken_text, "broken", "--baseline", str(tmp_path / "base.json"), *flags
+        )
+        assert code == audit_code == expected, (inputs, log, report.get("gates"))
+        failing = [r for r in outputs["failure-reasons"].split("\n") if r]
+        if expected:
+            source = report["configs"][0]["source"]
+            engine = sorted(r.replace(source, ".mcp.json") for r in report["gates"]["reasons"])
+            assert sorted(failing) == engine and any("crash" in r for r in engine)
+        else:
+            assert failing == [] and "crash" in log  # reported as a warning, not failed
 
 
 @pytest.mark.slow
