@@ -48,12 +48,18 @@ def image_exists(image: str) -> bool:
     return done.returncode == 0
 
 
+_BUILD_FAILURES: dict[str, str] = {}
+
+
 def ensure_prebuilt_image(timeout: float = 1200.0) -> str:
     """The prebuilt tag, built by ``setup-podman.sh --no-install`` first when it is missing.
 
-    Raises ``RuntimeError`` with the script's last lines when it cannot be built.
+    Raises ``RuntimeError`` with the script's last lines when it cannot be built (once per
+    session: a second caller gets the same error without another attempt).
     """
     image = prebuilt_image()
+    if image in _BUILD_FAILURES:
+        raise RuntimeError(_BUILD_FAILURES[image])
     if image_exists(image):
         return image
     done = subprocess.run(
@@ -64,7 +70,8 @@ def ensure_prebuilt_image(timeout: float = 1200.0) -> str:
     )
     if not image_exists(image):
         tail = "\n".join((done.stderr + done.stdout).strip().splitlines()[-15:])
-        raise RuntimeError(f"{image} could not be built:\n{tail}")
+        _BUILD_FAILURES[image] = f"{image} could not be built:\n{tail}"
+        raise RuntimeError(_BUILD_FAILURES[image])
     return image
 
 
