@@ -40,6 +40,14 @@ def build_parser() -> ArgParser:
         metavar="URL",
         help="container engine API (default: $DOCKER_HOST), also given to `docker run` entries",
     )
+    p.add_argument(
+        "--ca-bundle",
+        metavar="PATH|auto",
+        help="with --docker: a full CA bundle (PEM) mounted read-only into each container and "
+        "named by NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, PIP_CERT (for a "
+        "TLS-intercepting proxy); 'auto' = $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE or "
+        "/etc/ssl/certs/ca-certificates.crt, the first that exists",
+    )
     p.add_argument("--concurrency", type=positive_int, default=3, metavar="N")
     p.add_argument(
         "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
@@ -68,6 +76,8 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
     env = dict(os.environ) if environ is None else environ
     if args.shard and args.only:
         raise UsageError("mcpcost sweep: --shard and --only cannot be combined")
+    if args.ca_bundle is not None and not args.docker:
+        raise UsageError("mcpcost sweep: --ca-bundle applies only with --docker")
     with contextlib.ExitStack() as stack:
         return _run(args, env, err, stack)
 
@@ -139,14 +149,30 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
         )
     docker_host = engine_address(args.docker_host, env)
     launcher = None
+    trust = None
     if args.docker:
         from mcpcost.sweep.isolation import (
+            CABundleError,
             ContainerLauncher,
             EngineUnavailable,
+            HostTrust,
             closing_client,
             engine_label,
+            host_proxy,
+            resolve_ca_bundle,
         )
 
+        try:
+            bundle = resolve_ca_bundle(args.ca_bundle, env)
+        except CABundleError as exc:
+            raise UsageError(f"mcpcost sweep: {exc}") from None
+        if args.ca_bundle is not None:
+            progress(
+                f"containers trust the CA bundle {bundle}"
+                if bundle is not None
+                else "--ca-bundle auto: no host CA bundle found; containers keep their own"
+            )
+        trust = HostTrust(ca_bundle=bundle, proxy=host_proxy(env))
         address = docker_host or DEFAULT_DOCKER_HOST
         try:
             client = stack.enter_context(closing_client(address))
@@ -165,6 +191,7 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
         default_timeout_s=args.timeout,
         image_override=args.image,
         docker_host=docker_host,
+        trust=trust,
     )
     outcome = run_sweep(
         catalog,

@@ -9,6 +9,12 @@ multiplexed in frames (8-byte header: stream type, three zero bytes, big-endian 
 are split back into stdout and stderr pipes and handed to the transports' ``LineTransport``.
 Each container is killed and removed (and the removal awaited) when its capture ends.
 
+Behind a TLS-intercepting proxy a fresh container does not trust the proxy's CA, so ``npx`` and
+``uvx`` fail with a certificate error. ``HostTrust`` carries what the host knows: a CA bundle
+(mounted read-only at ``CA_MOUNT_PATH`` and named by every variable in ``CA_ENV_VARS``) and the
+host's proxy variables (``PROXY_VARS``), passed through as they are. Only names reach the
+isolation note; values carrying userinfo are secrets (``HostTrust.secret_values``).
+
 Commands that are themselves ``docker run`` are not wrapped: they run on the host as written and
 are recorded as a host-spawned container. The host's ``docker`` CLI is given the engine address
 the SDK uses (``--docker-host`` / ``DOCKER_HOST``) as ``DOCKER_HOST``, because the stdio
@@ -25,9 +31,10 @@ import secrets
 import socket
 import struct
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from mcpcost.core.model import Isolation
 from mcpcost.core.redact import redact_url
@@ -53,6 +60,104 @@ GIT_PREFIX = (
 REMOVE_TIMEOUT_S = 20
 READER_JOIN_S = 5.0
 
+CA_MOUNT_PATH = "/run/mcpcost/ca-bundle.pem"
+CA_ENV_VARS = (
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "REQUESTS_CA_BUNDLE",
+    "PIP_CERT",
+    "CURL_CA_BUNDLE",
+    "GIT_SSL_CAINFO",
+)
+CA_NOTE = "host CA bundle mounted"
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+HOST_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
+CA_BUNDLE_AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class HostTrust:
+    """What a container needs from the host to reach registries: a CA bundle and the proxy.
+
+    ``ca_bundle`` is an absolute host path (or None); ``proxy`` holds (name, value) pairs taken
+    from the host environment, passed to containers unchanged.
+    """
+
+    ca_bundle: str | None = None
+    proxy: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self.ca_bundle is None and not self.proxy
+
+    @property
+    def secret_values(self) -> tuple[str, ...]:
+        """Proxy values that carry userinfo, and the userinfo itself: never shown."""
+        found: list[str] = []
+        for _, value in self.proxy:
+            userinfo = _userinfo(value)
+            if userinfo:
+                found += [value, userinfo, *[p for p in userinfo.split(":", 1) if p]]
+        return tuple(dict.fromkeys(found))
+
+    def environment(self) -> dict[str, str]:
+        env = dict(self.proxy)
+        if self.ca_bundle is not None:
+            env.update(dict.fromkeys(CA_ENV_VARS, CA_MOUNT_PATH))
+            env["UV_NATIVE_TLS"] = "1"
+        return env
+
+    def binds(self) -> dict[str, str]:
+        return {} if self.ca_bundle is None else {self.ca_bundle: CA_MOUNT_PATH}
+
+    def note(self) -> str:
+        parts = []
+        if self.ca_bundle is not None:
+            parts.append(CA_NOTE)
+        if self.proxy:
+            parts.append(f"host proxy variables passed ({', '.join(n for n, _ in self.proxy)})")
+        return ", ".join(parts)
+
+
+def _userinfo(value: str) -> str:
+    try:
+        netloc = urlsplit(value if "://" in value else f"//{value}").netloc
+    except ValueError:
+        return ""
+    return netloc.rsplit("@", 1)[0] if "@" in netloc else ""
+
+
+def host_proxy(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The host's proxy variables that are set (non-empty), in ``PROXY_VARS`` order."""
+    return tuple((name, environ[name]) for name in PROXY_VARS if environ.get(name))
+
+
+class CABundleError(ValueError):
+    """The ``--ca-bundle`` value names no readable file."""
+
+
+def resolve_ca_bundle(
+    value: str | None,
+    environ: Mapping[str, str],
+    is_file: Callable[[str], bool] = os.path.isfile,
+) -> str | None:
+    """The absolute host path of the CA bundle to mount, or None.
+
+    ``auto`` takes the first of ``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE`` and ``HOST_CA_FILE``
+    that is a file (None when none is); any other value must name a file (``CABundleError``).
+    """
+    if value is None:
+        return None
+    if value == CA_BUNDLE_AUTO:
+        candidates = [environ.get("SSL_CERT_FILE"), environ.get("REQUESTS_CA_BUNDLE"), HOST_CA_FILE]
+        for candidate in candidates:
+            if candidate and is_file(candidate):
+                return os.path.realpath(candidate)
+        return None
+    if not is_file(value):
+        raise CABundleError(f"--ca-bundle {value}: not a file")
+    return os.path.realpath(value)
+
 
 @dataclass(frozen=True)
 class ContainerPlan:
@@ -62,6 +167,7 @@ class ContainerPlan:
     shell_command: str
     environment: Mapping[str, str]
     volumes: Mapping[str, str] = field(default_factory=dict)  # volume name -> mount path
+    binds: Mapping[str, str] = field(default_factory=dict)  # host path -> read-only mount path
     memory: str = MEMORY_LIMIT
     pids_limit: int = PIDS_LIMIT
     network: str = NETWORK
@@ -107,11 +213,17 @@ def with_docker_host(spec: ServerSpec, docker_host: str | None) -> ServerSpec:
 
 
 def plan_container(
-    entry: CatalogEntry, *, image_override: str | None = None, shared_cache: bool = True
+    entry: CatalogEntry,
+    *,
+    image_override: str | None = None,
+    shared_cache: bool = True,
+    trust: HostTrust | None = None,
 ) -> ContainerPlan:
     """The container plan for an entry (not for ``docker run`` commands: see ``is_self_docker``)."""
     image = image_for(entry, image_override)
+    trust = trust or HostTrust()
     env: dict[str, str] = {"HOME": "/tmp"}
+    env.update(trust.environment())
     volumes: dict[str, str] = {}
     if shared_cache:
         env["npm_config_cache"] = "/tmp/.npm-cache"
@@ -123,12 +235,15 @@ def plan_container(
         note += ", git installed"
     if not shared_cache:
         note += ", shared package cache bypassed"
+    if not trust.empty:
+        note += ", " + trust.note()
     command = (GIT_PREFIX if entry.needs_git else "") + entry.command
     return ContainerPlan(
         image=image,
         shell_command=command,
         environment=env,
         volumes=volumes,
+        binds=trust.binds(),
         name_prefix=f"mcp-ctx-{entry.name}",
         isolation=Isolation(docker=True, image=image, network=NETWORK, note=note),
     )
@@ -250,7 +365,7 @@ class ContainerLauncher:
             stdin_open=True,
             tty=False,
             environment=dict(plan.environment),
-            volumes={name: {"bind": path, "mode": "rw"} for name, path in plan.volumes.items()},
+            volumes=_mounts(plan),
             mem_limit=plan.memory,
             pids_limit=plan.pids_limit,
             security_opt=list(plan.security_opt),
@@ -271,6 +386,13 @@ class ContainerLauncher:
             _remove(container)
             raise
         return _transport(container, attachment)
+
+
+def _mounts(plan: ContainerPlan) -> dict[str, dict[str, str]]:
+    """Named cache volumes read-write, host files (the CA bundle) read-only."""
+    mounts = {name: {"bind": path, "mode": "rw"} for name, path in plan.volumes.items()}
+    mounts.update({host: {"bind": path, "mode": "ro"} for host, path in plan.binds.items()})
+    return mounts
 
 
 def _transport(container: Any, attachment: _Attachment) -> LineTransport:

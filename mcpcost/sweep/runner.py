@@ -4,11 +4,17 @@ The measuring itself is passed in (``MeasureFn``): the CLI wires it to
 ``mcpcost.measuring.measure_server``; tests may pass their own. The runner adds what is about
 sweeps: dummy environments, the container plan, the cold-cache retry for docker
 startup-failures, immediate atomic persistence, progress, the harness guard and publishing.
+
+A startup-failure because the launcher itself (``npx``, ``uvx``, ``docker``) is not on PATH, on
+the host or in the image, gets a note that names it and says how to get it; it is not retried
+with a cold cache, which could not help.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +33,7 @@ from mcpcost.sweep.files import atomic_write, badge_path, measurement_path
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, restore, take_snapshot
 from mcpcost.sweep.isolation import (
     ContainerPlan,
+    HostTrust,
     plan_container,
     self_docker_isolation,
     with_docker_host,
@@ -37,6 +44,12 @@ DEFAULT_TIMEOUT_S = 60.0
 COLD_RETRY_MIN_TIMEOUT_S = 240.0
 COLD_RETRY_PREFIX = "reproduced with the shared package cache bypassed; "
 NOTES_MAX = 700
+# launcher -> how to get it
+LAUNCHER_HELP = {
+    "npx": "install Node.js, which provides npx (e.g. apt-get install nodejs npm)",
+    "uvx": "install uv, which provides uvx (pip install uv)",
+    "docker": "install the Docker CLI and point --docker-host or DOCKER_HOST at an engine",
+}
 
 Clock = Callable[[], dt.datetime]
 Progress = Callable[[str], None]
@@ -64,6 +77,7 @@ class SweepOptions:
     default_timeout_s: float = DEFAULT_TIMEOUT_S
     image_override: str | None = None
     docker_host: str | None = None  # a non-default engine address, passed to `docker run` commands
+    trust: HostTrust | None = None  # the host's CA bundle and proxy, given to containers
 
 
 @dataclass(frozen=True)
@@ -123,15 +137,60 @@ def plan_job(
         return Job(entry, spec, budget, HOST_ISOLATION, None)
     if entry.is_self_docker:
         return Job(entry, spec, budget, self_docker_isolation(options.docker_host), None)
-    plan = plan_container(entry, image_override=options.image_override, shared_cache=shared_cache)
+    plan = plan_container(
+        entry,
+        image_override=options.image_override,
+        shared_cache=shared_cache,
+        trust=options.trust,
+    )
     return Job(entry, spec, budget, plan.isolation, plan)
 
 
-def _guarded(measure: MeasureFn, job: Job, clock: Clock) -> Measurement:
+def missing_launcher(job: Job, m: Measurement) -> str | None:
+    """The launcher a startup-failure shows is not on PATH (host or image), else None."""
+    argv = job.entry.argv
+    if m.status is not Status.STARTUP_FAILURE or not argv or not m.notes:
+        return None
+    name = os.path.basename(argv[0])
+    if name not in LAUNCHER_HELP:
+        return None
+    if job.container is None:
+        gone = f"spawn failed: {job.spec.argv[0] if job.spec.argv else argv[0]}:" in m.notes
+    else:  # sh -lc reports "sh: 1: uvx: not found" (bash: "uvx: command not found")
+        gone = (
+            re.search(rf"(?<![\w.-]){re.escape(argv[0])}: (command )?not found", m.notes)
+            is not None
+        )
+    return name if gone else None
+
+
+def launcher_note(job: Job, launcher: str, notes: str) -> str:
+    """An actionable note for a missing launcher, ahead of what the failure said."""
+    if job.container is not None:
+        advice = (
+            f"{launcher} is not on PATH in image {job.container.image}: use an image that has "
+            "it (the entry's dockerImage or --image)"
+        )
+    else:
+        advice = f"{launcher} is not on PATH: {LAUNCHER_HELP[launcher]}"
+        if launcher != "docker":
+            advice += ", or sweep with --docker"
+    return f"{advice}; {notes}"[:NOTES_MAX]
+
+
+def _secrets(job: Job, options: SweepOptions | None) -> tuple[str, ...]:
+    trust = None if options is None else options.trust
+    return job.spec.secret_values + (() if trust is None else trust.secret_values)
+
+
+def _guarded(
+    measure: MeasureFn, job: Job, clock: Clock, options: SweepOptions | None = None
+) -> Measurement:
+    secrets = _secrets(job, options)
     try:
         m = measure(job)
     except Exception as exc:  # a harness bug must not abort the sweep; it is a failure
-        detail = redact_text(f"{type(exc).__name__}: {exc}", job.spec.secret_values)
+        detail = redact_text(f"{type(exc).__name__}: {exc}", secrets)
         return failure(
             job.entry,
             Status.STARTUP_FAILURE,
@@ -146,6 +205,10 @@ def _guarded(measure: MeasureFn, job: Job, clock: Clock) -> Measurement:
         changes["isolation"] = job.isolation
     if m.has_number:  # the catalog's names; never DOCKER_HOST, which only reaches the CLI
         changes["env_var_names"] = tuple(sorted(job.entry.env))
+    if m.notes:  # proxy credentials reach containers and may be echoed back on stderr
+        notes = redact_text(m.notes, secrets)
+        launcher = missing_launcher(job, m.with_(notes=notes))
+        changes["notes"] = notes if launcher is None else launcher_note(job, launcher, notes)
     return m.with_(**changes)
 
 
@@ -154,13 +217,15 @@ def measure_entry(
 ) -> Measurement:
     """Measure one entry, with the cold-cache retry for docker startup-failures."""
     job = plan_job(entry, options)
-    first = _guarded(measure, job, clock)
+    first = _guarded(measure, job, clock, options)
     if not (job.container is not None and first.status is Status.STARTUP_FAILURE):
+        return first
+    if missing_launcher(job, first) is not None:
         return first
     cold = plan_job(
         entry, options, shared_cache=False, timeout_s=max(job.timeout_s, COLD_RETRY_MIN_TIMEOUT_S)
     )
-    retry = _guarded(measure, cold, clock)
+    retry = _guarded(measure, cold, clock, options)
     if retry.status is not Status.STARTUP_FAILURE:
         return retry
     return first.with_(notes=(COLD_RETRY_PREFIX + (first.notes or ""))[:NOTES_MAX])
