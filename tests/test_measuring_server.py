@@ -95,17 +95,26 @@ def test_dynamic_publishes_the_first_capture() -> None:
 
 
 def test_two_captures_run_concurrently(tmp_path: Path) -> None:
-    # Each launch sleeps 1 s before serving; sequential captures would need >= 2 s.
+    # A barrier, not a stopwatch: each launch records itself, then serves only once it sees the
+    # other launch alive too. Sequential captures leave the first launch alone at the barrier; it
+    # exits without serving, so the measurement fails. No wall-clock bound, so load cannot flake it.
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    script = fixture_argv("good")[1]
     code = (
-        "import runpy,sys,time; time.sleep(1.0); "
-        f"sys.argv=[{fixture_argv('good')[1]!r},'--mode','good']; "
-        f"runpy.run_path({fixture_argv('good')[1]!r}, run_name='__main__')"
+        "import os,runpy,sys,time; d=sys.argv[1]; "
+        "open(os.path.join(d, str(os.getpid())), 'w').close(); "
+        "end=time.monotonic()+5\n"
+        "while len(os.listdir(d)) < 2:\n"
+        "    time.sleep(0.02)\n"
+        "    if time.monotonic() > end: sys.exit(3)\n"
+        f"sys.argv=[{script!r},'--mode','good']; "
+        f"runpy.run_path({script!r}, run_name='__main__')"
     )
-    spec = ServerSpec.stdio("slow-start", [sys.executable, "-c", code])
-    started = time.monotonic()
+    spec = ServerSpec.stdio("barrier", [sys.executable, "-c", code, str(barrier)])
     m = measure_server(spec, timeout_s=10, retry_timeouts=False)
-    assert m.status is Status.MEASURED
-    assert time.monotonic() - started < 1.9
+    assert m.status is Status.MEASURED, m.notes
+    assert len(os.listdir(barrier)) == 2
 
 
 @pytest.mark.parametrize(
