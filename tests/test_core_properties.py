@@ -63,10 +63,9 @@ def test_serialised_values_round_trip(value: Any) -> None:
 @given(wire_texts())
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 def test_canonical_form_is_idempotent(wire: bytes) -> None:
-    try:
-        once = canonicalize_text(wire)
-    except JSONSyntaxError:
-        return  # lone surrogates written raw by surrogatepass are not valid UTF-8 wire text
+    # Every generated text is valid JSON (a raw lone surrogate decodes to U+FFFD, as in Node), so
+    # a rejection here is a parser bug, not a case to skip.
+    once = canonicalize_text(wire)
     assert canonicalize_text(once.data).data == once.data
 
 
@@ -92,7 +91,9 @@ def test_agrees_with_node(node: NodeOracle, wire: bytes) -> None:
     assert answer["ok"], f"we accepted what Node rejected: {wire!r}"
     assert ours.text == answer["canonical"]
     assert ours.sha256 == answer["sha256"]
-    if answer["tokens"] is not None:
+    # Node counts tokens whenever js-tiktoken is installed (CI installs it): no silent skip then.
+    assert (answer["tokens"] is not None) is node.has_tokens
+    if node.has_tokens:
         assert count_tokens(ours.text) == answer["tokens"]
 
 
