@@ -1,4 +1,5 @@
-"""The pull-request comment: rendered from an ``Outcome`` with a sandboxed Jinja template (pure).
+"""The pull-request comment: rendered from an ``Outcome`` with a sandboxed Jinja template
+(``mcpcost.core.templating``; pure).
 
 Server and tool names, notes and paths come from the pull request (its config, the servers it
 starts), so every such string passes an escaping filter: no @mentions, no HTML, nothing that
@@ -9,17 +10,13 @@ a note, until it does; the job summary carries the full table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
-
-from jinja2 import BaseLoader, TemplateNotFound
-from jinja2.sandbox import SandboxedEnvironment
 
 from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow
 from mcpcost.audit.render_text import n as fmt
 from mcpcost.audit.render_text import signed
 from mcpcost.core.markdown import code_span, md_text
+from mcpcost.core.templating import render
 
 COMMENT_LIMIT = 65_536
 COMMENT_TARGET = 60_000  # leave room for GitHub's own accounting and the marker
@@ -190,31 +187,9 @@ def context(
     }
 
 
-class _PackageLoader(BaseLoader):
-    def get_source(self, environment: Any, template: str) -> tuple[str, None, Any]:
-        try:
-            text = resources.files("mcpcost.templates").joinpath(template).read_text("utf-8")
-        except (FileNotFoundError, OSError):
-            raise TemplateNotFound(template) from None
-        return text, None, lambda: True
-
-
-@cache
-def environment() -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
-        loader=_PackageLoader(),
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["md"] = escape_md
-    env.filters["code"] = code
-    return env
-
-
 def render_template(name: str, ctx: dict[str, Any]) -> str:
-    return environment().get_template(name).render(**ctx)
+    """``name`` rendered in the shared environment (``mcpcost.core.templating``)."""
+    return render(name, ctx)
 
 
 def render_rows(outcome: Outcome, key: str, rows: int | None, tools: int | None) -> Rendered:

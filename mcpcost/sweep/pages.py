@@ -9,22 +9,18 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
-
-from jinja2 import FileSystemLoader, StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.markdown import md_text
 from mcpcost.core.model import METHODOLOGY_VERSION
 from mcpcost.core.status import Status
+from mcpcost.core.templating import render as render_template
+from mcpcost.core.templating import thousands
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Row
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MD_CELL_MAX = 160
 # First line of every server page publish writes: the mark that lets a later publish delete the
 # page once the server is no longer measured (files without it are a person's and stay).
@@ -57,27 +53,9 @@ def md_cell(value: object, limit: int = MD_CELL_MAX) -> str:
     return md_text(value, limit, mentions=False, active=PAGE_MD_ACTIVE)
 
 
-def thousands(value: int | None) -> str:
-    return "—" if value is None else f"{value:,}"
-
-
-@lru_cache(maxsize=1)
-def environment() -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
-        loader=FileSystemLoader(str(TEMPLATES)),
-        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["md"] = md_cell
-    env.filters["thousands"] = thousands
-    return env
-
-
 def render(template: str, **context: Any) -> str:
-    return environment().get_template(template).render(**context)
+    """``template`` rendered in the shared environment (``mcpcost.core.templating``)."""
+    return render_template(template, context)
 
 
 def session_text(row: Row) -> str:
