@@ -20,12 +20,19 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.status import Status
 from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.isolation import (
+    CA_MOUNT_PATH,
+    CA_NOTE,
+    HOST_CA_FILE,
     NODE_IMAGE,
     SELF_DOCKER_NOTE,
     UV_IMAGE,
+    CABundleError,
     ContainerLauncher,
+    HostTrust,
     demultiplex,
+    host_proxy,
     plan_container,
+    resolve_ca_bundle,
 )
 from mcpcost.sweep.runner import COLD_RETRY_PREFIX, Job, SweepOptions, measure_entry, plan_job
 
@@ -335,3 +342,264 @@ def test_sweep_without_a_reachable_engine_is_a_one_line_usage_error(tmp_path: Pa
     (line,) = err.getvalue().splitlines()
     assert line.startswith(f"mcpcost sweep: cannot reach a container engine at {missing} (")
     assert not (tmp_path / "results").exists()
+
+
+# -- host trust: CA bundle and proxy for containers behind a TLS-intercepting proxy -------------
+
+PROXY_ENV = {
+    "HTTPS_PROXY": "http://alice:s3cretpass@proxy.corp.example:3128",
+    "http_proxy": "http://proxy.corp.example:3128",
+    "NO_PROXY": "localhost,127.0.0.1",
+    "HTTP_PROXY": "",  # set but empty: not passed
+    "PATH": "/usr/bin",
+}
+
+
+def test_ca_bundle_auto_takes_the_first_existing_host_bundle(tmp_path: Path) -> None:
+    real = tmp_path / "bundle.pem"
+    real.write_text("PEM")
+    link = tmp_path / "link.pem"
+    link.symlink_to(real)
+    missing = str(tmp_path / "missing.pem")
+    assert resolve_ca_bundle(None, {"SSL_CERT_FILE": str(real)}) is None
+    env = {"SSL_CERT_FILE": missing, "REQUESTS_CA_BUNDLE": str(link)}
+    assert resolve_ca_bundle("auto", env) == str(real)  # resolved: the engine mounts a file
+    assert resolve_ca_bundle("auto", {"SSL_CERT_FILE": str(real)}) == str(real)
+    seen: list[str] = []
+
+    def host_file_only(path: str) -> bool:
+        seen.append(path)
+        return path == HOST_CA_FILE
+
+    assert resolve_ca_bundle("auto", {"SSL_CERT_FILE": missing}, host_file_only) == HOST_CA_FILE
+    assert seen == [missing, HOST_CA_FILE]
+    assert resolve_ca_bundle("auto", {}, lambda _: False) is None
+    assert resolve_ca_bundle(str(link), {}) == str(real)
+    with pytest.raises(CABundleError, match=r"missing\.pem: not a file"):
+        resolve_ca_bundle(missing, {})
+    with pytest.raises(CABundleError):
+        resolve_ca_bundle(str(tmp_path), {})  # a directory is not a bundle
+
+
+def test_host_trust_reaches_the_container_plan_and_only_names_are_recorded() -> None:
+    proxy = host_proxy(PROXY_ENV)
+    assert [n for n, _ in proxy] == ["HTTPS_PROXY", "NO_PROXY", "http_proxy"]
+    trust = HostTrust(ca_bundle="/etc/ssl/certs/ca-certificates.crt", proxy=proxy)
+    plan = plan_container(E["npx-thing"], trust=trust)
+    assert plan.binds == {"/etc/ssl/certs/ca-certificates.crt": CA_MOUNT_PATH}
+    for name in ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"):
+        assert plan.environment[name] == CA_MOUNT_PATH
+    assert plan.environment["UV_NATIVE_TLS"] == "1"
+    assert plan.environment["HTTPS_PROXY"] == PROXY_ENV["HTTPS_PROXY"]  # the proxy needs it
+    assert plan.environment["NO_PROXY"] == "localhost,127.0.0.1" and "HTTP_PROXY" not in (
+        plan.environment
+    )
+    assert set(plan.volumes) == {"mcp-ctx-npm-cache", "mcp-ctx-uv-cache"}  # caches unchanged
+    note = plan.isolation.note
+    assert note == (
+        "network enabled for package fetch; clean FS, no host credentials, git installed, "
+        f"{CA_NOTE}, host proxy variables passed (HTTPS_PROXY, NO_PROXY, http_proxy)"
+    )
+    assert "alice" not in note and "proxy.corp" not in note
+    assert set(trust.secret_values) >= {PROXY_ENV["HTTPS_PROXY"], "alice:s3cretpass", "s3cretpass"}
+    assert HostTrust(proxy=host_proxy({"https_proxy": "proxy:3128"})).secret_values == ()
+    only_ca = plan_container(E["boxed"], trust=HostTrust(ca_bundle="/x.pem"), shared_cache=False)
+    assert only_ca.isolation.note is not None
+    assert only_ca.isolation.note.endswith(f"shared package cache bypassed, {CA_NOTE}")
+    assert plan_container(E["boxed"], trust=HostTrust()) == plan_container(E["boxed"])
+    # docker run entries are host-spawned: nothing of ours is mounted into them
+    job = plan_job(E["self-docker"], SweepOptions(docker=True, trust=trust))
+    assert job.container is None and job.isolation.note == SELF_DOCKER_NOTE
+
+
+def test_proxy_credentials_echoed_by_a_server_are_masked_in_notes() -> None:
+    trust = HostTrust(proxy=host_proxy(PROXY_ENV))
+
+    def measure(job: Job) -> Measurement:
+        assert job.container is not None
+        said = job.container.environment["HTTPS_PROXY"]
+        return Measurement(status=Status.TIMEOUT, server_name="s", launch_command="x",
+                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=1000,
+                           notes=f"npm ERR! connect via {said} failed (user alice:s3cretpass)")  # fmt: skip
+
+    m = measure_entry(E["npx-thing"], measure, SweepOptions(docker=True, trust=trust), lambda: NOW)
+    assert m.notes is not None and "s3cretpass" not in m.notes and "alice" not in m.notes
+    assert "npm ERR! connect via" in m.notes
+
+
+def test_cli_ca_bundle_errors_are_one_line_usage_errors(tmp_path: Path) -> None:
+    import io
+
+    from mcpcost.cli import main
+
+    catalog = tmp_path / "servers.yaml"
+    catalog.write_text("servers:\n  - name: a\n    command: npx -y a\n")
+    base = ["sweep", "--servers", str(catalog), "--out", str(tmp_path)]
+    missing = str(tmp_path / "nope.pem")
+    for argv, says in (
+        ([*base, "--ca-bundle", "auto"], "--ca-bundle applies only with --docker"),
+        ([*base, "--docker", f"--ca-bundle={missing}"], f"--ca-bundle {missing}: not a file"),
+    ):
+        err = io.StringIO()
+        assert main(argv, io.StringIO(), err) == 2
+        (line,) = err.getvalue().splitlines()
+        assert says in line
+    assert not (tmp_path / "results").exists()
+
+
+TRUST_PROBE = r"""
+import hashlib, json, os, sys
+def probe():
+    path = os.environ.get("SSL_CERT_FILE", "")
+    try:
+        digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+    except OSError as exc:
+        digest = "unreadable:" + type(exc).__name__
+    try:
+        open(path, "ab").close()
+        writable = "writable"
+    except OSError:
+        writable = "read-only"
+    names = ",".join(n for n in ("NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "PIP_CERT") if os.environ.get(n) == path)
+    return "%s %s %s %s proxy=%s" % (path, digest, writable, names, os.environ.get("HTTPS_PROXY"))
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m.get("method") == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "trust", "version": "1.0"}}
+    else:
+        r = {"tools": [{"name": "trust_probe", "description": probe(), "inputSchema": {"type": "object"}}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_ca_bundle_is_mounted_read_only_and_named_inside_a_real_container(
+    engine: tuple[Any, str, str], tmp_path: Path
+) -> None:
+    import hashlib
+
+    from mcpcost.sweep.measure_adapter import make_measure
+
+    client, image, _ = engine
+    bundle = tmp_path / "corp-bundle.pem"
+    bundle.write_bytes(b"-----BEGIN CERTIFICATE-----\nnot really a certificate\n")
+    entry = load_catalog(
+        yaml.safe_dump(
+            {"servers": [{"name": "trust", "command": "python3 -u -c " + shlex.quote(TRUST_PROBE)}]}
+        )
+    ).entries[0]
+    proxy = (("HTTPS_PROXY", "http://proxy.invalid:3128"),)
+    options = SweepOptions(
+        docker=True, default_timeout_s=60, image_override=image,
+        trust=HostTrust(ca_bundle=str(bundle), proxy=proxy),
+    )  # fmt: skip
+    m = measure_entry(
+        entry, make_measure(ContainerLauncher(client), lambda: NOW), options, lambda: NOW
+    )
+    assert m.status is Status.MEASURED, m.notes
+    assert isinstance(m.raw_tools_capture, list)
+    said = m.raw_tools_capture[0]["description"]
+    digest = hashlib.sha256(bundle.read_bytes()).hexdigest()
+    assert said == (
+        f"{CA_MOUNT_PATH} {digest} read-only NODE_EXTRA_CA_CERTS,REQUESTS_CA_BUNDLE,PIP_CERT "
+        "proxy=http://proxy.invalid:3128"
+    )
+    assert m.isolation is not None and m.isolation.note is not None
+    assert m.isolation.note.endswith(f"{CA_NOTE}, host proxy variables passed (HTTPS_PROXY)")
+    assert _ours(client) == []
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_a_launcher_missing_from_the_image_is_named_and_not_retried(
+    engine: tuple[Any, str, str],
+) -> None:
+    from mcpcost.sweep.measure_adapter import make_measure
+
+    client, image, _ = engine
+    entry = load_catalog("servers:\n  - name: t\n    command: uvx mcp-server-time\n").entries[0]
+    real = make_measure(ContainerLauncher(client), lambda: NOW)
+    jobs: list[Job] = []
+
+    def counting(job: Job) -> Measurement:
+        jobs.append(job)
+        return real(job)
+
+    options = SweepOptions(docker=True, default_timeout_s=60, image_override=image)
+    m = measure_entry(entry, counting, options, lambda: NOW)
+    assert m.status is Status.STARTUP_FAILURE and len(jobs) == 1  # no cold-cache retry
+    assert m.notes is not None and m.notes.startswith(
+        f"uvx is not on PATH in image {image}: use an image that has it "
+        "(the entry's dockerImage or --image); "
+    )
+    assert "uvx: not found" in m.notes and not m.notes.startswith(COLD_RETRY_PREFIX)
+
+
+NPM_PACKAGE_URL = "https://registry.npmjs.org/@modelcontextprotocol%2fserver-memory"
+
+
+def _npm_registry_unreachable() -> str | None:
+    import requests
+
+    try:
+        with requests.get(NPM_PACKAGE_URL, timeout=60, stream=True) as resp:
+            if resp.status_code != 200:
+                return f"npm registry answered HTTP {resp.status_code}"
+    except requests.RequestException as exc:
+        return f"npm registry not reachable within 60 s ({type(exc).__name__})"
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_npx_server_fetched_in_a_container_behind_the_proxy_matches_the_host_measurement(
+    engine: tuple[Any, str, str], tmp_path: Path
+) -> None:
+    """``sweep --docker --ca-bundle auto``: npx fetches the pinned server from the npm registry
+    inside the container (through this machine's TLS-intercepting proxy, if it has one) and the
+    number equals the host measurement of the same pinned server."""
+    import io
+
+    from mcpcost.cli import sweep_cmd
+    from mcpcost.core.jsonvalue import parse_json
+    from mcpcost.core.spec import ServerSpec
+    from mcpcost.measuring import measure_server
+    from tests.servers.registry import real_server
+
+    _, image, address = engine
+    host_server = real_server("memory")
+    if host_server is None:
+        pytest.skip("pinned server-memory not installed (run scripts/setup-test-env.sh)")
+    if resolve_ca_bundle("auto", os.environ) is None:
+        pytest.skip("no host CA bundle to mount")
+    reason = _npm_registry_unreachable()
+    if reason is not None:
+        pytest.skip(reason)
+    host = measure_server(ServerSpec.stdio("memory", host_server.argv), timeout_s=60)
+    assert host.status is Status.MEASURED, host.notes
+    catalog = tmp_path / "servers.yaml"
+    # npm's cache is pointed away from the shared volume: a warm cache would let npm fall back
+    # to cached metadata after its network retries fail, hiding a missing CA bundle
+    catalog.write_text(
+        "servers:\n  - name: memory\n"
+        "    command: npx -y @modelcontextprotocol/server-memory@2026.8.31\n"
+        "    env: [npm_config_cache]\n"
+        "    envValues: {npm_config_cache: /tmp/cold-npm-cache}\n"
+    )
+    argv = ["--servers", str(catalog), "--docker", "--docker-host", address, "--image", image,
+            "--ca-bundle", "auto", "--timeout", "120", "--out", str(tmp_path / "out"),
+            "--no-publish"]  # fmt: skip
+    err = io.StringIO()
+    code = sweep_cmd.run(argv, io.StringIO(), err, environ=dict(os.environ))
+    doc = parse_json((tmp_path / "out" / "results" / "memory" / "measurement.json").read_bytes())
+    assert isinstance(doc, dict)
+    assert code == 0 and doc["status"] == "measured", (doc.get("notes"), err.getvalue())
+    assert doc["canonicalSha256"] == host.canonical_sha256
+    assert doc["totalTokens"] == host.total_tokens and doc["toolCount"] == host.tool_count
+    assert doc["isolation"]["docker"] is True and CA_NOTE in doc["isolation"]["note"]
+    assert "containers trust the CA bundle" in err.getvalue()

@@ -13,6 +13,7 @@ from mcpcost.cli import main
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
+from mcpcost.core.status import Status
 from mcpcost.sweep.catalog import Catalog, load_catalog
 from mcpcost.sweep.measure_adapter import make_measure
 from mcpcost.sweep.merge import merge
@@ -304,3 +305,40 @@ def test_cli_sweep_with_only_and_then_publish(tmp_path: Path, cat: Catalog) -> N
     code, out, _ = run_cli(["publish", "--out", str(out_dir), "--servers", str(servers)])
     assert code == 0 and "0 file(s) changed" in out
     assert tree(out_dir) == before
+
+
+def test_missing_launchers_on_the_host_get_an_actionable_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no npx/uvx/docker on PATH the spawn fails; the note names the launcher and the fix."""
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))  # the stdio transport hands the server this PATH
+    cat = load_catalog(
+        "servers:\n"
+        "  - name: t\n    command: uvx mcp-server-time==2026.10.19 --local-timezone UTC\n"
+        "  - name: m\n    command: npx -y @modelcontextprotocol/server-memory@2026.8.31\n"
+        "  - name: g\n    command: docker run -i --rm example/server\n"
+        "  - name: other\n    command: not-a-launcher --stdio\n"
+    )
+    outcome, _ = sweep(tmp_path / "out", cat, when=DAY1, publish_pages=False)
+    assert set(outcome.statuses.values()) == {Status.STARTUP_FAILURE}
+
+    def notes(name: str) -> str:
+        doc = parse_json((tmp_path / "out" / "results" / name / "measurement.json").read_bytes())
+        assert isinstance(doc, dict) and isinstance(doc["notes"], str)
+        return doc["notes"]
+
+    assert notes("t") == (
+        "uvx is not on PATH: install uv, which provides uvx (pip install uv), or sweep with "
+        "--docker; spawn failed: uvx: No such file or directory"
+    )
+    assert notes("m").startswith(
+        "npx is not on PATH: install Node.js, which provides npx (e.g. apt-get install nodejs "
+        "npm), or sweep with --docker; spawn failed: npx: "
+    )
+    assert notes("g").startswith(
+        "docker is not on PATH: install the Docker CLI and point --docker-host or DOCKER_HOST "
+        "at an engine; spawn failed: docker: "
+    )
+    assert notes("other") == "spawn failed: not-a-launcher: No such file or directory"
