@@ -63,14 +63,16 @@ class Git:
         return frozenset(p for p in out.decode("utf-8", "replace").split("\0") if p)
 
     @contextmanager
-    def worktree(self, sha: str, parent: str | None = None) -> Iterator[str]:
-        """A detached checkout of ``sha`` in a new temporary directory, removed afterwards.
+    def worktree(self, sha: str, parent: str | None = None, *, name: str = "tree") -> Iterator[str]:
+        """A detached checkout of ``sha`` in ``<new temporary directory>/<name>``, removed
+        afterwards.
 
         The user's working tree and index are never touched; git keeps the worktree's
         bookkeeping under ``.git/worktrees`` only while it exists.
         """
+        leaf = os.path.basename(name)
         holder = tempfile.mkdtemp(prefix="mcpcost-base-", dir=parent)
-        path = os.path.join(holder, "tree")
+        path = os.path.join(holder, leaf if leaf not in ("", ".", "..") else "tree")
         try:
             self.run("worktree", "add", "--detach", "--quiet", path, sha)
             yield path

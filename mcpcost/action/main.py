@@ -209,14 +209,20 @@ def _pr(runner: Runner) -> tuple[int, str, str]:
         raise InputError("the pull_request payload lacks number, base.sha or head.sha") from None
 
 
-def load_configs(settings: Settings, runner: Runner, git: Git, sha: str) -> dict[str, ConfigFile]:
+def load_configs(
+    settings: Settings, runner: Runner, git: Git, sha: str, *, root: str | None = None
+) -> dict[str, ConfigFile]:
+    """The configs at ``sha``, parsed with ``root`` (default: the runner's workspace) joined
+    with the working directory as ``${workspaceFolder}`` and the working directory."""
     prefix = (
         "" if settings.working_directory == "." else settings.working_directory.rstrip("/") + "/"
     )
     patterns = settings.config or engine.project_config_paths()
     paths = matching(git.files(sha), [prefix + p for p in patterns])
     configs: dict[str, ConfigFile] = {}
-    workspace = os.path.join(runner.workspace, settings.working_directory)
+    workspace = os.path.normpath(
+        os.path.join(runner.workspace if root is None else root, settings.working_directory)
+    )
     for path in paths:
         text = git.read(sha, path)
         if text is not None:
@@ -273,11 +279,22 @@ def measure_and_judge(
         )
         if in_tree:
             # they run base's files: a detached worktree, never the user's checkout
-            with git.worktree(base_sha, runner.environ.get("RUNNER_TEMP") or None) as tree:
-                there = os.path.join(tree, settings.working_directory)
-                base_side = [
-                    place(c, here=workspace, there=there, moved=in_tree) for c in base.values()
-                ]
+            # named like the checkout, so ${workspaceFolderBasename} expands the same there
+            with git.worktree(
+                base_sha,
+                runner.environ.get("RUNNER_TEMP") or None,
+                name=os.path.basename(os.path.normpath(runner.workspace)),
+            ) as tree:
+                there = os.path.normpath(os.path.join(tree, settings.working_directory))
+                # parsed again against the worktree: ${workspaceFolder} must name base's files
+                in_base_tree = load_configs(settings, runner, git, base_sha, root=tree)
+                try:
+                    base_side = [
+                        place(c, in_base_tree[path], here=workspace, there=there, moved=in_tree)
+                        for path, c in base.items()
+                    ]
+                except (KeyError, ValueError) as exc:
+                    raise InputError(f"cannot place the base side in its worktree: {exc}") from None
                 measurements = _measure(settings, [*base_side, *head], measure, log)
         else:
             base_side = [with_cwd(c, workspace) for c in base.values()]

@@ -10,6 +10,11 @@ or split at ``:`` (PATH-style lists), it resolves, relative to the config's dire
 repository root or the launch's working directory (or as an absolute path), to a changed file or
 to a directory holding one. Everything else runs in the worktree, from base's files.
 
+The decision reads the base configs as parsed against the workspace, so a path an editor
+variable builds (``${workspaceFolder}/server.py``) is judged as the workspace path it expands
+to. A launch that moves takes its spec from the same text parsed against the worktree instead
+(``place``), so that path names base's copy there.
+
 The check reads what the launch names, not what it imports: a server file that did not change
 but loads a changed module beside it is shared unless the launch names that module's directory.
 """
@@ -117,9 +122,27 @@ def needs_worktree(
     return frozenset(out)
 
 
-def place(config: ConfigFile, *, here: str, there: str, moved: Collection[EntryKey]) -> ConfigFile:
-    """``config`` with the entries in ``moved`` run from ``there`` and the rest from ``here``."""
-    at_here, at_there = with_cwd(config, here), with_cwd(config, there)
+def place(
+    config: ConfigFile,
+    base_tree: ConfigFile,
+    *,
+    here: str,
+    there: str,
+    moved: Collection[EntryKey],
+) -> ConfigFile:
+    """One base config whose ``moved`` entries run from ``there``, the rest from ``here``.
+
+    ``config`` is the base config parsed against the workspace (``here``), ``base_tree`` the
+    same text parsed against the worktree (``there``): a moved entry takes the worktree parse, so
+    a path built from ``${workspaceFolder}`` names base's copy, not head's. Raises
+    ``ValueError`` when the two parses do not list the same entries.
+    """
+    names = [e.name for e in config.entries]
+    if names != [e.name for e in base_tree.entries]:
+        raise ValueError(
+            f"{config.source}: parsing it for the base worktree gave different servers"
+        )
+    at_here, at_there = with_cwd(config, here), with_cwd(base_tree, there)
     entries = tuple(
         b if (config.source, a.name) in moved else a
         for a, b in zip(at_here.entries, at_there.entries, strict=True)

@@ -23,7 +23,8 @@ from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
 from mcpcost.action.main import Log, Runner, run
 from mcpcost.action.settings import CommentMode, Settings
-from mcpcost.action.sharing import depends_on_changes, needs_worktree, repo_paths
+from mcpcost.action.sharing import depends_on_changes, needs_worktree, place, repo_paths
+from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from tests.servers.registry import real_server_argv, real_server_missing
@@ -77,7 +78,9 @@ class Counting:
         return sum(1 for n, _ in self.calls if n == name)
 
 
-def run_pr(repo: Repo, base: str, head: str, tmp: Path) -> tuple[int, Counting, str, Path]:
+def run_pr(
+    repo: Repo, base: str, head: str, tmp: Path, *, working_directory: str = "."
+) -> tuple[int, Counting, str, Path]:
     event = tmp / "event.json"
     event.write_text(
         json.dumps({"pull_request": {"number": 5, "base": {"sha": base}, "head": {"sha": head}}})
@@ -97,7 +100,12 @@ def run_pr(repo: Repo, base: str, head: str, tmp: Path) -> tuple[int, Counting, 
             "HOME": str(tmp),
         }
     )
-    settings = Settings(comment=CommentMode.NEVER, summary=False, timeout=30.0)
+    settings = Settings(
+        comment=CommentMode.NEVER,
+        summary=False,
+        timeout=30.0,
+        working_directory=working_directory,
+    )
     gh = GitHubClient(
         session=requests.Session(),
         api_url="http://127.0.0.1:9",  # never called: comment never, no badge
@@ -234,3 +242,111 @@ def test_a_launch_head_does_not_have_runs_in_the_worktree() -> None:
     assert needs_worktree(
         [base], workspace="/r", repo_root="/r", head_keys=set(), changed=set()
     ) == {(".mcp.json", "gone")}
+
+
+# ------------------------------------------------------------- ${workspaceFolder} launches
+
+
+def _tools(words: int) -> list[dict[str, Any]]:
+    return [{"name": "look", "description": " ".join(["word"] * words), "inputSchema": {}}]
+
+
+def _vscode(server: dict[str, Any]) -> str:
+    return json.dumps({"servers": {"local": {"type": "stdio", **server}}}, indent=2) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("config_path", "server", "script"),
+    [
+        # the path is absolute once parsed: it must name base's copy on the base side
+        (".vscode/mcp.json", {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]}, "server.py"),
+        # the same through an absolute cwd built from the variable
+        (".vscode/mcp.json", {"command": sys.executable, "args": ["server.py"], "cwd": "${workspaceFolder}/srv"}, "srv/server.py"),
+        (".cursor/mcp.json", {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]}, "server.py"),
+        # a working directory: ${workspaceFolder} is that directory on each side
+        ("sub/.vscode/mcp.json", {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]}, "sub/server.py"),
+    ],
+)  # fmt: skip
+def test_workspace_folder_launch_runs_base_own_file(
+    tmp_path: Path, config_path: str, server: dict[str, Any], script: str
+) -> None:
+    workdir = "sub" if config_path.startswith("sub/") else "."
+    if ".vscode" in config_path:
+        text = _vscode(server)
+    else:
+        text = json.dumps({"mcpServers": {"local": server}}, indent=2) + "\n"
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({config_path: text, script: _server_py(5)})
+    head = repo.commit({script: _server_py(105)})
+    code, counting, log, out = run_pr(repo, base, head, tmp_path, working_directory=workdir)
+    assert code == 0, log
+    assert counting.count("local") == 2, counting.calls
+    assert "0 of 1 local launches share head's measurement; 1 run from a worktree" in log
+    # the delta is exactly the difference between the two commits' tool definitions
+    expected = measure_tools(_tools(105)).total_tokens - measure_tools(_tools(5)).total_tokens
+    assert expected == 100
+    assert _delta(out) == expected
+    # the workspace is untouched and the worktree is gone
+    assert (repo.root / script).read_text() == _server_py(105)
+    assert len(git(repo.root, "worktree", "list").splitlines()) == 1
+
+
+def test_workspace_folder_launch_of_an_unchanged_file_is_shared(tmp_path: Path) -> None:
+    text = _vscode({"command": sys.executable, "args": ["${workspaceFolder}/server.py"]})
+    repo = Repo(tmp_path / "repo")
+    base = repo.commit({".vscode/mcp.json": text, "server.py": _server_py(5), "n.txt": "a\n"})
+    head = repo.commit({"n.txt": "b\n"})
+    code, counting, log, out = run_pr(repo, base, head, tmp_path)
+    assert code == 0, log
+    assert counting.calls == [("local", str(repo.root))]
+    assert _delta(out) == 0
+
+
+def test_workspace_folder_path_to_a_changed_file_is_not_shared() -> None:
+    text = _vscode({"command": "python", "args": ["${workspaceFolder}/server.py"]})
+    base = engine.parse_config(".vscode/mcp.json", text, environ={}, workspace="/r")
+    spec = base.entries[0].spec
+    assert spec is not None and spec.argv[-1] == "/r/server.py"
+    head_keys = {engine.with_cwd(base, "/r").entries[0].spec.launch_key()}  # type: ignore[union-attr]
+    decide = lambda changed: needs_worktree(  # noqa: E731
+        [base], workspace="/r", repo_root="/r", head_keys=head_keys, changed=changed
+    )
+    assert decide({"server.py"}) == {(".vscode/mcp.json", "local")}
+    assert decide({"README.md"}) == frozenset()
+
+
+def test_place_takes_moved_entries_from_the_worktree_parse() -> None:
+    text = json.dumps(
+        {
+            "servers": {
+                "moved": {
+                    "type": "stdio",
+                    "command": "python",
+                    "args": ["${workspaceFolder}/a.py"],
+                },
+                "kept": {"type": "stdio", "command": "node", "args": ["${workspaceFolder}/b.js"]},
+            }
+        }
+    )
+    here = engine.parse_config(".vscode/mcp.json", text, environ={}, workspace="/r")
+    there = engine.parse_config(".vscode/mcp.json", text, environ={}, workspace="/t/tree")
+    placed = place(here, there, here="/r", there="/t/tree", moved={(".vscode/mcp.json", "moved")})
+    specs = {e.name: e.spec for e in placed.entries}
+    assert specs["moved"] is not None and specs["kept"] is not None
+    assert specs["moved"].argv[-1] == "/t/tree/a.py" and specs["moved"].cwd == "/t/tree"
+    assert specs["kept"].argv[-1] == "/r/b.js" and specs["kept"].cwd == "/r"
+    other = engine.parse_config(".vscode/mcp.json", "{}", environ={}, workspace="/t/tree")
+    with pytest.raises(ValueError):
+        place(here, other, here="/r", there="/t/tree", moved=set())
+
+
+def test_worktree_is_named_like_the_checkout(tmp_path: Path) -> None:
+    """``${workspaceFolderBasename}`` expands to the same text in the base worktree."""
+    repo = Repo(tmp_path / "my-project")
+    sha = repo.commit({"a.txt": "a\n"})
+    with Git(str(repo.root)).worktree(sha, str(tmp_path), name="my-project") as tree:
+        assert os.path.basename(tree) == "my-project" and Path(tree, "a.txt").is_file()
+        assert Path(tree).parent != repo.root.parent
+    with Git(str(repo.root)).worktree(sha, str(tmp_path), name="..") as tree:
+        assert os.path.basename(tree) == "tree"
+    assert len(git(repo.root, "worktree", "list").splitlines()) == 1
