@@ -1,17 +1,18 @@
-"""Token counts follow JavaScript's pre-tokenisation (Unicode 17.0 tables, ECMAScript ``\\s``),
-which is what js-tiktoken computes in current Node, not tiktoken's Rust tables."""
+"""Token counts follow JavaScript's pre-tokenisation (Unicode 17.0 class tables, ECMAScript
+``\\s``), which is what js-tiktoken computes in current Node, not tiktoken's Rust tables."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
 from typing import Any
 
 import pytest
-import regex
 
-from mcpcost.core.tokenizer import _JS_WS, count_tokens, get_tokenizer
+from mcpcost.core.pretokenize import CLASS_NAMES, js_splitter, load_class_tables
+from mcpcost.core.tokenizer import count_tokens, get_tokenizer
 from tests.conftest import FIXTURES, ROOT
 
 VECTORS: dict[str, Any] = json.loads((FIXTURES / "tokenizer-vectors.json").read_text("utf-8"))
@@ -34,23 +35,25 @@ def test_ascii_fast_path_agrees_with_the_javascript_split() -> None:
     assert len(tk.encoding.encode_ordinary(sample)) == tk._count_split_here(sample)
 
 
-def _ranges(pattern: str) -> list[list[int]]:
-    compiled = regex.compile(pattern)
-    ranges: list[list[int]] = []
-    start = -1
-    for cp in range(0x110001):
-        inside = cp < 0x110000 and not 0xD800 <= cp <= 0xDFFF and bool(compiled.match(chr(cp)))
-        if inside and start < 0:
-            start = cp
-        if not inside and start >= 0:
-            ranges.append([start, cp - 1])
-            start = -1
-    return ranges
+def test_split_pieces_as_nodes_regexp_gives_them() -> None:
+    # expected pieces taken from Node 20.20 (Unicode 17.0) running the same pattern with /gu
+    pieces = js_splitter().split("x\ufeffy \u0085z it'S \U000323b0\\u")
+    assert pieces == ["x", "\ufeffy", " \x85", "z", " it'S", " \U000323b0", "\\u"]
+
+
+def test_bundled_tables_are_well_formed() -> None:
+    tables = load_class_tables()
+    assert tables["unicode"] == "17.0"
+    for name in CLASS_NAMES:
+        ranges = tables["classes"][name]
+        assert ranges and all(lo <= hi for lo, hi in ranges)
+        assert all(a[1] + 1 < b[0] for a, b in itertools.pairwise(ranges))
+        assert not any(lo <= 0xDFFF and hi >= 0xD800 for lo, hi in ranges)
 
 
 @pytest.mark.node
 @pytest.mark.slow
-def test_character_classes_equal_nodes() -> None:
+def test_bundled_tables_equal_nodes_regexp() -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed: no Unicode table cross-check")
@@ -60,10 +63,44 @@ def test_character_classes_equal_nodes() -> None:
     )  # fmt: skip
     theirs = json.loads(proc.stdout)
     if theirs["unicode"] != "17.0":
-        pytest.skip(f"this Node uses Unicode {theirs['unicode']}; the pinned tables are 17.0")
-    ours = {
-        name: _ranges(rf"\p{{{name}}}") for name in ("L", "N", "Lu", "Lt", "Lm", "Lo", "M", "Ll")
-    }
-    ours["s"] = _ranges(f"[{_JS_WS}]")
-    for name, ranges in ours.items():
-        assert ranges == theirs["classes"][name], name
+        pytest.skip(f"this Node uses Unicode {theirs['unicode']}; the bundled tables are 17.0")
+    assert load_class_tables()["classes"] == theirs["classes"]
+
+
+def test_stand_in_split_equals_a_direct_split_with_the_full_classes() -> None:
+    # The splitter matches on class representatives; a direct match with every class written
+    # out as ranges (slow, but obviously faithful) must give the same pieces.
+    import re
+
+    from mcpcost.core.pretokenize import CONTRACTIONS
+
+    classes = load_class_tables()["classes"]
+
+    def ranges(name: str) -> str:
+        return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in classes[name])
+
+    c = {name: ranges(name) for name in CLASS_NAMES}
+    up = c["Lu"] + c["Lt"] + c["Lm"] + c["Lo"] + c["M"]
+    low = c["Ll"] + c["Lm"] + c["Lo"] + c["M"]
+    ln, ws = c["L"] + c["N"], c["s"]
+    direct = re.compile(
+        "|".join(
+            [
+                rf"[^\r\n{ln}]?[{up}]*[{low}]+{CONTRACTIONS}",
+                rf"[^\r\n{ln}]?[{up}]+[{low}]*{CONTRACTIONS}",
+                rf"[{c['N']}]{{1,3}}",
+                rf" ?[^{ws}{ln}]+[\r\n/]*",
+                rf"[{ws}]*[\r\n]+",
+                rf"[{ws}]+(?![^{ws}])",
+                rf"[{ws}]+",
+            ]
+        )
+    )
+    samples = []
+    for cp in range(0x80, 0x40000, 61):
+        if not 0xD800 <= cp <= 0xDFFF:
+            ch = chr(cp)
+            samples.append(f"a{ch}b {ch}'s 1{ch}2\n{ch}'\u017f{ch.upper()} ")
+    splitter = js_splitter()
+    for text in samples:
+        assert splitter.split(text) == direct.findall(text), ascii(text)

@@ -13,8 +13,9 @@ engine's RegExp: Unicode 17.0 tables in current Node.js, and ECMAScript's own de
 Unicode tables and Unicode's White_Space property, so for recently assigned characters (CJK
 Extension J, for one) and for U+0085/U+FEFF the two disagree on the pieces and so on the count.
 For ASCII text the two splits are identical and tiktoken's fast path is used; any other text is
-split here with the ``regex`` module (Unicode 17.0 tables) using ECMAScript's whitespace set, and
-each piece is byte-pair encoded by tiktoken's core.
+split here with the JavaScript-equivalent pattern of ``core.pretokenize`` (Unicode 17.0 class
+tables shipped with us, ECMAScript whitespace), and each piece is byte-pair encoded by tiktoken's
+core.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
 
+from mcpcost.core.pretokenize import js_splitter
 from mcpcost.errors import TokenizerError
 
 ENCODING_NAME = "o200k_base"
@@ -48,20 +50,6 @@ O200K_PAT_STR = "|".join(
 )
 O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 
-# ECMAScript WhiteSpace and LineTerminator: what ``\s`` means in a JavaScript RegExp.
-_JS_WS = r"\t\n\x0b\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-# The o200k_base split pattern with ``\s``/``\S`` spelled as JavaScript reads them.
-O200K_JS_PAT_STR = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        rf""" ?[^{_JS_WS}\p{{L}}\p{{N}}]+[\r\n/]*""",
-        rf"""[{_JS_WS}]*[\r\n]+""",
-        rf"""[{_JS_WS}]+(?![^{_JS_WS}])""",
-        rf"""[{_JS_WS}]+""",
-    ]
-)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _PIECE_CACHE_LIMIT = 500_000
 
@@ -83,7 +71,6 @@ class TiktokenTokenizer:
 
     name: str
     encoding: Any
-    splitter: Any  # a compiled ``regex`` pattern (O200K_JS_PAT_STR)
     piece_cache: dict[str, int]
 
     def count(self, text: str) -> int:
@@ -104,7 +91,7 @@ class TiktokenTokenizer:
             cache.clear()
         encode_piece = self.encoding._core_bpe.encode_single_piece
         total = 0
-        for piece in self.splitter.findall(text):
+        for piece in js_splitter().split(text):
             n = cache.get(piece)
             if n is None:
                 n = len(encode_piece(piece.encode("utf-8")))
@@ -144,7 +131,6 @@ def read_bundled_data() -> bytes:
 
 def build_o200k(data: bytes) -> TiktokenTokenizer:
     """Build the o200k_base tokenizer from the uncompressed ranks file."""
-    import regex
     import tiktoken
 
     encoding = tiktoken.Encoding(
@@ -153,10 +139,7 @@ def build_o200k(data: bytes) -> TiktokenTokenizer:
         mergeable_ranks=load_bpe_ranks(data),
         special_tokens=O200K_SPECIAL_TOKENS,
     )
-    splitter = regex.compile(O200K_JS_PAT_STR)
-    return TiktokenTokenizer(
-        name=ENCODING_NAME, encoding=encoding, splitter=splitter, piece_cache={}
-    )
+    return TiktokenTokenizer(name=ENCODING_NAME, encoding=encoding, piece_cache={})
 
 
 _lock = threading.Lock()

@@ -1,0 +1,134 @@
+"""o200k_base's pre-tokenising split, as a JavaScript RegExp performs it.
+
+The split pattern names Unicode character classes (``\\p{L}``, ``\\p{N}``, ``\\p{Lu}``...,
+``\\s``). Which code points fall in them depends on the Unicode version of the regular-expression
+engine, and ``\\s`` differs between engines (ECMAScript's includes U+FEFF and excludes U+0085).
+The reference counts with js-tiktoken, whose split is Node.js's RegExp, so the class memberships
+here come from Node itself (Unicode 17.0, ``data/o200k-js-classes.json``) rather than from the
+tables of whatever Python package happens to be installed.
+
+Matching against classes of thousands of ranges is slow in any Python engine, so the split works
+on a stand-in text: every non-ASCII character is replaced by a private-use representative of its
+*class signature* (which of the pattern's classes it belongs to). Characters with the same
+signature are interchangeable for this pattern, the replacement is one code point for one, and
+the pattern's classes shrink to ASCII plus a few representatives. Pieces are then cut from the
+original text at the positions found in the stand-in.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+CLASSES_FILE = "o200k-js-classes.json"
+CLASS_NAMES = ("L", "N", "Lu", "Lt", "Lm", "Lo", "M", "Ll", "s")
+CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+# Non-ASCII characters the pattern can match literally: under (?i), U+017F (long s) folds to "s".
+LITERAL_NON_ASCII = frozenset({"\u017f"})
+_REPRESENTATIVE_BASE = 0xF0000  # Supplementary Private Use Area-A: no case folding, no class
+
+
+def load_class_tables() -> dict[str, Any]:
+    """The bundled class tables: ``{"unicode": "17.0", "classes": {name: [[lo, hi], ...]}}``."""
+    text = resources.files("mcpcost.core").joinpath("data", CLASSES_FILE).read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@dataclass
+class JsSplitter:
+    """Splits text into the pieces a JavaScript engine's o200k_base pattern finds."""
+
+    classes: dict[str, list[list[int]]]
+    _starts: dict[str, list[int]] = field(init=False)
+    _signature_of: dict[str, int] = field(init=False, default_factory=dict)
+    _signatures: list[tuple[bool, ...]] = field(init=False, default_factory=list)
+    _pattern: re.Pattern[str] | None = field(init=False, default=None)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self._starts = {name: [lo for lo, _ in self.classes[name]] for name in CLASS_NAMES}
+        # Every possible signature gets a representative up front, so the pattern never changes.
+        for cp_ranges in self._all_signatures():
+            self._signatures.append(cp_ranges)
+        self._pattern = re.compile(self._build_pattern())
+
+    def member(self, name: str, cp: int) -> bool:
+        i = bisect.bisect_right(self._starts[name], cp) - 1
+        return i >= 0 and cp <= self.classes[name][i][1]
+
+    def signature(self, cp: int) -> tuple[bool, ...]:
+        return tuple(self.member(name, cp) for name in CLASS_NAMES)
+
+    def _all_signatures(self) -> list[tuple[bool, ...]]:
+        # The distinct signatures of all non-ASCII code points: walk the range boundaries.
+        points = {0x80}
+        for name in CLASS_NAMES:
+            for lo, hi in self.classes[name]:
+                points.add(lo)
+                points.add(hi + 1)
+        seen: dict[tuple[bool, ...], None] = {}
+        for cp in sorted(p for p in points if 0x80 <= p <= 0x10FFFF):
+            seen.setdefault(self.signature(cp), None)
+        return list(seen)
+
+    def _class(self, name: str, *, negated_extra: str = "") -> str:
+        bit = CLASS_NAMES.index(name)
+        members = [chr(c) for c in range(0x80) if self.member(name, c)]
+        members += [ch for ch in sorted(LITERAL_NON_ASCII) if self.member(name, ord(ch))]
+        members += [
+            chr(_REPRESENTATIVE_BASE + i) for i, sig in enumerate(self._signatures) if sig[bit]
+        ]
+        return "".join(re.escape(m) for m in members)
+
+    def _build_pattern(self) -> str:
+        c = {name: self._class(name) for name in CLASS_NAMES}
+        upper = c["Lu"] + c["Lt"] + c["Lm"] + c["Lo"] + c["M"]
+        lower = c["Ll"] + c["Lm"] + c["Lo"] + c["M"]
+        letters_digits = c["L"] + c["N"]
+        ws = c["s"]
+        return "|".join(
+            [
+                rf"[^\r\n{letters_digits}]?[{upper}]*[{lower}]+{CONTRACTIONS}",
+                rf"[^\r\n{letters_digits}]?[{upper}]+[{lower}]*{CONTRACTIONS}",
+                rf"[{c['N']}]{{1,3}}",
+                rf" ?[^{ws}{letters_digits}]+[\r\n/]*",
+                rf"[{ws}]*[\r\n]+",
+                rf"[{ws}]+(?![^{ws}])",
+                rf"[{ws}]+",
+            ]
+        )
+
+    def _translation(self, text: str) -> dict[int, int]:
+        table: dict[int, int] = {}
+        cache_ = self._signature_of
+        for ch in set(text):
+            if ch.isascii() or ch in LITERAL_NON_ASCII:
+                continue
+            index = cache_.get(ch)
+            if index is None:
+                index = self._signatures.index(self.signature(ord(ch)))
+                with self._lock:
+                    if len(cache_) > 200_000:
+                        cache_.clear()
+                    cache_[ch] = index
+            table[ord(ch)] = _REPRESENTATIVE_BASE + index
+        return table
+
+    def split(self, text: str) -> list[str]:
+        """The pieces, in order; they concatenate back to ``text``."""
+        assert self._pattern is not None
+        stand_in = text.translate(self._translation(text)) if not text.isascii() else text
+        return [text[m.start() : m.end()] for m in self._pattern.finditer(stand_in)]
+
+
+@cache
+def js_splitter() -> JsSplitter:
+    """The process-wide splitter, built from the bundled tables on first use."""
+    return JsSplitter(load_class_tables()["classes"])
