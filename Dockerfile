@@ -4,7 +4,10 @@
 # Fast path: build Dockerfile.base once, publish it, and build this file with
 #   --build-arg BASE=ghcr.io/<owner>/mcp-context-cost-base:<version>
 # Every runtime step then finds its work done and a run only copies the code (seconds).
-# Locally: --build-arg BASE=localhost/mcpcost-base:bookworm (scripts/setup-podman.sh).
+# Locally, without a registry: --build-arg BASE="$(scripts/setup-podman.sh --print-prebuilt)",
+# the localhost/mcpcost-prebuilt:<key> image setup-podman.sh builds from Dockerfile.base (what
+# scripts/container-action-test.sh uses). Its plain localhost/mcpcost-base:bookworm is only the
+# Python underneath: as BASE it would install the whole runtime again.
 ARG BASE=python:3.12-slim-bookworm
 FROM ${BASE}
 

@@ -170,6 +170,34 @@ def test_dockerfiles_take_dependencies_from_pyproject_only() -> None:
     assert "!scripts/image-deps.sh" in (ROOT / ".dockerignore").read_text()
 
 
+def test_docs_point_local_builds_at_the_prebuilt_image() -> None:
+    """Every ``BASE=`` the Dockerfiles and the workflow docs suggest is the published prebuilt
+    placeholder or the tag ``setup-podman.sh --print-prebuilt`` prints, never the plain base."""
+    import re
+
+    printed = "$(scripts/setup-podman.sh --print-prebuilt)"
+    suggested: dict[str, list[str]] = {}
+    for doc in ("Dockerfile", "Dockerfile.base", "examples/workflows/README.md"):
+        text = (ROOT / doc).read_text()
+        if doc.startswith("Dockerfile"):  # the suggestions are the comments; ARG is the default
+            text = "\n".join(line for line in text.splitlines() if line.startswith("#"))
+        suggested[doc] = re.findall(r"BASE=(\"[^\"]*\"|\S+)", text)
+        for value in suggested[doc]:
+            if value.startswith("..."):  # prose naming the flag, not a value
+                continue
+            value = value.strip('"`,')
+            assert value == printed or value.startswith("ghcr.io/<owner>/"), (doc, value)
+        assert f"BASE={podman.BASE_IMAGE}" not in text, doc
+    local = [v for vs in suggested.values() for v in vs if "print-prebuilt" in v]
+    assert any("print-prebuilt" in v for v in suggested["Dockerfile"]), suggested
+    assert any("print-prebuilt" in v for v in suggested["examples/workflows/README.md"]), local
+    # the repository the docs name is the one the printed tag is in
+    readme = (ROOT / "examples/workflows/README.md").read_text()
+    assert f"`{podman.PREBUILT_REPO}:<key>`" in readme
+    assert podman.prebuilt_image().startswith(podman.PREBUILT_REPO + ":")
+    assert "--print-prebuilt" in SCRIPT.read_text()
+
+
 @pytest.mark.podman
 @pytest.mark.slow
 def test_prebuilt_base_makes_the_action_build_copy_only_code() -> None:
