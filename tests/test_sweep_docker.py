@@ -603,3 +603,38 @@ def test_npx_server_fetched_in_a_container_behind_the_proxy_matches_the_host_mea
     assert doc["totalTokens"] == host.total_tokens and doc["toolCount"] == host.tool_count
     assert doc["isolation"]["docker"] is True and CA_NOTE in doc["isolation"]["note"]
     assert "containers trust the CA bundle" in err.getvalue()
+
+
+NPM_TLS_FAILURE = (
+    "server exited (code 1); stderr tail: npm ERR! code SELF_SIGNED_CERT_IN_CHAIN\n"
+    "npm ERR! request to https://registry.npmjs.org/@modelcontextprotocol%2fserver-memory "
+    "failed, reason: self-signed certificate in certificate chain"
+)  # what npx said in a container on this machine without --ca-bundle
+
+
+@pytest.mark.parametrize(
+    "options,advised",
+    [
+        (SweepOptions(docker=True), True),
+        (SweepOptions(docker=True, trust=HostTrust(proxy=(("HTTPS_PROXY", "http://p:1"),))), True),
+        (SweepOptions(docker=True, trust=HostTrust(ca_bundle="/b.pem")), False),
+    ],
+)
+def test_an_untrusted_certificate_chain_points_at_ca_bundle_and_is_not_retried(
+    options: SweepOptions, advised: bool
+) -> None:
+    seen: list[Job] = []
+
+    def measure(job: Job) -> Measurement:
+        seen.append(job)
+        return Measurement(status=Status.STARTUP_FAILURE, server_name="m", launch_command="x",
+                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=1000,
+                           notes=NPM_TLS_FAILURE)  # fmt: skip
+
+    m = measure_entry(E["npx-thing"], measure, options, lambda: NOW)
+    assert len(seen) == 1  # a cold package cache cannot fix a certificate chain
+    assert m.notes is not None and m.notes.endswith(NPM_TLS_FAILURE)
+    assert m.notes.startswith("the container does not trust the TLS certificate chain") is advised
+    assert ("--ca-bundle auto" in m.notes) is advised
+    host = measure_entry(E["npx-thing"], measure, SweepOptions(docker=False), lambda: NOW)
+    assert host.notes == NPM_TLS_FAILURE  # the host's own trust store is not ours to fix

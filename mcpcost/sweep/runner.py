@@ -7,7 +7,9 @@ startup-failures, immediate atomic persistence, progress, the harness guard and 
 
 A startup-failure because the launcher itself (``npx``, ``uvx``, ``docker``) is not on PATH, on
 the host or in the image, gets a note that names it and says how to get it; it is not retried
-with a cold cache, which could not help.
+with a cold cache, which could not help. Nor is a container's certificate-chain failure (a
+TLS-intercepting proxy whose CA the container does not trust); its note points at ``--ca-bundle``
+when the sweep mounted none.
 """
 
 from __future__ import annotations
@@ -50,6 +52,15 @@ LAUNCHER_HELP = {
     "uvx": "install uv, which provides uvx (pip install uv)",
     "docker": "install the Docker CLI and point --docker-host or DOCKER_HOST at an engine",
 }
+TLS_TRUST_FAILURE = re.compile(
+    r"SELF_SIGNED_CERT_IN_CHAIN|self[- ]signed certificate|UNABLE_TO_GET_ISSUER_CERT|"
+    r"unable to get local issuer certificate|CERTIFICATE_VERIFY_FAILED|UnknownIssuer|"
+    r"invalid peer certificate"
+)
+CA_BUNDLE_ADVICE = (
+    "the container does not trust the TLS certificate chain it was served (a TLS-intercepting "
+    "proxy?): sweep with --ca-bundle auto or --ca-bundle PATH; "
+)
 
 Clock = Callable[[], dt.datetime]
 Progress = Callable[[str], None]
@@ -164,6 +175,16 @@ def missing_launcher(job: Job, m: Measurement) -> str | None:
     return name if gone else None
 
 
+def tls_trust_failure(job: Job, m: Measurement) -> bool:
+    """A container startup-failure whose output shows an untrusted certificate chain."""
+    return (
+        job.container is not None
+        and m.status is Status.STARTUP_FAILURE
+        and m.notes is not None
+        and TLS_TRUST_FAILURE.search(m.notes) is not None
+    )
+
+
 def launcher_note(job: Job, launcher: str, notes: str) -> str:
     """An actionable note for a missing launcher, ahead of what the failure said."""
     if job.container is not None:
@@ -176,6 +197,10 @@ def launcher_note(job: Job, launcher: str, notes: str) -> str:
         if launcher != "docker":
             advice += ", or sweep with --docker"
     return f"{advice}; {notes}"[:NOTES_MAX]
+
+
+def _ca_bundle(options: SweepOptions | None) -> str | None:
+    return None if options is None or options.trust is None else options.trust.ca_bundle
 
 
 def _secrets(job: Job, options: SweepOptions | None) -> tuple[str, ...]:
@@ -208,7 +233,11 @@ def _guarded(
     if m.notes:  # proxy credentials reach containers and may be echoed back on stderr
         notes = redact_text(m.notes, secrets)
         launcher = missing_launcher(job, m.with_(notes=notes))
-        changes["notes"] = notes if launcher is None else launcher_note(job, launcher, notes)
+        if launcher is not None:
+            notes = launcher_note(job, launcher, notes)
+        elif tls_trust_failure(job, m) and _ca_bundle(options) is None:
+            notes = (CA_BUNDLE_ADVICE + notes)[:NOTES_MAX]
+        changes["notes"] = notes
     return m.with_(**changes)
 
 
@@ -220,7 +249,7 @@ def measure_entry(
     first = _guarded(measure, job, clock, options)
     if not (job.container is not None and first.status is Status.STARTUP_FAILURE):
         return first
-    if missing_launcher(job, first) is not None:
+    if missing_launcher(job, first) is not None or tls_trust_failure(job, first):
         return first
     cold = plan_job(
         entry, options, shared_cache=False, timeout_s=max(job.timeout_s, COLD_RETRY_MIN_TIMEOUT_S)
