@@ -4,19 +4,31 @@
                     [--out DIR] [--json] -- COMMAND [ARG...]
     mcpcost measure --url URL [--header "Name: value"]... [--transport auto|http|sse] ...
     --protocol auto|legacy|modern   which protocol era to negotiate (default auto)
+    --command "LAUNCH LINE"         the reference's spelling of -- COMMAND (split with shlex)
+    --remote URL                    the reference's spelling of --url
+    --docker [--image IMG] [--docker-host URL] [--ca-bundle PATH|auto]
+                                    run a stdio server in a container (as sweep --docker does)
 
 A thin adapter over ``mcpcost.measuring.measure_server``. ``--json`` prints measurement.json on
 stdout; ``--out DIR`` writes ``DIR/results/<name>/measurement.json`` and ``DIR/badges/<name>.json``
 atomically; otherwise one summary line. Progress goes to stderr. Env and header values never
 appear in any output or file (names do). Exit 0 measured/dynamic, 1 a failure status, 2 usage.
+
+With ``--docker`` each capture runs in a fresh container (``mcpcost.measuring.containers``): the
+``--env`` values go into the container, and argv paths and ``--cwd`` under the current directory
+or the home directory are mounted read-only at the same path. A command that is itself
+``docker run`` runs on the host as written.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import shlex
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit
@@ -25,7 +37,7 @@ from mcpcost.cli.args import ArgParser, positive_float
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -41,8 +53,8 @@ def build_parser() -> ArgParser:
         prog="mcpcost measure",
         description="Measure the tools/list token cost of one MCP server (two concurrent "
         "captures; measured, dynamic or a failure status).",
-        epilog="Put the server command after --. Exit codes: 0 measured or dynamic, "
-        "1 a failure status, 2 usage.",
+        epilog="Put the server command after -- (or give it as one line with --command). "
+        "Exit codes: 0 measured or dynamic, 1 a failure status, 2 usage.",
     )
     p.add_argument("--name", help="result name (default: derived from the command or host)")
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
@@ -50,7 +62,11 @@ def build_parser() -> ArgParser:
     p.add_argument("--env", action="append", default=[], metavar="NAME[=VALUE]",
                    help="environment for a stdio server; a bare NAME passes 'dummy'")  # fmt: skip
     p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio server")
-    p.add_argument("--url", help="measure a remote server at this http(s) URL")
+    p.add_argument("--command", dest="command_line", metavar="'LAUNCH LINE'",
+                   help="the server command as one line, split like a POSIX shell (no shell "
+                   "runs); instead of -- COMMAND ARGS")  # fmt: skip
+    p.add_argument("--url", "--remote", dest="url", metavar="URL",
+                   help="measure a remote server at this http(s) URL (--remote is an alias)")  # fmt: skip
     p.add_argument("--header", action="append", default=[], metavar="'Name: value'",
                    help="an HTTP header for a remote server (value kept secret)")  # fmt: skip
     p.add_argument("--transport", choices=("auto", "http", "sse"), default=None,
@@ -62,6 +78,18 @@ def build_parser() -> ArgParser:
                    "badges/<name>.json under DIR")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
+    p.add_argument("--docker", action="store_true",
+                   help="run the stdio server in a container (fresh per capture; --env values "
+                   "go into it; argv paths under the current or home directory are mounted "
+                   "read-only)")  # fmt: skip
+    p.add_argument("--image", "--docker-image", dest="image", metavar="IMAGE",
+                   help="with --docker: the image (default: uv image for uvx, Node otherwise)")  # fmt: skip
+    p.add_argument("--docker-host", metavar="URL",
+                   help="container engine API (default: $DOCKER_HOST), also given to a "
+                   "command that is itself `docker run`")  # fmt: skip
+    p.add_argument("--ca-bundle", metavar="PATH|auto",
+                   help="with --docker: a CA bundle mounted read-only into the container "
+                   "(see mcpcost sweep --help)")  # fmt: skip
     p.add_argument("command", nargs="*", help="the server command (after --)")
     return p
 
@@ -152,10 +180,26 @@ def check_name(name: str) -> str:
 def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, argparse.Namespace]:
     args = build_parser().parse_args(flags)
     command = [*args.command, *command]
+    if args.command_line is not None:
+        if command:
+            raise UsageError("mcpcost measure: give either --command LINE or a command after --, "
+                             "not both")  # fmt: skip
+        try:
+            command = shlex.split(args.command_line)
+        except ValueError as exc:
+            raise UsageError(f"mcpcost measure: --command cannot be split ({exc})") from None
+        if not command:
+            raise UsageError("mcpcost measure: --command is empty")
+    if args.docker and args.url is not None:
+        raise UsageError("mcpcost measure: --docker applies to stdio commands, not --url")
+    for flag, value in (("--image", args.image), ("--ca-bundle", args.ca_bundle)):
+        if value is not None and not args.docker:
+            raise UsageError(f"mcpcost measure: {flag} applies only with --docker")
     if args.url is not None and command:
         raise UsageError("mcpcost measure: give either --url or a command after --, not both")
     if args.url is None and not command:
-        raise UsageError("mcpcost measure: give a command after -- (or --url URL)")
+        raise UsageError("mcpcost measure: give a command after -- (or --command LINE, or "
+                         "--url URL)")  # fmt: skip
     if args.url is not None:
         if not re.match(r"^https?://[^/\s]+", args.url):
             raise UsageError(f"mcpcost measure: --url must be an http(s) URL, got {args.url!r}")
@@ -172,7 +216,8 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
         raise InputError(f"mcpcost measure: --cwd {args.cwd}: not a directory")
     env = parse_env(args.env)
     name = check_name(args.name if args.name is not None else name_from_command(command))
-    return ServerSpec.stdio(name, command, env=env, cwd=args.cwd), args
+    return ServerSpec.stdio(name, command, env=env, cwd=args.cwd,
+                            launch_command=args.command_line), args  # fmt: skip
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -209,16 +254,41 @@ def summary_line(name: str, m: Measurement) -> str:
     return f"{name}: {m.status} — {m.notes or 'no details'}"
 
 
-def run(argv: list[str], out: TextIO, err: TextIO) -> int:
+def run(
+    argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
+) -> int:
     from mcpcost.measuring import measure_server
 
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command)
+    env = dict(os.environ if environ is None else environ)
     timeout: float = args.timeout
     err.write(f"measuring {spec.name}: {spec.display()} (two captures, {timeout:g}s budget)\n")
-    # measure_server masks env/header values in notes; launchCommand is spec.display() (masked).
-    measurement = measure_server(spec, timeout_s=timeout, retry_timeouts=not args.no_retry,
-                                 protocol=args.protocol)  # fmt: skip
+    with contextlib.ExitStack() as stack:
+        if args.docker:
+            measured = _measure_in_container(spec, args, env, err, stack)
+            if measured is None:
+                return EXIT_USAGE
+            measurement = measured
+        else:
+            from mcpcost.measuring.containers import (
+                is_self_docker,
+                self_docker_isolation,
+                with_docker_host,
+            )
+
+            docker_host = args.docker_host or None
+            run_spec = spec
+            isolation = None
+            if docker_host is not None and not spec.is_remote and is_self_docker(spec.argv):
+                run_spec = with_docker_host(spec, docker_host)
+                isolation = self_docker_isolation(docker_host)
+            # measure_server masks env/header values in notes; launchCommand is spec.display().
+            measurement = measure_server(run_spec, timeout_s=timeout,
+                                         retry_timeouts=not args.no_retry,
+                                         protocol=args.protocol, isolation=isolation)  # fmt: skip
+            if run_spec is not spec and measurement.has_number:
+                measurement = measurement.with_(env_var_names=spec.env_names)
     if args.out is not None:
         try:
             paths = write_outputs(Path(args.out), spec.name, measurement)
@@ -231,3 +301,52 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     else:
         out.write(summary_line(spec.name, measurement) + "\n")
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
+
+
+def _measure_in_container(
+    spec: ServerSpec,
+    args: argparse.Namespace,
+    env: dict[str, str],
+    err: TextIO,
+    stack: contextlib.ExitStack,
+) -> Measurement | None:
+    """``--docker``: the measurement, or None (after one line on stderr) without an engine."""
+    from mcpcost.measuring.containers import (
+        DEFAULT_DOCKER_HOST,
+        CABundleError,
+        ContainerLauncher,
+        ContainerOptions,
+        EngineUnavailable,
+        closing_client,
+        container_measure,
+        engine_label,
+        host_trust,
+        place,
+    )
+
+    try:
+        trust = host_trust(args.ca_bundle, env)
+    except CABundleError as exc:
+        raise UsageError(f"mcpcost measure: {exc}") from None
+    docker_host = args.docker_host or env.get("DOCKER_HOST") or None
+    here = os.getcwd()
+    home = env.get("HOME") or str(Path.home())
+    roots = (here, home, *((os.path.abspath(args.cwd),) if args.cwd else ()))
+    options = ContainerOptions(image_override=args.image, docker_host=docker_host, trust=trust,
+                               roots=roots, home=home, base_dir=here)  # fmt: skip
+    placement = place(spec, options)
+    if placement.plan is None:
+        err.write("the command is itself a docker run: it runs on the host as written\n")
+    else:
+        err.write(f"in a container: {placement.isolation.image}"
+                  f" ({placement.isolation.note})\n")  # fmt: skip
+    address = docker_host or DEFAULT_DOCKER_HOST
+    try:
+        client = stack.enter_context(closing_client(address))
+    except EngineUnavailable as exc:
+        err.write(f"mcpcost measure: cannot reach a container engine at {engine_label(address)} "
+                  f"({exc}); set --docker-host or DOCKER_HOST\n")  # fmt: skip
+        return None
+    measure = container_measure(ContainerLauncher(client), options, timeout_s=args.timeout,
+                                retry_timeouts=not args.no_retry, protocol=args.protocol)  # fmt: skip
+    return measure(spec)

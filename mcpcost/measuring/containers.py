@@ -88,6 +88,7 @@ CA_NOTE = "host CA bundle mounted"
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 HOST_CA_FILE = "/etc/ssl/certs/ca-certificates.crt"
 CA_BUNDLE_AUTO = "auto"
+DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,11 @@ def resolve_ca_bundle(
     if not is_file(value):
         raise CABundleError(f"--ca-bundle {value}: not a file")
     return os.path.realpath(value)
+
+
+def host_trust(ca_bundle: str | None, environ: Mapping[str, str]) -> HostTrust:
+    """What containers get from the host: ``--ca-bundle`` resolved, and the proxy variables."""
+    return HostTrust(ca_bundle=resolve_ca_bundle(ca_bundle, environ), proxy=host_proxy(environ))
 
 
 @dataclass(frozen=True)
@@ -555,8 +561,8 @@ def host_mounts(
     server). A path is mounted only when its real location is inside one of ``roots``; the home
     directory itself and ``/`` never are. A file is mounted as its directory when that directory
     may be (a script's own modules come along), else alone. Nested mounts are folded into the
-    outermost. The working directory is ``cwd`` when mounted, else ``base_dir`` when a relative
-    word was mounted from it.
+    outermost. The working directory is where relative words were resolved when one of them was
+    mounted, or ``cwd`` when it was mounted; otherwise None.
     """
     here = posixpath.normpath(cwd if cwd and posixpath.isabs(cwd) else
                               posixpath.join(base_dir, cwd or "."))  # fmt: skip
@@ -589,8 +595,8 @@ def host_mounts(
         if not any(_inside(path, outer) for outer in folded):
             folded.append(path)
     working = None
-    if any(_inside(here, p) for p in folded) and (cwd is not None or relative_used):
-        working = here
+    if relative_used or (cwd is not None and any(_inside(here, p) for p in folded)):
+        working = here  # the engine creates it when only files below it are mounted
     return HostMounts(tuple(sorted(folded)), working)
 
 
@@ -608,7 +614,7 @@ def plan_for_spec(
     mounts = mounts or HostMounts()
     extra: list[str] = []
     if spec.env:
-        extra.append(f"config env passed ({', '.join(spec.env_names)})")
+        extra.append(f"env values passed ({', '.join(spec.env_names)})")
     if mounts.paths:
         count = len(mounts.paths)
         extra.append(f"{count} host path{'s' if count != 1 else ''} mounted read-only")
