@@ -261,3 +261,212 @@ def test_csv_publishes_each_metric_with_its_unit(tmp_path: Path) -> None:
     assert (rows["beta"]["metric"], rows["beta"]["metricUnit"]) == ("35.5", "pypi-weekly-downloads")
     assert rows["beta"]["metricSource"].startswith("https://pypistats.org/")
     assert (rows["gamma"]["metric"], rows["gamma"]["metricUnit"]) == ("", "")
+
+
+# --- issue 6: dashboard and pages against the reference's weaknesses -------------------------
+
+REFERENCE_CAPTURES = ROOT.parent / "shared" / "vectors" / "reference-captures"
+
+
+def load_screenshot_module() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "shot", ROOT / "scripts" / "dashboard_screenshot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    shot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shot)
+    return shot
+
+
+def history_file(root: Path, rows: list[HistoryRow]) -> None:
+    atomic_write(root / "results" / "history.csv", render_history(rows))
+
+
+def test_divergence_staleness_is_one_rule_for_dashboard_leaderboard_and_pages(
+    site: Path,
+) -> None:
+    import json
+
+    from mcpcost.sweep.views import divergence_is_current
+
+    alpha = measured("alpha", tools(5))
+    beta = measured("beta", tools(2))
+    current = {"claudeDelta": 777, "capturedSha256": alpha.canonical_sha256}
+    assert divergence_is_current(current, alpha)
+    assert not divergence_is_current(current, beta)  # another capture's hash
+    assert not divergence_is_current(current | {"error": "rate limited"}, alpha)
+    assert not divergence_is_current(current | {"claudeDelta": True}, alpha)
+    assert not divergence_is_current(current | {"claudeDelta": "777"}, alpha)
+    assert not divergence_is_current(current, alpha.with_(canonical_sha256=None))
+    assert not divergence_is_current(None, alpha)
+    div = {"method": "tools-delta/v1", "model": "claude-test", "measuredAt": "2026-09-01",
+           "servers": {"alpha": {"claudeDelta": 7771, "o200kMapped": 100,
+                                 "capturedSha256": alpha.canonical_sha256},
+                       "beta": {"claudeDelta": 5552, "capturedSha256": "0" * 64},
+                       "evil": {"claudeDelta": 3331, "error": "boom",
+                                "capturedSha256": measured("evil", [])
+                                .canonical_sha256}}}  # fmt: skip
+    (site / "results" / "divergence.json").write_text(json.dumps(div))
+    publish(site, CATALOG)
+    html = (site / "docs" / "dashboard.html").read_text()
+    board = (site / "results" / "leaderboard.md").read_text()
+    for text in (html, board):
+        assert "7,771" in text
+        assert "5,552" not in text and "5552" not in text  # stale: capture moved
+        assert "3,331" not in text and "3331" not in text  # error row
+    cells = [line for line in html.splitlines() if line.lstrip().startswith('<tr><td class="num">')]
+    beta_row = next(c for c in cells if "<td>beta</td>" in c)
+    assert '<td class="num">—</td>' in beta_row
+
+
+def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site: Path) -> None:
+    import re
+
+    history_file(site, [HistoryRow("2026-08-01", "alpha", 100, 5, "measured", "host"),
+                        HistoryRow("2026-08-03", "alpha", 110, 5, "measured", "docker"),
+                        HistoryRow("2026-08-20", "alpha", 130, 5, "measured", "")])  # fmt: skip
+    publish(site, CATALOG)
+    html = (site / "docs" / "dashboard.html").read_text()
+    alpha = measured("alpha", tools(5))
+    assert alpha.total_tokens is not None
+    rows = re.findall(r'<a class="row".*?</a>', html, re.S)
+    assert len(rows) == 3  # alpha, beta, evil are measured
+    for row in rows:
+        fill = re.search(r'class="fill band-(\w+)"', row)
+        label = re.search(r'<span class="lab">([^<]+)</span>', row)
+        assert fill is not None and label is not None
+        assert f'class="dot band-{fill.group(1)}"' in row
+        labels = {"brightgreen": "lean", "green": "light", "yellow": "moderate"}
+        assert label.group(1) == labels[fill.group(1)]  # colour is never the only signal
+    alpha_bar = next(r for r in rows if '<span class="name">alpha</span>' in r)
+    # history rows 2026-08-03 (docker), 2026-08-20 (unknown) and the capture's own 2026-09-01
+    # (host): the newest is host, so the run starts after the last docker row
+    assert '<svg class="spark"' in alpha_bar and alpha_bar.count("<polyline") == 1
+    points = re.search(r'points="([^"]+)"', alpha_bar)
+    assert points is not None and len(points.group(1).split()) == 2
+    first = 130
+    trend = f"{alpha.total_tokens - first:+,} over 2 sweeps"
+    assert trend in html and "(comparable sweeps)" in html
+    assert "2 earlier sweep(s) under other isolation left out" in html
+    assert "isolation not on record for some sweeps" in html
+    assert not re.search(r"\d+\s*d\b|\bdays?\b", html)  # sweeps, never days
+    assert "provisional" not in html.lower()
+    assert not re.search(r"\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}T|generated", html, re.I)
+    beta_bar = next(r for r in rows if '<span class="name">beta</span>' in r)
+    assert "<svg" not in beta_bar  # one sweep: no sparkline
+    assert "1 sweep" in html
+
+
+def test_deferring_costs_more_names_exact_rows_with_both_figures_never_floors(
+    site: Path,
+) -> None:
+    from dataclasses import replace
+
+    from mcpcost.core.measure import SessionStart
+    from mcpcost.sweep.history import parse_history as parse
+    from mcpcost.sweep.pages import leaderboard_md
+    from mcpcost.sweep.views import build_board, costlier_to_defer
+
+    publish(site, CATALOG)
+    board_md = (site / "results" / "leaderboard.md").read_text()
+    from mcpcost.sweep.files import load_measurements
+
+    ms = load_measurements(site)
+    history = parse((site / "results" / "history.csv").read_text())
+    board = build_board(CATALOG, ms, history)
+    alpha = next(r for r in board.measured if r.name == "alpha")
+    assert alpha.session is not None and not alpha.session.is_floor
+    assert f"alpha ({alpha.session.total:,} at session start vs {alpha.tokens:,})" in board_md
+    # a floor at or above its headline is a lower bound, not a comparison: never named
+    beta = next(r for r in board.measured if r.name == "beta")
+    assert beta.tokens is not None
+    floor = SessionStart(beta.tokens, None, beta.tokens + 50, True)
+    exact = SessionStart(beta.tokens, 10, beta.tokens, False)
+    for session, named in ((floor, False), (exact, True)):
+        rows = tuple(replace(r, session=session) if r.name == "beta" else r for r in board.measured)
+        b = replace(board, measured=rows)
+        assert (any(r.name == "beta" for r in costlier_to_defer(b))) is named
+        text = leaderboard_md(b, None)
+        assert ("beta (" in text.split("Deferring costs more")[-1].split("\n\n")[0]) is named
+    only_floors = replace(board, measured=tuple(
+        replace(r, session=floor) if r.name == "beta" else replace(r, session=None)
+        for r in board.measured))  # fmt: skip
+    assert "Deferring costs more" not in leaderboard_md(only_floors, None)
+
+
+def test_server_page_over_time_marks_isolation_changes_and_unrecorded_conditions(
+    site: Path,
+) -> None:
+    from mcpcost.sweep.pages import over_time_rows
+    from mcpcost.sweep.views import segment_starts
+
+    rows = [HistoryRow("2026-08-01", "alpha", 100, 5, "measured", "host"),
+            HistoryRow("2026-08-02", "alpha", 100, 5, "measured", "host"),
+            HistoryRow("2026-08-03", "alpha", 90, 5, "measured", ""),
+            HistoryRow("2026-08-04", "alpha", 95, 5, "measured", "docker")]  # fmt: skip
+    history_file(site, rows)
+    m = measured("alpha", tools(5), day="2026-08-05", docker=True,
+                 instructions="Use alpha wisely. " * 60)  # fmt: skip
+    write(site, "alpha", m)
+    publish(site, CATALOG)
+    page = (site / "docs" / "servers" / "alpha.md").read_text()
+    table = page.split("## Over time")[1].split("\n\n")[1].splitlines()[2:]
+    changes = [line.rstrip(" |").rsplit("| ", 1)[1] for line in table]
+    assert m.total_tokens is not None
+    # the unknown row joins the docker run (as the trend does); the change into it is cut
+    assert changes == ["—", "no change", "not comparable", "+5", f"{m.total_tokens - 95:+,}"]
+    assert "| 2026-08-03 | 90 | 5 | not recorded | not comparable |" in table
+    assert "The comparable trend starts 2026-08-03: the 2 earlier row(s)" in page
+    assert "Conditions not on record: 1 row(s)" in page
+    # boundaries are exactly the trend's cuts, applied again to what it dropped
+    flip = [HistoryRow(f"2026-08-0{i + 1}", "a", 10 * i, 1, "measured", iso)
+            for i, iso in enumerate(["docker", "host", "host", "docker"])]  # fmt: skip
+    assert segment_starts(flip) == {1, 3}
+    assert [r["change"] for r in over_time_rows(flip)] == [
+        "—", "not comparable", "+10", "not comparable"]  # fmt: skip
+    assert segment_starts([*flip[:3], replace_iso(flip[3], "")]) == {1}
+
+
+def replace_iso(row: HistoryRow, iso: str) -> HistoryRow:
+    return HistoryRow(row.date, row.server, row.tokens, row.tool_count, row.status, iso)
+
+
+def reference_site(tmp_path: Path) -> Path:
+    captures = sorted(REFERENCE_CAPTURES.glob("*.measurement.json"))
+    if len(captures) != 21:
+        pytest.skip(f"the 21 reference captures are not in {REFERENCE_CAPTURES}")
+    root = tmp_path / "site"
+    for capture in captures:
+        name = capture.name.removesuffix(".measurement.json")
+        atomic_write(measurement_path(root, name), capture.read_bytes())
+    return root
+
+
+def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
+    import re
+
+    root = reference_site(tmp_path)
+    result = publish(root, None)
+    assert (result.measured, result.total) == (20, 21)
+    html = (root / "docs" / "dashboard.html").read_text()
+    names = re.findall(r'<span class="name">([^<]+)</span>', html)
+    assert len(names) == 20 and names[0] == "github" and names[-1] == "postgres"
+    assert "<b>54,422</b><span>priciest: github</span>" in html
+    assert "<b>20/21</b>" in html
+    colours = re.findall(r'class="fill band-(\w+)"', html)
+    # band counts of these captures: 1 red, 3 orange, 9 green, 7 brightgreen
+    assert {c: colours.count(c) for c in set(colours)} == {
+        "red": 1, "orange": 3, "green": 9, "brightgreen": 7}  # fmt: skip
+    assert '<td>azure</td><td><span class="chip">auth-required</span>' in html
+
+
+@pytest.mark.slow
+def test_reference_dashboard_screenshot_has_no_console_messages(tmp_path: Path) -> None:
+    if shutil.which("chromium") is None:
+        pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
+    root = reference_site(tmp_path)
+    publish(root, None)
+    png = tmp_path / "reference-dashboard.png"
+    code, console = load_screenshot_module().screenshot(root / "docs" / "dashboard.html", png)
+    assert code == 0 and console == []
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 50_000

@@ -19,7 +19,7 @@ from mcpcost.core.templating import render as render_template
 from mcpcost.core.templating import thousands
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
-from mcpcost.sweep.views import Board, Row
+from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
 # First line of every server page publish writes: the mark that lets a later publish delete the
@@ -121,9 +121,12 @@ def leaderboard_md(board: Board, est: Estimator | None) -> str:
             }
         )
     costlier = [
-        {"name": md_cell(r.name), "session": f"{r.session.total:,}", "tokens": thousands(r.tokens)}
-        for r in board.measured
-        if r.session is not None and r.tokens is not None and r.session.total >= r.tokens
+        {
+            "name": md_cell(r.name),
+            "session": thousands(r.session.total if r.session else None),
+            "tokens": thousands(r.tokens),
+        }
+        for r in costlier_to_defer(board)
     ]
     floors = sum(1 for r in board.measured if r.session is not None and r.session.is_floor)
     return render(
@@ -175,13 +178,38 @@ def leaderboard_csv(board: Board) -> str:
     return buf.getvalue()
 
 
-def _change(prev: HistoryRow | None, cur: HistoryRow) -> str:
-    if prev is None:
-        return "—"
-    if prev.isolation and cur.isolation and prev.isolation != cur.isolation:
-        return "not comparable"
-    delta = cur.tokens - prev.tokens
-    return "no change" if delta == 0 else f"{delta:+,}"
+def over_time_rows(history: Sequence[HistoryRow]) -> list[dict[str, Any]]:
+    """One server's history as table rows; the change is ``not comparable`` where the trend cuts."""
+    ordered = sorted(history)
+    cuts = segment_starts(ordered)
+    out: list[dict[str, Any]] = []
+    for i, h in enumerate(ordered):
+        if i == 0:
+            change = "—"
+        elif i in cuts:
+            change = "not comparable"
+        else:
+            delta = h.tokens - ordered[i - 1].tokens
+            change = "no change" if delta == 0 else f"{delta:+,}"
+        out.append(
+            {
+                "date": h.date,
+                "tokens": f"{h.tokens:,}",
+                "tools": h.tool_count,
+                "iso": h.isolation or "not recorded",
+                "change": change,
+            }
+        )
+    return out
+
+
+def trend_text(series: Sequence[HistoryRow]) -> str:
+    """The change across a comparable series, counted in sweeps (history rows), never days."""
+    if len(series) < 2:
+        return "1 sweep" if series else "—"
+    delta = series[-1].tokens - series[0].tokens
+    change = "no change" if delta == 0 else f"{delta:+,}"
+    return f"{change} over {len(series)} sweeps"
 
 
 def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
@@ -192,19 +220,8 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
     rest = tools[PAGE_TOOL_LIMIT:]
     total = row.tokens or 1
     history = sorted(r for r in all_history if r.server == row.name)
-    over_time = []
-    prev: HistoryRow | None = None
-    for h in history:
-        over_time.append(
-            {
-                "date": h.date,
-                "tokens": f"{h.tokens:,}",
-                "tools": h.tool_count,
-                "iso": h.isolation or "not recorded",
-                "change": _change(prev, h),
-            }
-        )
-        prev = h
+    over_time = over_time_rows(history)
+    unrecorded = sum(1 for h in history if not h.isolation)
     version = m.server_version or ""
     if version[:1] in ("v", "V") and version[1:2].isdigit():
         version = version[1:]
@@ -259,7 +276,7 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
         over_time=over_time if len(over_time) > 1 else [],
         dropped=row.series.dropped,
         series_start=row.series.rows[0].date if row.series.rows else "",
-        conditions_unknown=row.series.conditions_unknown,
+        unrecorded=unrecorded,
     )
 
 
@@ -282,6 +299,16 @@ def index_page(board: Board) -> str:
         ],
         methodology=METHODOLOGY_VERSION,
     )
+
+
+def trend_note(row: Row) -> str:
+    """Why a trend is shorter than the history, or that its conditions are partly unknown."""
+    notes = []
+    if row.series.dropped:
+        notes.append(f"{row.series.dropped} earlier sweep(s) under other isolation left out")
+    if row.series.conditions_unknown:
+        notes.append("isolation not on record for some sweeps")
+    return "; ".join(notes)
 
 
 def sparkline(values: Sequence[int]) -> dict[str, Any] | None:
@@ -323,18 +350,15 @@ def dashboard(board: Board, est: Estimator | None) -> str:
                 "tokens": f"{tokens:,}",
                 "pct": f"{max(1.2, 100 * tokens / top):.1f}",
                 "band": r.band,
+                "band_text": f"{r.band.label} ({r.band.range_text})" if r.band else "",
                 "tools": r.tool_count,
                 "category": r.category or "—",
                 "status": str(r.status),
                 "largest": f"{lt[0]} ({lt[1]:,})" if lt else "—",
                 "version": (m.server_version if m else None) or "—",
                 "spark": sparkline(series),
-                "trend": f"{len(series)} comparable sweeps"
-                + (
-                    f"; {r.series.dropped} earlier dropped (isolation changed)"
-                    if r.series.dropped
-                    else ""
-                ),
+                "trend": trend_text(r.series.rows),
+                "trend_note": trend_note(r),
                 "claude": f"{r.divergence.claude_tokens:,}" if r.divergence else "—",
             }
         )

@@ -92,6 +92,60 @@ class Board:
         return len(self.all_rows)
 
 
+def divergence_is_current(row: Any, m: Measurement | None) -> bool:
+    """The one staleness rule for a ``divergence.json`` row, used by every page.
+
+    Current means: the row exists, carries no ``error``, has a numeric ``claudeDelta``, and was
+    computed from the capture the measurement holds now (``capturedSha256`` equals the
+    measurement's ``canonicalSha256``). Anything else is stale and is never shown.
+    """
+    if not isinstance(row, dict) or m is None or "error" in row:
+        return False
+    delta = row.get("claudeDelta")
+    if isinstance(delta, bool) or not isinstance(delta, int | float):
+        return False
+    return m.canonical_sha256 is not None and row.get("capturedSha256") == m.canonical_sha256
+
+
+def costlier_to_defer(board: Board) -> tuple[Row, ...]:
+    """Measured rows whose exact session-start load is at least their headline number.
+
+    Floors never qualify: their instructions half was not captured, so their total is a lower
+    bound, not a figure to compare.
+    """
+    return tuple(
+        r
+        for r in board.measured
+        if r.session is not None
+        and not r.session.is_floor
+        and r.tokens is not None
+        and r.session.total >= r.tokens
+    )
+
+
+def segment_starts(rows: Sequence[HistoryRow]) -> frozenset[int]:
+    """Indexes (into ``sorted(rows)``) where a comparable run begins after an isolation change.
+
+    Built by applying ``plottable`` again to whatever it dropped, so the boundaries a page shows
+    are the cuts the trend makes. Where the newest rows have no isolation record the trend cannot
+    cut (nothing to compare against); the search then continues from the newest row that has
+    one, so a known change earlier in the history is still marked.
+    """
+    ordered = sorted(rows)
+    starts: set[int] = set()
+    end = len(ordered)
+    while end:
+        if not ordered[end - 1].isolation:
+            end -= 1
+            continue
+        dropped = plottable(ordered[:end]).dropped
+        if dropped == 0:
+            break
+        starts.add(dropped)
+        end = dropped
+    return frozenset(starts)
+
+
 def _divergence_rows(
     doc: Any, measurements: Mapping[str, Measurement]
 ) -> tuple[dict[str, Divergence], str | None, str | None]:
@@ -102,13 +156,9 @@ def _divergence_rows(
     out: dict[str, Divergence] = {}
     for name, row in doc["servers"].items():
         m = measurements.get(name)
-        if not isinstance(row, dict) or m is None or "error" in row:
+        if m is None or not divergence_is_current(row, m):
             continue
-        delta = row.get("claudeDelta")
-        if isinstance(delta, bool) or not isinstance(delta, int | float):
-            continue
-        if m.canonical_sha256 is None or row.get("capturedSha256") != m.canonical_sha256:
-            continue  # stale: the capture moved since this row was computed
+        delta = row["claudeDelta"]
 
         def num(key: str, row: dict[str, Any] = row) -> int | None:
             v = row.get(key)
