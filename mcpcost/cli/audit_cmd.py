@@ -7,13 +7,22 @@ stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok
 be audited (no config with a live server, or every server failed); 2 usage or
 unreadable input. Secrets never reach any output: env and header names only, commands and URLs
 masked.
+
+``--docker`` runs each stdio server in a fresh container per capture
+(``mcpcost.measuring.containers``, as ``sweep --docker``): the config's env VALUES go into the
+container's environment (never to a host process), the server's cwd and the argv paths that exist
+under the project, the home directory or the config's own directory are mounted read-only at the
+same path. Commands that are themselves ``docker run`` run on the host as written; remote servers
+are reached from the host. ``--json`` then carries each server's ``isolation``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import partial
@@ -34,14 +43,16 @@ from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.gates import evaluate_gates
 from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.progress import progress_for
-from mcpcost.audit.render_json import render_json
+from mcpcost.audit.render_json import render_json, report_to_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
-from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW
+from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.io import read_source
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+from mcpcost.core.model import Isolation, Measurement
+from mcpcost.core.spec import ServerSpec
+from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -88,6 +99,18 @@ def build_parser() -> ArgParser:
                    help="per-request timeout for each server (default 60)")  # fmt: skip
     p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help="servers measured at once (default 4)")  # fmt: skip
+    p.add_argument("--docker", action="store_true",
+                   help="run each stdio server in a container: the config's env values go into "
+                   "it, its cwd and argv paths under the project or home are mounted read-only; "
+                   "`docker run` commands run on the host as written")  # fmt: skip
+    p.add_argument("--image", "--docker-image", dest="image", metavar="IMAGE",
+                   help="with --docker: the image (default: uv image for uvx, Node otherwise)")  # fmt: skip
+    p.add_argument("--docker-host", metavar="URL",
+                   help="with --docker: container engine API (default: $DOCKER_HOST), also "
+                   "given to `docker run` commands")  # fmt: skip
+    p.add_argument("--ca-bundle", metavar="PATH|auto",
+                   help="with --docker: a CA bundle mounted read-only into each container "
+                   "(see mcpcost sweep --help)")  # fmt: skip
     p.add_argument("--claude", metavar="FILE_OR_URL",
                    help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
     return p
@@ -232,6 +255,10 @@ def run(
     now: Callable[[], datetime] | None = None,
 ) -> int:
     args = build_parser().parse_args(argv)
+    for flag, value in (("--image", args.image), ("--docker-host", args.docker_host),
+                        ("--ca-bundle", args.ca_bundle)):  # fmt: skip
+        if value is not None and not args.docker:
+            raise UsageError(f"mcpcost audit: {flag} applies only with --docker")
     if (
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:
@@ -250,10 +277,34 @@ def run(
         settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
         _read_if_exists,
     )
-    if measure is None:
-        from mcpcost.measuring import measure_server
+    with contextlib.ExitStack() as stack:
+        isolations: dict[str, Isolation] = {}
+        if args.docker and measure is None:
+            measure = _container_measure(args, env, home_dir, cwd_dir, files, err, stack)
+            if measure is None:
+                return EXIT_USAGE
+            measure = _recording(measure, isolations)
+        elif measure is None:
+            from mcpcost.measuring import measure_server
 
-        measure = partial(measure_server, timeout_s=args.timeout)
+            measure = partial(measure_server, timeout_s=args.timeout)
+        return _audit(args, out, err, files, measure, settings, env, baseline, divergence, now,
+                      isolations if args.docker else None)  # fmt: skip
+
+
+def _audit(
+    args: argparse.Namespace,
+    out: TextIO,
+    err: TextIO,
+    files: list[ConfigFile],
+    measure: MeasureFn,
+    settings: tuple[SettingsSource, ...],
+    env: dict[str, str],
+    baseline: Baseline | None,
+    divergence: DivergenceRun | None,
+    now: Callable[[], datetime] | None,
+    isolations: dict[str, Isolation] | None,
+) -> int:
     report = run_audit(
         files,
         measure=measure,
@@ -283,7 +334,10 @@ def run(
         or args.fail_on_unmeasured
     )
     shown = gates if wants_gates else None
-    if args.json:
+    if args.json and isolations is not None:
+        out.write(stringify_pretty(with_isolation(report_to_json(report, diff, shown), report,
+                                                  isolations)) + "\n")  # fmt: skip
+    elif args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
         out.write(render_markdown(report, diff, shown))
@@ -301,3 +355,71 @@ def run(
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
+
+
+def _recording(measure: MeasureFn, isolations: dict[str, Isolation]) -> MeasureFn:
+    """``measure`` that also notes how each launch was run, by launch key."""
+    lock = threading.Lock()
+
+    def recorded(spec: ServerSpec) -> Measurement:
+        m = measure(spec)
+        with lock:
+            isolations[spec.launch_key()] = m.isolation or Isolation(docker=False)
+        return m
+
+    return recorded
+
+
+def with_isolation(
+    doc: dict[str, Any], report: AuditReport, isolations: Mapping[str, Isolation]
+) -> dict[str, Any]:
+    """The JSON report with ``isolation`` on every server whose launch was measured."""
+    for config_json, config in zip(doc["configs"], report.configs, strict=True):
+        for key in ("servers", "skipped"):
+            for server_json, server in zip(config_json[key], getattr(config, key), strict=True):
+                found = isolations.get(server.launch_key or "")
+                if found is not None:
+                    server_json["isolation"] = found.to_dict()
+    return doc
+
+
+def _container_measure(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    home: Path,
+    cwd: Path,
+    files: list[ConfigFile],
+    err: TextIO,
+    stack: contextlib.ExitStack,
+) -> MeasureFn | None:
+    """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
+    from mcpcost.measuring.containers import (
+        DEFAULT_DOCKER_HOST,
+        CABundleError,
+        ContainerLauncher,
+        ContainerOptions,
+        EngineUnavailable,
+        closing_client,
+        container_measure,
+        engine_label,
+        host_trust,
+    )
+
+    try:
+        trust = host_trust(args.ca_bundle, env)
+    except CABundleError as exc:
+        raise UsageError(f"mcpcost audit: {exc}") from None
+    docker_host = args.docker_host or env.get("DOCKER_HOST") or None
+    config_dirs = [os.path.dirname(os.path.abspath(f.source)) for f in files]
+    roots = tuple(dict.fromkeys([str(cwd), str(home), *config_dirs]))
+    options = ContainerOptions(image_override=args.image, docker_host=docker_host, trust=trust,
+                               roots=roots, home=str(home), base_dir=str(cwd))  # fmt: skip
+    address = docker_host or DEFAULT_DOCKER_HOST
+    try:
+        client = stack.enter_context(closing_client(address))
+    except EngineUnavailable as exc:
+        err.write(f"mcpcost audit: cannot reach a container engine at {engine_label(address)} "
+                  f"({exc}); set --docker-host or DOCKER_HOST\n")  # fmt: skip
+        return None
+    err.write(f"--docker: stdio servers run in containers (engine {engine_label(address)})\n")
+    return container_measure(ContainerLauncher(client), options, timeout_s=args.timeout)
