@@ -315,8 +315,13 @@ def test_divergence_staleness_is_one_rule_for_dashboard_leaderboard_and_pages(
         assert "5,552" not in text and "5552" not in text  # stale: capture moved
         assert "3,331" not in text and "3331" not in text  # error row
     cells = [line for line in html.splitlines() if line.lstrip().startswith('<tr><td class="num">')]
-    beta_row = next(c for c in cells if "<td>beta</td>" in c)
+    beta_row = next(c for c in cells if ">beta</td>" in c)
     assert '<td class="num">—</td>' in beta_row
+    assert "request-token delta on claude-test" in html
+    (site / "results" / "divergence.json").unlink()
+    publish(site, CATALOG)
+    html = (site / "docs" / "dashboard.html").read_text()
+    assert "claude req" not in html and "7,771" not in html  # no current figure: no column
 
 
 def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site: Path) -> None:

@@ -93,9 +93,9 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
     return {
         "coefficient": f"{est.coefficient:.5f}",
         "n": est.n,
-        "mae": f"{est.mae:.1f}",
+        "mae": f"{est.mae:,.1f}",
         "mape": f"{est.mape:.1f}",
-        "p90": f"{est.p90_abs_error:.1f}",
+        "p90": f"{est.p90_abs_error:,.1f}",
         "p90pct": f"{est.p90_abs_pct_error:.1f}",
     }
 
@@ -374,6 +374,9 @@ def dashboard(board: Board, est: Estimator | None) -> str:
         bars=bars,
         bands=BANDS,
         bands_frozen_on=BANDS_FROZEN_ON,
+        show_claude=board.divergence_model is not None,
+        claude_model=board.divergence_model or "",
+        claude_date=board.divergence_date or "",
         not_measured=[
             {"name": r.name, "status": str(r.status), "note": r.note[:MD_CELL_MAX]}
             for r in board.not_measured
