@@ -277,6 +277,11 @@ def test_markdown_output(demo: Path) -> None:
         (["--max-increase", "5"], "needs --baseline"),
         (["--json", "--markdown"], "not allowed with"),
         (["--config", "/definitely/not/here.json"], "no such file"),
+        (["--image", "img"], "--image applies only with --docker"),
+        (["--docker-image=img"], "--image applies only with --docker"),
+        (["--ca-bundle", "auto"], "--ca-bundle applies only with --docker"),
+        (["--docker-host", "unix:///x.sock"], "--docker-host applies only with --docker"),
+        (["--docker", "--ca-bundle", "/definitely/not/a.pem"], "not a file"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(argv: list[str], needle: str) -> None:
@@ -409,3 +414,10 @@ def test_fail_on_unmeasured_is_in_help(capsys: pytest.CaptureFixture[str]) -> No
     flat = " ".join((out + capsys.readouterr().out).split())
     assert code == 0 and "--fail-on-unmeasured exit 1 when any live server" in flat
     assert "could not be measured" in flat
+
+
+def test_docker_flags_are_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(["--help"])
+    flat = " ".join((out + capsys.readouterr().out).split())
+    assert code == 0 and "--docker run each stdio server in a container" in flat
+    assert "--image IMAGE, --docker-image IMAGE" in flat and "--ca-bundle PATH|auto" in flat

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,16 @@ def test_remote_auth_wall_exit_1() -> None:
         ["--transport", "carrier-pigeon", "--url", "http://h/x"],
         ["--bogus", "--", "cmd"],
         ["--cwd", "/nonexistent/dir", "--", "cmd"],
+        ["--command", "python3 server.py", "--", "extra"],
+        ["--command", "python3 'unterminated"],
+        ["--command", "   "],
+        ["--command", "x", "--url", "http://h/x"],
+        ["--remote", "ftp://host/x"],
+        ["--remote", "http://h/x", "--", "cmd"],
+        ["--docker", "--url", "http://h/x"],
+        ["--image", "img", "--", "cmd"],
+        ["--ca-bundle", "auto", "--", "cmd"],
+        ["--docker", "--ca-bundle", "/definitely/not/a.pem", "--", "cmd"],
     ],
 )
 def test_usage_errors_exit_2_with_one_line(argv: list[str]) -> None:
@@ -157,3 +168,76 @@ def test_as_a_real_command(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("stdio_server: ")
     assert (tmp_path / "results" / "stdio_server" / "measurement.json").is_file()
+
+
+def test_command_line_is_split_without_a_shell_and_recorded_as_written(tmp_path: Path) -> None:
+    script = tmp_path / "it's a server.py"
+    script.write_text((ROOT / "examples" / "demo" / "demo_server.py").read_text())
+    marker = tmp_path / "shell-ran"
+    line = f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} ; touch {marker}"
+    code, out, err = run_cli("--json", "--timeout", "10", "--command", line)
+    # no shell: ';', 'touch' and the path are plain arguments the demo server ignores
+    assert code == 0, err
+    doc = parse_json(out)
+    assert doc["status"] == "measured" and doc["launchCommand"] == line
+    assert not marker.exists()
+    same = run_cli("--json", "--timeout", "10", "--", sys.executable, str(script), ";", "touch",
+                   str(marker))  # fmt: skip
+    assert parse_json(same[1])["canonicalSha256"] == doc["canonicalSha256"]
+    assert "measuring it-s-a-server: " in err  # the default name comes from the split words
+
+
+def test_remote_is_an_alias_of_url() -> None:
+    with serve_http("legacy-sse") as fx:
+        code, out, _ = run_cli("--remote", fx.url, "--transport", "sse", "--json", "--timeout", "5")
+        assert code == 0
+        assert parse_json(out)["transport"] == "sse" and parse_json(out)["launchCommand"] == fx.url
+
+
+def test_help_documents_the_reference_spellings_and_docker(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run_cli("--help")
+    flat = " ".join((out + capsys.readouterr().out).split())
+    assert code == 0
+    for needle in ("--command 'LAUNCH LINE'", "--url URL, --remote URL", "--docker",
+                   "--image IMAGE, --docker-image IMAGE", "--docker-host URL",
+                   "--ca-bundle PATH|auto"):  # fmt: skip
+        assert needle in flat
+
+
+def test_docker_without_an_engine_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    missing = f"unix://{tmp_path}/no-engine.sock"
+    out, err = io.StringIO(), io.StringIO()
+    from mcpcost.cli import measure_cmd
+
+    argv = ["--docker", "--docker-host", missing, "--command", "python3 server.py"]
+    assert measure_cmd.run(argv, out, err, environ={}) == 2
+    assert out.getvalue() == ""
+    assert (
+        err.getvalue()
+        .splitlines()[-1]
+        .startswith(f"mcpcost measure: cannot reach a container engine at {missing} (")
+    )
+
+
+def test_docker_host_reaches_a_docker_run_command_on_the_host() -> None:
+    """Without --docker a `docker run` command still runs on the host as written; --docker-host
+    is given to it as DOCKER_HOST and recorded (here a stand-in 'docker' prints what it got)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as bindir:
+        fake = Path(bindir) / "docker"
+        fake.write_text(
+            f"#!{sys.executable}\nimport os, sys\n"
+            "sys.stderr.write('engine=' + os.environ.get('DOCKER_HOST', 'unset'))\nsys.exit(3)\n"
+        )
+        fake.chmod(0o755)
+        code, out, _ = run_cli("--json", "--timeout", "5", "--no-retry", "--docker-host",
+                               "unix:///run/engine.sock", "--", str(fake), "run", "-i", "img")  # fmt: skip
+    doc = parse_json(out)
+    assert code == 1 and doc["status"] == "startup-failure"
+    assert doc["isolation"]["docker"] is True
+    assert doc["isolation"]["note"].endswith("engine DOCKER_HOST=unix:///run/engine.sock")
+    # the host CLI got an address (env values, DOCKER_HOST included, are masked in notes)
+    assert doc["notes"].endswith("stderr tail: engine=***")

@@ -30,7 +30,7 @@ import shlex
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
@@ -38,6 +38,9 @@ from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+
+if TYPE_CHECKING:
+    from mcpcost.measuring.containers import HostTrust
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -262,11 +265,12 @@ def run(
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command)
     env = dict(os.environ if environ is None else environ)
+    trust = _trust(args.ca_bundle, env) if args.docker else None
     timeout: float = args.timeout
     err.write(f"measuring {spec.name}: {spec.display()} (two captures, {timeout:g}s budget)\n")
     with contextlib.ExitStack() as stack:
         if args.docker:
-            measured = _measure_in_container(spec, args, env, err, stack)
+            measured = _measure_in_container(spec, args, env, trust, err, stack)
             if measured is None:
                 return EXIT_USAGE
             measurement = measured
@@ -303,31 +307,36 @@ def run(
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
 
 
+def _trust(ca_bundle: str | None, env: Mapping[str, str]) -> HostTrust:
+    """``--ca-bundle`` resolved (a usage error when it names no file) and the host proxy."""
+    from mcpcost.measuring.containers import CABundleError, host_trust
+
+    try:
+        return host_trust(ca_bundle, env)
+    except CABundleError as exc:
+        raise UsageError(f"mcpcost measure: {exc}") from None
+
+
 def _measure_in_container(
     spec: ServerSpec,
     args: argparse.Namespace,
     env: dict[str, str],
+    trust: HostTrust | None,
     err: TextIO,
     stack: contextlib.ExitStack,
 ) -> Measurement | None:
     """``--docker``: the measurement, or None (after one line on stderr) without an engine."""
     from mcpcost.measuring.containers import (
         DEFAULT_DOCKER_HOST,
-        CABundleError,
         ContainerLauncher,
         ContainerOptions,
         EngineUnavailable,
         closing_client,
         container_measure,
         engine_label,
-        host_trust,
         place,
     )
 
-    try:
-        trust = host_trust(args.ca_bundle, env)
-    except CABundleError as exc:
-        raise UsageError(f"mcpcost measure: {exc}") from None
     docker_host = args.docker_host or env.get("DOCKER_HOST") or None
     here = os.getcwd()
     home = env.get("HOME") or str(Path.home())
