@@ -401,6 +401,7 @@ def _container_measure(
         EngineUnavailable,
         closing_client,
         container_measure,
+        engine_address,
         engine_label,
         host_trust,
     )
@@ -409,7 +410,7 @@ def _container_measure(
         trust = host_trust(args.ca_bundle, env)
     except CABundleError as exc:
         raise UsageError(f"mcpcost audit: {exc}") from None
-    docker_host = args.docker_host or env.get("DOCKER_HOST") or None
+    docker_host = engine_address(args.docker_host, env)
     config_dirs = [os.path.dirname(os.path.abspath(f.source)) for f in files]
     roots = tuple(dict.fromkeys([str(cwd), str(home), *config_dirs]))
     options = ContainerOptions(image_override=args.image, docker_host=docker_host, trust=trust,

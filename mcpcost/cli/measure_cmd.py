@@ -276,12 +276,13 @@ def run(
             measurement = measured
         else:
             from mcpcost.measuring.containers import (
+                engine_address,
                 is_self_docker,
                 self_docker_isolation,
                 with_docker_host,
             )
 
-            docker_host = args.docker_host or None
+            docker_host = engine_address(args.docker_host, env)
             run_spec = spec
             isolation = None
             if docker_host is not None and not spec.is_remote and is_self_docker(spec.argv):
@@ -333,11 +334,12 @@ def _measure_in_container(
         EngineUnavailable,
         closing_client,
         container_measure,
+        engine_address,
         engine_label,
         place,
     )
 
-    docker_host = args.docker_host or env.get("DOCKER_HOST") or None
+    docker_host = engine_address(args.docker_host, env)
     here = os.getcwd()
     home = env.get("HOME") or str(Path.home())
     roots = (here, home, *((os.path.abspath(args.cwd),) if args.cwd else ()))

@@ -10,11 +10,12 @@ from typing import Any, TextIO
 
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
 from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.measuring.containers import DEFAULT_DOCKER_HOST, engine_address
 from mcpcost.sweep.catalog import Catalog, read_catalog
 from mcpcost.sweep.runner import SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
 
-DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock"
+__all__ = ["DEFAULT_DOCKER_HOST", "build_parser", "engine_address", "run"]
 
 
 def build_parser() -> ArgParser:
@@ -64,11 +65,6 @@ def build_parser() -> ArgParser:
 
 def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-def engine_address(flag: str | None, environ: dict[str, str]) -> str | None:
-    """The engine address given explicitly (flag first, then ``DOCKER_HOST``), else None."""
-    return flag or environ.get("DOCKER_HOST") or None
 
 
 def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | None = None) -> int:
@@ -151,28 +147,26 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
     launcher = None
     trust = None
     if args.docker:
-        from mcpcost.sweep.isolation import (
+        from mcpcost.measuring.containers import (
             CABundleError,
             ContainerLauncher,
             EngineUnavailable,
-            HostTrust,
             closing_client,
             engine_label,
-            host_proxy,
-            resolve_ca_bundle,
+            host_trust,
         )
 
         try:
-            bundle = resolve_ca_bundle(args.ca_bundle, env)
+            trust = host_trust(args.ca_bundle, env)
         except CABundleError as exc:
             raise UsageError(f"mcpcost sweep: {exc}") from None
+        bundle = trust.ca_bundle
         if args.ca_bundle is not None:
             progress(
                 f"containers trust the CA bundle {bundle}"
                 if bundle is not None
                 else "--ca-bundle auto: no host CA bundle found; containers keep their own"
             )
-        trust = HostTrust(ca_bundle=bundle, proxy=host_proxy(env))
         address = docker_host or DEFAULT_DOCKER_HOST
         try:
             client = stack.enter_context(closing_client(address))

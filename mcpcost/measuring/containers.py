@@ -175,6 +175,11 @@ def resolve_ca_bundle(
     return os.path.realpath(value)
 
 
+def engine_address(flag: str | None, environ: Mapping[str, str]) -> str | None:
+    """The engine address given explicitly (flag first, then ``DOCKER_HOST``), else None."""
+    return flag or environ.get(DOCKER_HOST_VAR) or None
+
+
 def host_trust(ca_bundle: str | None, environ: Mapping[str, str]) -> HostTrust:
     """What containers get from the host: ``--ca-bundle`` resolved, and the proxy variables."""
     return HostTrust(ca_bundle=resolve_ca_bundle(ca_bundle, environ), proxy=host_proxy(environ))
