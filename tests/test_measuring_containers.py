@@ -234,9 +234,21 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
     project.mkdir(parents=True)
     (project / "probe_server.py").write_text(ENV_PROBE)
     config = project / ".mcp.json"
+    # a command that is itself `docker run` runs on the host as written (here a stand-in
+    # `docker` that insists on the engine address, then runs the probe on the host)
+    fake_docker = project / "bin" / "docker"
+    fake_docker.parent.mkdir()
+    fake_docker.write_text(
+        f"#!{sys.executable}\nimport os, sys\n"
+        f"if os.environ.get('DOCKER_HOST') != {docker_host!r}: sys.exit('no engine address')\n"
+        f"os.execv({sys.executable!r}, [{sys.executable!r}, {str(project / 'probe_server.py')!r}])\n"
+    )
+    fake_docker.chmod(0o755)
     config.write_text(json.dumps({"mcpServers": {
         "probe": {"command": "python3", "args": ["probe_server.py"], "cwd": str(project),
                   "env": {"PROBE_TOKEN": SECRET}},
+        "own-docker": {"command": str(fake_docker), "args": ["run", "-i", "--rm", "img"],
+                       "env": {"PROBE_TOKEN": SECRET}},
     }}))  # fmt: skip
     environ = {"DOCKER_HOST": docker_host, "PATH": os.environ.get("PATH", ""), "HOME": str(home)}
     outputs: list[str] = []
@@ -252,7 +264,13 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
             docs.append(json.loads(out.getvalue()))
     for text in outputs:
         assert SECRET not in text and SECRET[4:20] not in text
-    (server,) = docs[0]["configs"][0]["servers"]
+    servers = {s["name"]: s for s in docs[0]["configs"][0]["servers"]}
+    assert set(servers) == {"probe", "own-docker"}
+    own = servers["own-docker"]
+    assert own["status"] == "measured", own.get("notes")
+    assert own["isolation"] == {"docker": True,
+                                "note": f"{SELF_DOCKER_NOTE}; engine DOCKER_HOST={docker_host}"}  # fmt: skip
+    server = servers["probe"]
     assert server["status"] == "measured" and server["envVarNames"] == ["PROBE_TOKEN"]
     assert server["isolation"] == {"docker": True, "image": BASE_IMAGE, "network": "bridge",
                                    "note": f"{BASE_NOTE}, env values passed (PROBE_TOKEN), "
