@@ -264,6 +264,9 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
             docs.append(json.loads(out.getvalue()))
     for text in outputs:
         assert SECRET not in text and SECRET[4:20] not in text
+    summary = ("--docker: 1 launch(es) in containers, 1 as their own docker run on the host, "
+               "0 on the host (remote)")  # fmt: skip
+    assert all(summary in err for err in outputs[1::2])
     servers = {s["name"]: s for s in docs[0]["configs"][0]["servers"]}
     assert set(servers) == {"probe", "own-docker"}
     own = servers["own-docker"]

@@ -23,7 +23,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -321,6 +321,8 @@ def _audit(
             out.write(render_json(report))
         err.write(_nothing_found(files, bool(args.config)))
         return EXIT_CHECK_FAILED
+    if isolations:
+        err.write(isolation_summary(isolations.values()) + "\n")
     diff = diff_reports(baseline, report) if baseline is not None else None
     gates = evaluate_gates(
         report, diff, budget=args.budget, max_increase=args.max_increase,
@@ -368,6 +370,16 @@ def _recording(measure: MeasureFn, isolations: dict[str, Isolation]) -> MeasureF
         return m
 
     return recorded
+
+
+def isolation_summary(isolations: Iterable[Isolation]) -> str:
+    """One line: how many launches ran in our containers, as their own docker run, on the host."""
+    found = list(isolations)
+    boxed = sum(1 for i in found if i.docker and i.image is not None)
+    own = sum(1 for i in found if i.docker and i.image is None)
+    host = len(found) - boxed - own
+    return (f"--docker: {boxed} launch(es) in containers, {own} as their own docker run on the "
+            f"host, {host} on the host (remote)")  # fmt: skip
 
 
 def with_isolation(
