@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from mcpcost.core.jsonvalue import parse_json
@@ -267,6 +268,9 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
     summary = ("--docker: 1 launch(es) in containers, 1 as their own docker run on the host, "
                "0 on the host (remote)")  # fmt: skip
     assert all(summary in err for err in outputs[1::2])
+    from tests.test_audit_render import SCHEMA
+
+    jsonschema.Draft202012Validator(SCHEMA).validate(docs[0])
     servers = {s["name"]: s for s in docs[0]["configs"][0]["servers"]}
     assert set(servers) == {"probe", "own-docker"}
     own = servers["own-docker"]

@@ -62,6 +62,8 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
     )
     out["alwaysLoad"] = s.always_load
     out["unresolved"] = list(s.unresolved)
+    if s.isolation is not None:
+        out["isolation"] = s.isolation.to_dict()
     return out
 
 

@@ -41,7 +41,7 @@ from mcpcost.audit.deferral import (
 from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
-from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
+from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
 from mcpcost.core.spec import ServerSpec
 
@@ -80,6 +80,7 @@ class ServerResult:
     claude_tokens: int | None = None
     launch_key: str | None = None
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
+    isolation: Isolation | None = None  # how the launch was run, when it was measured
 
     @property
     def measured(self) -> bool:
@@ -267,6 +268,7 @@ def entry_result(
             notes="not measured in this run", **base,
         )  # fmt: skip
     notes = first_line(_mask_free_text(measurement.notes, spec))
+    base["isolation"] = measurement.isolation
     if not measurement.has_number:
         return ServerResult(
             status=str(measurement.status), tokens=None, tool_count=None, share=None,

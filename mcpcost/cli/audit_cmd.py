@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from functools import partial
@@ -43,15 +42,14 @@ from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.gates import evaluate_gates
 from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.progress import progress_for
-from mcpcost.audit.render_json import render_json, report_to_json
+from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.io import read_source
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.core.model import Isolation, Measurement
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.model import Isolation
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -278,18 +276,15 @@ def run(
         _read_if_exists,
     )
     with contextlib.ExitStack() as stack:
-        isolations: dict[str, Isolation] = {}
         if args.docker and measure is None:
             measure = _container_measure(args, env, home_dir, cwd_dir, files, err, stack)
             if measure is None:
                 return EXIT_USAGE
-            measure = _recording(measure, isolations)
         elif measure is None:
             from mcpcost.measuring import measure_server
 
             measure = partial(measure_server, timeout_s=args.timeout)
-        return _audit(args, out, err, files, measure, settings, env, baseline, divergence, now,
-                      isolations if args.docker else None)  # fmt: skip
+        return _audit(args, out, err, files, measure, settings, env, baseline, divergence, now)
 
 
 def _audit(
@@ -303,7 +298,6 @@ def _audit(
     baseline: Baseline | None,
     divergence: DivergenceRun | None,
     now: Callable[[], datetime] | None,
-    isolations: dict[str, Isolation] | None,
 ) -> int:
     report = run_audit(
         files,
@@ -321,8 +315,8 @@ def _audit(
             out.write(render_json(report))
         err.write(_nothing_found(files, bool(args.config)))
         return EXIT_CHECK_FAILED
-    if isolations:
-        err.write(isolation_summary(isolations.values()) + "\n")
+    if args.docker:
+        err.write(isolation_summary(launch_isolations(report)) + "\n")
     diff = diff_reports(baseline, report) if baseline is not None else None
     gates = evaluate_gates(
         report, diff, budget=args.budget, max_increase=args.max_increase,
@@ -336,10 +330,7 @@ def _audit(
         or args.fail_on_unmeasured
     )
     shown = gates if wants_gates else None
-    if args.json and isolations is not None:
-        out.write(stringify_pretty(with_isolation(report_to_json(report, diff, shown), report,
-                                                  isolations)) + "\n")  # fmt: skip
-    elif args.json:
+    if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
         out.write(render_markdown(report, diff, shown))
@@ -359,17 +350,14 @@ def _audit(
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
 
 
-def _recording(measure: MeasureFn, isolations: dict[str, Isolation]) -> MeasureFn:
-    """``measure`` that also notes how each launch was run, by launch key."""
-    lock = threading.Lock()
-
-    def recorded(spec: ServerSpec) -> Measurement:
-        m = measure(spec)
-        with lock:
-            isolations[spec.launch_key()] = m.isolation or Isolation(docker=False)
-        return m
-
-    return recorded
+def launch_isolations(report: AuditReport) -> list[Isolation]:
+    """How each distinct launch of the report was run (one entry per launch)."""
+    seen: dict[str, Isolation] = {}
+    for config in report.configs:
+        for server in (*config.servers, *config.skipped):
+            if server.launch_key is not None and server.isolation is not None:
+                seen.setdefault(server.launch_key, server.isolation)
+    return list(seen.values())
 
 
 def isolation_summary(isolations: Iterable[Isolation]) -> str:
@@ -380,19 +368,6 @@ def isolation_summary(isolations: Iterable[Isolation]) -> str:
     host = len(found) - boxed - own
     return (f"--docker: {boxed} launch(es) in containers, {own} as their own docker run on the "
             f"host, {host} on the host (remote)")  # fmt: skip
-
-
-def with_isolation(
-    doc: dict[str, Any], report: AuditReport, isolations: Mapping[str, Isolation]
-) -> dict[str, Any]:
-    """The JSON report with ``isolation`` on every server whose launch was measured."""
-    for config_json, config in zip(doc["configs"], report.configs, strict=True):
-        for key in ("servers", "skipped"):
-            for server_json, server in zip(config_json[key], getattr(config, key), strict=True):
-                found = isolations.get(server.launch_key or "")
-                if found is not None:
-                    server_json["isolation"] = found.to_dict()
-    return doc
 
 
 def _container_measure(
