@@ -47,6 +47,7 @@ from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
+from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.cli.io import read_source
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
@@ -97,18 +98,12 @@ def build_parser() -> ArgParser:
                    help="per-request timeout for each server (default 60)")  # fmt: skip
     p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help="servers measured at once (default 4)")  # fmt: skip
-    p.add_argument("--docker", action="store_true",
-                   help="run each stdio server in a container: the config's env values go into "
-                   "it, its cwd and argv paths under the project or home are mounted read-only; "
-                   "`docker run` commands run on the host as written")  # fmt: skip
-    p.add_argument("--image", "--docker-image", dest="image", metavar="IMAGE",
-                   help="with --docker: the image (default: uv image for uvx, Node otherwise)")  # fmt: skip
-    p.add_argument("--docker-host", metavar="URL",
-                   help="with --docker: container engine API (default: $DOCKER_HOST), also "
-                   "given to `docker run` commands")  # fmt: skip
-    p.add_argument("--ca-bundle", metavar="PATH|auto",
-                   help="with --docker: a CA bundle mounted read-only into each container "
-                   "(see mcpcost sweep --help)")  # fmt: skip
+    add_container_arguments(
+        p,
+        docker_help="run each stdio server in a container: the config's env values go into it, "
+        "its cwd and argv paths under the project or home are mounted read-only; `docker run` "
+        "commands run on the host as written",
+    )
     p.add_argument("--claude", metavar="FILE_OR_URL",
                    help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
     return p
@@ -253,10 +248,7 @@ def run(
     now: Callable[[], datetime] | None = None,
 ) -> int:
     args = build_parser().parse_args(argv)
-    for flag, value in (("--image", args.image), ("--docker-host", args.docker_host),
-                        ("--ca-bundle", args.ca_bundle)):  # fmt: skip
-        if value is not None and not args.docker:
-            raise UsageError(f"mcpcost audit: {flag} applies only with --docker")
+    require_docker_for(args, "mcpcost audit", ("image", "docker_host", "ca_bundle"))
     if (
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:

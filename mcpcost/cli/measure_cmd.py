@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
+from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
@@ -81,18 +82,11 @@ def build_parser() -> ArgParser:
                    "badges/<name>.json under DIR")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
-    p.add_argument("--docker", action="store_true",
-                   help="run the stdio server in a container (fresh per capture; --env values "
-                   "go into it; argv paths under the current or home directory are mounted "
-                   "read-only)")  # fmt: skip
-    p.add_argument("--image", "--docker-image", dest="image", metavar="IMAGE",
-                   help="with --docker: the image (default: uv image for uvx, Node otherwise)")  # fmt: skip
-    p.add_argument("--docker-host", metavar="URL",
-                   help="container engine API (default: $DOCKER_HOST), also given to a "
-                   "command that is itself `docker run`")  # fmt: skip
-    p.add_argument("--ca-bundle", metavar="PATH|auto",
-                   help="with --docker: a CA bundle mounted read-only into the container "
-                   "(see mcpcost sweep --help)")  # fmt: skip
+    add_container_arguments(
+        p,
+        docker_help="run the stdio server in a container (fresh per capture; --env values go "
+        "into it; argv paths under the current or home directory are mounted read-only)",
+    )
     p.add_argument("command", nargs="*", help="the server command (after --)")
     return p
 
@@ -195,9 +189,7 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
             raise UsageError("mcpcost measure: --command is empty")
     if args.docker and args.url is not None:
         raise UsageError("mcpcost measure: --docker applies to stdio commands, not --url")
-    for flag, value in (("--image", args.image), ("--ca-bundle", args.ca_bundle)):
-        if value is not None and not args.docker:
-            raise UsageError(f"mcpcost measure: {flag} applies only with --docker")
+    require_docker_for(args, "mcpcost measure", ("image", "ca_bundle"))
     if args.url is not None and command:
         raise UsageError("mcpcost measure: give either --url or a command after --, not both")
     if args.url is None and not command:

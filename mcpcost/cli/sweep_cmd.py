@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
+from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.errors import EXIT_USAGE, InputError, UsageError
 from mcpcost.measuring.containers import DEFAULT_DOCKER_HOST, engine_address
 from mcpcost.sweep.catalog import Catalog, read_catalog
@@ -32,23 +33,7 @@ def build_parser() -> ArgParser:
         metavar="K/N",
         help="sweep shard K (0-based) of N, round-robin; 'N' alone picks K from the date",
     )
-    p.add_argument("--docker", action="store_true", help="run each server in a container")
-    p.add_argument(
-        "--image", metavar="IMAGE", help="container image replacing the per-launcher default"
-    )
-    p.add_argument(
-        "--docker-host",
-        metavar="URL",
-        help="container engine API (default: $DOCKER_HOST), also given to `docker run` entries",
-    )
-    p.add_argument(
-        "--ca-bundle",
-        metavar="PATH|auto",
-        help="with --docker: a full CA bundle (PEM) mounted read-only into each container and "
-        "named by NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, PIP_CERT (for a "
-        "TLS-intercepting proxy); 'auto' = $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE or "
-        "/etc/ssl/certs/ca-certificates.crt, the first that exists",
-    )
+    add_container_arguments(p, docker_help="run each server in a container")
     p.add_argument("--concurrency", type=positive_int, default=3, metavar="N")
     p.add_argument(
         "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
@@ -72,8 +57,7 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
     env = dict(os.environ) if environ is None else environ
     if args.shard and args.only:
         raise UsageError("mcpcost sweep: --shard and --only cannot be combined")
-    if args.ca_bundle is not None and not args.docker:
-        raise UsageError("mcpcost sweep: --ca-bundle applies only with --docker")
+    require_docker_for(args, "mcpcost sweep", ("ca_bundle",))
     with contextlib.ExitStack() as stack:
         return _run(args, env, err, stack)
 
