@@ -15,7 +15,7 @@ from typing import Any
 from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow
 from mcpcost.audit.render_text import n as fmt
 from mcpcost.audit.render_text import signed
-from mcpcost.core.markdown import code_span, md_text
+from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.templating import render
 
 COMMENT_LIMIT = 65_536
@@ -172,7 +172,7 @@ def context(
         "failures": [escape_md(r.text, 300) for r in outcome.verdict.failures],
         "warnings": [escape_md(r.text, 300) for r in outcome.verdict.warnings],
         "problems": [escape_md(p, 300) for p in outcome.problems],
-        "encoding": escape_md(outcome.encoding, 40),
+        "encoding": code_text(outcome.encoding, 40),
         "versions": [
             (escape_md(k, 40), escape_md(v, 60)) for k, v in sorted(outcome.versions.items())
         ],

@@ -85,3 +85,9 @@ def test_fail_on_sorts_the_engines_findings() -> None:
     assert [r.text for r in only_budget.warnings] == ["x failed", "grew"]
     none = verdict_of(j, set(), lines)
     assert none.passed and len(none.warnings) == 3
+
+
+def test_the_encoding_in_a_code_span_is_not_backslash_escaped() -> None:
+    # a backslash inside a code span renders literally: o200k\_base would show the backslash
+    body = render_comment(outcome(1), key="k", limit=10**6).body
+    assert "`o200k_base`" in body and "o200k\\_base" not in body
