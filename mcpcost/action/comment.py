@@ -19,6 +19,9 @@ from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.templating import render
 
 COMMENT_LIMIT = 65_536
+# Clients whose documented default defers MCP tool definitions (Claude Code's tool search); the
+# audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
+DEFERS_BY_DEFAULT = frozenset({"claude-code"})
 COMMENT_TARGET = 60_000  # leave room for GitHub's own accounting and the marker
 NAME_LIMIT = 80
 NOTE_LIMIT = 160
@@ -173,6 +176,11 @@ def context(
         "warnings": [escape_md(r.text, 300) for r in outcome.verdict.warnings],
         "problems": [escape_md(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),
+        "deferring_clients": [
+            code_span(client, 40)
+            for client in sorted({c.client for c in outcome.configs})
+            if client in DEFERS_BY_DEFAULT
+        ],
         "versions": [
             (escape_md(k, 40), escape_md(v, 60)) for k, v in sorted(outcome.versions.items())
         ],

@@ -91,3 +91,15 @@ def test_the_encoding_in_a_code_span_is_not_backslash_escaped() -> None:
     # a backslash inside a code span renders literally: o200k\_base would show the backslash
     body = render_comment(outcome(1), key="k", limit=10**6).body
     assert "`o200k_base`" in body and "o200k\\_base" not in body
+
+
+def test_a_claude_code_config_says_the_client_defers_by_default() -> None:
+    import dataclasses
+
+    body = render_comment(outcome(1), key="k", limit=10**6).body
+    assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
+    cursor = outcome(1)
+    cursor = dataclasses.replace(
+        cursor, configs=tuple(dataclasses.replace(c, client="cursor") for c in cursor.configs)
+    )
+    assert "defers MCP tool definitions" not in render_comment(cursor, key="k", limit=10**6).body
