@@ -558,11 +558,125 @@ def test_env_and_header_values_never_reach_problems_or_repr(
         assert secret not in shown
 
 
-def test_env_file_is_noted_not_read() -> None:
+ENV_FIXTURE = CONFIGS / "envfile" / "secrets.env"
+ENV_FIXTURE_SECRETS = (
+    "ghp_EnvFileSecret0123456789abcdefABCDEF",
+    "sk-envfile-single-quoted",
+    "envfile-db-pass",
+    "envfile-plain-value",
+    "from-envfile-loses",
+)
+
+
+def _reader(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def _envfile_ctx(cwd: str = "/work/proj") -> ParseContext:
+    return ParseContext(environ=ENV, home="/home/me", cwd=cwd, read_text=_reader)
+
+
+def test_env_file_without_a_reader_is_noted_and_the_server_still_launches() -> None:
     text = '{"servers": {"s": {"command": "x", "envFile": "${workspaceFolder}/.env"}}}'
     cf = parse_config("vscode", "mcp.json", text, context=CTX)
-    assert cf.entries[0].spec is not None
-    assert cf.problems == ("server 's': envFile is not read: its variables are not passed",)
+    e = cf.entries[0]
+    assert e.spec is not None and dict(e.spec.env) == {}
+    note = "envFile /work/proj/.env is not read here: launched without its variables"
+    assert e.notes == (note,)
+    assert cf.problems == (f"server 's': {note}",)
+
+
+@pytest.mark.parametrize("client", ["cursor", "vscode", "explicit"])
+def test_env_file_variables_reach_the_env_and_explicit_env_wins(client: str) -> None:
+    key = "servers" if client == "vscode" else "mcpServers"
+    text = json.dumps(
+        {key: {"s": {"command": "x", "envFile": "envfile/secrets.env", "env": {"SHARED": "mine"}}}}
+    )
+    source = str(CONFIGS / "mcp.json")
+    cf = parse_config(client, source, text, context=_envfile_ctx())
+    e = cf.entries[0]
+    assert e.spec is not None
+    assert e.env_file == str(ENV_FIXTURE)
+    assert dict(e.spec.env) == {
+        "GITHUB_TOKEN": "ghp_EnvFileSecret0123456789abcdefABCDEF",
+        "API_KEY": "sk-envfile-single-quoted-$NOT_EXPANDED",
+        "DB_URL": "postgres://admin:envfile-db-pass@db.internal/app\nline2",
+        "PLAIN": "envfile-plain-value",
+        "SHARED": "mine",
+        "EMPTY": "",
+    }
+    assert e.notes == ()
+    # the malformed line is a problem named by its number, never quoted
+    assert cf.problems == (
+        f"server 's': envFile {ENV_FIXTURE} line 7: not a KEY=value line (ignored)",
+    )
+    shown = " ".join(cf.problems) + " ".join(e.notes)
+    for secret in ENV_FIXTURE_SECRETS:
+        assert secret not in shown
+
+
+def test_env_file_path_resolves_workspace_folder_and_user_home(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("A=1\n", encoding="utf-8")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "h.env").write_text("B=2\n", encoding="utf-8")
+    ctx = ParseContext(environ={}, home=str(home), cwd=str(tmp_path), read_text=_reader)
+    text = json.dumps(
+        {
+            "servers": {
+                "w": {"command": "x", "envFile": "${workspaceFolder}/.env"},
+                "h": {"command": "x", "envFile": "${userHome}/h.env"},
+                "u": {"command": "x", "envFile": "${input:where}/.env"},
+            }
+        }
+    )
+    cf = parse_config("vscode", str(tmp_path / ".vscode" / "mcp.json"), text, context=ctx)
+    w, h, u = cf.entries
+    assert w.spec is not None and dict(w.spec.env) == {"A": "1"}
+    assert h.spec is not None and dict(h.spec.env) == {"B": "2"}
+    assert u.spec is not None and dict(u.spec.env) == {}
+    assert u.notes == ("envFile holds unresolved ${input:where}: launched without its variables",)
+
+
+def test_missing_and_unreadable_env_files_are_problems_not_failures(tmp_path: Path) -> None:
+    (tmp_path / "adir.env").mkdir()
+    (tmp_path / "latin.env").write_bytes(b"K=\xff\n")
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "gone": {"command": "x", "envFile": "missing.env", "env": {"K": "v"}},
+                "dir": {"command": "x", "envFile": "adir.env"},
+                "bytes": {"command": "x", "envFile": "latin.env"},
+            }
+        }
+    )
+    from mcpcost.audit.discovery import read_env_file
+
+    ctx = ParseContext(environ={}, home="/h", cwd=str(tmp_path), read_text=read_env_file)
+    cf = parse_config("cursor", str(tmp_path / "mcp.json"), text, context=ctx)
+    gone, adir, latin = cf.entries
+    assert gone.spec is not None and dict(gone.spec.env) == {"K": "v"}
+    assert gone.notes == (
+        f"envFile {tmp_path / 'missing.env'} does not exist: launched without its variables",
+    )
+    assert adir.spec is not None and "cannot be read" in adir.notes[0]
+    assert latin.spec is not None and "cannot be read (UnicodeDecodeError)" in latin.notes[0]
+    assert len(cf.problems) == 3
+    assert cf.state is ConfigState.OK
+
+
+def test_env_file_is_not_read_for_clients_that_do_not_document_it() -> None:
+    text = json.dumps({"mcpServers": {"s": {"command": "x", "envFile": "envfile/secrets.env"}}})
+    cf = parse_config("claude-desktop", str(CONFIGS / "c.json"), text, context=_envfile_ctx())
+    e = cf.entries[0]
+    assert e.spec is not None and dict(e.spec.env) == {}
+    assert cf.problems == ("server 's': envFile is not read (claude-desktop does not document it)",)
+
+
+def test_env_file_of_a_remote_entry_is_ignored() -> None:
+    text = json.dumps({"mcpServers": {"r": {"url": "https://h/mcp", "envFile": "nope.env"}}})
+    cf = parse_config("cursor", str(CONFIGS / "c.json"), text, context=_envfile_ctx())
+    assert cf.entries[0].spec is not None and cf.entries[0].notes == ()
 
 
 @pytest.mark.parametrize("url", ["unix:///tmp/mcp.sock", "pipe:///pipe/mcp", "ftp://x/"])
@@ -592,3 +706,43 @@ def test_continue_duplicate_names_keep_the_first() -> None:
 def test_jsonc_trailing_comma_then_comments(text: str, value: object) -> None:
     assert parse_jsonc(text) == value
     assert len(strip_jsonc(text)) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "problems"),
+    [
+        ("A=1\nB = two \n", {"A": "1", "B": "two"}, ()),
+        ("# c\n\n  # indented\nexport A=x\n", {"A": "x"}, ()),
+        ("A='$B and \\n stay'\n", {"A": "$B and \\n stay"}, ()),
+        ('A="x\\ty\\"z\\\\"\n', {"A": 'x\ty"z\\'}, ()),
+        ('A="multi\nline"\nB=2\n', {"A": "multi\nline", "B": "2"}, ()),
+        ("A=v # comment\nB=v#not-a-comment\n", {"A": "v", "B": "v#not-a-comment"}, ()),
+        ("A=1\nA=2\n", {"A": "2"}, ()),
+        ("\ufeffA=1\r\nB=2\r\n", {"A": "1", "B": "2"}, ()),
+        (
+            "noequals\n1BAD=x\n",
+            {},
+            ("line 1: not a KEY=value line (ignored)", "line 2: not a KEY=value line (ignored)"),
+        ),
+        ("A='open\n", {}, ("line 1: A: unterminated quote (ignored)",)),
+    ],
+)
+def test_parse_dotenv(text: str, values: dict[str, str], problems: tuple[str, ...]) -> None:
+    from mcpcost.audit.variables import parse_dotenv
+
+    got = parse_dotenv(text)
+    assert dict(got.values) == values
+    assert got.problems == problems
+
+
+@given(st.dictionaries(st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True),
+                       st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")),
+                               max_size=20), max_size=6))  # fmt: skip
+@settings(max_examples=80, deadline=None)
+def test_parse_dotenv_round_trips_single_quoted_values(values: dict[str, str]) -> None:
+    from mcpcost.audit.variables import parse_dotenv
+
+    values = {k: v.replace("'", "") for k, v in values.items()}
+    text = "".join(f"{k}='{v}'\n" for k, v in values.items())
+    got = parse_dotenv(text)
+    assert dict(got.values) == values and got.problems == ()

@@ -21,7 +21,13 @@ import yaml
 
 from mcpcost.audit.jsonc import KeyPath, key_lines_clean, strip_jsonc
 from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
-from mcpcost.audit.variables import VariableContext, VariableSyntax, resolve, syntax_for
+from mcpcost.audit.variables import (
+    VariableContext,
+    VariableSyntax,
+    parse_dotenv,
+    resolve,
+    syntax_for,
+)
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import JSONSyntaxError
@@ -61,6 +67,8 @@ class ParseContext:
     platform: str = "linux"
     project_key: str | None = None
     realpath: Callable[[str], str] | None = None
+    # reads an ``envFile`` (raises OSError or ValueError); None: envFiles are not read here
+    read_text: Callable[[str], str] | None = None
 
     def variables(self, inputs: Mapping[str, str | None] | None = None) -> VariableContext:
         return VariableContext(
@@ -108,6 +116,7 @@ class _Raw:
     always_load: bool = False
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
+    env_file: str | None = None  # the envFile field as written
     fatal: str | None = None  # why it cannot be launched regardless of variables
     unresolved: list[str] = field(default_factory=list)  # found before resolution (Codex...)
     unresolved_fields: list[str] = field(default_factory=list)
@@ -220,7 +229,60 @@ def _transport(raw: _Raw, type_value: object, reader: _Reader) -> None:
 _FIELD_ORDER = ("command", "args", "env", "cwd", "url", "headers")
 
 
-def _finish(raw: _Raw, syntax: VariableSyntax, vctx: VariableContext) -> ConfigEntry:
+@dataclass(frozen=True)
+class _EnvFileRead:
+    path: str | None  # resolved absolute path, None when the reference cannot be resolved
+    values: Mapping[str, str]
+    note: str | None  # set when the variables could not be loaded
+
+
+def _env_file_path(written: str, source: str, platform: str) -> str:
+    """``written`` (variables already resolved) relative to the config file's directory."""
+    if platform == "win32":
+        if ntpath.isabs(written):
+            return ntpath.normpath(written)
+        return ntpath.normpath(ntpath.join(ntpath.dirname(source), written))
+    if posixpath.isabs(written):
+        return posixpath.normpath(written)
+    return posixpath.normpath(posixpath.join(posixpath.dirname(source), written))
+
+
+def _read_env_file(
+    raw: _Raw, syntax: VariableSyntax, vctx: VariableContext, load: _EnvFileLoader
+) -> _EnvFileRead:
+    assert raw.env_file is not None
+    r = resolve(raw.env_file, syntax, vctx)
+    without = "launched without its variables"
+    if r.unresolved:
+        note = f"envFile holds unresolved {', '.join(r.unresolved)}: {without}"
+        return _EnvFileRead(None, {}, note)
+    path = _env_file_path(r.value, load.source, vctx.platform)
+    if load.read_text is None:
+        return _EnvFileRead(path, {}, f"envFile {path} is not read here: {without}")
+    try:
+        text = load.read_text(path)
+    except FileNotFoundError:
+        return _EnvFileRead(path, {}, f"envFile {path} does not exist: {without}")
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or type(exc).__name__
+        return _EnvFileRead(path, {}, f"envFile {path} cannot be read ({reason}): {without}")
+    parsed = parse_dotenv(text)
+    load.problems.extend(f"server {raw.name!r}: envFile {path} {p}" for p in parsed.problems)
+    return _EnvFileRead(path, parsed.values, None)
+
+
+@dataclass(frozen=True)
+class _EnvFileLoader:
+    """What reading an envFile needs: the config's path, the reader, the file's problem list."""
+
+    source: str
+    read_text: Callable[[str], str] | None
+    problems: list[str]
+
+
+def _finish(
+    raw: _Raw, syntax: VariableSyntax, vctx: VariableContext, load: _EnvFileLoader | None = None
+) -> ConfigEntry:
     common: dict[str, Any] = {
         "name": raw.name,
         "disabled": raw.disabled,
@@ -248,10 +310,21 @@ def _finish(raw: _Raw, syntax: VariableSyntax, vctx: VariableContext) -> ConfigE
             where.append(fld)
         return r.value
 
+    notes: list[str] = []
+    file_env: Mapping[str, str] = {}
+    if raw.env_file is not None and raw.transport == "stdio" and load is not None:
+        got = _read_env_file(raw, syntax, vctx, load)
+        common["env_file"] = got.path
+        file_env = got.values
+        if got.note is not None:
+            notes.append(got.note)
+            load.problems.append(f"server {raw.name!r}: {got.note}")
+    common["notes"] = tuple(notes)
     if raw.transport == "stdio":
         assert raw.command is not None
         argv = [res(raw.command, "command")] + [res(a, "args") for a in raw.args]
-        env = {k: res(v, "env") for k, v in raw.env.items()}
+        # explicit env entries win over the envFile; envFile values are never expanded
+        env = {**file_env, **{k: res(v, "env") for k, v in raw.env.items()}}
         cwd = res(raw.cwd, "cwd") if raw.cwd is not None else None
         spec: ServerSpec = ServerSpec.stdio(raw.name, argv, env=env, cwd=cwd)
     else:
@@ -288,6 +361,7 @@ class _Dialect:
     remote_allowed: bool = True
     include_key: str | None = None  # per-server tool allowlist field
     exclude_key: str | None = None  # per-server tool denylist field
+    env_file: bool = False  # reads a stdio server's ``envFile`` (a dotenv file)
 
 
 _DIALECTS: dict[str, _Dialect] = {
@@ -295,8 +369,8 @@ _DIALECTS: dict[str, _Dialect] = {
         "claude-desktop", url_keys=("url", "serverUrl"), remote_allowed=False
     ),
     "claude-code": _Dialect("claude-code"),
-    "cursor": _Dialect("cursor"),
-    "vscode": _Dialect("vscode"),
+    "cursor": _Dialect("cursor", env_file=True),
+    "vscode": _Dialect("vscode", env_file=True),
     "windsurf": _Dialect("windsurf", url_keys=("serverUrl", "url"), exclude_key="disabledTools"),
     "gemini": _Dialect(
         "gemini",
@@ -319,6 +393,7 @@ _DIALECTS: dict[str, _Dialect] = {
         http_url_keys=frozenset({"httpUrl"}),
         include_key="includeTools",
         exclude_key="disabledTools",
+        env_file=True,
     ),
 }
 
@@ -351,8 +426,12 @@ def _entry_from_map(
         raw.args = args or []
         raw.env = reader.string_map(raw, obj, "env")
     raw.cwd = reader.string(raw, obj, "cwd")
-    if "envFile" in obj:
-        reader.note(raw, "envFile is not read: its variables are not passed", fatal=False)
+    if dialect.env_file:
+        raw.env_file = reader.string(raw, obj, "envFile", fatal=False)
+    elif "envFile" in obj:
+        reader.note(
+            raw, f"envFile is not read ({dialect.client} does not document it)", fatal=False
+        )
     url_key = None
     for key in dialect.url_keys:
         value = reader.string(raw, obj, key)
@@ -433,8 +512,10 @@ def _file(
     problems: list[str],
     syntax: VariableSyntax,
     vctx: VariableContext,
+    read_text: Callable[[str], str] | None = None,
 ) -> ConfigFile:
-    entries = tuple(_finish(r, syntax, vctx) for r in raws)
+    load = _EnvFileLoader(source, read_text, problems)
+    entries = tuple(_finish(r, syntax, vctx, load) for r in raws)
     return ConfigFile(
         client=client,
         source=source,
@@ -879,7 +960,7 @@ def parse_config(
             vctx = context.variables()
     except _Broken as exc:
         return _error(client, source, scope, str(exc))
-    return _file(client, source, scope, raws, problems, syntax_for(client), vctx)
+    return _file(client, source, scope, raws, problems, syntax_for(client), vctx, context.read_text)
 
 
 # ---------------------------------------------------------------- format by content
@@ -976,4 +1057,4 @@ def parse_detected(
     except _Broken as exc:
         return _error(client, source, scope, str(exc))
     syntax = syntax_for(EXPLICIT if dialect in (None, EXPLICIT) else dialect)
-    return _file(client, source, scope, raws, problems, syntax, vctx)
+    return _file(client, source, scope, raws, problems, syntax, vctx, context.read_text)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from mcpcost.audit.clients import (
     EXPLICIT,
@@ -20,20 +21,27 @@ from mcpcost.audit.clients import (
     parse_config,
     parse_detected,
 )
-from mcpcost.audit.model import ConfigFile, ConfigState
+from mcpcost.audit.deferral import settings_paths
+from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.core.jsonvalue import parse_json
+from mcpcost.errors import JSONSyntaxError
 
 __all__ = [
     "KNOWN_CLIENTS",
     "PROJECT_CONFIG_PATHS",
+    "ApprovalSettings",
     "ConfigListing",
     "Location",
     "ServerLine",
+    "apply_project_approval",
     "config_listing",
     "discover",
     "load_explicit",
     "locations",
+    "parse_approval_settings",
     "parse_project_config",
     "project_client",
+    "read_approval_settings",
 ]
 
 
@@ -271,6 +279,13 @@ def read_text(path: Path) -> tuple[str | None, str | None]:
         return None, f"cannot read: not UTF-8 text (byte {exc.start})"
 
 
+def read_env_file(path: str) -> str:
+    """An ``envFile``'s text (raises OSError, or ValueError when it is not UTF-8 text)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a directory", path)
+    return Path(path).read_bytes().decode("utf-8-sig")
+
+
 def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -> ParseContext:
     return ParseContext(
         environ=dict(environ),
@@ -279,7 +294,135 @@ def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -
         platform=platform,
         project_key=str(cwd),
         realpath=os.path.realpath,
+        read_text=read_env_file,
     )
+
+
+# ---------------------------------------------------------------- Claude Code project approval
+
+ENABLED_KEY = "enabledMcpjsonServers"
+DISABLED_KEY = "disabledMcpjsonServers"
+ENABLE_ALL_KEY = "enableAllProjectMcpServers"
+NOT_APPROVED = "not approved in any settings file: Claude Code asks before loading it"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalSettings:
+    """What one Claude Code settings file says about ``.mcp.json`` servers."""
+
+    scope: str  # managed | project-local | project | user
+    source: str
+    state: str  # read | absent | unreadable
+    enabled: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    enable_all: bool | None = None
+    problems: tuple[str, ...] = ()  # wrong-typed keys (ignored), named, never quoted
+
+
+def _names(data: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
+    value = data.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(f"{key} is not a list of server names (ignored)")
+        return ()
+    return tuple(value)
+
+
+def parse_approval_settings(scope: str, source: str, text: str | bytes | None) -> ApprovalSettings:
+    """A settings file's text (None: absent) -> its approval keys. Parsed as the deferral verdict
+    parses the same file (strict JSON); a file that is not a JSON object is ``unreadable``."""
+    if text is None:
+        return ApprovalSettings(scope=scope, source=source, state="absent")
+    try:
+        data = parse_json(text)
+    except JSONSyntaxError:
+        return ApprovalSettings(scope=scope, source=source, state="unreadable")
+    if not isinstance(data, dict):
+        return ApprovalSettings(scope=scope, source=source, state="unreadable")
+    problems: list[str] = []
+    enable_all = data.get(ENABLE_ALL_KEY)
+    if enable_all is not None and not isinstance(enable_all, bool):
+        problems.append(f"{ENABLE_ALL_KEY} is not true or false (ignored)")
+        enable_all = None
+    return ApprovalSettings(
+        scope=scope,
+        source=source,
+        state="read",
+        enabled=_names(data, ENABLED_KEY, problems),
+        disabled=_names(data, DISABLED_KEY, problems),
+        enable_all=enable_all,
+        problems=tuple(problems),
+    )
+
+
+def _read_if_exists(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def read_approval_settings(
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    system_root: Path | None = None,
+    read: Callable[[str], bytes | None] = _read_if_exists,
+) -> tuple[ApprovalSettings, ...]:
+    """Claude Code's four settings files (``deferral.settings_paths``, highest precedence first),
+    read for their approval keys. ``system_root`` re-roots the managed file, as in ``locations``."""
+    out: list[ApprovalSettings] = []
+    for scope, path in settings_paths(
+        home=str(home), cwd=str(cwd), platform=platform, environ=environ
+    ):
+        if scope == "managed" and system_root is not None:
+            path = str(system_root / path.lstrip("/\\"))
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            out.append(ApprovalSettings(scope=scope, source=path, state="unreadable"))
+            continue
+        out.append(parse_approval_settings(scope, path, data))
+    return tuple(out)
+
+
+def _approval(entry: ConfigEntry, settings: Sequence[ApprovalSettings]) -> ConfigEntry:
+    if entry.disabled:
+        return entry
+    for s in settings:  # highest precedence first; a name in a disabled list always wins
+        if entry.name in s.disabled:
+            return replace(entry, disabled=True, disabled_reason=f"disabled in {s.source}")
+    if any(entry.name in s.enabled for s in settings):
+        return entry
+    enable_all = next((s.enable_all for s in settings if s.enable_all is not None), None)
+    if enable_all:
+        return entry
+    return replace(entry, notes=(*entry.notes, NOT_APPROVED))
+
+
+def apply_project_approval(cf: ConfigFile, settings: Sequence[ApprovalSettings]) -> ConfigFile:
+    """Claude Code's ``.mcp.json`` servers as its settings approve them (pure): a name in any
+    ``disabledMcpjsonServers`` is switched off (naming the file); a name in no
+    ``enabledMcpjsonServers`` without ``enableAllProjectMcpServers: true`` (the highest-precedence
+    file that sets it decides) stays measured with a note. Unreadable settings files and
+    wrong-typed keys are problem lines on the config."""
+    if cf.state is ConfigState.ERROR or not cf.entries:
+        return cf
+    problems = list(cf.problems)
+    for s in settings:
+        if s.state == "unreadable":
+            problems.append(f"settings file {s.source} cannot be read: its approvals are unknown")
+        problems.extend(f"settings file {s.source}: {p}" for p in s.problems)
+    entries = tuple(_approval(e, settings) for e in cf.entries)
+    state = ConfigState.ALL_DISABLED if all(e.disabled for e in entries) else ConfigState.OK
+    return replace(cf, entries=entries, state=state, problems=tuple(problems))
+
+
+def _is_project_mcp_json(loc: Location, path: Path) -> bool:
+    return loc.client == "claude-code" and loc.scope == "project" and path.name == ".mcp.json"
 
 
 def _has_section(cf: ConfigFile) -> bool:
@@ -294,8 +437,12 @@ def discover(
     environ: Mapping[str, str],
     clients: Collection[str] | None = None,
     system_root: Path | None = None,
+    approval: Sequence[ApprovalSettings] | None = None,
 ) -> list[ConfigFile]:
     """Every known client config that exists here, parsed; unreadable ones as ERROR.
+
+    ``<cwd>/.mcp.json`` is filtered through Claude Code's approval settings (``approval``; read
+    from the four settings files when None): see ``apply_project_approval``.
 
     General settings files (VS Code/Zed/Gemini settings.json, Codex config.toml, Goose and
     Continue config.yaml, opencode.json) are left out when they declare no MCP servers at all.
@@ -335,12 +482,25 @@ def discover(
             cf = parse_config(loc.client, str(path), text, context=context, scope=loc.scope)
             if loc.optional_section and not _has_section(cf):
                 continue
+            if _is_project_mcp_json(loc, path):
+                if approval is None:
+                    approval = read_approval_settings(
+                        home=home,
+                        cwd=cwd,
+                        platform=platform,
+                        environ=environ,
+                        system_root=system_root,
+                    )
+                cf = apply_project_approval(cf, approval)
             out.append(cf)
     return out
 
 
 def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[ConfigFile]:
-    """Each ``--config PATH``: format and shape detected from the content, client ``explicit``."""
+    """Each ``--config PATH``: format and shape detected from the content, client ``explicit``.
+    An ``envFile`` is read from disk unless ``context`` brings its own reader."""
+    if context.read_text is None:
+        context = replace(context, read_text=read_env_file)
     out: list[ConfigFile] = []
     for path in paths:
         source = str(path)

@@ -30,6 +30,9 @@ class ConfigEntry:
     line: int | None = None  # 1-based line of the entry in the file, for annotations
     enabled_tools: tuple[str, ...] | None = None  # client-side allowlist, when the config has one
     disabled_tools: tuple[str, ...] = ()  # client-side denylist, when the config has one
+    disabled_reason: str | None = None  # why it is switched off, when not by its own field
+    notes: tuple[str, ...] = ()  # non-fatal facts about the launch (approval, envFile...)
+    env_file: str | None = None  # the envFile path as resolved (its values are secrets)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -62,6 +62,8 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
     )
     out["alwaysLoad"] = s.always_load
     out["unresolved"] = list(s.unresolved)
+    if s.config_notes:
+        out["configNotes"] = list(s.config_notes)
     if s.isolation is not None:
         out["isolation"] = s.isolation.to_dict()
     return out
@@ -89,6 +91,7 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
         if trim
         else None,
         "deferral": c.deferral.to_dict() if c.deferral else None,
+        **({"disabledReasons": dict(c.disabled_reasons)} if c.disabled_reasons else {}),
     }
 
 
@@ -167,6 +170,7 @@ def report_to_json(
                 "state": e.state,
                 **({"allDisabled": list(e.all_disabled)} if e.all_disabled else {}),
                 **({"error": e.error} if e.error else {}),
+                **({"disabledReasons": dict(e.disabled_reasons)} if e.disabled_reasons else {}),
             }
             for e in report.empty_configs
         ],

@@ -87,6 +87,13 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
             for s in c.skipped
         ]
         out.append("")
+    notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
+    if notes:
+        out += ["Notes:", ""] + [f"- {cell(name)}: {cell(note)}" for name, note in notes] + [""]
+    if c.disabled_reasons:
+        out += ["Switched off:", ""]
+        out += [f"- {cell(name)}: {cell(why)}" for name, why in c.disabled_reasons]
+        out.append("")
     if c.deferral is not None:
         out += [deferral_sentence(c.deferral), ""]
     return out

@@ -258,9 +258,17 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         out += ["", "  not measured"]
         rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
         out += _table(rows, [False, False], indent="    ")
+    notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
+    if notes:
+        out += ["", "  notes"] + [f"    {name}: {note}" for name, note in notes]
     if c.disabled:
-        out += ["", f"  switched off: {', '.join(c.disabled)}"]
+        out += ["", f"  switched off: {', '.join(_with_reasons(c.disabled, c.disabled_reasons))}"]
     return out
+
+
+def _with_reasons(names: Sequence[str], reasons: Sequence[tuple[str, str]]) -> list[str]:
+    why = dict(reasons)
+    return [f"{name} ({why[name]})" if name in why else name for name in names]
 
 
 def budget_block(b: BudgetVerdict) -> list[str]:
@@ -394,7 +402,8 @@ def render_text(
         out += ["", "configs with no live server"]
         for e in report.empty_configs:
             if e.all_disabled:
-                why = f"every server is switched off: {', '.join(e.all_disabled)}"
+                off = _with_reasons(e.all_disabled, e.disabled_reasons)
+                why = f"every server is switched off: {', '.join(off)}"
             elif e.error:
                 why = f"could not be read: {e.error}"
             else:

@@ -81,6 +81,7 @@ class ServerResult:
     launch_key: str | None = None
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
+    config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
 
     @property
     def measured(self) -> bool:
@@ -117,6 +118,7 @@ class ConfigResult:
     trim_advice: TrimAdvice | None
     deferral: DeferralVerdict | None = None
     problems: tuple[str, ...] = ()
+    disabled_reasons: tuple[tuple[str, str], ...] = ()  # (name, why) when a setting switched it off
 
     @property
     def complete(self) -> bool:
@@ -133,6 +135,7 @@ class EmptyConfig:
     state: str
     all_disabled: tuple[str, ...] = ()
     error: str | None = None
+    disabled_reasons: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,6 +242,9 @@ def entry_result(
         "name": entry.name,
         "always_load": entry.always_load,
         "unresolved": entry.unresolved,
+        "config_notes": tuple(
+            n for n in (first_line(_mask_free_text(x, spec)) for x in entry.notes) if n
+        ),
     }
     if spec is None:
         status = UNRESOLVED if entry.unresolved else NOT_LAUNCHABLE
@@ -335,6 +341,14 @@ def config_result(
         heaviest_tools=tuple(heaviest_tools(measured)),
         trim_advice=trim_advice(measured, total),
         problems=config.problems,
+        disabled_reasons=disabled_reasons(config),
+    )
+
+
+def disabled_reasons(config: ConfigFile) -> tuple[tuple[str, str], ...]:
+    """(name, reason) of the switched-off entries that carry a reason (a settings file...)."""
+    return tuple(
+        (e.name, e.disabled_reason) for e in config.entries if e.disabled and e.disabled_reason
     )
 
 
@@ -434,7 +448,8 @@ def build_report(
                                                   references=e.unresolved))  # fmt: skip
         if c.state != ConfigState.OK or not c.live_entries:
             empty.append(EmptyConfig(client=c.client, source=c.source, state=str(c.state),
-                                     all_disabled=c.disabled_names, error=c.error))  # fmt: skip
+                                     all_disabled=c.disabled_names, error=c.error,
+                                     disabled_reasons=disabled_reasons(c)))  # fmt: skip
             continue
         results.append(config_result(c, measurements, context_window, claude))
     results.sort(key=lambda r: -r.total_tokens)

@@ -192,3 +192,85 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
 
         out = _OPENCODE.sub(opencode, out)
     return Resolution(out, tuple(dict.fromkeys(unresolved)))
+
+
+# ---------------------------------------------------------------- dotenv files (envFile)
+
+_DOTENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+
+
+@dataclass(frozen=True)
+class DotenvFile:
+    """What a dotenv file sets. ``problems`` name line numbers only, never values."""
+
+    values: Mapping[str, str]
+    problems: tuple[str, ...] = ()
+
+
+def _double_quoted(body: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body) and body[i + 1] in _DOUBLE_ESCAPES:
+            out.append(_DOUBLE_ESCAPES[body[i + 1]])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _closing_quote(text: str, quote: str) -> int:
+    """Index of the quote that closes ``text[0]`` (-1 when none); backslash escapes in "..."."""
+    i = 1
+    while i < len(text):
+        if text[i] == "\\" and quote == '"':
+            i += 2
+            continue
+        if text[i] == quote:
+            return i
+        i += 1
+    return -1
+
+
+def parse_dotenv(text: str) -> DotenvFile:
+    """``KEY=value`` lines as editors read an ``envFile``: ``#`` comment lines and blank lines
+    skipped, an optional ``export`` prefix, values single-quoted (literal), double-quoted
+    (``\\n``, ``\\t``, ``\\"``, ``\\\\`` escapes; may span lines) or bare (trimmed, a `` #`` starts a
+    comment). No ``$VAR`` interpolation. The last assignment of a key wins."""
+    values: dict[str, str] = {}
+    problems: list[str] = []
+    lines = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    i = 0
+    while i < len(lines):
+        number = i + 1
+        line = lines[i].strip()
+        i += 1
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith(("export ", "export\t")):
+            line = line[7:].lstrip()
+        key, eq, rest = line.partition("=")
+        key = key.strip()
+        if not eq or not _DOTENV_KEY.match(key):
+            problems.append(f"line {number}: not a KEY=value line (ignored)")
+            continue
+        rest = rest.strip()
+        if rest[:1] in ("'", '"'):
+            quote = rest[0]
+            end = _closing_quote(rest, quote)
+            while end < 0 and i < len(lines):  # a quoted value may span lines
+                rest += "\n" + lines[i]
+                i += 1
+                end = _closing_quote(rest, quote)
+            if end < 0:
+                problems.append(f"line {number}: {key}: unterminated quote (ignored)")
+                continue
+            body = rest[1:end]
+            values[key] = _double_quoted(body) if quote == '"' else body
+            continue
+        cut = re.search(r"\s#", rest)
+        values[key] = (rest[: cut.start()] if cut else rest).strip()
+    return DotenvFile(values=values, problems=tuple(problems))
