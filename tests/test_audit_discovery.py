@@ -445,3 +445,180 @@ def test_discovery_looks_for_every_project_file_the_action_reads(platform: str) 
     expected = {(project_client(p), p) for p in PROJECT_CONFIG_PATHS}
     assert expected <= found
     assert found - expected == {("vscode", ".vscode/settings.json")}  # the legacy "mcp" block
+
+
+# ---------------------------------------------------------------- Claude Code .mcp.json approval
+
+NOT_APPROVED_NOTE = "not approved in any settings file: Claude Code asks before loading it"
+
+
+def _project(tmp_path: Path, *names: str) -> tuple[Path, Path, Path]:
+    """A temp home, a project with ``.mcp.json`` declaring ``names``, and a system root."""
+    home, cwd, root = tmp_path / "home", tmp_path / "proj", tmp_path / "root"
+    for d in (home, cwd, root):
+        d.mkdir()
+    servers = {n: {"command": "node", "args": [f"{n}.js"]} for n in names}
+    (cwd / ".mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return home, cwd, root
+
+
+def _settings(path: Path, data: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _dot_mcp(home: Path, cwd: Path, root: Path) -> ConfigFile:
+    files = discover(
+        home=home, cwd=cwd, platform="linux", environ={}, clients={"claude-code"},
+        system_root=root,
+    )  # fmt: skip
+    (found,) = [f for f in files if f.source == str(cwd / ".mcp.json")]
+    return found
+
+
+def _approval_shape(cf: ConfigFile) -> dict[str, str]:
+    out = {}
+    for e in cf.entries:
+        if e.disabled:
+            out[e.name] = f"off: {e.disabled_reason}"
+        elif NOT_APPROVED_NOTE in e.notes:
+            out[e.name] = "asks"
+        else:
+            out[e.name] = "approved"
+    return out
+
+
+def test_no_settings_at_all_flags_every_project_server(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "a", "b")
+    cf = _dot_mcp(home, cwd, root)
+    assert _approval_shape(cf) == {"a": "asks", "b": "asks"}
+    assert cf.state is ConfigState.OK
+    assert all(e.spec is not None for e in cf.entries), "still measured"
+
+
+def test_enabled_list_in_each_settings_file_approves(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "local", "proj", "user", "managed", "none")
+    _settings(cwd / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["local"]})
+    _settings(cwd / ".claude" / "settings.json", {"enabledMcpjsonServers": ["proj"]})
+    _settings(home / ".claude" / "settings.json", {"enabledMcpjsonServers": ["user"]})
+    _settings(
+        root / "etc/claude-code/managed-settings.json", {"enabledMcpjsonServers": ["managed"]}
+    )
+    assert _approval_shape(_dot_mcp(home, cwd, root)) == {
+        "local": "approved", "proj": "approved", "user": "approved", "managed": "approved",
+        "none": "asks",
+    }  # fmt: skip
+
+
+def test_disabled_wins_over_enabled_and_names_the_file(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "a", "b", "c")
+    local = _settings(
+        cwd / ".claude" / "settings.local.json",
+        {"enabledMcpjsonServers": ["a", "b"], "enableAllProjectMcpServers": True},
+    )
+    user = _settings(home / ".claude" / "settings.json", {"disabledMcpjsonServers": ["a"]})
+    _settings(cwd / ".claude" / "settings.json", {"disabledMcpjsonServers": ["c"]})
+    cf = _dot_mcp(home, cwd, root)
+    assert _approval_shape(cf) == {
+        "a": f"off: disabled in {user}",
+        "b": "approved",
+        "c": f"off: disabled in {cwd / '.claude' / 'settings.json'}",
+    }
+    assert cf.disabled_names == ("a", "c")
+    assert local.exists()
+
+
+def test_enable_all_approves_and_the_highest_precedence_file_decides(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "a", "b")
+    _settings(home / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})
+    assert _approval_shape(_dot_mcp(home, cwd, root)) == {"a": "approved", "b": "approved"}
+    _settings(cwd / ".claude" / "settings.json", {"enableAllProjectMcpServers": False,
+                                                 "enabledMcpjsonServers": ["b"]})  # fmt: skip
+    assert _approval_shape(_dot_mcp(home, cwd, root)) == {"a": "asks", "b": "approved"}
+
+
+def test_every_project_server_disabled_makes_the_file_all_disabled(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "a")
+    _settings(cwd / ".claude" / "settings.local.json", {"disabledMcpjsonServers": ["a"]})
+    cf = _dot_mcp(home, cwd, root)
+    assert cf.state is ConfigState.ALL_DISABLED
+    assert cf.live_entries == ()
+
+
+def test_unreadable_or_wrong_typed_settings_are_problems(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "a", "b")
+    broken = _settings(cwd / ".claude" / "settings.local.json", "{not json")
+    odd = _settings(
+        home / ".claude" / "settings.json",
+        {"enabledMcpjsonServers": "a", "disabledMcpjsonServers": [1],
+         "enableAllProjectMcpServers": "yes"},
+    )  # fmt: skip
+    cf = _dot_mcp(home, cwd, root)
+    assert _approval_shape(cf) == {"a": "asks", "b": "asks"}
+    assert cf.problems == (
+        f"settings file {broken} cannot be read: its approvals are unknown",
+        f"settings file {odd}: enableAllProjectMcpServers is not true or false (ignored)",
+        f"settings file {odd}: enabledMcpjsonServers is not a list of server names (ignored)",
+        f"settings file {odd}: disabledMcpjsonServers is not a list of server names (ignored)",
+    )
+
+
+def test_approval_applies_only_to_the_project_mcp_json(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "p")
+    (home / ".claude.json").write_text(
+        json.dumps({"mcpServers": {"u": {"command": "x"}}}), encoding="utf-8"
+    )
+    _settings(home / ".claude" / "settings.json", {"disabledMcpjsonServers": ["u", "p"]})
+    files = discover(home=home, cwd=cwd, platform="linux", environ={}, system_root=root)
+    (user,) = [f for f in files if f.source == str(home / ".claude.json")]
+    assert user.entries[0].disabled is False and user.entries[0].notes == ()
+    (project,) = [f for f in files if f.source == str(cwd / ".mcp.json")]
+    assert project.entries[0].disabled is True
+
+
+def test_approval_settings_can_be_passed_in(tmp_path: Path) -> None:
+    from mcpcost.audit.discovery import parse_approval_settings
+
+    home, cwd, _root = _project(tmp_path, "a", "b")
+    given = [parse_approval_settings("user", "/x/settings.json",
+                                     '{"enabledMcpjsonServers": ["a"]}')]  # fmt: skip
+    (cf,) = [
+        f
+        for f in discover(home=home, cwd=cwd, platform="linux", environ={}, approval=given)
+        if f.source.endswith(".mcp.json")
+    ]
+    assert _approval_shape(cf) == {"a": "approved", "b": "asks"}
+
+
+def test_approval_reads_the_deferral_settings_paths(tmp_path: Path) -> None:
+    from mcpcost.audit.deferral import settings_paths
+    from mcpcost.audit.discovery import read_approval_settings
+
+    home, cwd = tmp_path / "h", tmp_path / "c"
+    read: list[str] = []
+
+    def reader(path: str) -> bytes | None:
+        read.append(path)
+        return None
+
+    got = read_approval_settings(home=home, cwd=cwd, platform="linux", environ={}, read=reader)
+    expected = settings_paths(home=str(home), cwd=str(cwd), platform="linux", environ={})
+    assert read == [p for _, p in expected]
+    assert [(s.scope, s.state) for s in got] == [(scope, "absent") for scope, _ in expected]
+
+
+def test_env_file_read_during_discovery(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    (cwd / ".cursor").mkdir(parents=True)
+    home.mkdir()
+    (cwd / ".cursor" / ".env").write_text("TOKEN=envfile-discovery-secret\n", encoding="utf-8")
+    (cwd / ".cursor" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"s": {"command": "x", "envFile": ".env"}}}), encoding="utf-8"
+    )
+    (cf,) = discover(home=home, cwd=cwd, platform="linux", environ={}, clients={"cursor"})
+    spec = cf.entries[0].spec
+    assert spec is not None and dict(spec.env) == {"TOKEN": "envfile-discovery-secret"}
+    (cf,) = load_explicit([cwd / ".cursor" / "mcp.json"], context=_ctx(tmp_path))
+    spec = cf.entries[0].spec
+    assert spec is not None and dict(spec.env) == {"TOKEN": "envfile-discovery-secret"}
