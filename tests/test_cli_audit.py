@@ -421,3 +421,98 @@ def test_docker_flags_are_in_help(capsys: pytest.CaptureFixture[str]) -> None:
     flat = " ".join((out + capsys.readouterr().out).split())
     assert code == 0 and "--docker run each stdio server in a container" in flat
     assert "--image IMAGE, --docker-image IMAGE" in flat and "--ca-bundle PATH|auto" in flat
+
+
+# --------------------------------------------------------------------- envFile and approval
+
+ENVFILE_SECRET = "envfile-cli-secret-9f8e7d6c5b4a"
+
+
+def _needs_env_argv() -> list[str]:
+    """A real fixture server that only starts when NEEDED_TOKEN reached its environment."""
+    inner = " ".join(f"'{a}'" for a in fixture_argv("good"))
+    return ["sh", "-c", f'test -n "$NEEDED_TOKEN" || exit 3; exec {inner}']
+
+
+def _envfile_project(tmp_path: Path, env_file: str) -> tuple[Path, Path]:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    write_json(cwd / ".cursor" / "mcp.json", {"mcpServers": {
+        "needs-env": stdio_entry(_needs_env_argv(), envFile=env_file),
+    }})  # fmt: skip
+    (cwd / ".cursor" / "secrets.env").write_text(
+        f"# tokens\nexport NEEDED_TOKEN='{ENVFILE_SECRET}'\nOTHER=\"{ENVFILE_SECRET}-2\"\n", "utf-8"
+    )
+    return home, cwd
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the fixture wrapper needs a POSIX sh")
+def test_env_file_variables_reach_a_real_server_and_never_the_output(tmp_path: Path) -> None:
+    home, cwd = _envfile_project(tmp_path, "${workspaceFolder}/.cursor/secrets.env")
+    kw: dict[str, Any] = {"home": home, "cwd": cwd, "environ": dict(os.environ),
+                          "platform": "linux"}  # fmt: skip
+    code, out, err = cli_with(["--json", "--client", "cursor", "--timeout", "10"], **kw)
+    assert code == 0, err
+    report = json.loads(out)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    (server,) = report["configs"][0]["servers"]
+    assert server["status"] == "measured" and server["tokens"] > 0
+    assert {"NEEDED_TOKEN", "OTHER"} <= set(server["envVarNames"])
+    outputs = [out, err]
+    for fmt in ([], ["--markdown"], ["--list-configs"], ["--list-configs", "--json"]):
+        c, o, e = cli_with([*fmt, "--client", "cursor", "--timeout", "10"], **kw)
+        assert c == 0, e
+        outputs += [o, e]
+    for text in outputs:
+        assert ENVFILE_SECRET not in text
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the fixture wrapper needs a POSIX sh")
+def test_missing_env_file_is_a_problem_and_the_server_still_launches(tmp_path: Path) -> None:
+    home, cwd = _envfile_project(tmp_path, "missing.env")
+    kw: dict[str, Any] = {"home": home, "cwd": cwd, "environ": dict(os.environ),
+                          "platform": "linux"}  # fmt: skip
+    code, out, err = cli_with(["--json", "--client", "cursor", "--timeout", "10"], **kw)
+    report = json.loads(out)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    (skipped,) = report["configs"][0]["skipped"]
+    assert skipped["status"] == "startup-failure", "launched, and failed without NEEDED_TOKEN"
+    missing = cwd / ".cursor" / "missing.env"
+    note = f"envFile {missing} does not exist: launched without its variables"
+    assert skipped["configNotes"] == [note]
+    assert f"{cwd / '.cursor' / 'mcp.json'}: server 'needs-env': {note}" in out
+    assert code == 1 and "nothing was audited" in err
+    _, text, _ = cli_with(["--client", "cursor", "--timeout", "10"], **kw)
+    assert f"needs-env: {note}" in text
+
+
+def test_claude_project_approval_end_to_end(tmp_path: Path) -> None:
+    home, cwd = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    s = lambda n: {n: {"command": "srv", "args": [n]}}  # noqa: E731
+    write_json(cwd / ".mcp.json", {"mcpServers": {**s("ok"), **s("asks"), **s("off")}})
+    user = write_json(home / ".claude" / "settings.json", {"disabledMcpjsonServers": ["off"]})
+    write_json(cwd / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["ok", "off"]})
+    calls: list[str] = []
+    kw: dict[str, Any] = {"measure": fake_measure(calls), "home": home, "cwd": cwd,
+                          "environ": {}, "platform": "linux"}  # fmt: skip
+    code, out, err = cli_with(["--json", "--client", "claude-code"], **kw)
+    assert code == 0, err
+    report = json.loads(out)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    (c,) = report["configs"]
+    assert sorted(calls) == ["asks", "ok"], "a disabled server is never launched"
+    assert {x["name"] for x in c["servers"]} == {"ok", "asks"}
+    assert c["totalTokens"] == sum(x["tokens"] for x in c["servers"]), "asks stays in the total"
+    assert c["disabled"] == ["off"]
+    assert c["disabledReasons"] == {"off": f"disabled in {user}"}
+    notes = {x["name"]: x.get("configNotes") for x in c["servers"]}
+    assert notes == {
+        "ok": None,
+        "asks": ["not approved in any settings file: Claude Code asks before loading it"],
+    }
+    _, text, _ = cli_with(["--client", "claude-code"], **kw)
+    assert f"switched off: off (disabled in {user})" in text
+    assert "asks: not approved in any settings file" in text
+    _, md, _ = cli_with(["--markdown", "--client", "claude-code"], **kw)
+    assert f"- off: disabled in {user}" in md and "- asks: not approved" in md
