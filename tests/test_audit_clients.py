@@ -746,3 +746,52 @@ def test_parse_dotenv_round_trips_single_quoted_values(values: dict[str, str]) -
     text = "".join(f"{k}='{v}'\n" for k, v in values.items())
     got = parse_dotenv(text)
     assert dict(got.values) == values and got.problems == ()
+
+
+_DOTENV_SECRET = st.from_regex(r"[A-Za-z0-9]{16,28}", fullmatch=True).map(lambda s: "Ev" + s)
+_DOTENV_FORM = st.sampled_from(["{k}={v}", "export {k}={v}", "{k}='{v}'", '{k}="{v}"',
+                                "{k} = {v} # note"])  # fmt: skip
+
+
+@given(
+    st.dictionaries(st.from_regex(r"[A-Z][A-Z0-9_]{0,10}", fullmatch=True),
+                    st.tuples(_DOTENV_SECRET, _DOTENV_FORM), min_size=1, max_size=4),
+    st.booleans(),
+)  # fmt: skip
+@settings(max_examples=40, deadline=None)
+def test_env_file_values_never_reach_any_report_output(
+    entries: dict[str, tuple[str, str]], fail: bool
+) -> None:
+    """Generated dotenv files with secret values; the server's failure notes echo them back."""
+    import tempfile
+
+    from mcpcost.audit.engine import run_audit
+    from mcpcost.audit.render_json import render_json
+    from mcpcost.audit.render_markdown import render_markdown
+    from mcpcost.audit.render_text import render_text
+    from mcpcost.core.model import Measurement
+    from mcpcost.core.status import Status
+    from tests.test_audit_report import measured, tools
+
+    secrets = [v for v, _ in entries.values()]
+    with tempfile.TemporaryDirectory() as tmp:
+        env_path = Path(tmp) / "app.env"
+        env_path.write_text("".join(f.format(k=k, v=v) + "\n" for k, (v, f) in entries.items()))
+        text = json.dumps({"mcpServers": {"s": {"command": "srv", "envFile": "app.env"}}})
+        ctx = ParseContext(environ={}, home=tmp, cwd=tmp, read_text=_reader)
+        cf = parse_config("cursor", str(Path(tmp) / "mcp.json"), text, context=ctx)
+    spec = cf.entries[0].spec
+    assert spec is not None and dict(spec.env) == {k: v for k, (v, _) in entries.items()}
+
+    def measure(s: ServerSpec) -> Measurement:
+        if fail:
+            return Measurement(status=Status.STARTUP_FAILURE, server_name=s.name,
+                               notes="env was " + " ".join(secrets))  # fmt: skip
+        return measured(s, tools(s.name, 2))
+
+    report = run_audit([cf], measure=measure, concurrency=1, generated_at="t")
+    for out in (render_text(report), render_json(report), render_markdown(report)):
+        for secret in secrets:
+            assert secret not in out
+    assert set(entries) <= set(json.loads(render_json(report))["configs"][0][
+        "skipped" if fail else "servers"][0]["envVarNames"])  # fmt: skip
