@@ -622,3 +622,14 @@ def test_env_file_read_during_discovery(tmp_path: Path) -> None:
     (cf,) = load_explicit([cwd / ".cursor" / "mcp.json"], context=_ctx(tmp_path))
     spec = cf.entries[0].spec
     assert spec is not None and dict(spec.env) == {"TOKEN": "envfile-discovery-secret"}
+
+
+def test_config_listing_carries_approval_and_env_file_notes(tmp_path: Path) -> None:
+    home, cwd, root = _project(tmp_path, "a", "b")
+    user = _settings(home / ".claude" / "settings.json", {"disabledMcpjsonServers": ["a"]})
+    (listing,) = config_listing([_dot_mcp(home, cwd, root)])
+    notes = {s.name: (s.disabled, s.launchable, s.note) for s in listing.servers}
+    assert notes == {
+        "a": (True, True, f"disabled in {user}"),
+        "b": (False, True, NOT_APPROVED_NOTE),
+    }

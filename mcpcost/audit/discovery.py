@@ -540,7 +540,8 @@ class ServerLine:
     name: str
     disabled: bool
     launchable: bool
-    note: str | None  # the entry's problem (unresolved references, missing command...)
+    note: str | None  # the entry's problem (unresolved references, missing command...), else
+    # why a setting switched it off, else its notes (not approved, envFile not loaded)
     line: int | None
 
 
@@ -568,7 +569,7 @@ def config_listing(files: Sequence[ConfigFile]) -> list[ConfigListing]:
                     name=e.name,
                     disabled=e.disabled,
                     launchable=e.spec is not None,
-                    note=e.problem,
+                    note=e.problem or e.disabled_reason or ("; ".join(e.notes) or None),
                     line=e.line,
                 )
                 for e in cf.entries
