@@ -118,16 +118,28 @@ def settings_paths(
     ]
 
 
-def parse_settings(scope: str, source: str, text: str | bytes | None) -> SettingsSource:
-    """A settings file's text (None when absent) -> what it sets of the three variables."""
+def settings_object(text: str | bytes | None) -> tuple[str, dict[str, Any]]:
+    """How a Claude Code settings file reads: ``("absent" | "unreadable" | "read", object)``.
+
+    Strict JSON, as Claude Code parses it; anything but a JSON object is unreadable. Both the
+    deferral verdict and the project-server approval read the files through this one function.
+    """
     if text is None:
-        return SettingsSource(scope=scope, source=source, state="absent")
+        return "absent", {}
     try:
         data = parse_json(text)
     except JSONSyntaxError:
-        return SettingsSource(scope=scope, source=source, state="unreadable")
+        return "unreadable", {}
     if not isinstance(data, dict):
-        return SettingsSource(scope=scope, source=source, state="unreadable")
+        return "unreadable", {}
+    return "read", data
+
+
+def parse_settings(scope: str, source: str, text: str | bytes | None) -> SettingsSource:
+    """A settings file's text (None when absent) -> what it sets of the three variables."""
+    state, data = settings_object(text)
+    if state != "read":
+        return SettingsSource(scope=scope, source=source, state=state)
     env = data.get("env")
     if env is None:
         return SettingsSource(scope=scope, source=source, state="read")

@@ -21,10 +21,8 @@ from mcpcost.audit.clients import (
     parse_config,
     parse_detected,
 )
-from mcpcost.audit.deferral import settings_paths
+from mcpcost.audit.deferral import settings_object, settings_paths
 from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
-from mcpcost.core.jsonvalue import parse_json
-from mcpcost.errors import JSONSyntaxError
 
 __all__ = [
     "KNOWN_CLIENTS",
@@ -332,14 +330,9 @@ def _names(data: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str,
 def parse_approval_settings(scope: str, source: str, text: str | bytes | None) -> ApprovalSettings:
     """A settings file's text (None: absent) -> its approval keys. Parsed as the deferral verdict
     parses the same file (strict JSON); a file that is not a JSON object is ``unreadable``."""
-    if text is None:
-        return ApprovalSettings(scope=scope, source=source, state="absent")
-    try:
-        data = parse_json(text)
-    except JSONSyntaxError:
-        return ApprovalSettings(scope=scope, source=source, state="unreadable")
-    if not isinstance(data, dict):
-        return ApprovalSettings(scope=scope, source=source, state="unreadable")
+    state, data = settings_object(text)
+    if state != "read":
+        return ApprovalSettings(scope=scope, source=source, state=state)
     problems: list[str] = []
     enable_all = data.get(ENABLE_ALL_KEY)
     if enable_all is not None and not isinstance(enable_all, bool):
