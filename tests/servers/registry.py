@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.servers.fixtures.stdio_server import MODES
 from tests.servers.http_fixtures import HTTP_FIXTURE_KINDS, HttpFixture, serve_http
 
 SERVERS_DIR = Path(__file__).resolve().parent
@@ -38,21 +39,7 @@ LOOPBACK_PRELOAD = NPM_DIR / "loopback-preload.cjs"
 NODE_REFERENCE = SERVERS_DIR / "node_reference.mjs"
 PY_VENV = SERVERS_DIR / "python" / ".venv"
 
-FIXTURE_MODES: tuple[str, ...] = (
-    "good",
-    "banner",
-    "silent",
-    "hang-tools",
-    "crash",
-    "page-forever",
-    "repeat-cursor",
-    "huge",
-    "grandchild",
-    "auth-error",
-    "server-requests",
-    "dynamic",
-    "paginated",
-)
+FIXTURE_MODES: tuple[str, ...] = MODES
 
 SDK_ERAS: tuple[str, ...] = ("legacy", "modern", "dual")
 
