@@ -126,18 +126,19 @@ def populate_home(home: Path, cwd: Path) -> dict[str, Path]:
     return files
 
 
-def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
+def populated_home(tmp_path: Path, calls: list[str]) -> dict[str, Any]:
+    """Keyword arguments for ``cli_with``: a temp home with one config per client, fake measure."""
     home, cwd = tmp_path / "home", tmp_path / "proj"
     cwd.mkdir()
     populate_home(home, cwd)
+    return {"measure": fake_measure(calls), "home": home, "cwd": cwd, "environ": {},
+            "platform": "linux"}  # fmt: skip
+
+
+def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
     calls: list[str] = []
-    kw = {
-        "measure": fake_measure(calls),
-        "home": home,
-        "cwd": cwd,
-        "environ": {},
-        "platform": "linux",
-    }
+    kw = populated_home(tmp_path, calls)
+    home = kw["home"]
     code, out, err = cli_with(["--json"], **kw)
     assert code == 0, err
     report = json.loads(out)
@@ -170,17 +171,9 @@ def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
 
 
 def test_list_configs_launches_nothing(tmp_path: Path) -> None:
-    home, cwd = tmp_path / "home", tmp_path / "proj"
-    cwd.mkdir()
-    populate_home(home, cwd)
     calls: list[str] = []
-    kw = {
-        "measure": fake_measure(calls),
-        "home": home,
-        "cwd": cwd,
-        "environ": {},
-        "platform": "linux",
-    }
+    kw = populated_home(tmp_path, calls)
+    cwd = kw["cwd"]
     code, out, _ = cli_with(["--list-configs"], **kw)
     assert code == 0 and calls == []
     assert "cursor" in out and "shared" in out and str(cwd / ".mcp.json") in out
