@@ -2,9 +2,9 @@
 
 The Action asks the engine exactly what ``mcpcost audit --baseline base.json`` asks it: the base
 side's report is the baseline; ``diff_reports`` compares the head side's report with it and
-``evaluate_gates`` judges. ``fail-on`` only sorts the engine's findings: kinds it lists are failures, the rest are
-warnings. The views built here copy the engine's kinds, totals and deltas; the comment,
-the summary, the outputs and the annotations render from it.
+``evaluate_gates`` judges. ``fail-on`` only sorts the engine's findings: kinds it lists are
+failures, the rest are warnings. The views built here copy the engine's kinds, totals and
+deltas; the comment, the summary, the outputs and the annotations render from them.
 
 Unlike ``audit --baseline``, the Action knows from git which config files exist at each commit.
 A config the pull request adds (absent at base, or declaring no live server there) is diffed
