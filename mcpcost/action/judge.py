@@ -138,7 +138,7 @@ def _line(f: GateFinding, head: AuditReport, lines: Mapping[tuple[str, str], int
 
 
 def verdict_of(
-    j: Judgement, fail_on: Collection[str], lines: Mapping[tuple[str, str], int]
+    j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
 ) -> VerdictView:
     """The engine's findings, split by ``fail-on`` into failures and warnings."""
     reasons = [

@@ -15,8 +15,8 @@ baseline config not found now; a server that changed measured-ness; an added ser
 not be measured; a server measured in neither run. Then each paired config's delta is checked
 against ``max_increase`` tokens and/or ``max_increase_percent`` of its baseline total.
 
-Every reason also comes as a ``GateFinding`` naming its kind: ``budget`` (a config over the
-ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
+Every reason also comes as a ``GateFinding`` naming its kind (``Gate``): ``budget`` (a config
+over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
 ``unmeasured`` (the answer could not be established because a server has no number). The Action
 maps its ``fail-on`` input onto these kinds; ``require_measured`` adds an ``unmeasured`` finding
 for every server without a number that no other finding already covers.
