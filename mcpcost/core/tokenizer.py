@@ -46,7 +46,7 @@ O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 
 # Characters a process may count with the compact engine before the Rust core is built: enough
 # for an audit of ordinary servers, little enough that a bulk run soon switches to the core.
-COMPACT_BUDGET = 2_000_000
+COMPACT_BUDGET = 300_000
 # Merging in Python is quadratic in the piece; longer pieces go to the Rust core.
 COMPACT_PIECE_LIMIT = 256
 
