@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -22,8 +21,9 @@ from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.progress import ProgressObserver
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
+from mcpcost.core.clock import Clock, iso_utc, utc_now
 from mcpcost.errors import InputError
-from mcpcost.measuring.server import iso_utc, measure_server
+from mcpcost.measuring.server import measure_server
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -80,7 +80,7 @@ def audit_configs(
     environ: Mapping[str, str] | None = None,
     platform: str | None = None,
     progress: ProgressObserver | None = None,
-    now: Callable[[], datetime] | None = None,
+    now: Clock | None = None,
 ) -> AuditReport:
     """Audit config files (or, with no ``paths``, the configs discovery finds) and return the
     report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own."""
@@ -101,7 +101,7 @@ def audit_configs(
         concurrency=concurrency,
         context_window=context_window,
         progress=progress,
-        generated_at=iso_utc((now or (lambda: datetime.now(UTC)))()),
+        generated_at=iso_utc((now or utc_now)()),
         shell_environ=env,
         settings=settings,
     )
