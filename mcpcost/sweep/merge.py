@@ -13,9 +13,10 @@ from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement
+from mcpcost.core.names import name_problem
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
-from mcpcost.sweep.catalog import NAME_RE, Catalog
+from mcpcost.sweep.catalog import Catalog
 from mcpcost.sweep.files import (
     atomic_write,
     badge_path,
@@ -37,7 +38,7 @@ def collect(shard_dirs: Sequence[Path]) -> dict[str, tuple[Path, Measurement]]:
         if not results.is_dir():
             continue
         for sub in sorted(results.iterdir()):
-            if not sub.is_dir() or not NAME_RE.match(sub.name):
+            if not sub.is_dir() or name_problem(sub.name) is not None:
                 continue
             m = load_measurement(sub / "measurement.json")
             if m is None:
