@@ -13,15 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow
+from mcpcost.audit.clients import deferring_clients
 from mcpcost.audit.render_text import n as fmt
 from mcpcost.audit.render_text import signed
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.templating import render
 
 COMMENT_LIMIT = 65_536
-# Clients whose documented default defers MCP tool definitions (Claude Code's tool search); the
+# Clients whose documented default defers MCP tool definitions (from the client registry); the
 # audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
-DEFERS_BY_DEFAULT = frozenset({"claude-code"})
+DEFERS_BY_DEFAULT = deferring_clients()
 COMMENT_TARGET = 60_000  # leave room for GitHub's own accounting and the marker
 NAME_LIMIT = 80
 NOTE_LIMIT = 160

@@ -30,10 +30,10 @@ from mcpcost.action.outcome import (
     ToolChange,
     Verdict,
 )
+from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.diff import AuditDiff, Baseline, diff_reports, parse_baseline
 from mcpcost.audit.diff import ConfigDiff as EngineConfigDiff
 from mcpcost.audit.gates import BUDGET, GateFinding, GateResult, evaluate_gates
-from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report
 from mcpcost.core.model import Measurement

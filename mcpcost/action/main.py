@@ -43,7 +43,7 @@ from mcpcost.action.settings import CommentMode, Settings, SettingsError
 from mcpcost.action.sharing import needs_worktree, place
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
-from mcpcost.audit.model import ConfigFile
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import stringify_pretty
