@@ -15,10 +15,11 @@ from functools import partial
 from pathlib import Path
 
 from mcpcost.audit.clients import ParseContext
-from mcpcost.audit.deferral import read_settings_sources, settings_paths
+from mcpcost.audit.clients.claude_code import settings_paths
+from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.deferral import read_settings_sources
 from mcpcost.audit.discovery import discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
-from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.progress import ProgressObserver
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.core.clock import Clock, iso_utc, utc_now

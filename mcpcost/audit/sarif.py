@@ -28,8 +28,8 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from mcpcost import __version__
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.gates import Gate, GateFinding
-from mcpcost.audit.model import ConfigFile
 from mcpcost.audit.report import AuditReport
 from mcpcost.core.jsonvalue import stringify_pretty
 
