@@ -266,3 +266,82 @@ def test_measure_checks_the_name_only_when_it_becomes_a_path(tmp_path: Path) -> 
     assert (tmp_path / "o" / "badges" / "everything-streamableHttp.json").is_file()
     code, _, err = run(["measure", "--name", "a/b", "--out", "o", "--", *server], tmp_path)
     assert code == 2 and "'/'" in err and "--out" in err
+
+
+# ------------------------------------------------------------------ help where people slip
+
+
+def test_a_mistyped_command_or_flag_gets_a_suggestion(tmp_path: Path) -> None:
+    code, _, err = run(["audti"], tmp_path)
+    assert code == 2 and "did you mean 'audit'?" in err
+    code, _, err = run(["audit", "--budgte", "5"], tmp_path)
+    assert code == 2 and "did you mean --budget?" in err
+    code, _, err = run(["verify", "--Strict", "x.json"], tmp_path)
+    assert code == 2 and "did you mean --strict?" in err
+    code, _, err = run(["measure", "--transport", "htp", "--url", "http://127.0.0.1:1/"], tmp_path)
+    assert code == 2 and "did you mean 'http'?" in err
+    code, _, err = run(["audit", "--frobnicate"], tmp_path)
+    assert code == 2 and "did you mean" not in err  # nothing close: no guess
+
+
+def audit_in(home: Path, argv: list[str]) -> tuple[int, str, str]:
+    from mcpcost.cli import audit_cmd
+
+    out, err = io.StringIO(), io.StringIO()
+    code = audit_cmd.run(
+        argv,
+        out,
+        err,
+        home=home,
+        cwd=home / "project",
+        platform="linux",
+        environ={"HOME": str(home), "PATH": os.environ["PATH"]},
+    )
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_misspelled_server_block_key_is_named(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "project").mkdir(parents=True)
+    cursor = home / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_text('{"mcpservers": {"a": {"command": "x"}}}', encoding="utf-8")
+    code, out, _ = audit_in(home, ["--list-configs"])
+    assert code == 0 and "(declares-nothing)" in out
+    assert "did you mean 'mcpServers'?" in out and "'mcpservers'" in out
+    code, _, err = run(["audit", "--config", str(cursor)], tmp_path)
+    assert code == 1 and "did you mean 'mcpServers'?" in err
+
+
+def test_a_strict_json_client_rejecting_its_file_is_not_ok(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "project").mkdir(parents=True)
+    text = '{\n  "mcpServers": {\n    "a": {"command": "x"},\n  }\n}\n'
+    desktop = home / ".config" / "Claude" / "claude_desktop_config.json"
+    desktop.parent.mkdir(parents=True)
+    desktop.write_text(text, encoding="utf-8")
+    cursor = home / ".cursor" / "mcp.json"  # Cursor reads JSON with trailing commas
+    cursor.parent.mkdir()
+    cursor.write_text(text, encoding="utf-8")
+    code, out, _ = audit_in(home, ["--list-configs"])
+    assert code == 0
+    lines = out.splitlines()
+    desktop_line = next(i for i, line in enumerate(lines) if "claude_desktop_config" in line)
+    assert lines[desktop_line].endswith("(error)")
+    assert "reads this file as strict JSON and will reject it" in lines[desktop_line + 1]
+    assert "line 4" in lines[desktop_line + 1]
+    assert any("cursor" in line and line.endswith("(ok)") for line in lines)
+
+
+def test_a_refused_connection_reads_as_a_sentence(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a loopback port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    code, out, _ = run(["measure", "--url", url, "--timeout", "5", "--no-retry"], tmp_path)
+    assert code == 1
+    assert "ConnectionError" not in out and "nothing accepted the connection" in out
+    code, _, err = run(["verify", f"http://127.0.0.1:{port}/m.json"], tmp_path)
+    assert code == 2 and "ConnectionError" not in err and "nothing accepted" in err

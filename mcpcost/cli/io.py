@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from mcpcost.cli.wording import exception_sentence
 from mcpcost.errors import InputError
 
 FETCH_TIMEOUT_S = 15.0
@@ -48,4 +49,4 @@ def fetch_url(url: str) -> bytes:
                 chunks.append(chunk)
             return b"".join(chunks)
     except requests.RequestException as exc:
-        raise InputError(f"failed to fetch {url}: {type(exc).__name__}") from None
+        raise InputError(f"failed to fetch {url}: {exception_sentence(exc)}") from None

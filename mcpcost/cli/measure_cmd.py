@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
 from mcpcost.cli.container_args import add_container_arguments, require_docker_for
+from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.names import name_problem
@@ -249,7 +250,7 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 def summary_line(name: str, m: Measurement) -> str:
     if m.has_number:
         return f"{name}: {m.total_tokens} tokens across {m.tool_count} tools ({m.status})"
-    return f"{name}: {m.status} — {m.notes or 'no details'}"
+    return f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
 
 
 def run(
