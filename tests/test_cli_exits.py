@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,7 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("measure", "missing", ["measure", "--cwd", "missing", "--", "true"], "missing"),
     ("measure", "unreadable", ["measure", "--cwd", "afile", "--", "true"], "afile"),
     ("measure", "invalid", ["measure", "--url", "not-a-url"], "not-a-url"),
+    ("measure --out", "unreadable", ["measure", "--out", "afile/o", "--", "true"], "afile"),
 ]
 
 
@@ -341,7 +343,25 @@ def test_a_refused_connection_reads_as_a_sentence(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/mcp"
     code, out, _ = run(["measure", "--url", url, "--timeout", "5", "--no-retry"], tmp_path)
+    raw_name = re.compile(r"\b(?:[A-Z][a-z]+){2,}(?:Error|Exception|Timeout)\b")
     assert code == 1
-    assert "ConnectionError" not in out and "nothing accepted the connection" in out
+    assert not raw_name.search(out) and "connect" in out, out
     code, _, err = run(["verify", f"http://127.0.0.1:{port}/m.json"], tmp_path)
-    assert code == 2 and "ConnectionError" not in err and "nothing accepted" in err
+    assert code == 2 and not raw_name.search(err) and "nothing accepted the connection" in err
+
+
+def test_exception_names_become_sentences() -> None:
+    import requests
+
+    from mcpcost.cli.wording import exception_sentence, plain_reason
+
+    assert exception_sentence(requests.exceptions.ConnectTimeout()) == (
+        "the connection was not accepted in time"
+    )
+    assert exception_sentence(requests.exceptions.SSLError()).startswith("the TLS handshake")
+    assert exception_sentence(KeyError("x")) == "KeyError"  # unknown: the name, not a guess
+    text = "POST to the SSE endpoint failed: ChunkedEncodingError; MyConnectionErrorish stays"
+    assert plain_reason(text) == (
+        "POST to the SSE endpoint failed: the response was cut off mid-stream; "
+        "MyConnectionErrorish stays"
+    )

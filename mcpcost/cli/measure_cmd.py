@@ -176,6 +176,16 @@ def check_name(name: str) -> str:
     return name
 
 
+def check_out_dir(out: str) -> None:
+    """``--out`` must be a directory or creatable as one: checked before anything is launched."""
+    path = Path(out)
+    for at in (path, *path.parents):
+        if at.exists():
+            if not at.is_dir():
+                raise InputError(f"mcpcost measure: --out {out}: {at} is not a directory")
+            return
+
+
 def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, argparse.Namespace]:
     args = build_parser().parse_args(flags)
     command = [*args.command, *command]
@@ -189,8 +199,10 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
             raise UsageError(f"mcpcost measure: --command cannot be split ({exc})") from None
         if not command:
             raise UsageError("mcpcost measure: --command is empty")
-    if args.out is not None and args.name is not None:
-        check_name(args.name)
+    if args.out is not None:
+        check_out_dir(args.out)
+        if args.name is not None:
+            check_name(args.name)
     if args.docker and args.url is not None:
         raise UsageError("mcpcost measure: --docker applies to stdio commands, not --url")
     require_docker_for(args, "mcpcost measure", ("image", "ca_bundle"))
