@@ -30,7 +30,7 @@ from mcpcost.audit.variables import (
 )
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.spec import ServerSpec
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, McpcostError
 
 KNOWN_CLIENTS: tuple[str, ...] = (
     "claude-desktop",
@@ -492,7 +492,7 @@ def _map_block(
 # ---------------------------------------------------------------- file result
 
 
-class _Broken(Exception):
+class _Broken(McpcostError):
     """The file cannot be used: becomes an ERROR ConfigFile with this one-line message."""
 
 
