@@ -22,6 +22,7 @@ import yaml
 
 from mcpcost.core.names import name_key, name_problem
 from mcpcost.core.spec import ServerSpec
+from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
 
@@ -213,7 +214,9 @@ def _entry(
         key_line = key_node.start_mark.line + 1
         key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
         if key not in KNOWN_KEYS:
-            problems.append(f"{source}:{key_line}: {where}: unknown field {key!r}")
+            meant = did_you_mean(key, KNOWN_KEYS) if isinstance(key, str) else None
+            hint = f" (did you mean {meant!r}?)" if meant else ""
+            problems.append(f"{source}:{key_line}: {where}: unknown field {key!r}{hint}")
             continue
         try:
             values[key] = loader.construct_object(value_node, deep=True)
