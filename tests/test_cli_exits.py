@@ -365,3 +365,14 @@ def test_exception_names_become_sentences() -> None:
         "POST to the SSE endpoint failed: the response was cut off mid-stream; "
         "MyConnectionErrorish stays"
     )
+
+
+def test_a_misspelled_entry_field_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    servers = {"a": {"comand": "x", "args": []}, "b": {"Command": "x"}, "c": {"nothing": 1}}
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    code, out, _ = run(["audit", "--list-configs", "--config", str(config)], tmp_path)
+    assert code == 0
+    assert "a  [not launchable: no command or url; did you mean 'command' for 'comand'?]" in out
+    assert "did you mean 'command' for 'Command'?" in out
+    assert "c  [not launchable: no command or url]" in out
