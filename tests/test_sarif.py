@@ -206,3 +206,9 @@ def test_the_action_writes_the_sarif_file_for_upload_sarif(tmp_path: Path) -> No
     assert (uri, base_id) == (".mcp.json", "%SRCROOT%")
     # the annotation and the SARIF result point at the same line
     assert f"::error file=.mcp.json,line={line}," in log
+
+
+def test_sarif_with_list_configs_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = audit(["--list-configs", "--sarif", "x.sarif"], tmp_path, tmp_path)
+    assert code == 2 and "--list-configs" in err
+    assert not (tmp_path / "x.sarif").exists()

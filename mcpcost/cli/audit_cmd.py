@@ -258,6 +258,8 @@ def run(
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:
         raise UsageError("mcpcost audit: --max-increase needs --baseline REPORT.json")
+    if args.list_configs and args.sarif:
+        raise UsageError("mcpcost audit: --sarif reports an audit; --list-configs launches none")
     env = dict(os.environ if environ is None else environ)
     home_dir = home or Path.home()
     cwd_dir = cwd or Path.cwd()
