@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
@@ -16,6 +15,7 @@ import pytest
 from mcpcost.transports.processes import LiveTrees, StartRefused, kill_every_tree, start_tree
 from mcpcost.transports.processes.base import ProcessTree, ReadableEnd
 from mcpcost.transports.processes.macos import GUI_APP_PATH, PS_ARGV, MacPlatform, group_states
+from mcpcost.transports.processes.posix import SIGKILL, SIGTERM
 from mcpcost.transports.processes.windows import (
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     KILLED_EXIT_CODE,
@@ -99,7 +99,7 @@ class RecordedMac:
         self.calls.append(("killpg", pgid, sig))
         if pgid not in self.groups:
             raise ProcessLookupError
-        if sig == signal.SIGKILL or (sig == signal.SIGTERM and not self.ignores_term):
+        if sig == SIGKILL or (sig == SIGTERM and not self.ignores_term):
             del self.groups[pgid]
             self.process.returncode = -sig
 
@@ -157,10 +157,10 @@ def test_macos_stop_sends_sigterm_to_the_group_and_reaps() -> None:
     platform, system, tree = started_mac()
     system.calls.clear()
     platform.stop(tree, 2.0)
-    assert system.calls[0] == ("killpg", 4242, signal.SIGTERM)
-    assert ("killpg", 4242, signal.SIGKILL) not in system.calls
+    assert system.calls[0] == ("killpg", 4242, SIGTERM)
+    assert ("killpg", 4242, SIGKILL) not in system.calls
     assert system.calls[-1] == ("killpg", 4242, 0)
-    assert tree.proc.returncode == -signal.SIGTERM
+    assert tree.proc.returncode == -SIGTERM
 
 
 def test_macos_stop_kills_a_group_that_ignores_sigterm_after_the_grace() -> None:
@@ -168,9 +168,9 @@ def test_macos_stop_kills_a_group_that_ignores_sigterm_after_the_grace() -> None
     system.calls.clear()
     platform.stop(tree, 2.0)
     signals = [c[2] for c in system.calls if c[0] == "killpg" and c[2] != 0]
-    assert signals == [signal.SIGTERM, signal.SIGKILL]
+    assert signals == [SIGTERM, SIGKILL]
     assert system.clock.now >= 102.0  # the grace period passed before SIGKILL
-    assert tree.proc.returncode == -signal.SIGKILL
+    assert tree.proc.returncode == -SIGKILL
 
 
 def test_macos_flags_a_command_found_only_through_the_shell_path() -> None:

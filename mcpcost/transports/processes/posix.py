@@ -21,6 +21,8 @@ from typing import IO, Protocol
 
 from mcpcost.transports.processes.base import ProcessTree, ReadableEnd, Resolution
 
+SIGTERM = signal.SIGTERM
+SIGKILL: int = getattr(signal, "SIGKILL", 9)  # absent from the signal module on Windows
 POLL_S = 0.05
 GONE_STATES = frozenset({"Z", "X"})  # zombie / dead: nothing left to stop
 REAP_WAIT_S = 1.0
@@ -161,11 +163,11 @@ class PosixPlatform:
             pass
 
     def kill(self, tree: ProcessTree) -> None:
-        self._signal_group(tree.group, signal.SIGKILL)
+        self._signal_group(tree.group, SIGKILL)
 
     def stop(self, tree: ProcessTree, grace_s: float) -> None:
         sys_ = self.system
-        self._signal_group(tree.group, signal.SIGTERM)
+        self._signal_group(tree.group, SIGTERM)
         deadline = sys_.monotonic() + grace_s
         while sys_.monotonic() < deadline:
             tree.proc.poll()
@@ -173,7 +175,7 @@ class PosixPlatform:
                 break
             sys_.sleep(0.01)
         else:
-            self._signal_group(tree.group, signal.SIGKILL)
+            self._signal_group(tree.group, SIGKILL)
         try:
             tree.proc.wait(timeout=max(grace_s, REAP_WAIT_S))
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
