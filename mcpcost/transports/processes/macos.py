@@ -32,6 +32,14 @@ class RealMacSystem(RealPosixSystem):
         return done.stdout.decode("utf-8", "replace")
 
 
+def shell_path_note(command: str) -> str:
+    """The report note for a command a GUI app may not find (names the command, not the PATH)."""
+    return (
+        f"{command} is found only through your shell's PATH: the app, started from the Dock or "
+        "Finder, gets launchd's PATH and may not find it (use the full path in the config)"
+    )
+
+
 def group_states(ps_output: str, pgid: int) -> list[str]:
     """The first state letter of every process of group ``pgid`` in ``ps -o pid=,pgid=,stat=``."""
     out = []
