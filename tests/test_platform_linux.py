@@ -102,6 +102,21 @@ def test_close_does_not_wait_for_a_process_that_escaped_with_our_pipes(
     assert len(os.listdir("/proc/self/fd")) == before  # our ends of its pipes are closed
 
 
+def test_a_child_that_left_the_group_is_stopped_with_the_server(
+    tmp_path: Path, escaped_pids: list[int]
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    argv = platform_argv("escape", "--forks", "1", "--pid-file", str(pid_file))
+    t = spawn_stdio(ServerSpec.stdio("x", argv))
+    child = int(wait_for_file(pid_file))
+    escaped_pids.append(child)
+    assert os.getsid(child) == child  # a session (and group) of its own
+    started = time.monotonic()
+    t.close()
+    assert time.monotonic() - started < 1.5
+    assert tagged(str(pid_file)) == set()
+
+
 @pytest.mark.slow
 def test_measure_timeout_holds_when_a_background_process_keeps_the_pipes(
     tmp_path: Path, escaped_pids: list[int]

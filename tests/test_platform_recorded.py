@@ -103,6 +103,9 @@ class RecordedMac:
             del self.groups[pgid]
             self.process.returncode = -sig
 
+    def kill(self, pid: int, sig: int) -> None:
+        self.calls.append(("kill", pid, sig))
+
     def which(self, command: str, path: str | None) -> str | None:
         self.calls.append(("which", command, path))
         for directory in (path or "").split(":"):

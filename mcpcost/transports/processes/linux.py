@@ -1,11 +1,19 @@
-"""Linux: a process group's members are read from ``/proc`` (pgid and state of every pid)."""
+"""Linux: a process group's members are read from ``/proc`` (pgid and state of every pid), and
+so are the server's descendants that left its group (stopped with it while still its
+descendants)."""
 
 from __future__ import annotations
 
 import os
 from typing import Protocol
 
-from mcpcost.transports.processes.posix import PosixPlatform, PosixSystem, RealPosixSystem
+from mcpcost.transports.processes.base import ProcessTree
+from mcpcost.transports.processes.posix import (
+    GONE_STATES,
+    PosixPlatform,
+    PosixSystem,
+    RealPosixSystem,
+)
 
 PROC = "/proc"
 
@@ -32,9 +40,14 @@ class RealLinuxSystem(RealPosixSystem):
             return fh.read()
 
 
+def stat_fields(stat: bytes) -> list[str]:
+    """The fields of a ``/proc/<pid>/stat`` line after the command: state, ppid, pgrp, ..."""
+    return stat.decode("ascii", "replace").rsplit(")", 1)[-1].split()
+
+
 def stat_state(stat: bytes) -> str:
-    """The state letter of a ``/proc/<pid>/stat`` line (the field after the command's ``)``)."""
-    return stat.decode("ascii", "replace").rsplit(")", 1)[-1].split()[0]
+    """The state letter of a ``/proc/<pid>/stat`` line."""
+    return stat_fields(stat)[0]
 
 
 class LinuxPlatform(PosixPlatform):
@@ -61,6 +74,32 @@ class LinuxPlatform(PosixPlatform):
             except OSError:  # it ended between the listing and the read
                 continue
         return states
+
+    def strays(self, tree: ProcessTree) -> list[int]:
+        parents: dict[int, list[int]] = {}
+        groups: dict[int, int] = {}
+        try:
+            entries = self.linux.listdir(PROC)
+        except OSError:
+            return []
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                fields = stat_fields(self.linux.read_bytes(f"{PROC}/{entry}/stat"))
+            except (OSError, IndexError, ValueError):
+                continue
+            if fields[0] in GONE_STATES:
+                continue
+            parents.setdefault(int(fields[1]), []).append(int(entry))
+            groups[int(entry)] = int(fields[2])
+        out, todo = [], list(parents.get(tree.pid, []))
+        while todo:
+            pid = todo.pop()
+            if groups.get(pid) != tree.group:
+                out.append(pid)
+            todo.extend(parents.get(pid, []))
+        return sorted(out)
 
     def processes(self) -> list[tuple[int, int, str]]:
         """(pid, ppid, command line) of every process we can see, for leak checks."""

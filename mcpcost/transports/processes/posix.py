@@ -68,6 +68,8 @@ class PosixSystem(Protocol):
 
     def killpg(self, pgid: int, sig: int) -> None: ...
 
+    def kill(self, pid: int, sig: int) -> None: ...
+
     def which(self, command: str, path: str | None) -> str | None: ...
 
     def monotonic(self) -> float: ...
@@ -98,6 +100,9 @@ class RealPosixSystem:
     def killpg(self, pgid: int, sig: int) -> None:
         os.killpg(pgid, sig)
 
+    def kill(self, pid: int, sig: int) -> None:
+        os.kill(pid, sig)
+
     def which(self, command: str, path: str | None) -> str | None:
         return shutil.which(command, path=path)
 
@@ -123,6 +128,12 @@ class PosixPlatform:
 
     def shell_path_only(self, command: str, found: str | None, env: Mapping[str, str]) -> bool:
         return False
+
+    def strays(self, tree: ProcessTree) -> list[int]:
+        """Descendants of the server that left its process group (a background process in a
+        session of its own), while they are still its descendants; empty where they cannot be
+        listed."""
+        return []
 
     # -- the interface --------------------------------------------------------------------
     def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> Resolution:
@@ -162,11 +173,21 @@ class PosixPlatform:
         except (ProcessLookupError, PermissionError):
             pass
 
+    def _signal_pids(self, pids: list[int], sig: int) -> None:
+        for pid in pids:
+            try:
+                self.system.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def kill(self, tree: ProcessTree) -> None:
+        self._signal_pids(self.strays(tree), SIGKILL)
         self._signal_group(tree.group, SIGKILL)
 
     def stop(self, tree: ProcessTree, grace_s: float) -> None:
         sys_ = self.system
+        strays = self.strays(tree)  # before the server ends and they are handed to init
+        self._signal_pids(strays, SIGTERM)
         self._signal_group(tree.group, SIGTERM)
         deadline = sys_.monotonic() + grace_s
         while sys_.monotonic() < deadline:
@@ -176,6 +197,7 @@ class PosixPlatform:
             sys_.sleep(0.01)
         else:
             self._signal_group(tree.group, SIGKILL)
+        self._signal_pids(strays, SIGKILL)  # whatever of them ignored SIGTERM
         try:
             tree.proc.wait(timeout=max(grace_s, REAP_WAIT_S))
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
