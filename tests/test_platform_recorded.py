@@ -14,7 +14,13 @@ import pytest
 
 from mcpcost.transports.processes import LiveTrees, StartRefused, kill_every_tree, start_tree
 from mcpcost.transports.processes.base import ProcessTree, ReadableEnd
-from mcpcost.transports.processes.macos import GUI_APP_PATH, PS_ARGV, MacPlatform, group_states
+from mcpcost.transports.processes.macos import (
+    GUI_APP_PATH,
+    PS_ARGV,
+    MacPlatform,
+    group_states,
+    strays_in,
+)
 from mcpcost.transports.processes.posix import SIGKILL, SIGTERM
 from mcpcost.transports.processes.windows import (
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
@@ -83,13 +89,14 @@ class RecordedMac:
         self.ignores_term = ignores_term
         self.groups: dict[int, list[str]] = {}
         self.paths: dict[str, set[str]] = {}  # PATH value -> commands found there
+        self.detached: list[str] = []  # ps lines of descendants in groups of their own
 
     def popen(
         self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None
     ) -> subprocess.Popen[bytes]:
         self.calls.append(("popen", tuple(argv), dict(env), cwd))
         pid = self.process.pid
-        self.groups[pid] = [f"{pid} {pid} Ss", f"{pid + 1} {pid} S"]
+        self.groups[pid] = [f"{pid} 1 {pid} Ss", f"{pid + 1} {pid} {pid} S"]
         return self.process  # type: ignore[return-value]
 
     def reader(self, file: IO[bytes]) -> ReadableEnd:
@@ -115,7 +122,8 @@ class RecordedMac:
 
     def run(self, argv: Sequence[str]) -> str:
         self.calls.append(("run", tuple(argv)))
-        return "\n".join(["  1     1 Ss", *(line for g in self.groups.values() for line in g)])
+        lines = [line for g in self.groups.values() for line in g]
+        return "\n".join(["  1     0     1 Ss", *lines, *self.detached])
 
     def monotonic(self) -> float:
         return self.clock.monotonic()
@@ -142,7 +150,7 @@ def test_macos_liveness_asks_the_group_then_reads_ps_without_proc() -> None:
     system.calls.clear()
     assert platform.alive(tree)
     assert system.calls == [("killpg", 4242, 0), ("run", PS_ARGV)]
-    system.groups[4242] = ["4242 4242 Z"]  # only a zombie awaiting its reaper
+    system.groups[4242] = ["4242 1 4242 Z"]  # only a zombie awaiting its reaper
     assert not platform.alive(tree)
     del system.groups[4242]
     system.calls.clear()
@@ -151,17 +159,26 @@ def test_macos_liveness_asks_the_group_then_reads_ps_without_proc() -> None:
 
 
 def test_macos_ps_listing_is_read_per_group() -> None:
-    listing = "  1     1 Ss\n 500   500 S+\n 501   500 Z\n 502   777 R\n"
+    listing = "  1   0     1 Ss\n 500   1   500 S+\n 501 500   500 Z\n 502 500   777 R\n"
+    listing += " 503 502   777 S\n 504   1   504 S\n"
     assert group_states(listing, 500) == ["S", "Z"]
     assert group_states(listing, 9) == []
+    assert strays_in(listing, 500, 500) == [502, 503]  # left the group, still descendants
 
 
 def test_macos_stop_sends_sigterm_to_the_group_and_reaps() -> None:
     platform, system, tree = started_mac()
     system.calls.clear()
+    system.detached = ["4300 4243 4300 Ss"]  # a grandchild in a session of its own
     platform.stop(tree, 2.0)
-    assert system.calls[0] == ("killpg", 4242, SIGTERM)
+    # the strays are listed before anything is signalled, then signalled with the group
+    assert system.calls[:3] == [
+        ("run", PS_ARGV),
+        ("kill", 4300, SIGTERM),
+        ("killpg", 4242, SIGTERM),
+    ]
     assert ("killpg", 4242, SIGKILL) not in system.calls
+    assert ("kill", 4300, SIGKILL) in system.calls  # in case it ignored SIGTERM
     assert system.calls[-1] == ("killpg", 4242, 0)
     assert tree.proc.returncode == -SIGTERM
 

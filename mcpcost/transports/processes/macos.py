@@ -1,5 +1,6 @@
-"""macOS: no ``/proc``. A group's existence comes from ``killpg(pgid, 0)``; its members' states
-from one ``ps`` listing (``pid pgid stat`` of every process).
+"""macOS: no ``/proc``. A group's existence comes from ``killpg(pgid, 0)``; its members' states,
+and the server's descendants that left its group, from one ``ps`` listing (``pid ppid pgid
+stat`` of every process).
 
 GUI apps (Claude Desktop, Cursor, VS Code started from the Dock) start with launchd's PATH, not
 the login shell's, so a command found only through the shell's PATH is flagged: it works from a
@@ -13,9 +14,15 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from mcpcost.transports.processes.posix import PosixPlatform, PosixSystem, RealPosixSystem
+from mcpcost.transports.processes.base import ProcessTree
+from mcpcost.transports.processes.posix import (
+    GONE_STATES,
+    PosixPlatform,
+    PosixSystem,
+    RealPosixSystem,
+)
 
-PS_ARGV = ("ps", "-A", "-o", "pid=,pgid=,stat=")
+PS_ARGV = ("ps", "-A", "-o", "pid=,ppid=,pgid=,stat=")
 GUI_APP_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"  # launchd's default PATH for apps
 PS_TIMEOUT_S = 5.0
 
@@ -40,14 +47,34 @@ def shell_path_note(command: str) -> str:
     )
 
 
-def group_states(ps_output: str, pgid: int) -> list[str]:
-    """The first state letter of every process of group ``pgid`` in ``ps -o pid=,pgid=,stat=``."""
-    out = []
+def ps_rows(ps_output: str) -> list[tuple[int, int, int, str]]:
+    """(pid, ppid, pgid, first state letter) of each line of ``ps -o pid=,ppid=,pgid=,stat=``."""
+    rows = []
     for line in ps_output.splitlines():
         fields = line.split()
-        if len(fields) >= 3 and fields[1] == str(pgid):
-            out.append(fields[2][0])
-    return out
+        if len(fields) >= 4 and all(f.isdigit() for f in fields[:3]):
+            rows.append((int(fields[0]), int(fields[1]), int(fields[2]), fields[3][0]))
+    return rows
+
+
+def group_states(ps_output: str, pgid: int) -> list[str]:
+    """The state letter of every process of group ``pgid`` in a ``PS_ARGV`` listing."""
+    return [state for _, _, group, state in ps_rows(ps_output) if group == pgid]
+
+
+def strays_in(ps_output: str, root: int, pgid: int) -> list[int]:
+    """Live descendants of ``root`` outside group ``pgid`` in a ``PS_ARGV`` listing."""
+    children: dict[int, list[tuple[int, int]]] = {}
+    for pid, ppid, group, state in ps_rows(ps_output):
+        if state not in GONE_STATES:
+            children.setdefault(ppid, []).append((pid, group))
+    out, todo = [], list(children.get(root, []))
+    while todo:
+        pid, group = todo.pop()
+        if group != pgid:
+            out.append(pid)
+        todo.extend(children.get(pid, []))
+    return sorted(out)
 
 
 class MacPlatform(PosixPlatform):
@@ -63,6 +90,12 @@ class MacPlatform(PosixPlatform):
         except (OSError, subprocess.SubprocessError):
             return None
         return group_states(listing, pgid)
+
+    def strays(self, tree: ProcessTree) -> list[int]:
+        try:
+            return strays_in(self.mac.run(PS_ARGV), tree.pid, tree.group)
+        except (OSError, subprocess.SubprocessError):
+            return []
 
     def shell_path_only(self, command: str, found: str | None, env: Mapping[str, str]) -> bool:
         if found is None or os.sep in command:
