@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import stat
+import sys
 from pathlib import Path
 
 import pytest
 
 from mcpcost.audit.discovery import discover
 from mcpcost.audit.model import ConfigFile
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX PATH and executable bits")
 
 
 def claude_desktop_home(tmp_path: Path, platform_dir: Path, servers: dict[str, str]) -> Path:
