@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -32,8 +33,11 @@ NEEDS_PROCESS_GROUPS = frozenset({"test_transports_stdio.py", "test_servers_smok
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    chromium = shutil.which("chromium") is not None
     for item in items:
         name = item.path.name
+        if item.get_closest_marker("chromium") and not chromium:
+            item.add_marker(pytest.mark.skip(reason="chromium is not installed"))
         if name in NEEDS_PROC and not sys.platform.startswith("linux"):
             item.add_marker(pytest.mark.skip(reason="reads /proc (Linux only)"))
         elif name in NEEDS_PROCESS_GROUPS and sys.platform == "win32":

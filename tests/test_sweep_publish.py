@@ -184,6 +184,7 @@ def test_sparkline_geometry() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.chromium
 def test_dashboard_in_headless_chromium_has_no_console_errors(site: Path, tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
@@ -466,6 +467,7 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.chromium
 def test_reference_dashboard_screenshot_has_no_console_messages(tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
