@@ -112,6 +112,11 @@ class RecordedMac:
 
     def kill(self, pid: int, sig: int) -> None:
         self.calls.append(("kill", pid, sig))
+        line = next((d for d in self.detached if d.split()[0] == str(pid)), None)
+        if line is None:
+            raise ProcessLookupError
+        if sig == SIGKILL or (sig == SIGTERM and not self.ignores_term):
+            self.detached.remove(line)
 
     def which(self, command: str, path: str | None) -> str | None:
         self.calls.append(("which", command, path))
@@ -178,17 +183,25 @@ def test_macos_stop_sends_sigterm_to_the_group_and_reaps() -> None:
         ("killpg", 4242, SIGTERM),
     ]
     assert ("killpg", 4242, SIGKILL) not in system.calls
-    assert ("kill", 4300, SIGKILL) in system.calls  # in case it ignored SIGTERM
+    assert ("kill", 4300, 0) in system.calls and ("kill", 4300, SIGKILL) not in system.calls
+    assert system.detached == []
     assert system.calls[-1] == ("killpg", 4242, 0)
     assert tree.proc.returncode == -SIGTERM
 
 
 def test_macos_stop_kills_a_group_that_ignores_sigterm_after_the_grace() -> None:
     platform, system, tree = started_mac(ignores_term=True)
+    system.detached = ["4300 4243 4300 Ss"]  # a grandchild in a session of its own
     system.calls.clear()
     platform.stop(tree, 2.0)
-    signals = [c[2] for c in system.calls if c[0] == "killpg" and c[2] != 0]
-    assert signals == [SIGTERM, SIGKILL]
+    signals = [c[:3:2] for c in system.calls if c[0] in ("kill", "killpg") and c[2] != 0]
+    assert signals == [
+        ("kill", SIGTERM),
+        ("killpg", SIGTERM),
+        ("killpg", SIGKILL),
+        ("kill", SIGKILL),
+    ]
+    assert system.detached == []
     assert system.clock.now >= 102.0  # the grace period passed before SIGKILL
     assert tree.proc.returncode == -SIGKILL
 

@@ -75,6 +75,12 @@ class LinuxPlatform(PosixPlatform):
                 continue
         return states
 
+    def process_alive(self, pid: int) -> bool:
+        try:
+            return stat_state(self.linux.read_bytes(f"{PROC}/{pid}/stat")) not in GONE_STATES
+        except (OSError, IndexError):
+            return False
+
     def strays(self, tree: ProcessTree) -> list[int]:
         parents: dict[int, list[int]] = {}
         groups: dict[int, int] = {}

@@ -180,6 +180,16 @@ class PosixPlatform:
             except (ProcessLookupError, PermissionError):
                 pass
 
+    def process_alive(self, pid: int) -> bool:
+        """True while ``pid`` exists (a zombie counts as alive where it cannot be told apart)."""
+        try:
+            self.system.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
     def kill(self, tree: ProcessTree) -> None:
         self._signal_pids(self.strays(tree), SIGKILL)
         self._signal_group(tree.group, SIGKILL)
@@ -192,12 +202,13 @@ class PosixPlatform:
         deadline = sys_.monotonic() + grace_s
         while sys_.monotonic() < deadline:
             tree.proc.poll()
-            if not self.group_alive(tree.group):
+            strays = [p for p in strays if self.process_alive(p)]
+            if not strays and not self.group_alive(tree.group):
                 break
             sys_.sleep(0.01)
         else:
             self._signal_group(tree.group, SIGKILL)
-        self._signal_pids(strays, SIGKILL)  # whatever of them ignored SIGTERM
+            self._signal_pids(strays, SIGKILL)
         try:
             tree.proc.wait(timeout=max(grace_s, REAP_WAIT_S))
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
