@@ -1,20 +1,24 @@
 """SIGINT and SIGTERM end any command within a couple of seconds, with no server left running.
 
-On the first signal: no new server may start (``transports.processes`` refuses), every server
-tree started so far is stopped (SIGTERM, then SIGKILL after a short grace; the Job Object on
-Windows), and ``KeyboardInterrupt`` is raised in the main thread so the command unwinds through
-its normal cleanup: captures whose servers were stopped fail at once, nothing more is written,
-and the command exits with 128 + the signal number. Should anything still hold the process
-(a remote server that does not answer, a worker thread waiting on it) ``HARD_EXIT_S`` after the
-signal, the trees are killed once more and the process exits without waiting. A second signal
-exits at once. See docs/GUARANTEES.md.
+On the first signal two things happen independently:
+
+* a watchdog thread, woken by the signal's byte on a wakeup socket (written by the interpreter's
+  C-level handler, so it does not wait for the main thread to reach Python code), refuses every
+  new server (``transports.processes``), stops every server tree started so far (SIGTERM, then
+  SIGKILL after a short grace; the Job Object on Windows) and, should the process still be
+  running ``HARD_EXIT_S`` after the signal, kills the trees once more and exits at once;
+* the Python handler raises ``KeyboardInterrupt`` in the main thread, so the command unwinds
+  through its normal cleanup: captures whose servers were stopped fail at once and nothing more
+  is written. ``main`` turns it into ``interrupted`` and exit code 128 + the signal number.
+
+A second signal exits at once. See docs/GUARANTEES.md.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import sys
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -39,37 +43,60 @@ class Interrupts:
         return 128 + (self.signum or signal.SIGINT)
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
+        """The Python-level handler (main thread): unwind the command."""
         if self.signum is not None:  # a second signal: nothing more is waited for
             kill_every_tree()
             os._exit(128 + signum)
         self.signum = signum
-        threading.Thread(target=stop_every_tree, daemon=True, name="mcpcost-reap").start()
-        threading.Thread(target=self._hard_exit, daemon=True, name="mcpcost-exit").start()
         raise KeyboardInterrupt
 
-    def _hard_exit(self) -> None:
-        time.sleep(self.hard_exit_s)
+    def watch(self, wakeup: socket.socket) -> None:
+        """The watchdog: wait for a handled signal's byte, then reap and bound the exit."""
+        while True:
+            try:
+                data = wakeup.recv(1)
+            except OSError:
+                return
+            if not data:  # the command ended and closed the socket
+                return
+            if data[0] in HANDLED:
+                break
+        signum = data[0]
+        started = time.monotonic()
+        stop_every_tree()
+        time.sleep(max(self.hard_exit_s - (time.monotonic() - started), 0.0))
         kill_every_tree()
         try:
-            sys.stderr.write("interrupted\n")
-            sys.stderr.flush()
+            os.write(2, b"interrupted\n")
         finally:
-            os._exit(self.exit_code)
+            os._exit(128 + signum)
 
 
 @contextmanager
 def handling_interrupts() -> Iterator[Interrupts]:
-    """Install the handlers for the duration of a command (main thread only; elsewhere the
-    command runs with whatever handlers it has)."""
+    """Install the handlers and the watchdog for the duration of a command (main thread only;
+    elsewhere the command runs with whatever handlers it has)."""
     caught = Interrupts()
     if threading.current_thread() is not threading.main_thread():
         yield caught
         return
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
     previous = {s: signal.getsignal(s) for s in HANDLED}
+    previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     for s in HANDLED:
         signal.signal(s, caught.handle)
+    watchdog = threading.Thread(
+        target=caught.watch, args=(reader,), daemon=True, name="mcpcost-interrupts"
+    )
+    watchdog.start()
     try:
         yield caught
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+        signal.set_wakeup_fd(previous_fd)
+        if caught.signum is None:  # else the watchdog is reaping: leave it its socket
+            writer.close()
+            reader.shutdown(socket.SHUT_RDWR)
+            reader.close()
