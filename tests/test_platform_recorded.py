@@ -4,6 +4,7 @@ system gives (a recorder stands in for the OS calls, which cannot run on this ma
 
 from __future__ import annotations
 
+import ctypes
 import io
 import re
 import subprocess
@@ -12,7 +13,13 @@ from typing import IO, Any
 
 import pytest
 
-from mcpcost.transports.processes import LiveTrees, StartRefused, kill_every_tree, start_tree
+from mcpcost.transports.processes import (
+    LiveTrees,
+    StartRefused,
+    kill_every_tree,
+    start_tree,
+    windows,
+)
 from mcpcost.transports.processes.base import ProcessTree, ReadableEnd
 from mcpcost.transports.processes.macos import (
     GUI_APP_PATH,
@@ -533,3 +540,14 @@ def test_a_start_racing_the_interrupt_is_stopped_before_it_is_handed_out() -> No
         start_tree(platform, ["npx", "pkg"], env=WIN_ENV, cwd=None, registry=registry)
     assert ("terminate_job", 0x77, KILLED_EXIT_CODE) in system.calls
     assert system.calls[-1] == ("close_handle", 0x77)
+
+
+@pytest.mark.skipif(ctypes.sizeof(ctypes.c_void_p) != 8, reason="64-bit layouts")
+def test_windows_job_structures_have_the_x64_sizes_the_api_expects() -> None:
+    # JOBOBJECT_BASIC_LIMIT_INFORMATION 64, IO_COUNTERS 48,
+    # JOBOBJECT_EXTENDED_LIMIT_INFORMATION 144, JOBOBJECT_BASIC_ACCOUNTING_INFORMATION 48 bytes
+    assert ctypes.sizeof(windows._BasicLimits) == 64
+    assert ctypes.sizeof(windows._IoCounters) == 48
+    assert ctypes.sizeof(windows._ExtendedLimits) == 144
+    assert ctypes.sizeof(windows._Accounting) == 48
+    assert windows._ExtendedLimits.IoInfo.offset == 64
