@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -196,3 +197,27 @@ def test_servers_get_package_manager_certificate_and_proxy_settings(tmp_path: Pa
     for value in (*secrets.values(), *withheld.values()):
         if "s3cr3t" in value:
             assert value not in done.stdout and value not in done.stderr
+
+
+def test_a_tree_left_open_is_killed_when_the_process_exits(tmp_path: Path) -> None:
+    tag = f"left-open-{uuid.uuid4().hex}"
+    script = (
+        "import sys\n"
+        "from mcpcost.core.spec import ServerSpec\n"
+        "from mcpcost.transports.stdio import spawn_stdio\n"
+        f"t = spawn_stdio(ServerSpec.stdio('x', ['sh', '-c', 'sleep 30; : {tag}']))\n"
+        "print(t.diagnostics.pgid, flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout)  # the server was started, and never closed (it ignores stdin's end)
+    deadline = time.monotonic() + 2
+    while tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert tagged(tag) == set()

@@ -1,12 +1,14 @@
 """Every server tree this process has started and not yet stopped, so an interrupt can end them.
 
-``start_tree`` registers a tree, ``stop_tree`` unregisters it. ``close_registry`` (the interrupt
-path) refuses every later start with ``StartRefused`` and returns the trees still alive;
-``stop_every_tree`` stops them all in parallel within one shared bound.
+``start_tree`` registers a tree, ``stop_tree`` unregisters it. On the interrupt path
+``stop_every_tree`` (and ``kill_every_tree``, which does not wait) closes the registry, so every
+later start is refused with ``StartRefused``, and stops all the live trees at once. Trees still registered
+when the interpreter exits are killed.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -53,6 +55,19 @@ class LiveTrees:
 
 
 LIVE = LiveTrees()
+
+
+def _kill_left_over_trees() -> None:
+    """At interpreter exit: no server tree outlives the process that started it, even one a
+    caller forgot to close."""
+    for tree in LIVE.snapshot():
+        try:
+            tree.platform.kill(tree)
+        except OSError:
+            continue
+
+
+atexit.register(_kill_left_over_trees)
 
 
 def start_tree(
