@@ -69,6 +69,7 @@ def main(
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("interrupted\n")
+        caught.reported = True
         return caught.exit_code
     except BrokenPipeError:
         return 0

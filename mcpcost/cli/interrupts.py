@@ -37,6 +37,7 @@ class Interrupts:
     def __init__(self, hard_exit_s: float = HARD_EXIT_S) -> None:
         self.signum: int | None = None
         self.hard_exit_s = hard_exit_s
+        self.reported = False  # ``main`` already wrote "interrupted"
 
     @property
     def exit_code(self) -> int:
@@ -67,7 +68,8 @@ class Interrupts:
         time.sleep(max(self.hard_exit_s - (time.monotonic() - started), 0.0))
         kill_every_tree()
         try:
-            os.write(2, b"interrupted\n")
+            if not self.reported:
+                os.write(2, b"interrupted\n")
         finally:
             os._exit(128 + signum)
 
