@@ -439,6 +439,8 @@ def test_windows_resolution_of_exe_ps1_explicit_paths_and_missing_commands() -> 
     node = platform.resolve([f"{NODE_DIR}\\node.exe", "server.js"], WIN_ENV)
     assert node.found == f"{NODE_DIR}\\node.exe"
     assert crt_split(node.command_line or "") == [f"{NODE_DIR}\\node.exe", "server.js"]
+    quoted = {**WIN_ENV, "Path": f'"{UV_DIR}";C:\\Windows'}  # PATH entries may be quoted
+    assert platform.resolve(["uvx"], quoted).found == f"{UV_DIR}\\uvx.EXE"
     missing = platform.resolve(["mcp-nowhere", "x"], WIN_ENV)
     assert missing.found is None and missing.command_line == "mcp-nowhere x"
 

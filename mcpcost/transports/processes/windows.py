@@ -130,7 +130,8 @@ class WindowsPlatform:
         with each PATHEXT extension in order."""
         exts = [e for e in (env_get(env, "PATHEXT") or DEFAULT_PATHEXT).split(";") if e]
         has_ext = any(command.lower().endswith(e.lower()) for e in (*exts, ".ps1"))
-        dirs = [""] if _has_dir(command) else (env_get(env, "PATH") or "").split(";")
+        path = env_get(env, "PATH") or ""
+        dirs = [""] if _has_dir(command) else [d.strip().strip('"') for d in path.split(";")]
         for d in dirs:
             if _has_dir(command):
                 base = command
