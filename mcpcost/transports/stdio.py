@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping
 
 from mcpcost.core.spec import ServerSpec
-from mcpcost.transports.errors import SpawnFailed
+from mcpcost.transports.failures import SpawnFailed
 from mcpcost.transports.framing import LineTransport
 from mcpcost.transports.processes import (
     ProcessPlatform,
