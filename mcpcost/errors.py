@@ -5,6 +5,7 @@ McpcostError                 base of everything we raise on purpose
 ├── InputError               unreadable or malformed input     -> exit 2
 │   └── JSONSyntaxError      text that ECMAScript JSON.parse would reject
 ├── ConfigError              a client config we cannot use     -> exit 2
+├── OutputError              a file we cannot write            -> exit 2
 ├── TokenizerError           the bundled tokenizer is missing or corrupt
 └── TransportError           talking to a server failed (mapped to a status, not an exit)
 """
@@ -34,6 +35,10 @@ class JSONSyntaxError(InputError, ValueError):
 
 class ConfigError(InputError):
     """A client configuration file that cannot be used."""
+
+
+class OutputError(McpcostError):
+    """A file could not be written (disk full, permissions, a symbolic link in the way)."""
 
 
 class TokenizerError(McpcostError):

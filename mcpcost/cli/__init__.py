@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from mcpcost import __version__
-from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),
@@ -62,7 +62,7 @@ def main(
     module = importlib.import_module(COMMANDS[command][0])
     try:
         code: int = module.run(args[1:], out, err)
-    except (UsageError, InputError) as exc:
+    except (UsageError, InputError, OutputError) as exc:
         err.write(f"{exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
