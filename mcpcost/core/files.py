@@ -277,6 +277,9 @@ class TreeTransaction:
         if not self._puts and not self._removes:
             self.committed = True
             return
+        for rel in sorted(self._puts):  # refuse a link in the way before the commit point
+            with _directory(self.root, _rel_parts(rel)[:-1], create=True):
+                pass
         journal = {"put": sorted(self._puts), "remove": sorted(self._removes)}
         write_in_tree(self.pending, JOURNAL, stringify(journal) + "\n")
         self.journal_written = True
