@@ -24,7 +24,12 @@ from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.base import Message
 from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed
 from mcpcost.transports.http_base import HTTPTransportBase
-from mcpcost.transports.http_common import iter_stream, parse_jsonrpc_body, read_body
+from mcpcost.transports.http_common import (
+    iter_stream,
+    parse_jsonrpc_body,
+    read_body,
+    request_failure,
+)
 from mcpcost.transports.sse import SSEDecoder
 
 DELETE_TIMEOUT_S = 2.0
@@ -98,9 +103,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._queue.put(exc)
         except requests.RequestException as exc:
             if not self._closed:
-                self._queue.put(
-                    TransportClosed(f"HTTP request to {self.url} failed: {type(exc).__name__}")
-                )
+                self._queue.put(request_failure(exc, self.url, self._timeouts()))
 
     def _exchange(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
         resp = self._http.post(

@@ -26,6 +26,9 @@ from mcpcost.transports.inbox import take
 
 Item = Message | Exception
 CONNECT_TIMEOUT_CAP_S = 30.0
+# A connect gives up before the capture's own deadline, so a peer that never accepts is
+# reported as such ("waiting for a TCP connection to ...") rather than as a silent server.
+CONNECT_TIMEOUT_SHARE = 0.8
 
 
 class HTTPTransportBase:
@@ -105,7 +108,7 @@ class HTTPTransportBase:
 
     def _timeouts(self) -> tuple[float, float]:
         """(connect, read) limits for one HTTP call."""
-        return min(self._timeout, CONNECT_TIMEOUT_CAP_S), self._timeout
+        return min(self._timeout * CONNECT_TIMEOUT_SHARE, CONNECT_TIMEOUT_CAP_S), self._timeout
 
     def _status_error(self, resp: requests.Response, body: bytes) -> HTTPStatusError:
         return status_error(self._http, resp, body, min(PROBE_TIMEOUT_S, self._timeout))

@@ -1,0 +1,157 @@
+"""Network failures say what failed: loopback listeners that refuse, never accept, present a
+self-signed or mismatched certificate, a proxy that refuses, and a name that cannot resolve."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpcost.cli import main
+from mcpcost.core.jsonvalue import parse_json
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture(autouse=True)
+def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in (*PROXY_VARS, "NO_PROXY", "no_proxy", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def measure(url: str, timeout: str = "1") -> dict[str, Any]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["measure", "--url", url, "--json", "--timeout", timeout], out, err)
+    assert code == 1, err.getvalue()
+    doc = parse_json(out.getvalue())
+    assert isinstance(doc, dict)
+    return doc
+
+
+def closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port: int = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_refused_connection_is_named() -> None:
+    port = closed_port()
+    m = measure(f"http://127.0.0.1:{port}/mcp")
+    assert m["status"] == "startup-failure"
+    assert m["notes"].endswith(
+        f"connection refused by 127.0.0.1:{port} (nothing accepts connections there)"
+    )
+    assert "ConnectionError" not in m["notes"]
+
+
+def test_a_name_that_cannot_resolve_is_named() -> None:
+    try:  # RFC 6761: .invalid never resolves; the local resolver answers without traffic
+        socket.getaddrinfo("mcp.example.invalid", 80)
+    except socket.gaierror:
+        pass
+    else:
+        pytest.skip("this resolver answers for .invalid names")
+    m = measure("http://mcp.example.invalid/mcp")
+    assert m["status"] == "startup-failure"
+    assert "the host name mcp.example.invalid could not be resolved" in m["notes"]
+
+
+@pytest.fixture
+def never_accepting() -> Iterator[int]:
+    """A listener with a full backlog: further connects get no answer until they time out."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port: int = listener.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        c = socket.socket()
+        c.setblocking(False)
+        try:
+            c.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(c)
+    try:
+        yield port
+    finally:
+        for c in fillers:
+            c.close()
+        listener.close()
+
+
+def test_a_connect_that_never_completes_is_a_timeout_that_says_so(never_accepting: int) -> None:
+    m = measure(f"http://127.0.0.1:{never_accepting}/mcp")
+    assert m["status"] == "timeout"
+    assert f"timed out connecting to 127.0.0.1:{never_accepting}" in m["notes"]
+
+
+def test_a_refusing_proxy_is_named_without_its_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    port = closed_port()
+    monkeypatch.setenv("HTTP_PROXY", f"http://user:s3cret@127.0.0.1:{port}")
+    m = measure("http://mcp.example.invalid/mcp")
+    assert m["status"] == "startup-failure"
+    assert f"the proxy 127.0.0.1:{port} refused the connection" in m["notes"]
+    assert "s3cret" not in m["notes"] and "user" not in m["notes"]
+
+
+def make_certificate(folder: Path, name: str, host: str) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed")
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-subj", f"/CN={host}", "-addext", f"subjectAltName=DNS:{host}",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """An HTTPS listener on loopback whose certificate names ``other.example``, not 127.0.0.1."""
+    cert, key = make_certificate(tmp_path, "server", "other.example")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server.handle_error = lambda *_a: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], cert
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_self_signed_certificate_is_named(tls_server: tuple[int, Path]) -> None:
+    port, _ = tls_server
+    m = measure(f"https://127.0.0.1:{port}/mcp")
+    assert m["status"] == "startup-failure"
+    assert f"TLS certificate verification failed for 127.0.0.1:{port}: self-signed" in m["notes"]
+
+
+def test_a_certificate_for_another_host_is_a_hostname_mismatch(
+    tls_server: tuple[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port, cert = tls_server
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # trusted, but for another name
+    m = measure(f"https://127.0.0.1:{port}/mcp")
+    assert m["status"] == "startup-failure"
+    assert (
+        f"TLS certificate verification failed for 127.0.0.1:{port}: hostname mismatch"
+        in (m["notes"])
+    )
