@@ -4,6 +4,7 @@ McpcostError                 base of everything we raise on purpose
 ├── UsageError               bad flags or arguments            -> exit 2
 ├── InputError               unreadable or malformed input     -> exit 2
 │   └── JSONSyntaxError      text that ECMAScript JSON.parse would reject
+│       └── JSONTooDeep      valid JSON nested past the one depth limit we parse
 ├── ConfigError              a client config we cannot use     -> exit 2
 ├── OutputError              a file we cannot write            -> exit 2
 ├── TokenizerError           the bundled tokenizer is missing or corrupt
@@ -31,6 +32,14 @@ class InputError(McpcostError):
 
 class JSONSyntaxError(InputError, ValueError):
     """Text that ECMAScript ``JSON.parse`` would reject."""
+
+
+class JSONTooDeep(JSONSyntaxError):
+    """Valid JSON nested deeper than ``core.jsonvalue.MAX_DEPTH``: refused, never half-parsed.
+
+    A subclass of JSONSyntaxError so every reader of files reports it as unreadable input; the
+    transports catch it first and report the server's message as a protocol error.
+    """
 
 
 class ConfigError(InputError):

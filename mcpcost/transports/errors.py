@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpcost.errors import TransportError
+from mcpcost.errors import McpcostError, TransportError
 
 # JSON-RPC codes the session and the measurer act on.
 METHOD_NOT_FOUND = -32601
@@ -82,6 +82,11 @@ class HTTPStatusError(TransportError):
 
 class ProtocolError(TransportError):
     """The server broke the wire protocol or tripped one of our guards."""
+
+
+def too_deep(exc: McpcostError) -> ProtocolError:
+    """The protocol error for a server message past the JSON depth limit (``JSONTooDeep``)."""
+    return ProtocolError(f"the server sent a message that is valid JSON but {exc}")
 
 
 class RPCError(TransportError):

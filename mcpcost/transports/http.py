@@ -20,9 +20,9 @@ from typing import Any
 import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
-from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed
+from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed, too_deep
 from mcpcost.transports.http_base import HTTPTransportBase
 from mcpcost.transports.http_common import (
     iter_stream,
@@ -134,6 +134,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 self._add_bytes(len(payload))
                 try:
                     value: Any = parse_json(payload)
+                except JSONTooDeep as exc:
+                    raise too_deep(exc) from None
                 except JSONSyntaxError:
                     raise ProtocolError(
                         f"server answered with {ctype or 'no content type'} that is not JSON"

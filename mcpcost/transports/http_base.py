@@ -12,9 +12,9 @@ from typing import Any
 import requests
 
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.errors import HTTPStatusError
+from mcpcost.transports.errors import HTTPStatusError, too_deep
 from mcpcost.transports.http_common import (
     MAX_BODY_BYTES,
     PROBE_TIMEOUT_S,
@@ -128,6 +128,8 @@ class HTTPTransportBase:
             return
         try:
             value: Any = parse_json(data)
+        except JSONTooDeep as exc:
+            raise too_deep(exc) from None
         except JSONSyntaxError:
             return
         for item in value if isinstance(value, list) else [value]:
