@@ -3,6 +3,7 @@ self-signed or mismatched certificate, a proxy that refuses, and a name that can
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import io
 import shutil
@@ -119,10 +120,48 @@ def make_certificate(folder: Path, name: str, host: str) -> tuple[Path, Path]:
     return cert, key
 
 
-@pytest.fixture
-def tls_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    """An HTTPS listener on loopback whose certificate names ``other.example``, not 127.0.0.1."""
-    cert, key = make_certificate(tmp_path, "server", "other.example")
+def make_expired_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that expired in 2020 (openssl 3.0's CLI cannot backdate)."""
+    pytest.importorskip("cryptography", reason="cryptography builds the backdated certificate")
+    import datetime as dt
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
+        .not_valid_after(dt.datetime(2020, 1, 2, tzinfo=dt.UTC))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "expired.pem", folder / "expired.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@contextlib.contextmanager
+def serve_tls(cert: Path, key: Path) -> Iterator[int]:
+    """An HTTPS listener on loopback presenting ``cert``."""
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
@@ -131,10 +170,18 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield server.server_address[1], cert
+        yield server.server_address[1]
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """An HTTPS listener whose self-signed certificate names ``other.example``, not 127.0.0.1."""
+    cert, key = make_certificate(tmp_path, "server", "other.example")
+    with serve_tls(cert, key) as port:
+        yield port, cert
 
 
 def test_a_self_signed_certificate_is_named(tls_server: tuple[int, Path]) -> None:
@@ -153,5 +200,17 @@ def test_a_certificate_for_another_host_is_a_hostname_mismatch(
     assert m["status"] == "startup-failure"
     assert (
         f"TLS certificate verification failed for 127.0.0.1:{port}: hostname mismatch"
+        in (m["notes"])
+    )
+
+
+def test_an_expired_certificate_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cert, key = make_expired_certificate(tmp_path)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))  # trusted, for this address, but expired
+    with serve_tls(cert, key) as port:
+        m = measure(f"https://127.0.0.1:{port}/mcp")
+    assert m["status"] == "startup-failure"
+    assert (
+        f"TLS certificate verification failed for 127.0.0.1:{port}: certificate has expired"
         in (m["notes"])
     )
