@@ -26,7 +26,7 @@ import posixpath
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 
-from mcpcost.action.engine import with_cwd
+from mcpcost.action.engine_seam import with_cwd
 from mcpcost.audit.model import ConfigFile
 from mcpcost.core.spec import ServerSpec
 

@@ -99,6 +99,7 @@ class FakeGitHub:
     files: dict[tuple[str, str], str] = field(default_factory=dict)  # (branch, path) -> text
     artifacts: dict[int, dict[str, bytes]] = field(default_factory=dict)  # run id -> files
     pulls_for_commit: dict[str, list[int]] = field(default_factory=dict)
+    expired_runs: set[int] = field(default_factory=set)  # runs whose artifact has expired
     forbid_writes: bool = False
     # answered (status, headers, body) in order before any normal answer: rate limits, 5xx
     scripted: list[tuple[int, dict[str, str], Any]] = field(default_factory=list)
@@ -244,7 +245,13 @@ class FakeGitHub:
         if c := re.match(r"^/actions/runs/(\d+)/artifacts$", rest):
             files = self.artifacts.get(int(c.group(1)))
             arts = (
-                [{"id": int(c.group(1)) * 10, "name": "mcp-context-cost", "expired": False}]
+                [
+                    {
+                        "id": int(c.group(1)) * 10,
+                        "name": "mcp-context-cost",
+                        "expired": int(c.group(1)) in self.expired_runs,
+                    }
+                ]
                 if files
                 else []
             )
