@@ -195,3 +195,17 @@ def test_a_sweep_onto_a_full_disk_exits_2_and_keeps_the_published_tree(tmp_path:
         assert "Traceback" not in again.stderr
         after = {p: p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
         assert after == before
+
+
+def test_the_actions_report_files_never_follow_a_link_in_the_workspace(tmp_path: Path) -> None:
+    from mcpcost.action.publishing import write_workspace_file
+
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (workspace / ".mcp-context-cost").symlink_to(outside)
+    with pytest.raises(OutputError, match="symbolic link"):
+        write_workspace_file(str(workspace), ".mcp-context-cost/report.json", "{}")
+    assert list(outside.iterdir()) == []
+    write_workspace_file(str(workspace), "reports/./report.json", "{}\n")
+    assert (workspace / "reports" / "report.json").read_text() == "{}\n"
