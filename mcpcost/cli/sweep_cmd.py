@@ -22,9 +22,10 @@ __all__ = ["DEFAULT_DOCKER_HOST", "build_parser", "engine_address", "run"]
 def build_parser() -> ArgParser:
     p = ArgParser(
         prog="mcpcost sweep",
-        description="Measure every sweepable entry of a catalog, persist results/<name>/"
+        description="Measure every sweepable entry of a catalog, stage results/<name>/"
         "measurement.json and badges/<name>.json as each finishes, apply the harness guard, "
-        "then fold history and regenerate the published pages.",
+        "then fold history, regenerate the pages and publish everything in one commit "
+        "(a killed sweep leaves the previous tree; see docs/GUARANTEES.md).",
     )
     p.add_argument("--servers", default="servers.yaml", metavar="FILE", help="catalog file")
     p.add_argument("--only", metavar="A,B", help="comma-separated entry names to sweep")
