@@ -9,10 +9,13 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from mcpcost.action.engine import default_measure_server, measure_configs, parse_config
+from mcpcost.action.engine_seam import default_measure_server, measure_configs, parse_config
 from mcpcost.core.jsonvalue import MAX_DEPTH, nesting_depth_exceeds, parse_json, stringify
 from mcpcost.errors import JSONTooDeep
 from tests.servers.registry import fixture_argv
@@ -29,6 +32,28 @@ def test_the_limit_counts_levels_and_ignores_brackets_in_strings() -> None:
     quoted = '["' + "[{" * 2000 + '\\"", {"a": "]]"}]'
     assert not nesting_depth_exceeds(quoted)
     assert parse_json(quoted)[1] == {"a": "]]"}
+
+
+def depth_of(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max((depth_of(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((depth_of(v) for v in value), default=0)
+    return 0
+
+
+TEXT = st.text(alphabet=st.sampled_from('[]{}"\\ab\u00e9\n'), max_size=6)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=40,
+)
+
+
+@given(VALUES, st.integers(min_value=0, max_value=8))
+def test_the_depth_scan_agrees_with_the_parsed_value(value: Any, limit: int) -> None:
+    text = stringify(value)
+    assert nesting_depth_exceeds(text, limit) == (depth_of(value) > limit)
 
 
 def test_the_limit_holds_with_most_of_the_stack_in_use() -> None:

@@ -82,20 +82,28 @@ def decode_wire_bytes(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-_STRING_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_DROP_ASCII_NON_BRACKETS = str.maketrans(
+    "", "", "".join(chr(i) for i in range(128) if chr(i) not in "[]{}")
+)
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
     """True when ``text`` opens more than ``limit`` arrays/objects inside one another.
 
-    Brackets inside strings do not count. Runs at C speed: strings and everything that is not a
-    bracket are removed, then the running depth is accumulated.
+    Brackets inside strings do not count. Runs at C speed: escape pairs are dropped, so the text
+    splits on quotes into outside/inside runs; the outside runs keep only their brackets, and the
+    running depth is accumulated. (For text that is not JSON the answer may be off; parsing then
+    fails anyway.)
     """
     if text.count("[") + text.count("{") <= limit:
         return False
-    brackets = _NOT_BRACKETS.sub("", _STRING_TOKENS.sub("", text))
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(unescaped.split('"')[0::2])
+    brackets = outside.translate(_DROP_ASCII_NON_BRACKETS)
+    if not brackets.isascii():
+        brackets = _NOT_BRACKETS.sub("", brackets)
     return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
 
 
