@@ -200,3 +200,18 @@ def test_a_second_command_on_a_tree_in_use_is_refused(
     err = nxt.stderr.decode()
     assert nxt.returncode == 2 and err.count("\n") == 1 and "another mcpcost command" in err
     assert tree(root) == before
+
+
+@pytest.mark.slow
+def test_a_sweep_the_guard_refuses_never_touches_the_published_tree(
+    published: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    _, before = published
+    root = copy_tree(before, tmp_path / "site")
+    broken = catalog(tmp_path / "broken.yaml", broken=True)
+    proc = subprocess.run(sweep_argv(broken, root), env=env(), cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "HARNESS FAULT — refusing to publish this sweep" in proc.stderr
+    assert "6 of 6 previously-measured servers (100%) failed" in proc.stderr
+    assert tree(root, pending=True) == before
