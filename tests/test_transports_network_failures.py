@@ -214,3 +214,14 @@ def test_an_expired_certificate_is_named(tmp_path: Path, monkeypatch: pytest.Mon
         f"TLS certificate verification failed for 127.0.0.1:{port}: certificate has expired"
         in (m["notes"])
     )
+
+
+def test_commands_that_fetch_a_url_say_what_failed_too() -> None:
+    port = closed_port()
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["badge", f"http://127.0.0.1:{port}/measurement.json"], out, err)
+    assert code == 2
+    assert err.getvalue() == (
+        f"failed to fetch http://127.0.0.1:{port}/measurement.json: connection refused by "
+        f"127.0.0.1:{port} (nothing accepts connections there)\n"
+    )

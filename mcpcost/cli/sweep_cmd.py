@@ -92,7 +92,10 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
                 with session.get(url, timeout=30) as resp:
                     status, body = resp.status_code, resp.content
             except requests.RequestException as exc:
-                raise InputError(f"registry request failed: {type(exc).__name__}") from None
+                from mcpcost.transports.http_common import classify_request_failure
+
+                _, what = classify_request_failure(exc, url)
+                raise InputError(f"registry request failed: {what}") from None
             if status != 200:
                 raise InputError(f"registry answered HTTP {status} for {url}")
             return parse_json(body)
