@@ -232,10 +232,6 @@ class TreeTransaction:
         self.committed = False
         self.journal_written = False
 
-    @property
-    def changed(self) -> tuple[str, ...]:
-        return tuple(sorted(self._puts | self._removes))
-
     def put(self, rel: str, data: str | bytes) -> None:
         """Stage ``data`` as the new content of ``rel``."""
         _rel_parts(rel)
@@ -278,8 +274,8 @@ class TreeTransaction:
             self.committed = True
             return
         for rel in sorted(self._puts):  # refuse a link in the way before the commit point
-            with _directory(self.root, _rel_parts(rel)[:-1], create=True):
-                pass
+            with _directory(self.root, _rel_parts(rel)[:-1], create=False):
+                pass  # existing components are opened without following links; none is created
         journal = {"put": sorted(self._puts), "remove": sorted(self._removes)}
         write_in_tree(self.pending, JOURNAL, stringify(journal) + "\n")
         self.journal_written = True
