@@ -196,7 +196,7 @@ def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureFn:
 
 
 @pytest.mark.slow
-def test_harness_fault_restores_every_file_and_exits_1(
+def test_harness_fault_leaves_every_published_file_and_exits_1(
     first_sweep: tuple[Path, SweepOutcome, list[str]], cat: Catalog
 ) -> None:
     root, _, _ = first_sweep
