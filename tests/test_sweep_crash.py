@@ -215,3 +215,26 @@ def test_a_sweep_the_guard_refuses_never_touches_the_published_tree(
     assert "HARNESS FAULT — refusing to publish this sweep" in proc.stderr
     assert "6 of 6 previously-measured servers (100%) failed" in proc.stderr
     assert tree(root, pending=True) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("link", ["results/srv-0", "badges"])
+def test_a_sweep_refuses_a_symlink_in_the_tree_and_writes_nothing(
+    published: tuple[Path, dict[str, bytes]], tmp_path: Path, link: str
+) -> None:
+    _, before = published
+    root = copy_tree(before, tmp_path / "site")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    moved = tmp_path / "moved"
+    (root / link).rename(moved)
+    (root / link).symlink_to(outside, target_is_directory=True)
+    good = catalog(tmp_path / "good.yaml", broken=False)
+    proc = subprocess.run(sweep_argv(good, root), env=env(), cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == f"refusing to write under {root / link}: it is a symbolic link"
+    assert list(outside.iterdir()) == []
+    expected = {rel: data for rel, data in before.items() if not rel.startswith(link + "/")}
+    assert tree(root, pending=True) == expected
