@@ -265,9 +265,9 @@ def measure_entry(
 
 
 def persist(txn: TreeTransaction, name: str, m: Measurement) -> None:
-    """Stage measurement.json and the badge for one server."""
-    txn.put(measurement_rel(name), render_measurement(m))
-    txn.put(badge_rel(name), badge_file_text(m))
+    """Stage measurement.json and the badge for one server (each only when its bytes change)."""
+    txn.put_if_changed(measurement_rel(name), render_measurement(m))
+    txn.put_if_changed(badge_rel(name), badge_file_text(m))
 
 
 def progress_line(name: str, m: Measurement, seconds: float) -> str:
