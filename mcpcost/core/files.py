@@ -166,12 +166,15 @@ def _encode(data: str | bytes) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-def write_in_tree(root: Path, rel: str, data: str | bytes) -> None:
-    """Atomically write ``root/rel``, creating directories; no component below root is a link."""
+def write_in_tree(root: Path, rel: str, data: str | bytes, *, shown: Path | None = None) -> None:
+    """Atomically write ``root/rel``, creating directories; no component below root is a link.
+
+    ``shown`` is the path a failure names (default ``root/rel``).
+    """
     parts = _rel_parts(rel)
     with _directory(root, parts[:-1], create=True) as fd:
         assert fd is not None
-        _write_at(fd, parts[-1], _encode(data), root.joinpath(*parts))
+        _write_at(fd, parts[-1], _encode(data), shown or root.joinpath(*parts))
 
 
 def atomic_write(path: Path | str, data: str | bytes) -> None:
@@ -235,7 +238,7 @@ class TreeTransaction:
     def put(self, rel: str, data: str | bytes) -> None:
         """Stage ``data`` as the new content of ``rel``."""
         _rel_parts(rel)
-        write_in_tree(self.pending, f"tree/{rel}", data)
+        write_in_tree(self.pending, f"tree/{rel}", data, shown=self.root / rel)
         self._puts.add(rel)
         self._removes.discard(rel)
 
