@@ -56,16 +56,26 @@ def test_refused_connection_is_named() -> None:
     assert "ConnectionError" not in m["notes"]
 
 
-def test_a_name_that_cannot_resolve_is_named() -> None:
-    try:  # RFC 6761: .invalid never resolves; the local resolver answers without traffic
-        socket.getaddrinfo("mcp.example.invalid", 80)
-    except socket.gaierror:
-        pass
-    else:
-        pytest.skip("this resolver answers for .invalid names")
+@pytest.fixture
+def invalid_names_fail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolver failure injected for ``.invalid`` names (RFC 6761: they never resolve). The
+    resolver configured here is not on this machine, so asking it would leave loopback."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(host, str) and host.endswith(".invalid"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_name_that_cannot_resolve_is_named(invalid_names_fail: None) -> None:
     m = measure("http://mcp.example.invalid/mcp")
     assert m["status"] == "startup-failure"
-    assert "the host name mcp.example.invalid could not be resolved" in m["notes"]
+    assert m["notes"].endswith(
+        "the host name mcp.example.invalid could not be resolved (Name or service not known)"
+    )
 
 
 @pytest.fixture
@@ -98,7 +108,9 @@ def test_a_connect_that_never_completes_is_a_timeout_that_says_so(never_acceptin
     assert f"timed out connecting to 127.0.0.1:{never_accepting}" in m["notes"]
 
 
-def test_a_refusing_proxy_is_named_without_its_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refusing_proxy_is_named_without_its_credentials(
+    monkeypatch: pytest.MonkeyPatch, invalid_names_fail: None
+) -> None:
     port = closed_port()
     monkeypatch.setenv("HTTP_PROXY", f"http://user:s3cret@127.0.0.1:{port}")
     m = measure("http://mcp.example.invalid/mcp")
