@@ -127,3 +127,13 @@ def test_every_path_gives_the_same_result_at_and_past_the_limit(tmp_path: Path, 
     else:
         assert set(statuses.values()) == {"startup-failure"}, results
         assert all(TOO_DEEP_NOTE in r[2] for r in results.values()), results
+
+
+@pytest.mark.parametrize("kind", ["deep-json", "deep-sse"])
+def test_a_deep_answer_over_http_is_the_same_startup_failure(kind: str, tmp_path: Path) -> None:
+    from tests.servers.registry import serve_http_fixture
+
+    with serve_http_fixture(kind) as url:
+        doc = json.loads(cli("measure", "--url", url, "--json", "--timeout", "10", cwd=tmp_path))
+    assert doc["status"] == "startup-failure"
+    assert TOO_DEEP_NOTE in doc["notes"]
