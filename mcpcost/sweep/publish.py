@@ -3,7 +3,8 @@
 Order: history fold -> estimator -> leaderboard (md, csv) -> server pages + index -> dashboard.
 Files whose content would not change are not rewritten. Server pages that an earlier publish
 wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
-number; any other file under ``docs/servers/`` is left alone.
+number; any other file under ``docs/servers/`` is left alone. Every change is staged in a
+``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.core.files``).
 """
 
 from __future__ import annotations
