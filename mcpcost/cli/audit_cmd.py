@@ -30,18 +30,13 @@ from typing import Any, TextIO
 
 from mcpcost.audit.baseline import Baseline, parse_baseline
 from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
-from mcpcost.audit.deferral import (
-    DivergenceRun,
-    SettingsSource,
-    parse_divergence,
-    read_settings_sources,
-    settings_paths,
-)
+from mcpcost.audit.clients.claude_code import settings_paths
+from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.deferral import SettingsSource, read_settings_sources
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.discovery import config_listing, discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.progress import progress_for
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
@@ -51,6 +46,7 @@ from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positi
 from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.cli.io import read_source
 from mcpcost.core.clock import iso_utc, utc_now
+from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
