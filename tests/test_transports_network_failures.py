@@ -237,3 +237,21 @@ def test_commands_that_fetch_a_url_say_what_failed_too() -> None:
         f"failed to fetch http://127.0.0.1:{port}/measurement.json: connection refused by "
         f"127.0.0.1:{port} (nothing accepts connections there)\n"
     )
+
+
+def test_https_to_a_plain_http_port_says_the_handshake_failed() -> None:
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    server.handle_error = lambda *_a: None  # type: ignore[method-assign]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        m = measure(f"https://127.0.0.1:{port}/mcp")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert m["status"] == "startup-failure"
+    assert f"TLS handshake with 127.0.0.1:{port} failed: WRONG_VERSION_NUMBER" in m["notes"]

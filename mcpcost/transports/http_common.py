@@ -256,6 +256,8 @@ def classify_request_failure(
             )
         tls = _first(exc, ssl.SSLError)
         reason = (getattr(tls, "reason", None) or type(tls).__name__) if tls else "unknown"
+        if reason == "WRONG_VERSION_NUMBER":
+            reason += " (the server does not speak TLS there: plain http?)"
         return NetworkFailure.TLS_HANDSHAKE, f"TLS handshake with {where} failed: {reason}"
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return NetworkFailure.CONNECT_TIMEOUT, f"timed out connecting to {where}"
