@@ -186,6 +186,7 @@ def test_a_sweep_killed_after_its_commit_point_is_completed_by_the_next_command(
     assert "0 file(s) changed" in nxt.stdout.decode()  # the rolled-forward tree was complete
 
 
+@pytest.mark.slow
 def test_a_second_command_on_a_tree_in_use_is_refused(
     published: tuple[Path, dict[str, bytes]], tmp_path: Path
 ) -> None:
