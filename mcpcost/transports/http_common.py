@@ -18,7 +18,7 @@ import urllib3
 from mcpcost import __version__
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError, TransportError
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     ConnectTimedOut,
     HTTPStatusError,
     ProtocolError,
