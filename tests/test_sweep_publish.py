@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from mcpcost.core.files import atomic_write
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import NOT_CAPTURED, Isolation, Measurement, render_measurement
+from mcpcost.core.output_tree import atomic_write
 from mcpcost.core.status import Status
 from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.estimator import fit

@@ -25,8 +25,8 @@ from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.core.badge import render_badge
-from mcpcost.core.files import write_in_tree
 from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.output_tree import write_in_tree
 from mcpcost.errors import InputError
 
 COMMENT_PERMISSION = "pull-requests: write (or issues: write)"

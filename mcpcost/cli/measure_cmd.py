@@ -40,8 +40,8 @@ from mcpcost.cli.container_args import (
     require_docker_for,
 )
 from mcpcost.core.badge import badge_file_text
-from mcpcost.core.files import open_tree
 from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.output_tree import open_tree
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 

@@ -1,9 +1,11 @@
 """The harness guard: refuse to publish a sweep in which the measuring machine broke.
 
 Before measuring, the prior status of every selected server is read from the published tree.
-The sweep stages its results apart from that tree (``mcpcost.core.files``), so refusing means
-dropping the staged files: the published ones were never touched. A server is *comparable* when its prior status was good (measured or dynamic)
-and it was swept again; it *regressed* when its new status is not good. The sweep is a harness
+The sweep stages its results apart from that tree (``mcpcost.core.output_tree``), so refusing
+means dropping the staged files: the published ones were never touched.
+
+A server is *comparable* when its prior status was good (measured or dynamic) and it was swept
+again; it *regressed* when its new status is not good. The sweep is a harness
 fault when at least ``MIN_REGRESSIONS`` comparable servers regressed and they are at least
 ``FAULT_RATIO`` of the comparable ones. With nothing comparable the check is not performed, and
 that is said rather than reported as a pass.
@@ -15,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcpcost.core.files import read_in_tree
+from mcpcost.core.output_tree import read_in_tree
 from mcpcost.core.status import GOOD_STATUSES, Status
 from mcpcost.sweep.files import measurement_rel, parse_measurement
 

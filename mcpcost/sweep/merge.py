@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
-from mcpcost.core.files import open_tree, read_in_tree
 from mcpcost.core.model import Measurement
+from mcpcost.core.output_tree import open_tree, read_in_tree
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import NAME_RE, Catalog

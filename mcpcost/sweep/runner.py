@@ -5,10 +5,10 @@ The measuring itself is passed in (``MeasureFn``): the CLI wires it to
 sweeps: dummy environments, the container plan, the cold-cache retry for docker
 startup-failures, progress, the harness guard and publishing.
 
-Results are staged as they land, apart from the published tree, and reach it in one commit after
-the guard approved them (``mcpcost.core.files.open_tree``): a sweep killed at any instant leaves
-the previous tree, or (once the commit point is passed) the new one, completed by the next
-command; never a mix the guard would have refused.
+Results are staged as they land, apart from the published tree, and reach it in one commit
+after the guard approved them (``mcpcost.core.output_tree.open_tree``): a sweep killed at any
+instant leaves the previous tree, or (once the commit point is passed) the new one, completed by
+the next command; never a mix the guard would have refused.
 
 A startup-failure because the launcher itself (``npx``, ``uvx``, ``docker``) is not on PATH, on
 the host or in the image, gets a note that names it and says how to get it; it is not retried
@@ -31,8 +31,8 @@ from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.clock import iso_utc
-from mcpcost.core.files import TreeTransaction, open_tree, pause_point
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
+from mcpcost.core.output_tree import TreeTransaction, open_tree, pause_point
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.core.files import (
+from mcpcost.core.output_tree import (
     PENDING_DIR,
     atomic_write,
     open_tree,
