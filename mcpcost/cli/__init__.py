@@ -14,7 +14,7 @@ from typing import TextIO
 
 from mcpcost import __version__
 from mcpcost.cli.interrupts import handling_interrupts
-from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),
@@ -64,7 +64,7 @@ def main(
     try:
         with handling_interrupts() as caught:
             code: int = module.run(args[1:], out, err)
-    except (UsageError, InputError) as exc:
+    except (UsageError, InputError, OutputError) as exc:
         err.write(f"{exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from typing import IO, Any, Protocol
 
 from mcpcost.core.jsonvalue import parse_json, stringify
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.failures import ProtocolError, TransportClosed
+from mcpcost.transports.failures import ProtocolError, TransportClosed, too_deep
 from mcpcost.transports.inbox import take
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -160,6 +160,8 @@ class LineTransport:
                     break
             if pending.strip() and error is None:
                 self._line(bytes(pending))
+        except ProtocolError as exc:
+            error = exc
         except (OSError, ValueError) as exc:  # stream closed under us during close()
             if not self._closed:
                 error = TransportClosed(f"reading server output failed: {exc}")
@@ -171,6 +173,8 @@ class LineTransport:
             return
         try:
             value: Any = parse_json(text)
+        except JSONTooDeep as exc:
+            raise too_deep(exc) from None
         except JSONSyntaxError:
             self._ignored += 1
             return
