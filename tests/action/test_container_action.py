@@ -1,7 +1,10 @@
-"""The Dockerfile built with podman on the prebuilt runtime (Dockerfile.base on the local base
-image, made once per dependency change by scripts/setup-podman.sh) and run as the runner runs a
-container action; its comment must equal the one the subprocess run renders, and the per-run
-build must download nothing."""
+"""The Action's image with podman, run as the runner runs a container action; its comment must
+equal the one the subprocess run renders.
+
+Two builds: the Dockerfile on the prebuilt runtime (Dockerfile.base on the plain Debian, made
+once per dependency change by scripts/setup-podman.sh), whose per-run build must download
+nothing; and scripts/build-image.sh, the release's recipe from the plain Debian, whose image must
+carry Node >= 22 with working npm/npx, uv/uvx, git and Python >= 3.11 in at most 400 MB."""
 
 from __future__ import annotations
 
