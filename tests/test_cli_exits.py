@@ -347,19 +347,12 @@ def test_a_refused_connection_reads_as_a_sentence(tmp_path: Path) -> None:
     assert code == 1
     assert not raw_name.search(out) and "connect" in out, out
     code, _, err = run(["verify", f"http://127.0.0.1:{port}/m.json"], tmp_path)
-    assert code == 2 and not raw_name.search(err) and "nothing accepted the connection" in err
+    assert code == 2 and not raw_name.search(err) and "connect" in err, err
 
 
 def test_exception_names_become_sentences() -> None:
-    import requests
+    from mcpcost.cli.wording import plain_reason
 
-    from mcpcost.cli.wording import exception_sentence, plain_reason
-
-    assert exception_sentence(requests.exceptions.ConnectTimeout()) == (
-        "the connection was not accepted in time"
-    )
-    assert exception_sentence(requests.exceptions.SSLError()).startswith("the TLS handshake")
-    assert exception_sentence(KeyError("x")) == "KeyError"  # unknown: the name, not a guess
     text = "POST to the SSE endpoint failed: ChunkedEncodingError; MyConnectionErrorish stays"
     assert plain_reason(text) == (
         "POST to the SSE endpoint failed: the response was cut off mid-stream; "

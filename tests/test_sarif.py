@@ -15,7 +15,7 @@ import pytest
 from mcpcost.audit.gates import Gate
 from mcpcost.audit.sarif import LocatedFinding, render_sarif
 from mcpcost.cli import audit_cmd
-from mcpcost.errors import InputError, UsageError
+from mcpcost.errors import InputError, OutputError, UsageError
 from tests.servers.registry import fixture_argv
 
 SCHEMA = json.loads(
@@ -31,7 +31,7 @@ def audit(argv: list[str], cwd: Path, home: Path) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     try:
         code = audit_cmd.run(argv, out, err, cwd=cwd, home=home, environ={"PATH": "/usr/bin"})
-    except (UsageError, InputError) as exc:
+    except (UsageError, InputError, OutputError) as exc:
         err.write(f"{exc}\n")
         code = 2
     return code, out.getvalue(), err.getvalue()

@@ -55,8 +55,15 @@ from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
-from mcpcost.sweep.files import atomic_write
+from mcpcost.core.output_tree import atomic_write
+from mcpcost.errors import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    InputError,
+    OutputError,
+    UsageError,
+)
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -370,11 +377,9 @@ def write_sarif(
     default = files[0].source if files else None
     text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)
     try:
-        atomic_write(Path(path), text)
-    except OSError as exc:
-        raise InputError(
-            f"mcpcost audit: cannot write --sarif {path}: {exc.strerror or exc}"
-        ) from None
+        atomic_write(path, text)
+    except OutputError as exc:
+        raise OutputError(f"mcpcost audit: --sarif: {exc}") from None
 
 
 def launch_isolations(report: AuditReport) -> list[Isolation]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcpcost.cli.wording import exception_sentence
 from mcpcost.errors import InputError
 
 FETCH_TIMEOUT_S = 15.0
@@ -49,4 +48,7 @@ def fetch_url(url: str) -> bytes:
                 chunks.append(chunk)
             return b"".join(chunks)
     except requests.RequestException as exc:
-        raise InputError(f"failed to fetch {url}: {exception_sentence(exc)}") from None
+        from mcpcost.transports.http_common import classify_request_failure
+
+        _, what = classify_request_failure(exc, url)
+        raise InputError(f"failed to fetch {url}: {what}") from None

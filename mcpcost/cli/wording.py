@@ -1,4 +1,4 @@
-"""Sentences for the exception class names that network failures carry (``ConnectionError``).
+"""Sentences for exception class names left in failure notes (``ChunkedEncodingError``).
 
 Measurements record the failure as the transport saw it; the command line shows a person what
 it means. Only whole class names are replaced, so a server's own text is left as it is.
@@ -27,14 +27,6 @@ EXCEPTION_SENTENCES: dict[str, str] = {
     "ContentDecodingError": "the response could not be decoded",
 }
 _NAMES = re.compile(r"\b(" + "|".join(sorted(EXCEPTION_SENTENCES, key=len, reverse=True)) + r")\b")
-
-
-def exception_sentence(exc: BaseException) -> str:
-    """What an exception means, for one line on stderr (its class name when none is known)."""
-    for cls in type(exc).__mro__:
-        if cls.__name__ in EXCEPTION_SENTENCES:
-            return EXCEPTION_SENTENCES[cls.__name__]
-    return type(exc).__name__
 
 
 def plain_reason(text: str) -> str:
