@@ -20,7 +20,6 @@ from mcpcost.transports.processes import (
     start_tree,
     windows,
 )
-from mcpcost.transports.processes.base import ProcessTree, ReadableEnd
 from mcpcost.transports.processes.macos import (
     GUI_APP_PATH,
     PS_ARGV,
@@ -28,6 +27,7 @@ from mcpcost.transports.processes.macos import (
     group_states,
     strays_in,
 )
+from mcpcost.transports.processes.platform_api import ProcessTree, ReadableEnd
 from mcpcost.transports.processes.posix import SIGKILL, SIGTERM
 from mcpcost.transports.processes.windows import (
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
+from collections import Counter
+from pathlib import Path
 from types import ModuleType
 
 import mcpcost
@@ -41,3 +44,37 @@ def test_every_exception_class_derives_from_mcpcost_error() -> None:
     assert "mcpcost.measuring.containers.engine_client.EngineUnavailable" in classes
     strays = sorted(name for name, cls in classes.items() if not issubclass(cls, McpcostError))
     assert strays == []
+
+
+PACKAGE = Path(mcpcost.__file__).resolve().parent
+MAX_MODULE_LINES = 500
+MAX_FORMATTER_SKIPS = 10
+
+
+def _sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    sizes = {p.relative_to(PACKAGE): len(p.read_text("utf-8").splitlines()) for p in _sources()}
+    over = {str(path): n for path, n in sizes.items() if n > MAX_MODULE_LINES}
+    assert over == {}
+
+
+def test_no_two_modules_share_a_name() -> None:
+    names = Counter(p.stem for p in _sources() if p.stem not in {"__init__", "__main__"})
+    assert sorted(name for name, n in names.items() if n > 1) == []
+
+
+def test_no_two_classes_share_a_name() -> None:
+    defined: dict[str, list[str]] = {}
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                defined.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: where for name, where in defined.items() if len(where) > 1} == {}
+
+
+def test_the_formatter_is_switched_off_in_few_places() -> None:
+    skips = sum(p.read_text("utf-8").count("# fmt: skip") for p in _sources())
+    assert skips <= MAX_FORMATTER_SKIPS

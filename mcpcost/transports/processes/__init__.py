@@ -16,14 +16,7 @@ from __future__ import annotations
 import sys
 from functools import cache
 
-from mcpcost.transports.processes.base import (
-    ProcessPlatform,
-    ProcessTree,
-    ReadableEnd,
-    Resolution,
-    StartRefused,
-)
-from mcpcost.transports.processes.registry import (
+from mcpcost.transports.processes.live_trees import (
     LIVE,
     LiveTrees,
     kill_every_tree,
@@ -31,14 +24,21 @@ from mcpcost.transports.processes.registry import (
     stop_every_tree,
     stop_tree,
 )
+from mcpcost.transports.processes.platform_api import (
+    CommandResolution,
+    ProcessPlatform,
+    ProcessTree,
+    ReadableEnd,
+    StartRefused,
+)
 
 __all__ = [
     "LIVE",
+    "CommandResolution",
     "LiveTrees",
     "ProcessPlatform",
     "ProcessTree",
     "ReadableEnd",
-    "Resolution",
     "StartRefused",
     "current_platform",
     "kill_every_tree",

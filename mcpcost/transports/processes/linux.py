@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Protocol
 
-from mcpcost.transports.processes.base import ProcessTree
+from mcpcost.transports.processes.platform_api import ProcessTree
 from mcpcost.transports.processes.posix import (
     GONE_STATES,
     PosixPlatform,

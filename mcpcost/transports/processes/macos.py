@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from mcpcost.transports.processes.base import ProcessTree
+from mcpcost.transports.processes.platform_api import ProcessTree
 from mcpcost.transports.processes.posix import (
     GONE_STATES,
     PosixPlatform,

@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Protocol
 
-from mcpcost.transports.processes.base import ProcessTree, ReadableEnd, Resolution
+from mcpcost.transports.processes.platform_api import CommandResolution, ProcessTree, ReadableEnd
 
 SIGTERM = signal.SIGTERM
 SIGKILL: int = getattr(signal, "SIGKILL", 9)  # absent from the signal module on Windows
@@ -136,10 +136,10 @@ class PosixPlatform:
         return []
 
     # -- the interface --------------------------------------------------------------------
-    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> Resolution:
+    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> CommandResolution:
         found = self.system.which(argv[0], env.get("PATH")) if argv else None
         only = self.shell_path_only(argv[0], found, env) if argv else False
-        return Resolution(tuple(argv), found=found, shell_path_only=only)
+        return CommandResolution(tuple(argv), found=found, shell_path_only=only)
 
     def start(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None) -> ProcessTree:
         proc = self.system.popen(argv, env=env, cwd=cwd)

@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Protocol
 
-from mcpcost.transports.processes.base import ProcessTree, ReadableEnd, Resolution
+from mcpcost.transports.processes.platform_api import CommandResolution, ProcessTree, ReadableEnd
 
 CREATE_SUSPENDED = 0x00000004
 CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -145,23 +145,23 @@ class WindowsPlatform:
                     return candidate
         return None
 
-    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> Resolution:
+    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> CommandResolution:
         if not argv:
-            return Resolution(())
+            return CommandResolution(())
         found = self.find(argv[0], env)
         args = tuple(argv[1:])
         if found is None:
-            return Resolution(tuple(argv), None, plain_line(argv))
+            return CommandResolution(tuple(argv), None, plain_line(argv))
         ext = found.rsplit(".", 1)[-1].lower() if "." in found else ""
         if ext in ("cmd", "bat"):
             comspec = env_get(env, "COMSPEC") or "cmd.exe"
-            return Resolution(
+            return CommandResolution(
                 (comspec, "/d", "/s", "/c", found, *args), found, cmd_line(comspec, found, args)
             )
         if ext == "ps1":
             run = ("powershell.exe", "-NoProfile", "-ExecutionPolicy", "Bypass", "-File", found)
-            return Resolution((*run, *args), found, plain_line((*run, *args)))
-        return Resolution((found, *args), found, plain_line((found, *args)))
+            return CommandResolution((*run, *args), found, plain_line((*run, *args)))
+        return CommandResolution((found, *args), found, plain_line((found, *args)))
 
     # -- the tree ---------------------------------------------------------------------------
     def start(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None) -> ProcessTree:

@@ -12,7 +12,7 @@ import atexit
 import threading
 from collections.abc import Mapping, Sequence
 
-from mcpcost.transports.processes.base import ProcessPlatform, ProcessTree, StartRefused
+from mcpcost.transports.processes.platform_api import ProcessPlatform, ProcessTree, StartRefused
 
 INTERRUPT_GRACE_S = 0.5
 

@@ -21,7 +21,7 @@ class StartRefused(McpcostError):
 
 
 @dataclass(frozen=True)
-class Resolution:
+class CommandResolution:
     """How a command will be started on this system.
 
     ``argv`` is what the OS receives on POSIX; on Windows ``command_line`` is the exact line
@@ -93,7 +93,7 @@ class ProcessPlatform(Protocol):
 
     name: str
 
-    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> Resolution:
+    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> CommandResolution:
         """How ``argv`` would be started with ``env``, the way the MCP clients start it."""
 
     def start(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None) -> ProcessTree:
