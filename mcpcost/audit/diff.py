@@ -102,10 +102,6 @@ class ConfigDiff:
     overstated_by: int
     servers: tuple[ServerDiff, ...]
 
-    @property
-    def not_exact_servers(self) -> tuple[ServerDiff, ...]:
-        return tuple(s for s in self.servers if s.blind)
-
 
 @dataclass(frozen=True, kw_only=True)
 class DroppedConfig:

@@ -50,9 +50,6 @@ class ArgParser(argparse.ArgumentParser):
             return f"; did you mean {hints[0][1]}?"
         return "".join(f"; did you mean {meant} for {flag}?" for flag, meant in hints)
 
-    def parse_known_or_fail(self, argv: list[str]) -> argparse.Namespace:
-        return self.parse_args(argv)
-
 
 def positive_int(text: str) -> int:
     """An integer > 0 (argparse type)."""

@@ -31,8 +31,3 @@ def canonicalize(value: JSONValue) -> Canonical:
 def canonicalize_text(wire: str | bytes) -> Canonical:
     """Canonical form of raw wire text: ``JSON.stringify(JSON.parse(wire))``."""
     return canonicalize(parse_json(wire))
-
-
-def sha256_hex(text: str) -> str:
-    """Lowercase hex SHA-256 of ``text`` as UTF-8."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -27,8 +27,6 @@ ENCODING = "o200k_base"
 # serverInstructions has three states; this marks "never captured" (the key is absent).
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
 
-FIELD_SPLIT = ("description", "inputSchema", "outputSchema", "annotations", "title")
-
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCost:

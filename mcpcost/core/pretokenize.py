@@ -78,7 +78,7 @@ class JsSplitter:
             seen.setdefault(self.signature(cp), None)
         return list(seen)
 
-    def _class(self, name: str, *, negated_extra: str = "") -> str:
+    def _class(self, name: str) -> str:
         bit = CLASS_NAMES.index(name)
         members = [chr(c) for c in range(0x80) if self.member(name, c)]
         members += [ch for ch in sorted(LITERAL_NON_ASCII) if self.member(name, ord(ch))]

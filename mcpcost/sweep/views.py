@@ -19,8 +19,6 @@ from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
 
-SESSION_METHOD = "deferred-load/v1"
-
 
 @dataclass(frozen=True)
 class Divergence:
