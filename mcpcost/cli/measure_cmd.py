@@ -34,6 +34,12 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
+from mcpcost.cli.auth_cmd import (
+    add_login_arguments,
+    login_settings,
+    make_authorizer,
+    mark_authorized,
+)
 from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
@@ -82,6 +88,7 @@ def build_parser() -> ArgParser:
                    "badges/<name>.json under DIR")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
+    add_login_arguments(p)
     add_container_arguments(
         p,
         docker_help="run the stdio server in a container (fresh per capture; --env values go "
@@ -280,10 +287,19 @@ def run(
             if docker_host is not None and not spec.is_remote and is_self_docker(spec.argv):
                 run_spec = with_docker_host(spec, docker_host)
                 isolation = self_docker_isolation(docker_host)
+            authorizer = None
+            opener = None
+            if spec.url is not None:
+                from mcpcost.transports.open import authorized_opener
+
+                authorizer = make_authorizer(spec.url, login_settings(args, env), env, err)
+                opener = authorized_opener(authorizer)
             # measure_server masks env/header values in notes; launchCommand is spec.display().
             measurement = measure_server(run_spec, timeout_s=timeout,
                                          retry_timeouts=not args.no_retry,
-                                         protocol=args.protocol, isolation=isolation)  # fmt: skip
+                                         protocol=args.protocol, isolation=isolation,
+                                         open_transport=opener)  # fmt: skip
+            measurement = mark_authorized(measurement, authorizer)
             if run_spec is not spec and measurement.has_number:
                 measurement = measurement.with_(env_var_names=spec.env_names)
     if args.out is not None:

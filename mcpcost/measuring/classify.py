@@ -21,6 +21,7 @@ from mcpcost.transports.errors import (
     TransportClosed,
     TransportTimeout,
 )
+from mcpcost.transports.oauth.errors import AuthorizationFailed
 
 AUTH_PHRASES = re.compile(
     r"(?i)\b("
@@ -51,6 +52,8 @@ def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, 
     """Status and message for a failed capture."""
     if isinstance(exc, TransportTimeout):
         return Status.TIMEOUT, str(exc)
+    if isinstance(exc, AuthorizationFailed):
+        return Status.AUTH_REQUIRED, f"sign-in failed: {exc.reason}"
     if isinstance(exc, HTTPStatusError):
         if exc.is_auth:
             www = f"; WWW-Authenticate: {exc.www_authenticate}" if exc.www_authenticate else ""
