@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from mcpcost.cli.args import ArgParser
@@ -28,6 +29,7 @@ from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from mcpcost.core.model import Measurement
+    from mcpcost.core.spec import ServerSpec
     from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
     from mcpcost.transports.oauth.settings import OAuthSettings
 
@@ -244,3 +246,40 @@ def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
         note = "revoked and forgotten" if revoked else "forgotten"
         out.write(f"{redact_url(server)}: {note}\n")
     return EXIT_OK
+
+
+def signed_in_measure(
+    measure: Callable[..., Measurement],
+    args: argparse.Namespace,
+    environ: Mapping[str, str],
+    err: TextIO,
+) -> Callable[[ServerSpec], Measurement]:
+    """Wrap a ``measure_server``-like function so remote servers are measured with stored or
+    configured sign-ins; with ``--login`` each walled server is signed in to first, one at a time
+    (a person answers one browser at a time), and then measured without further prompts."""
+    from dataclasses import replace
+
+    from mcpcost.transports.oauth.errors import AuthorizationFailed
+    from mcpcost.transports.oauth.probe import sign_in_to
+    from mcpcost.transports.oauth.settings import BrowserMode
+    from mcpcost.transports.open import authorized_opener
+
+    settings = login_settings(args, environ)
+    one_at_a_time = threading.Lock()
+
+    def run_one(spec: ServerSpec) -> Measurement:
+        if spec.url is None:
+            return measure(spec)
+        if settings.browser is not BrowserMode.NONE:
+            with one_at_a_time:
+                err.write(f"signing in to {spec.name} ({redact_url(spec.url)})\n")
+                try:
+                    sign_in_to(make_authorizer(spec.url, settings, environ, err), spec.url, 30.0)
+                except AuthorizationFailed as exc:
+                    err.write(f"{spec.name}: sign-in failed: {exc.reason}\n")
+        quiet = replace(settings, browser=BrowserMode.NONE)
+        authorizer = make_authorizer(spec.url, quiet, environ, err)
+        measured = measure(spec, open_transport=authorized_opener(authorizer))
+        return mark_authorized(measured, authorizer)
+
+    return run_one

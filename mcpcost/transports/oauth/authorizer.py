@@ -110,6 +110,7 @@ class OAuthAuthorizer:
         self._authorizations = 0
         self._sign_in: SignIn | None = None
         self._server_meta: AuthorizationServerMetadata | None = None
+        self._lost: str | None = None  # why a stored sign-in was dropped, for the failure note
         self.used = False
         if self._store is not None:
             self._sign_in = self._load(self._store)
@@ -138,8 +139,8 @@ class OAuthAuthorizer:
             if not sign_in.tokens.usable_at(self._clock()) and sign_in.tokens.refresh_token:
                 try:
                     self._refresh(sign_in)
-                except AuthorizationFailed:
-                    self._sign_in = None
+                except AuthorizationFailed as exc:
+                    self._drop(exc)
                     return None
             assert self._sign_in is not None
             self.used = True
@@ -166,18 +167,30 @@ class OAuthAuthorizer:
                 try:
                     self._refresh(sign_in)
                     return True
-                except AuthorizationFailed:
-                    self._sign_in = None
+                except AuthorizationFailed as exc:
+                    self._drop(exc)
             if self._authorizations >= MAX_AUTHORIZATIONS:
                 raise AuthorizationFailed(
                     f"the server still refused access after {MAX_AUTHORIZATIONS} authorizations"
                     + (f" (it asks for scope {challenge.scope[:200]!r})" if challenge.scope else "")
                 )
-            if not self.settings.can_sign_in and self._authorizations == 0 and sign_in is None:
-                return False
+            if (
+                not self.settings.can_sign_in
+                and self._authorizations == 0
+                and self._sign_in is None
+            ):
+                if self._lost is None:
+                    return False  # nothing to try: the status stays what the wall says
+                raise AuthorizationFailed(
+                    f"{self._lost}; sign in again with `mcpcost auth login URL` or pass --login"
+                )
             self._authorizations += 1
             self._authorize(challenge, step_up=status == 403)
             return True
+
+    def _drop(self, exc: AuthorizationFailed) -> None:
+        self._sign_in = None
+        self._lost = f"the stored sign-in could not be refreshed ({exc.reason})"
 
     def _current_header(self) -> str | None:
         return None if self._sign_in is None else "Bearer " + self._sign_in.tokens.access_token
