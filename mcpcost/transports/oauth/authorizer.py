@@ -55,6 +55,7 @@ from mcpcost.transports.oauth.metadata import (
     parse_protected_resource_metadata,
     protected_resource_metadata_urls,
     resource_covers,
+    same_issuer,
 )
 from mcpcost.transports.oauth.pkce import new_pkce, new_state
 from mcpcost.transports.oauth.settings import BrowserMode, Grant, OAuthSettings
@@ -227,7 +228,8 @@ class OAuthAuthorizer:
     def discover_server(self, issuer: str) -> AuthorizationServerMetadata | None:
         for url in authorization_server_metadata_urls(issuer):
             meta = parse_authorization_server_metadata(self._get_json(url))
-            if meta is not None:
+            # RFC 8414 section 3.3: the document must name the issuer it was fetched for.
+            if meta is not None and same_issuer(meta.issuer, issuer):
                 return meta
         return None
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
 from mcpcost.transports.oauth.errors import AuthorizationFailed
 from mcpcost.transports.oauth.metadata import AuthorizationServerMetadata
@@ -130,7 +130,7 @@ def authorization_url(
 
 def basic_credentials(client_id: str, secret: str) -> str:
     """RFC 6749 section 2.3.1: form-urlencode each part, then Basic-encode ``id:secret``."""
-    pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+    pair = f"{quote_plus(client_id, safe='')}:{quote_plus(secret, safe='')}"
     return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
 
 

@@ -158,3 +158,9 @@ def resource_covers(resource: str, server_url: str) -> bool:
         return False
     prefix = have.path.rstrip("/")
     return want.path == prefix or want.path.startswith(prefix + "/")
+
+
+def same_issuer(named: str | None, expected: str) -> bool:
+    """Whether a metadata document's ``issuer`` is the one it was fetched for (a trailing slash
+    aside). A document without one is accepted: OpenID-only servers sometimes omit it."""
+    return named is None or named.rstrip("/") == expected.rstrip("/")
