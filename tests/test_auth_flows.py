@@ -235,3 +235,21 @@ def test_no_token_reaches_any_output_or_file(fake: FakeAuthServer, cli: Cli) -> 
         if path.is_file() and path != cli.store_file:
             data = path.read_text("utf-8", errors="replace")
             assert not any(t in data for t in tokens), path
+
+
+def test_preregistered_client_with_a_refresh_token_from_the_environment(
+    fake: FakeAuthServer, cli: Cli
+) -> None:
+    from tests.oauth_fake import Grant
+
+    fake._clients["pre-registered"] = None
+    fake._refresh["rt-from-ci-secret"] = Grant("pre-registered", "mcp:read", fake.mcp_url)
+    env = {
+        "MCPCOST_OAUTH_CLIENT_ID": "pre-registered",
+        "MCPCOST_OAUTH_REFRESH_TOKEN": "rt-from-ci-secret",
+    }
+    doc = cli.measure(fake.mcp_url, "--no-token-cache", extra=env)
+    assert doc["status"] == "measured" and doc["authorization"] == "oauth"
+    assert _grants(fake) == ["refresh_token"]
+    assert fake.authorize_requests == [] and fake.registrations == []
+    assert not any("rt-from-ci-secret" in text for text in cli.outputs)
