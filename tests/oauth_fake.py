@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import queue
 import secrets
 import threading
 import time
@@ -62,6 +63,8 @@ class FakeAuthServer:
     token_requests: list[dict[str, str]] = field(default_factory=list)
     revocations: list[dict[str, str]] = field(default_factory=list)
     mcp_auth_headers: list[str | None] = field(default_factory=list)
+    sse_auth_headers: list[str | None] = field(default_factory=list)
+    sse_outboxes: list[queue.Queue[bytes | None]] = field(default_factory=list)
     issued_access: set[str] = field(default_factory=set)
     issued_refresh: set[str] = field(default_factory=set)
     # state
@@ -179,6 +182,8 @@ def make_handler(server: FakeAuthServer) -> type[BaseHTTPRequestHandler]:
                 )
             elif parts.path == "/authorize":
                 self._authorize(parse_qs(parts.query))
+            elif parts.path == "/sse":
+                self._sse_stream()
             else:
                 self._json(404, {"error": "not_found"})
 
@@ -193,7 +198,7 @@ def make_handler(server: FakeAuthServer) -> type[BaseHTTPRequestHandler]:
                 and q.get("code_challenge_method") == "S256"
                 and bool(q.get("code_challenge"))
                 and redirect.startswith("http://127.0.0.1:")
-                and q.get("resource") == server.mcp_url
+                and q.get("resource") in (server.mcp_url, server.base + "/sse")
             )
             if not ok:
                 self._json(400, {"error": "invalid_request"})
@@ -235,6 +240,9 @@ def make_handler(server: FakeAuthServer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
             elif path == "/mcp":
                 self._mcp(raw)
+            elif path == "/sse-messages":
+                session = int(parse_qs(urlsplit(self.path).query)["s"][0])
+                self._sse_message(raw, server.sse_outboxes[session])
             else:
                 self._json(404, {"error": "not_found"})
 
@@ -278,6 +286,60 @@ def make_handler(server: FakeAuthServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, answer)
             else:
                 self._json(400, {"error": "unsupported_grant_type"})
+
+        def _sse_stream(self) -> None:
+            """Legacy HTTP+SSE: the GET stream, which needs a valid token like /mcp does."""
+            header = self.headers.get("Authorization")
+            with server.lock:
+                server.sse_auth_headers.append(header)
+                grant = server.valid(header)
+            if grant is None:
+                metadata = server.base + "/.well-known/oauth-protected-resource/sse"
+                self._json(
+                    401,
+                    {"error": "invalid_token"},
+                    {"WWW-Authenticate": f'Bearer resource_metadata="{metadata}"'},
+                )
+                return
+            outbox: queue.Queue[bytes | None] = queue.Queue()
+            with server.lock:
+                server.sse_outboxes.append(outbox)
+                session = len(server.sse_outboxes) - 1
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(f"event: endpoint\ndata: /sse-messages?s={session}\n\n".encode())
+            self.wfile.flush()
+            while True:
+                item = outbox.get()
+                if item is None:
+                    return
+                self.wfile.write(b"event: message\ndata: " + item + b"\n\n")
+                self.wfile.flush()
+
+        def _sse_message(self, raw: bytes, outbox: queue.Queue[bytes | None]) -> None:
+            with server.lock:
+                server.sse_auth_headers.append(self.headers.get("Authorization"))
+                grant = server.valid(self.headers.get("Authorization"))
+            if grant is None:
+                self._json(401, {"error": "invalid_token"})
+                return
+            message = json.loads(raw)
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            if "id" not in message:
+                return
+            if message.get("method") == "initialize":
+                result: Any = {
+                    "protocolVersion": "2024-11-05",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "walled-sse", "version": "1.0.0"},
+                }
+            else:
+                result = {"tools": TOOLS}
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": result}
+            outbox.put(json.dumps(answer).encode())
 
         def _mcp(self, raw: bytes) -> None:
             header = self.headers.get("Authorization")
@@ -352,5 +414,7 @@ class RunningFake:
         return self.fake
 
     def __exit__(self, *exc: object) -> None:
+        for outbox in self.fake.sse_outboxes:
+            outbox.put(None)  # end the open SSE streams
         self._httpd.shutdown()
         self._httpd.server_close()

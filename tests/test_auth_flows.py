@@ -253,3 +253,15 @@ def test_preregistered_client_with_a_refresh_token_from_the_environment(
     assert _grants(fake) == ["refresh_token"]
     assert fake.authorize_requests == [] and fake.registrations == []
     assert not any("rt-from-ci-secret" in text for text in cli.outputs)
+
+
+def test_legacy_sse_transport_signs_in_and_measures(fake: FakeAuthServer, cli: Cli) -> None:
+    url = fake.base + "/sse"
+    doc = cli.measure(url, "--transport", "sse", "--login", "--browser", "follow")
+    assert doc["status"] in ("measured", "dynamic"), doc["notes"]
+    assert doc["authorization"] == "oauth" and doc["transport"] == "sse"
+    # each capture's first GET may go before the shared sign-in (401); everything else is signed
+    unsigned = [h for h in fake.sse_auth_headers if h is None]
+    assert fake.sse_auth_headers[0] is None and 1 <= len(unsigned) <= 2
+    assert len(fake.sse_auth_headers) > 4 and len(fake.sse_outboxes) == 2
+    assert [r["resource"] for r in fake.authorize_requests] == [url]
