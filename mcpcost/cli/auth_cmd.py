@@ -102,8 +102,8 @@ def make_authorizer(
 
 
 def mark_authorized(measurement: Measurement, authorizer: OAuthAuthorizer | None) -> Measurement:
-    """Record that a measurement was made with authorization (never the token or identity)."""
-    if authorizer is None or not authorizer.used:
+    """Record that a number was measured signed in (never the token or the identity)."""
+    if authorizer is None or not authorizer.used or not measurement.has_number:
         return measurement
     extras = {**measurement.extras, AUTHORIZATION_FIELD: AUTHORIZATION_OAUTH}
     return measurement.with_(extras=extras)

@@ -225,11 +225,14 @@ class OAuthAuthorizer:
                 return meta
         return None
 
-    def discover_server(self, issuer: str) -> AuthorizationServerMetadata | None:
+    def discover_server(
+        self, issuer: str, *, check_issuer: bool = True
+    ) -> AuthorizationServerMetadata | None:
+        """RFC 8414 section 3.3: the document must name the issuer it was fetched for. The
+        2025-03-26 lookup at the MCP server's origin has no issuer to check against."""
         for url in authorization_server_metadata_urls(issuer):
             meta = parse_authorization_server_metadata(self._get_json(url))
-            # RFC 8414 section 3.3: the document must name the issuer it was fetched for.
-            if meta is not None and same_issuer(meta.issuer, issuer):
+            if meta is not None and (not check_issuer or same_issuer(meta.issuer, issuer)):
                 return meta
         return None
 
@@ -255,7 +258,7 @@ class OAuthAuthorizer:
                 "the protected resource metadata names no authorization server"
             )
         else:  # 2025-03-26: metadata at the server's origin, else the default endpoints
-            server = self.discover_server(origin_of(self.server_url)) or (
+            server = self.discover_server(origin_of(self.server_url), check_issuer=False) or (
                 fallback_authorization_server(self.server_url)
             )
         self._server_meta = server
@@ -367,17 +370,16 @@ class OAuthAuthorizer:
         identity = self._preregistered(server)
         if refresh is None or identity is None:
             raise AuthorizationFailed("no refresh token and client id configured")
-        tokens = TokenSet(access_token="", refresh_token=refresh)
-        self._sign_in = SignIn(
+        seed = SignIn(
             self.server_url,
             self.resource,
             server.token_endpoint,
-            tokens,
+            TokenSet(access_token="", refresh_token=refresh),
             identity,
             server.revocation_endpoint,
             server.issuer,
         )
-        self._refresh(self._sign_in)
+        self._refresh(seed)  # sets self._sign_in only when the refresh succeeds
 
     def _preregistered(self, server: AuthorizationServerMetadata) -> ClientIdentity | None:
         s = self.settings
