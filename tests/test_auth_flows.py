@@ -265,3 +265,22 @@ def test_legacy_sse_transport_signs_in_and_measures(fake: FakeAuthServer, cli: C
     assert fake.sse_auth_headers[0] is None and 1 <= len(unsigned) <= 2
     assert len(fake.sse_auth_headers) > 4 and len(fake.sse_outboxes) == 2
     assert [r["resource"] for r in fake.authorize_requests] == [url]
+
+
+def test_action_measures_with_client_credentials_from_the_step_environment(
+    fake: FakeAuthServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpcost.action.engine import default_measure_server
+    from mcpcost.core.spec import ServerSpec
+
+    fake._clients["action-client"] = "action-secret"
+    monkeypatch.setenv("MCPCOST_OAUTH_GRANT", "client_credentials")
+    monkeypatch.setenv("MCPCOST_OAUTH_CLIENT_ID", "action-client")
+    monkeypatch.setenv("MCPCOST_OAUTH_CLIENT_SECRET", "action-secret")
+    spec = ServerSpec.remote("walled", fake.mcp_url, transport="http")
+    measured = default_measure_server(spec, 20.0)
+    assert str(measured.status) == "measured" and measured.extras["authorization"] == "oauth"
+    assert _grants(fake) == ["client_credentials"]  # one grant shared by both captures
+    monkeypatch.delenv("MCPCOST_OAUTH_GRANT")
+    monkeypatch.delenv("MCPCOST_OAUTH_CLIENT_ID")
+    assert str(default_measure_server(spec, 20.0).status) == "remote-auth-wall"

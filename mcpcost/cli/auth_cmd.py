@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
     from mcpcost.transports.oauth.settings import OAuthSettings
 
-AUTHORIZATION_FIELD = "authorization"
-AUTHORIZATION_OAUTH = "oauth"
 BROWSERS = ("system", "print", "follow")
 
 
@@ -99,14 +97,6 @@ def make_authorizer(
         err.flush()
 
     return OAuthAuthorizer(url, settings, store=store, notify=notify)
-
-
-def mark_authorized(measurement: Measurement, authorizer: OAuthAuthorizer | None) -> Measurement:
-    """Record that a number was measured signed in (never the token or the identity)."""
-    if authorizer is None or not authorizer.used or not measurement.has_number:
-        return measurement
-    extras = {**measurement.extras, AUTHORIZATION_FIELD: AUTHORIZATION_OAUTH}
-    return measurement.with_(extras=extras)
 
 
 def build_parser() -> ArgParser:
@@ -259,6 +249,7 @@ def signed_in_measure(
     (a person answers one browser at a time), and then measured without further prompts."""
     from dataclasses import replace
 
+    from mcpcost.measuring.signed_in import mark_authorized
     from mcpcost.transports.oauth.errors import AuthorizationFailed
     from mcpcost.transports.oauth.probe import sign_in_to
     from mcpcost.transports.oauth.settings import BrowserMode

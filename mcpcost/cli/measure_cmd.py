@@ -34,12 +34,7 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
-from mcpcost.cli.auth_cmd import (
-    add_login_arguments,
-    login_settings,
-    make_authorizer,
-    mark_authorized,
-)
+from mcpcost.cli.auth_cmd import add_login_arguments, login_settings, make_authorizer
 from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
@@ -290,6 +285,7 @@ def run(
             authorizer = None
             opener = None
             if spec.url is not None:
+                from mcpcost.measuring.signed_in import mark_authorized
                 from mcpcost.transports.open import authorized_opener
 
                 authorizer = make_authorizer(spec.url, login_settings(args, env), env, err)
@@ -299,7 +295,8 @@ def run(
                                          retry_timeouts=not args.no_retry,
                                          protocol=args.protocol, isolation=isolation,
                                          open_transport=opener)  # fmt: skip
-            measurement = mark_authorized(measurement, authorizer)
+            if authorizer is not None:
+                measurement = mark_authorized(measurement, authorizer)
             if run_spec is not spec and measurement.has_number:
                 measurement = measurement.with_(env_var_names=spec.env_names)
     if args.out is not None:
