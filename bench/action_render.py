@@ -9,15 +9,22 @@ from __future__ import annotations
 import time
 
 from mcpcost.action.comment import render_comment
-from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow, ToolChange, Verdict
+from mcpcost.action.outcome import (
+    ConfigDiffView,
+    Outcome,
+    ServerDiffView,
+    ToolChange,
+    VerdictView,
+)
 from mcpcost.action.summary import render_summary
+from mcpcost.audit.diff import DiffKind
 
 
 def outcome(servers: int) -> Outcome:
     rows = tuple(
-        ServerRow(
+        ServerDiffView(
             name=f"server-{i}-@someone-<b>x</b>",
-            kind=Kind.CHANGED,
+            kind=DiffKind.CHANGED,
             base_tokens=1000 + i,
             head_tokens=1100 + 2 * i,
             delta=100 + i,
@@ -28,7 +35,7 @@ def outcome(servers: int) -> Outcome:
         )
         for i in range(servers)
     )
-    config = ConfigDiff(
+    config = ConfigDiffView(
         source=".mcp.json",
         client="claude-code",
         base_total=sum(r.base_tokens or 0 for r in rows),
@@ -37,7 +44,11 @@ def outcome(servers: int) -> Outcome:
         servers=rows,
     )
     return Outcome(
-        configs=(config,), verdict=Verdict(), compared=True, head_sha="a" * 40, base_sha="b" * 40
+        configs=(config,),
+        verdict=VerdictView(),
+        compared=True,
+        head_sha="a" * 40,
+        base_sha="b" * 40,
     )
 
 

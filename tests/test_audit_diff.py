@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.diff import diff_reports, parse_baseline
+from mcpcost.audit.baseline import baseline_of_report, parse_baseline
+from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.audit.render_text import render_text
 from mcpcost.core.status import Status
@@ -168,6 +169,21 @@ def test_every_server_kind() -> None:
     assert c.overstated_by == by["wakes"].after
     deltas = [abs(s.delta or 0) for s in c.servers]
     assert deltas == sorted(deltas, reverse=True)
+
+
+def test_a_report_value_is_the_same_baseline_as_its_json_file() -> None:
+    """The Action diffs against a report value; ``audit --baseline`` reads the file it wrote."""
+    table = {"same": tools("s", 2), "grow": tools("g", 1), "dead": Status.TIMEOUT,
+             "walled": Status.AUTH_REQUIRED}  # fmt: skip
+    two = report_for(
+        [config("cursor", "/a.json", entry("same"), entry("dead")),
+         config("explicit", "/b.json", entry("grow"), entry("walled"))],
+        table,
+    )  # fmt: skip
+    for report in (two, run("/c.json", TABLE, "alpha", "gamma")):
+        assert baseline_of_report(report) == as_baseline(report)
+    after = run("/a.json", {"same": tools("s", 3), "dead": tools("d", 1)}, "same", "dead")
+    assert diff_reports(two, after) == diff_reports(as_baseline(two), after)
 
 
 def test_a_server_failing_is_never_reported_as_a_saving() -> None:

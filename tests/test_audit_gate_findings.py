@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.gates import BUDGET, INCREASE, UNMEASURED, evaluate_gates
+from mcpcost.audit.gates import Gate, evaluate_gates
 from tests.test_audit_diff import as_baseline, run
 from tests.test_audit_gates import T
 from tests.test_audit_report import TABLE
@@ -16,7 +16,7 @@ def test_findings_mirror_reasons_with_kinds() -> None:
     diff = diff_reports(as_baseline(before), after)
     g = evaluate_gates(after, diff, budget=T["alpha"], max_increase=0)
     assert [f.text for f in g.findings] == list(g.reasons)
-    assert [f.gate for f in g.findings] == [BUDGET, INCREASE]
+    assert [f.gate for f in g.findings] == [Gate.BUDGET, Gate.INCREASE]
     assert {f.source for f in g.findings} == {"/c.json"}
 
 
@@ -26,7 +26,7 @@ def test_unestablished_gates_are_unmeasured_findings() -> None:
     diff = diff_reports(as_baseline(before), after)
     g = evaluate_gates(after, diff, budget=10**6, max_increase=10**6)
     assert not g.passed
-    assert {f.gate for f in g.findings} == {UNMEASURED}
+    assert {f.gate for f in g.findings} == {Gate.UNMEASURED}
     assert any(f.server == "dead" for f in g.findings)
 
 
@@ -36,8 +36,8 @@ def test_require_measured_adds_only_what_is_not_covered() -> None:
     assert plain.passed and plain.findings == ()
     strict = evaluate_gates(r, None, require_measured=True)
     assert not strict.passed
-    assert [(f.gate, f.server) for f in strict.findings] == [(UNMEASURED, "dead")]
+    assert [(f.gate, f.server) for f in strict.findings] == [(Gate.UNMEASURED, "dead")]
     # the budget already says the config cannot be judged: no second finding for it
     both = evaluate_gates(r, None, budget=10**6, require_measured=True)
-    assert [f.gate for f in both.findings] == [UNMEASURED]
+    assert [f.gate for f in both.findings] == [Gate.UNMEASURED]
     assert both.reasons == evaluate_gates(r, None, budget=10**6).reasons

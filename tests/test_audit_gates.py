@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.diff import diff_reports, parse_baseline
+from mcpcost.audit.baseline import parse_baseline
+from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates, plan_budget_fit
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.audit.render_text import render_text

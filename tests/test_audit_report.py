@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.engine import distinct_launches, measure_all, run_audit
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
-from mcpcost.audit.report import NOT_LAUNCHABLE, UNRESOLVED, build_report
+from mcpcost.audit.report import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, build_report, first_line
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
 from mcpcost.core.spec import ServerSpec
@@ -321,3 +321,11 @@ def test_progress_is_live_on_a_terminal_and_plain_lines_otherwise() -> None:
     assert plain.getvalue() == "  [1/2] alpha measured\n  [2/2] beta timeout\n"
     assert "\n" not in tty.getvalue() and "\r\x1b[2K" in tty.getvalue()
     assert tty.getvalue().endswith("\r\x1b[2K")  # the line is cleared when everything is done
+
+
+def test_a_note_is_its_first_line_and_a_cut_one_says_so() -> None:
+    assert first_line("  \n\t") is None and first_line(None) is None
+    assert first_line("  spawn failed\nstack trace line\n") == "spawn failed"
+    cut = first_line("x" * (NOTE_LIMIT + 50))
+    assert cut is not None and len(cut) == NOTE_LIMIT and cut.endswith("x…")
+    assert first_line("y" * NOTE_LIMIT) == "y" * NOTE_LIMIT

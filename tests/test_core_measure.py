@@ -16,8 +16,9 @@ from mcpcost.core.bands import BANDS, band_for
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement, render_measurement
+from mcpcost.core.ranks import read_rank_table
 from mcpcost.core.status import Status
-from mcpcost.core.tokenizer import count_tokens, get_tokenizer, load_bpe_ranks
+from mcpcost.core.tokenizer import count_tokens, get_tokenizer
 from mcpcost.core.verify import verify_document
 from mcpcost.errors import TokenizerError
 
@@ -43,7 +44,9 @@ def test_tokenizer_is_loaded_once() -> None:
 
 def test_corrupt_tokenizer_data_is_refused() -> None:
     with pytest.raises(TokenizerError, match="sha256"):
-        load_bpe_ranks(b"aGVsbG8= 0\n")
+        tokenizer_module.open_rank_table(expected_sha256="0" * 64)
+    with pytest.raises(TokenizerError, match="malformed"):
+        read_rank_table(b"MCPRANK1" + bytes(16))
 
 
 def test_tokenizer_never_touches_the_network() -> None:
@@ -63,8 +66,8 @@ def test_tokenizer_never_touches_the_network() -> None:
 
 
 def test_bundled_data_hash_is_pinned() -> None:
-    data = tokenizer_module.read_bundled_data()
-    assert hashlib.sha256(data).hexdigest() == tokenizer_module.O200K_SHA256
+    table = tokenizer_module.open_rank_table()
+    assert table.size == 199_998
 
 
 def test_measure_tools_numbers() -> None:

@@ -12,32 +12,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow
+from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
+from mcpcost.audit.clients import deferring_clients
+from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.render_text import n as fmt
 from mcpcost.audit.render_text import signed
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.templating import render
 
-COMMENT_LIMIT = 65_536
-# Clients whose documented default defers MCP tool definitions (Claude Code's tool search); the
+# Clients whose documented default defers MCP tool definitions (from the client registry); the
 # audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
-DEFERS_BY_DEFAULT = frozenset({"claude-code"})
-COMMENT_TARGET = 60_000  # leave room for GitHub's own accounting and the marker
+DEFERS_BY_DEFAULT = deferring_clients()
+COMMENT_TARGET = 60_000  # under GitHub's 65,536-character limit, with room for the marker
 NAME_LIMIT = 80
-NOTE_LIMIT = 160
+NOTE_CELL_LIMIT = 160  # a note in a table cell
 TOOL_ROWS = 50
 MARKER_PREFIX = "<!-- mcp-context-cost:v1 key="
 
 KIND_ICONS = {
-    Kind.ADDED: "🆕 added",
-    Kind.REMOVED: "🗑️ removed",
-    Kind.CHANGED: "changed",
-    Kind.UNCHANGED: "unchanged",
-    Kind.UNMEASURED_NOW: "❗ not measured on head",
-    Kind.UNMEASURED_BEFORE: "❔ not measured on base",
-    Kind.UNMEASURED_BOTH: "❗ not measured on either side",
-    Kind.MEASURED: "measured",
-    Kind.UNMEASURED: "❗ not measured",
+    DiffKind.ADDED: "🆕 added",
+    DiffKind.REMOVED: "🗑️ removed",
+    DiffKind.CHANGED: "changed",
+    DiffKind.UNCHANGED: "unchanged",
+    DiffKind.UNMEASURED_NOW: "❗ not measured on head",
+    DiffKind.UNMEASURED_BEFORE: "❔ not measured on base",
+    DiffKind.UNMEASURED_BOTH: "❗ not measured on either side",
+    DiffKind.MEASURED: "measured",
+    DiffKind.UNMEASURED: "❗ not measured",
 }
 
 
@@ -46,7 +47,7 @@ def marker(key: str) -> str:
     return f"{MARKER_PREFIX}{key} -->"
 
 
-def escape_md(text: Any, limit: int = NOTE_LIMIT) -> str:
+def escape_md(text: Any, limit: int = NOTE_CELL_LIMIT) -> str:
     """Untrusted text as inert markdown: one line, no HTML, no mentions, no table breaks."""
     return md_text(text, limit)
 
@@ -66,24 +67,24 @@ def pct(value: float | None) -> str:
     return "" if value is None else f"{value:+.1f}%"
 
 
-def _icon(row: ServerRow) -> str:
-    if row.kind is Kind.CHANGED:
+def _icon(row: ServerDiffView) -> str:
+    if row.kind is DiffKind.CHANGED:
         return "🔺" if (row.delta or 0) > 0 else "🔽"
     return KIND_ICONS[row.kind]
 
 
-def _whole(config: ConfigDiff, row: ServerRow) -> str:
+def _whole(config: ConfigDiffView, row: ServerDiffView) -> str:
     """A row that comes from the pull request adding or deleting its whole config says so."""
-    if config.change and row.kind in (Kind.ADDED, Kind.REMOVED):
+    if config.change and row.kind in (DiffKind.ADDED, DiffKind.REMOVED):
         return f" · {config.change}"
     return ""
 
 
-def server_cells(config: ConfigDiff, row: ServerRow) -> dict[str, str]:
+def server_cells(config: ConfigDiffView, row: ServerDiffView) -> dict[str, str]:
     delta = signed(row.delta) if row.delta is not None else "?"
     why = ""
     if row.unknown:
-        side = row.base_status if row.kind is Kind.UNMEASURED_BEFORE else row.head_status
+        side = row.base_status if row.kind is DiffKind.UNMEASURED_BEFORE else row.head_status
         why = escape_md(f"{side}: {row.note}" if row.note else str(side))
     return {
         "config": code(config.source, 120),
@@ -95,7 +96,7 @@ def server_cells(config: ConfigDiff, row: ServerRow) -> dict[str, str]:
     }
 
 
-def headline_config(outcome: Outcome) -> ConfigDiff | None:
+def headline_config(outcome: Outcome) -> ConfigDiffView | None:
     """The config the headline (and the scalar outputs) speak for: the largest increase.
 
     A context belongs to one client, so this is one config's numbers, never a sum.
@@ -107,8 +108,8 @@ def headline_config(outcome: Outcome) -> ConfigDiff | None:
     return max(outcome.configs, key=lambda c: c.head_total or 0)
 
 
-def _unchanged(row: ServerRow) -> bool:
-    return row.kind in (Kind.UNCHANGED, Kind.MEASURED)
+def _unchanged(row: ServerDiffView) -> bool:
+    return row.kind in (DiffKind.UNCHANGED, DiffKind.MEASURED)
 
 
 @dataclass(frozen=True)

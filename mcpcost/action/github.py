@@ -2,15 +2,18 @@
 
 It knows the API base URL (``GITHUB_API_URL``, so GHES works), follows ``Link`` pagination, and
 waits out rate limits: ``retry-after`` first, then ``x-ratelimit-reset`` when nothing remains,
-else a bounded exponential backoff. Errors become ``GitHubError`` with the status code.
+else a bounded exponential backoff. Errors become ``GitHubError`` with the status code. Every REST
+call the Action makes is a method here.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import requests
 
@@ -150,6 +153,88 @@ class GitHubClient:
             "PATCH", f"/repos/{repo}/issues/comments/{comment_id}", json={"body": body}
         )
         return dict(r.data)
+
+    def run_artifact_id(self, repo: str, run_id: int, name: str) -> int | None:
+        """The id of the unexpired artifact ``name`` a workflow run saved, or None."""
+        data = self.request(
+            "GET",
+            f"/repos/{repo}/actions/runs/{run_id}/artifacts",
+            params={"name": name, "per_page": 100},
+        ).data
+        listed = data.get("artifacts", []) if isinstance(data, dict) else []
+        found = [a for a in listed if a.get("name") == name and not a.get("expired")]
+        return int(found[0]["id"]) if found else None
+
+    def artifact_zip(self, repo: str, artifact_id: int) -> bytes:
+        """An artifact's archive, as GitHub serves it (a zip file)."""
+        return self.request("GET", f"/repos/{repo}/actions/artifacts/{artifact_id}/zip").content
+
+    def pulls_with_head(self, repo: str, sha: str) -> list[int]:
+        """Numbers of the pull requests associated with commit ``sha``."""
+        data = self.request("GET", f"/repos/{repo}/commits/{sha}/pulls").data
+        return [
+            p["number"]
+            for p in data or []
+            if isinstance(p, dict) and isinstance(p.get("number"), int)
+        ]
+
+    def branch_exists(self, repo: str, branch: str) -> bool:
+        try:
+            self.request("GET", f"/repos/{repo}/git/ref/heads/{quote(branch)}")
+        except GitHubError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
+
+    def create_orphan_branch(
+        self, repo: str, branch: str, path: str, content: str, message: str
+    ) -> str:
+        """A new branch whose one parentless commit holds one file; returns the commit sha."""
+        blob = self.request(
+            "POST", f"/repos/{repo}/git/blobs", json={"content": content, "encoding": "utf-8"}
+        )
+        entry = {"path": path, "mode": "100644", "type": "blob", "sha": blob.data["sha"]}
+        tree = self.request("POST", f"/repos/{repo}/git/trees", json={"tree": [entry]})
+        commit = self.request(
+            "POST",
+            f"/repos/{repo}/git/commits",
+            json={"message": message, "tree": tree.data["sha"], "parents": []},
+        )
+        sha = str(commit.data["sha"])
+        self.request(
+            "POST", f"/repos/{repo}/git/refs", json={"ref": f"refs/heads/{branch}", "sha": sha}
+        )
+        return sha
+
+    def file_on_branch(self, repo: str, branch: str, path: str) -> tuple[str, str] | None:
+        """(blob sha, text) of ``path`` on ``branch``; None when there is no such file."""
+        try:
+            data = self.request(
+                "GET", f"/repos/{repo}/contents/{quote(path)}", params={"ref": branch}
+            ).data
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        text = base64.b64decode(data.get("content") or "").decode("utf-8", "replace")
+        return str(data["sha"]), text
+
+    def put_file(
+        self, repo: str, branch: str, path: str, content: str, message: str, sha: str | None
+    ) -> str | None:
+        """Create or update ``path`` on ``branch`` (``sha``: the blob replaced); the commit sha."""
+        body: dict[str, str] = {
+            "message": message,
+            "content": base64.b64encode(content.encode("utf-8")).decode("ascii"),
+            "branch": branch,
+        }
+        if sha is not None:
+            body["sha"] = sha
+        data = self.request("PUT", f"/repos/{repo}/contents/{quote(path)}", json=body).data
+        commit = (data or {}).get("commit") or {}
+        found = commit.get("sha")
+        return found if isinstance(found, str) else None
 
 
 def _path(url: str) -> str:

@@ -1,11 +1,10 @@
 """Base against head through the audit engine, and the Action's view of the answer (pure).
 
 The Action asks the engine exactly what ``mcpcost audit --baseline base.json`` asks it: the base
-side's report, rendered as ``audit --json`` renders it and parsed back with ``parse_baseline``, is
-the baseline; ``diff_reports`` compares the head side's report with it and ``evaluate_gates``
-judges. ``fail-on`` only sorts the engine's findings: kinds it lists are failures, the rest are
-warnings. The ``Outcome`` built here copies the engine's kinds, totals and deltas; the comment,
-the summary, the outputs and the annotations render from it.
+side's report is the baseline; ``diff_reports`` compares the head side's report with it and
+``evaluate_gates`` judges. ``fail-on`` only sorts the engine's findings: kinds it lists are
+failures, the rest are warnings. The views built here copy the engine's kinds, totals and
+deltas; the comment, the summary, the outputs and the annotations render from them.
 
 Unlike ``audit --baseline``, the Action knows from git which config files exist at each commit.
 A config the pull request adds (absent at base, or declaring no live server there) is diffed
@@ -20,25 +19,18 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mcpcost.action.outcome import (
-    CONFIG_EMPTIED,
-    CONFIG_NEW,
-    CONFIG_REMOVED,
-    ConfigDiff,
-    Kind,
-    Reason,
-    ServerRow,
+    ConfigChange,
+    ConfigDiffView,
+    FindingView,
+    ServerDiffView,
     ToolChange,
-    Verdict,
+    VerdictView,
 )
-from mcpcost.audit.diff import AuditDiff, Baseline, diff_reports, parse_baseline
-from mcpcost.audit.diff import ConfigDiff as EngineConfigDiff
-from mcpcost.audit.gates import BUDGET, GateFinding, GateResult, evaluate_gates
-from mcpcost.audit.model import ConfigFile, ConfigState
-from mcpcost.audit.render_json import report_to_json
-from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report
+from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy, diff_reports
+from mcpcost.audit.gates import Gate, GateFinding, GateResult, evaluate_gates
+from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report, first_line
 from mcpcost.core.model import Measurement
-
-NOTE_LIMIT = 200
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,7 +39,7 @@ class Judgement:
     base: AuditReport | None
     diff: AuditDiff | None
     gates: GateResult
-    changes: Mapping[str, str] = field(default_factory=dict)  # source -> new/removed/emptied
+    changes: Mapping[str, ConfigChange] = field(default_factory=dict)  # by source
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,7 +48,7 @@ class Presence:
 
     empty_before: frozenset[str]
     empty_now: frozenset[str]
-    changes: Mapping[str, str]
+    changes: Mapping[str, ConfigChange]
 
 
 def _holds_nothing(config: ConfigFile) -> bool:
@@ -71,24 +63,19 @@ def presence(base: Sequence[ConfigFile], head: Sequence[ConfigFile]) -> Presence
     """
     before = {c.source: c for c in base}
     now = {c.source: c for c in head}
-    changes: dict[str, str] = {}
+    changes: dict[str, ConfigChange] = {}
     for source in now.keys() - before.keys():
-        changes[source] = CONFIG_NEW
+        changes[source] = ConfigChange.NEW
     for source in before.keys() - now.keys():
-        changes[source] = CONFIG_REMOVED
+        changes[source] = ConfigChange.REMOVED
     for source in before.keys() & now.keys():
         if _holds_nothing(now[source]) and not _holds_nothing(before[source]):
-            changes[source] = CONFIG_EMPTIED
+            changes[source] = ConfigChange.EMPTIED
     return Presence(
         empty_before=frozenset(s for s in now if s not in before or _holds_nothing(before[s])),
         empty_now=frozenset(s for s in before if s not in now or _holds_nothing(now[s])),
         changes=changes,
     )
-
-
-def baseline_of(report: AuditReport) -> Baseline:
-    """A report as the baseline ``audit --baseline`` would read from its ``--json`` file."""
-    return parse_baseline(report_to_json(report))
 
 
 def judge(
@@ -110,9 +97,7 @@ def judge(
     )
     known = presence(base_configs, head_configs) if base_configs is not None else None
     diff = (
-        diff_reports(
-            baseline_of(base), head, empty_before=known.empty_before, empty_now=known.empty_now
-        )
+        diff_reports(base, head, empty_before=known.empty_before, empty_now=known.empty_now)
         if base is not None and known is not None
         else None
     )
@@ -145,7 +130,7 @@ def _line(f: GateFinding, head: AuditReport, lines: Mapping[tuple[str, str], int
         return None
     if f.server is not None and (f.source, f.server) in lines:
         return lines[(f.source, f.server)]
-    if f.gate == BUDGET:  # the heaviest server's entry, else the top of the judged file
+    if f.gate is Gate.BUDGET:  # the heaviest server's entry, else the top of the judged file
         config = next((c for c in head.configs if c.source == f.source), None)
         heaviest = config.servers[0].name if config is not None and config.servers else None
         return lines.get((f.source, heaviest), 1) if heaviest is not None else 1
@@ -153,11 +138,11 @@ def _line(f: GateFinding, head: AuditReport, lines: Mapping[tuple[str, str], int
 
 
 def verdict_of(
-    j: Judgement, fail_on: Collection[str], lines: Mapping[tuple[str, str], int]
-) -> Verdict:
+    j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
+) -> VerdictView:
     """The engine's findings, split by ``fail-on`` into failures and warnings."""
     reasons = [
-        Reason(
+        FindingView(
             gate=f.gate,
             source=f.source or "",
             text=f.text,
@@ -166,20 +151,13 @@ def verdict_of(
         )
         for f in j.gates.findings
     ]
-    return Verdict(
+    return VerdictView(
         failures=tuple(r for r in reasons if r.gate in fail_on),
         warnings=tuple(r for r in reasons if r.gate not in fail_on),
     )
 
 
 # --------------------------------------------------------------------------- view
-
-
-def _first_line(text: str | None) -> str | None:
-    if not text or not text.strip():
-        return None
-    line = text.strip().splitlines()[0]
-    return line if len(line) <= NOTE_LIMIT else line[: NOTE_LIMIT - 1] + "…"
 
 
 def tool_changes(
@@ -208,23 +186,23 @@ def _config(report: AuditReport | None, source: str | None) -> ConfigResult | No
 
 
 def _compared(
-    d: EngineConfigDiff,
+    d: ConfigDiff,
     base: AuditReport | None,
     head: AuditReport,
     lines: Mapping[tuple[str, str], int],
-    change: str | None = None,
-) -> ConfigDiff:
+    change: ConfigChange | None = None,
+) -> ConfigDiffView:
     before = _results(_config(base, d.baseline_source))
     after = _results(_config(head, d.source))
-    if d.matched_by == "unmatched":  # a config new on head: every server in it is added
+    if d.matched_by is MatchedBy.UNMATCHED:  # a config new on head: every server in it is added
         rows = [
-            ServerRow(
+            ServerDiffView(
                 name=s.name,
-                kind=Kind.ADDED,
+                kind=DiffKind.ADDED,
                 head_tokens=s.tokens,
                 delta=s.tokens,
                 head_status=s.status,
-                note=_first_line(s.notes),
+                note=first_line(s.notes),
                 line=lines.get((d.source, s.name)),
             )
             for s in after.values()
@@ -236,22 +214,21 @@ def _compared(
             note = (a.notes if a is not None and not a.measured else None) or (
                 b.notes if b is not None and not b.measured else None
             )
-            kind = Kind(s.kind)
             rows.append(
-                ServerRow(
+                ServerDiffView(
                     name=s.name,
-                    kind=kind,
+                    kind=s.kind,
                     base_tokens=s.before,
                     head_tokens=s.after,
                     delta=s.delta,
                     base_status=s.before_status,
                     head_status=s.after_status,
-                    note=_first_line(note) or s.note,
+                    note=first_line(note) or s.note,
                     line=lines.get((d.source, s.name)),
-                    tool_changes=tool_changes(s.name, b, a) if kind is Kind.CHANGED else (),
+                    tool_changes=tool_changes(s.name, b, a) if s.kind is DiffKind.CHANGED else (),
                 )
             )
-    return ConfigDiff(
+    return ConfigDiffView(
         source=d.source,
         client=d.client,
         base_total=d.before_total,
@@ -263,19 +240,19 @@ def _compared(
     )
 
 
-def _current(c: ConfigResult, lines: Mapping[tuple[str, str], int]) -> ConfigDiff:
+def _current(c: ConfigResult, lines: Mapping[tuple[str, str], int]) -> ConfigDiffView:
     rows = [
-        ServerRow(
+        ServerDiffView(
             name=s.name,
-            kind=Kind.MEASURED if s.measured else Kind.UNMEASURED,
+            kind=DiffKind.MEASURED if s.measured else DiffKind.UNMEASURED,
             head_tokens=s.tokens,
             head_status=s.status,
-            note=_first_line(s.notes),
+            note=first_line(s.notes),
             line=lines.get((c.source, s.name)),
         )
         for s in (*c.servers, *c.skipped)
     ]
-    return ConfigDiff(
+    return ConfigDiffView(
         source=c.source,
         client=c.client,
         base_total=None,
@@ -285,9 +262,9 @@ def _current(c: ConfigResult, lines: Mapping[tuple[str, str], int]) -> ConfigDif
     )
 
 
-def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[ConfigDiff, ...]:
+def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[ConfigDiffView, ...]:
     """One view per config on either side, sorted by path."""
-    views: list[ConfigDiff] = []
+    views: list[ConfigDiffView] = []
     if j.diff is None:
         views = [_current(c, lines) for c in j.head.configs]
     else:
@@ -297,9 +274,9 @@ def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[Co
         for dropped in j.diff.dropped_configs:
             gone = _config(j.base, dropped.source)
             rows = tuple(
-                ServerRow(
+                ServerDiffView(
                     name=s.name,
-                    kind=Kind.REMOVED,
+                    kind=DiffKind.REMOVED,
                     base_tokens=s.tokens,
                     delta=-s.tokens if s.tokens is not None else None,
                     base_status=s.status,
@@ -307,7 +284,7 @@ def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[Co
                 for s in _results(gone).values()
             )
             views.append(
-                ConfigDiff(
+                ConfigDiffView(
                     source=dropped.source,
                     client=dropped.client,
                     base_total=dropped.total_tokens,
@@ -320,13 +297,13 @@ def config_views(j: Judgement, lines: Mapping[tuple[str, str], int]) -> tuple[Co
     for e in j.head.empty_configs:
         if e.error:
             views.append(
-                ConfigDiff(
+                ConfigDiffView(
                     source=e.source,
                     client=e.client,
                     base_total=None,
                     head_total=None,
                     exact=False,
-                    problem=_first_line(e.error),
+                    problem=first_line(e.error),
                 )
             )
     return tuple(sorted(views, key=lambda v: v.source))

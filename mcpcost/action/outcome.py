@@ -1,9 +1,10 @@
 """What one run found: per config, per server, base against head; and the gate's verdict.
 
 Every number, kind and delta here is copied from the audit engine's report, diff and gate
-findings (``mcpcost.action.judge`` does the copying); nothing is decided here. These values are what the comment, the summary, the outputs and the annotations are rendered
-from, and what the fork-safe first phase saves (``to_dict``) for the second phase to render
-(``from_dict``, strict: the file comes from an untrusted run).
+findings (``mcpcost.action.judge`` does the copying); nothing is decided here. These views are
+what the comment, the summary, the outputs and the annotations are rendered from, and what the
+fork-safe first phase saves (``to_dict``) for the second phase to render (``from_dict``, strict:
+the file comes from an untrusted run).
 """
 
 from __future__ import annotations
@@ -13,34 +14,19 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
+from mcpcost.audit.gates import Gate
 from mcpcost.errors import InputError
 
 SCHEMA = "mcpcost-action-outcome/2"
 
-# what a pull request did to a config file as a whole (git shows it absent or empty on a side)
-CONFIG_NEW = "new config"
-CONFIG_REMOVED = "config removed"
-CONFIG_EMPTIED = "config emptied"
-CONFIG_CHANGES = frozenset({CONFIG_NEW, CONFIG_REMOVED, CONFIG_EMPTIED})
 
+class ConfigChange(StrEnum):
+    """What a pull request did to a config file as a whole (git shows it absent or empty)."""
 
-class Kind(StrEnum):
-    """The audit engine's per-server diff kinds, plus two for runs with no base side."""
-
-    ADDED = "added"
-    REMOVED = "removed"
-    CHANGED = "changed"
-    UNCHANGED = "unchanged"
-    UNMEASURED_NOW = "unmeasured-now"  # a number on base, none on head
-    UNMEASURED_BEFORE = "unmeasured-before"  # a number on head, none on base
-    UNMEASURED_BOTH = "unmeasured-both"
-    MEASURED = "measured"  # no base side (push, schedule): a number
-    UNMEASURED = "unmeasured"  # no base side: no number
-
-
-UNKNOWN_KINDS = frozenset(
-    {Kind.UNMEASURED_NOW, Kind.UNMEASURED_BEFORE, Kind.UNMEASURED_BOTH, Kind.UNMEASURED}
-)
+    NEW = "new config"
+    REMOVED = "config removed"
+    EMPTIED = "config emptied"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,9 +42,11 @@ class ToolChange:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ServerRow:
+class ServerDiffView:
+    """One server of a config, base against head (or head alone with no base side)."""
+
     name: str
-    kind: Kind
+    kind: DiffKind
     base_tokens: int | None = None
     head_tokens: int | None = None
     delta: int | None = None  # the engine's delta; None when it cannot be established
@@ -70,20 +58,24 @@ class ServerRow:
 
     @property
     def unknown(self) -> bool:
-        return self.kind in UNKNOWN_KINDS or (self.kind is Kind.ADDED and self.head_tokens is None)
+        if self.kind in INEXACT_KINDS or self.kind is DiffKind.UNMEASURED:
+            return True
+        return self.kind is DiffKind.ADDED and self.head_tokens is None
 
 
 @dataclass(frozen=True, kw_only=True)
-class ConfigDiff:
+class ConfigDiffView:
+    """One config file, base against head: the engine's totals and delta, and its servers."""
+
     source: str  # repo-relative path
     client: str
     base_total: int | None  # None: no such config on base
     head_total: int | None  # None: no such config on head
     delta: int | None = None  # the engine's delta; None when there is nothing to compare
     exact: bool = True
-    servers: tuple[ServerRow, ...] = ()
+    servers: tuple[ServerDiffView, ...] = ()
     problem: str | None = None  # head config unreadable
-    change: str | None = None  # CONFIG_NEW / CONFIG_REMOVED / CONFIG_EMPTIED, or None
+    change: ConfigChange | None = None
 
     @property
     def percent(self) -> float | None:
@@ -93,14 +85,16 @@ class ConfigDiff:
 
     @property
     def changed(self) -> bool:
-        return any(s.kind is not Kind.UNCHANGED for s in self.servers) or (
+        return any(s.kind is not DiffKind.UNCHANGED for s in self.servers) or (
             self.base_total != self.head_total
         )
 
 
 @dataclass(frozen=True, kw_only=True)
-class Reason:
-    gate: str  # budget | increase | unmeasured
+class FindingView:
+    """One gate finding, with the line of the head config it points at."""
+
+    gate: Gate
     source: str
     text: str
     server: str | None = None
@@ -108,9 +102,11 @@ class Reason:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Verdict:
-    failures: tuple[Reason, ...] = ()  # gates in fail-on that tripped
-    warnings: tuple[Reason, ...] = ()  # gates that tripped but are not in fail-on
+class VerdictView:
+    """The engine's findings, split by the Action's ``fail-on`` input."""
+
+    failures: tuple[FindingView, ...] = ()  # gates in fail-on that tripped
+    warnings: tuple[FindingView, ...] = ()  # gates that tripped but are not in fail-on
 
     @property
     def passed(self) -> bool:
@@ -119,8 +115,8 @@ class Verdict:
 
 @dataclass(frozen=True, kw_only=True)
 class Outcome:
-    configs: tuple[ConfigDiff, ...]
-    verdict: Verdict
+    configs: tuple[ConfigDiffView, ...]
+    verdict: VerdictView
     compared: bool  # True when there is a base side (pull requests)
     head_sha: str
     base_sha: str | None = None
@@ -144,7 +140,7 @@ class Outcome:
         return sum(c.head_total or 0 for c in self.configs)
 
     @property
-    def worst(self) -> ConfigDiff | None:
+    def worst(self) -> ConfigDiffView | None:
         """The config with the largest per-request increase (a context belongs to one client)."""
         deltas = [c for c in self.configs if c.delta is not None]
         return max(deltas, key=lambda c: c.delta or 0) if deltas else None
@@ -219,7 +215,7 @@ class Outcome:
             raise InputError(f"saved outcome is malformed: {exc}") from None
 
 
-def _reason_dict(r: Reason) -> dict[str, Any]:
+def _reason_dict(r: FindingView) -> dict[str, Any]:
     return {"gate": r.gate, "source": r.source, "text": r.text, "server": r.server, "line": r.line}
 
 
@@ -249,16 +245,19 @@ def _opt_num(v: Any) -> float | None:
     return float(v)
 
 
-def _change(v: Any) -> str | None:
+def _change(v: Any) -> ConfigChange | None:
     text = _opt_str(v)
-    if text is not None and text not in CONFIG_CHANGES:
-        raise ValueError(f"unknown config change {text!r}")
-    return text
+    if text is None:
+        return None
+    try:
+        return ConfigChange(text)
+    except ValueError:
+        raise ValueError(f"unknown config change {text!r}") from None
 
 
-def _reason_from(d: Mapping[str, Any]) -> Reason:
-    return Reason(
-        gate=_str(d["gate"]),
+def _reason_from(d: Mapping[str, Any]) -> FindingView:
+    return FindingView(
+        gate=Gate(_str(d["gate"])),
         source=_str(d["source"]),
         text=_str(d["text"]),
         server=_opt_str(d.get("server")),
@@ -283,9 +282,9 @@ def _outcome_from(data: Any) -> Outcome:
                 for t in s.get("toolChanges", [])
             )
             servers.append(
-                ServerRow(
+                ServerDiffView(
                     name=_str(s["name"]),
-                    kind=Kind(s["kind"]),
+                    kind=DiffKind(s["kind"]),
                     base_tokens=_opt_int(s.get("baseTokens")),
                     head_tokens=_opt_int(s.get("headTokens")),
                     delta=_opt_int(s.get("delta")),
@@ -297,7 +296,7 @@ def _outcome_from(data: Any) -> Outcome:
                 )
             )
         configs.append(
-            ConfigDiff(
+            ConfigDiffView(
                 source=_str(c["source"]),
                 client=_str(c["client"]),
                 base_total=_opt_int(c.get("baseTotal")),
@@ -313,7 +312,7 @@ def _outcome_from(data: Any) -> Outcome:
     versions = data.get("versions") or {}
     return Outcome(
         configs=tuple(configs),
-        verdict=Verdict(
+        verdict=VerdictView(
             failures=tuple(_reason_from(r) for r in verdict["failures"]),
             warnings=tuple(_reason_from(r) for r in verdict["warnings"]),
         ),

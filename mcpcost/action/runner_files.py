@@ -9,10 +9,20 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub drops a step summary larger than 1 MiB
 ANNOTATIONS_PER_LEVEL = 10  # GitHub shows at most 10 warnings and 10 errors per step
 _TRUNCATED_NOTE = "\n\n> Summary truncated to stay under GitHub's 1 MiB limit per step.\n"
+
+
+class RunStatus(StrEnum):
+    """The step's ``status`` output."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"  # bad input, a refused event, or an artifact that could not be read
+    SKIPPED = "skipped"  # the event asks for nothing
 
 
 def escape_data(text: str) -> str:

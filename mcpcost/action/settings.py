@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
 from mcpcost.errors import UsageError
 
-GATES = ("budget", "increase", "unmeasured")
-DEFAULT_FAIL_ON = frozenset(GATES)
+DEFAULT_FAIL_ON = frozenset(Gate)
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _REF_BAD = re.compile(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
 _TRUE = frozenset({"true", "yes", "on", "1"})
@@ -44,7 +44,7 @@ class Settings:
     budget: int | None = None
     max_increase: int | None = None
     max_increase_percent: float | None = None
-    fail_on: frozenset[str] = DEFAULT_FAIL_ON
+    fail_on: frozenset[Gate] = DEFAULT_FAIL_ON
     comment: CommentMode = CommentMode.AUTO
     comment_key: str = "default"
     summary: bool = True
@@ -135,14 +135,14 @@ def clean_concurrency(name: str, text: str) -> int:
     return int(text)
 
 
-def clean_fail_on(name: str, text: str) -> frozenset[str]:
+def clean_fail_on(name: str, text: str) -> frozenset[Gate]:
     words = [w.strip().lower() for w in re.split(r"[,\s]+", text) if w.strip()]
     if words == ["none"]:
         return frozenset()
-    unknown = [w for w in words if w not in GATES]
-    if unknown or not words:
-        raise _bad(name, text, "none or a comma-separated list of budget, increase, unmeasured")
-    return frozenset(words)
+    known = {str(g) for g in Gate}
+    if not words or any(w not in known for w in words):
+        raise _bad(name, text, "none or a comma-separated list of " + ", ".join(Gate))
+    return frozenset(Gate(w) for w in words)
 
 
 def clean_comment(name: str, text: str) -> CommentMode:

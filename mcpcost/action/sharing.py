@@ -26,8 +26,8 @@ import posixpath
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 
-from mcpcost.action.engine import with_cwd
-from mcpcost.audit.model import ConfigFile
+from mcpcost.action.engine_seam import with_cwd
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.core.spec import ServerSpec
 
 EntryKey = tuple[str, str]  # (config source, server name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from mcpcost.action.github import GitHubClient
@@ -12,9 +13,16 @@ from mcpcost.action.github import GitHubClient
 ACTIONS_BOT = "github-actions[bot]"
 
 
+class CommentAction(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    SKIPPED = "skipped"  # no comment yet, and the comment mode does not create one
+
+
 @dataclass(frozen=True, kw_only=True)
 class CommentResult:
-    action: str  # created | updated | unchanged | skipped
+    action: CommentAction
     comment_id: int | None = None
     url: str | None = None
 
@@ -40,10 +48,14 @@ def upsert_comment(
     if existing is not None:
         cid = int(existing["id"])
         if existing.get("body") == body:
-            return CommentResult(action="unchanged", comment_id=cid, url=existing.get("html_url"))
+            return CommentResult(
+                action=CommentAction.UNCHANGED, comment_id=cid, url=existing.get("html_url")
+            )
         data = gh.update_comment(repo, cid, body)
-        return CommentResult(action="updated", comment_id=cid, url=data.get("html_url"))
+        return CommentResult(action=CommentAction.UPDATED, comment_id=cid, url=data.get("html_url"))
     if not create:
-        return CommentResult(action="skipped")
+        return CommentResult(action=CommentAction.SKIPPED)
     data = gh.create_comment(repo, number, body)
-    return CommentResult(action="created", comment_id=int(data["id"]), url=data.get("html_url"))
+    return CommentResult(
+        action=CommentAction.CREATED, comment_id=int(data["id"]), url=data.get("html_url")
+    )

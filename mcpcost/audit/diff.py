@@ -1,9 +1,8 @@
 """Baseline diff: what changed between an earlier ``audit --json`` report and this one.
 
-* ``parse_baseline(obj) -> Baseline`` shape-checks a parsed report (ours or the reference
-  project's, §6.5 shape) and raises ``InputError`` naming the first problem. It runs before any
-  server is launched.
-* ``diff_reports(baseline, report) -> AuditDiff`` is pure.
+``diff_reports(baseline, report) -> AuditDiff`` is pure. ``baseline`` is either a report file
+read by ``mcpcost.audit.baseline.parse_baseline`` or a report value (the Action builds both
+sides in one process).
 
 Config pairing, strongest evidence first: the exact ``source``; then the same path spelled
 differently (``./.mcp.json``, ``.mcp.json`` and ``/abs/repo/.mcp.json`` pair when exactly one
@@ -12,8 +11,9 @@ one config left (the CI case: a baseline from a different machine). Unpaired con
 are ``unmatched``; unpaired baseline configs are ``droppedConfigs`` (a config that disappeared is
 not a config that got cheaper).
 
-Per-server kinds (a server with no number still counts as present): ``added``, ``removed``,
-``changed``, ``unchanged``, ``unmeasured-now``, ``unmeasured-before``, ``unmeasured-both``.
+Per-server kinds (``DiffKind``; a server with no number still counts as present): ``added``,
+``removed``, ``changed``, ``unchanged``, ``unmeasured-now``, ``unmeasured-before``,
+``unmeasured-both``.
 A config's diff is ``exact`` only when every server has a number on each side it appears on:
 a server that stopped measuring, started measuring, was added unmeasurable or was never measured
 makes it inexact, so a server failing is never reported as a saving.
@@ -30,116 +30,40 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
 
-from mcpcost.audit.report import REPORT_VERSION, AuditReport, ConfigResult
-from mcpcost.errors import InputError
-
-
-@dataclass(frozen=True, kw_only=True)
-class BaselineServer:
-    name: str
-    status: str
-    tokens: int | None
-    canonical_sha256: str | None = None
+from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
+from mcpcost.audit.report import AuditReport, ConfigResult
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaselineConfig:
-    client: str
-    source: str
-    total_tokens: int
-    servers: tuple[BaselineServer, ...]
+class DiffKind(StrEnum):
+    """What happened to one server between the baseline and this run."""
+
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    UNMEASURED_NOW = "unmeasured-now"  # a number before, none now
+    UNMEASURED_BEFORE = "unmeasured-before"  # a number now, none before
+    UNMEASURED_BOTH = "unmeasured-both"
+    # A run with nothing to compare against (the Action on a push): the server's state only.
+    MEASURED = "measured"
+    UNMEASURED = "unmeasured"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Baseline:
-    methodology_version: str
-    encoding: str
-    generated_at: str
-    context_window: int | None
-    configs: tuple[BaselineConfig, ...]
+# kinds whose delta cannot be established: a server without a number on a side it appears on
+INEXACT_KINDS = frozenset(
+    {DiffKind.UNMEASURED_NOW, DiffKind.UNMEASURED_BEFORE, DiffKind.UNMEASURED_BOTH}
+)
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+class MatchedBy(StrEnum):
+    """How a config of this run was paired with a baseline config, strongest evidence first."""
 
-
-def _servers(raw: Any, where: str) -> list[BaselineServer]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InputError(f"baseline: {where} must be an array")
-    out = []
-    for i, s in enumerate(raw):
-        if not isinstance(s, dict) or not isinstance(s.get("name"), str):
-            raise InputError(f"baseline: {where}[{i}] must be an object with a string name")
-        tokens = s.get("tokens")
-        if tokens is not None and not _number(tokens):
-            raise InputError(f"baseline: {where}[{i}].tokens must be a number or null")
-        sha = s.get("canonicalSha256")
-        status = s.get("status")
-        out.append(
-            BaselineServer(
-                name=s["name"],
-                status=status if isinstance(status, str) else "unknown",
-                tokens=int(tokens) if tokens is not None else None,
-                canonical_sha256=sha if isinstance(sha, str) else None,
-            )
-        )
-    return out
-
-
-def parse_baseline(obj: Any) -> Baseline:
-    """A parsed ``audit --json`` report as a baseline; InputError on the wrong shape."""
-    if not isinstance(obj, dict):
-        raise InputError("baseline: not an audit report (expected a JSON object)")
-    version = obj.get("reportVersion", REPORT_VERSION)  # absent: ours before 1, or the reference's
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InputError("baseline: reportVersion must be a whole number >= 1")
-    if version > REPORT_VERSION:
-        raise InputError(
-            f"baseline: reportVersion {version} is newer than this mcpcost reads "
-            f"({REPORT_VERSION}); re-record the baseline with this version or upgrade"
-        )
-    for key in ("methodologyVersion", "encoding"):
-        if not isinstance(obj.get(key), str):
-            raise InputError(f"baseline: {key} must be a string (is this an audit --json report?)")
-    configs = obj.get("configs")
-    if not isinstance(configs, list):
-        raise InputError("baseline: configs must be an array (is this an audit --json report?)")
-    parsed = []
-    for i, c in enumerate(configs):
-        if not isinstance(c, dict) or not isinstance(c.get("source"), str):
-            raise InputError(f"baseline: configs[{i}] must be an object with a string source")
-        servers = _servers(c.get("servers"), f"configs[{i}].servers")
-        skipped = _servers(c.get("skipped"), f"configs[{i}].skipped")
-        total = c.get("totalTokens")
-        if total is not None and not _number(total):
-            raise InputError(f"baseline: configs[{i}].totalTokens must be a number")
-        measured_total = sum(s.tokens or 0 for s in servers)
-        client = c.get("client")
-        parsed.append(
-            BaselineConfig(
-                client=client if isinstance(client, str) else "unknown",
-                source=c["source"],
-                total_tokens=int(total) if total is not None else measured_total,
-                # a skipped server is present with no number, whatever the file says
-                servers=tuple(servers)
-                + tuple(BaselineServer(name=s.name, status=s.status, tokens=None) for s in skipped),
-            )
-        )
-    window = obj.get("contextWindow")
-    generated = obj.get("generatedAt")
-    return Baseline(
-        methodology_version=obj["methodologyVersion"],
-        encoding=obj["encoding"],
-        generated_at=generated if isinstance(generated, str) else "unknown",
-        context_window=int(window)
-        if isinstance(window, int | float) and _number(window) and window > 0
-        else None,
-        configs=tuple(parsed),
-    )
+    EXACT = "exact"
+    PATH = "path"
+    SOLE_CONFIG = "sole-config"
+    UNMATCHED = "unmatched"
 
 
 # --------------------------------------------------------------------------- diff values
@@ -148,7 +72,7 @@ def parse_baseline(obj: Any) -> Baseline:
 @dataclass(frozen=True, kw_only=True)
 class ServerDiff:
     name: str
-    kind: str
+    kind: DiffKind
     before: int | None
     after: int | None
     delta: int | None
@@ -156,13 +80,18 @@ class ServerDiff:
     after_status: str | None
     note: str | None = None
 
+    @property
+    def blind(self) -> bool:
+        """True when this server's change cannot be established (no number on some side)."""
+        return self.kind in INEXACT_KINDS or (self.kind is DiffKind.ADDED and self.after is None)
+
 
 @dataclass(frozen=True, kw_only=True)
 class ConfigDiff:
     client: str
     source: str
     baseline_source: str | None
-    matched_by: str  # exact | path | sole-config | unmatched
+    matched_by: MatchedBy
     before_total: int | None
     after_total: int
     delta: int | None
@@ -175,14 +104,7 @@ class ConfigDiff:
 
     @property
     def not_exact_servers(self) -> tuple[ServerDiff, ...]:
-        return tuple(s for s in self.servers if s.kind in INEXACT_KINDS or _added_blind(s))
-
-
-INEXACT_KINDS = frozenset({"unmeasured-now", "unmeasured-before", "unmeasured-both"})
-
-
-def _added_blind(s: ServerDiff) -> bool:
-    return s.kind == "added" and s.after is None
+        return tuple(s for s in self.servers if s.blind)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -228,34 +150,65 @@ def _same_path(a: str, b: str) -> bool:
 
 def pair_configs(
     baseline: tuple[BaselineConfig, ...], configs: tuple[ConfigResult, ...]
-) -> tuple[list[tuple[ConfigResult, BaselineConfig | None, str]], list[BaselineConfig]]:
-    """(config, its baseline or None, matchedBy) for each config, and the unpaired baseline."""
+) -> tuple[list[tuple[ConfigResult, BaselineConfig | None, MatchedBy]], list[BaselineConfig]]:
+    """(config, its baseline or None, how they paired) for each config, and the unpaired baseline."""
     left = list(baseline)
-    paired: dict[int, tuple[BaselineConfig, str]] = {}
+    paired: dict[int, tuple[BaselineConfig, MatchedBy]] = {}
     for i, c in enumerate(configs):
         exact = [b for b in left if b.source == c.source and b.client == c.client] or [
             b for b in left if b.source == c.source
         ]
         if exact:
-            paired[i] = (exact[0], "exact")
+            paired[i] = (exact[0], MatchedBy.EXACT)
             left.remove(exact[0])
     for i, c in enumerate(configs):
         if i in paired:
             continue
         same = [b for b in left if _same_path(b.source, c.source)]
         if len(same) == 1:
-            paired[i] = (same[0], "path")
+            paired[i] = (same[0], MatchedBy.PATH)
             left.remove(same[0])
     unpaired = [i for i in range(len(configs)) if i not in paired]
     if len(unpaired) == 1 and len(left) == 1 and len(configs) == 1 and len(baseline) == 1:
-        paired[unpaired[0]] = (left.pop(), "sole-config")
-    out: list[tuple[ConfigResult, BaselineConfig | None, str]] = []
+        paired[unpaired[0]] = (left.pop(), MatchedBy.SOLE_CONFIG)
+    out: list[tuple[ConfigResult, BaselineConfig | None, MatchedBy]] = []
     for i, c in enumerate(configs):
         if i in paired:
             out.append((c, paired[i][0], paired[i][1]))
         else:
-            out.append((c, None, "unmatched"))
+            out.append((c, None, MatchedBy.UNMATCHED))
     return out, left
+
+
+def _kind_and_note(
+    before: int | None, after: int | None, status_now: str | None, in_before: bool, in_now: bool
+) -> tuple[DiffKind, str | None]:
+    """One server's kind, and the note explaining a side without a number."""
+    if not in_before:
+        note = f"added, and could not be measured ({status_now})" if after is None else None
+        return DiffKind.ADDED, note
+    if not in_now:
+        return DiffKind.REMOVED, None if before is not None else "removed; it was never measured"
+    if before is not None and after is not None:
+        return (DiffKind.UNCHANGED if after == before else DiffKind.CHANGED), None
+    if before is not None:
+        return (
+            DiffKind.UNMEASURED_NOW,
+            "its cost is missing from the total, not gone from the config",
+        )
+    if after is not None:
+        return DiffKind.UNMEASURED_BEFORE, "the baseline total was missing its cost"
+    return DiffKind.UNMEASURED_BOTH, "not measured in either run: it hides an unknown cost"
+
+
+def _delta(kind: DiffKind, before: int | None, after: int | None) -> int | None:
+    if kind is DiffKind.ADDED:
+        return after
+    if kind is DiffKind.REMOVED:
+        return -before if before is not None else None
+    if kind in (DiffKind.CHANGED, DiffKind.UNCHANGED) and before is not None and after is not None:
+        return after - before
+    return None
 
 
 def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDiff]:
@@ -266,46 +219,39 @@ def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDif
         bs, as_ = b.get(name), a.get(name)
         bt = bs.tokens if bs else None
         at = as_.tokens if as_ else None
-        common: dict[str, Any] = {
-            "name": name,
-            "before": bt,
-            "after": at,
-            "before_status": bs.status if bs else None,
-            "after_status": as_.status if as_ else None,
-        }
-        if bs is None and as_ is not None:
-            if at is None:
-                out.append(ServerDiff(kind="added", delta=None,
-                                      note=f"added, and could not be measured ({as_.status})",
-                                      **common))  # fmt: skip
-            else:
-                out.append(ServerDiff(kind="added", delta=at, **common))
-        elif as_ is None and bs is not None:
-            note = None if bt is not None else "removed; it was never measured"
-            out.append(ServerDiff(kind="removed", delta=-bt if bt is not None else None,
-                                  note=note, **common))  # fmt: skip
-        elif bt is not None and at is not None:
-            kind = "unchanged" if at == bt else "changed"
-            out.append(ServerDiff(kind=kind, delta=at - bt, **common))
-        elif bt is not None:
-            out.append(ServerDiff(kind="unmeasured-now", delta=None,
-                                  note="its cost is missing from the total, not gone from the config",
-                                  **common))  # fmt: skip
-        elif at is not None:
-            out.append(ServerDiff(kind="unmeasured-before", delta=None,
-                                  note="the baseline total was missing its cost", **common))  # fmt: skip
-        else:
-            out.append(ServerDiff(kind="unmeasured-both", delta=None,
-                                  note="not measured in either run: it hides an unknown cost",
-                                  **common))  # fmt: skip
+        now_status = as_.status if as_ else None
+        kind, note = _kind_and_note(bt, at, now_status, bs is not None, as_ is not None)
+        out.append(
+            ServerDiff(
+                name=name,
+                kind=kind,
+                before=bt,
+                after=at,
+                delta=_delta(kind, bt, at),
+                before_status=bs.status if bs else None,
+                after_status=now_status,
+                note=note,
+            )
+        )
     return sorted(out, key=lambda s: (-abs(s.delta or 0), s.name))
 
 
 def _empty_result(client: str, source: str) -> ConfigResult:
     """A config declaring no live server: what a file that is absent or empty costs."""
-    return ConfigResult(client=client, source=source, scope="project", total_tokens=0,
-                        tool_count=0, server_count=0, context_share=0.0, servers=(), skipped=(),
-                        disabled=(), heaviest_tools=(), trim_advice=None)  # fmt: skip
+    return ConfigResult(
+        client=client,
+        source=source,
+        scope="project",
+        total_tokens=0,
+        tool_count=0,
+        server_count=0,
+        context_share=0.0,
+        servers=(),
+        skipped=(),
+        disabled=(),
+        heaviest_tools=(),
+        trim_advice=None,
+    )
 
 
 def _with_empty_before(
@@ -325,16 +271,24 @@ def _emptied(base: BaselineConfig, window: int) -> ConfigDiff:
     """A baseline config known to hold no live server now: every server removed, total 0."""
     servers = _server_diffs(base, _empty_result(base.client, base.source))
     return ConfigDiff(
-        client=base.client, source=base.source, baseline_source=base.source, matched_by="exact",
-        before_total=base.total_tokens, after_total=0, delta=-base.total_tokens,
-        before_share=base.total_tokens / window, after_share=0.0,
+        client=base.client,
+        source=base.source,
+        baseline_source=base.source,
+        matched_by=MatchedBy.EXACT,
+        before_total=base.total_tokens,
+        after_total=0,
+        delta=-base.total_tokens,
+        before_share=base.total_tokens / window,
+        after_share=0.0,
         exact=not any(s.kind in INEXACT_KINDS for s in servers),
-        understated_by=0, overstated_by=0, servers=tuple(servers),
-    )  # fmt: skip
+        understated_by=0,
+        overstated_by=0,
+        servers=tuple(servers),
+    )
 
 
 def diff_reports(
-    baseline: Baseline,
+    baseline: Baseline | AuditReport,
     report: AuditReport,
     *,
     empty_before: Collection[str] = (),
@@ -346,6 +300,8 @@ def diff_reports(
     (compared with an empty config, total 0). ``empty_now``: baseline sources known to hold no
     live server now (every server removed, total 0) rather than not found.
     """
+    if isinstance(baseline, AuditReport):
+        baseline = baseline_of_report(baseline)
     warnings: list[str] = []
     comparable = (
         baseline.methodology_version == report.methodology_version
@@ -374,30 +330,52 @@ def diff_reports(
     for config, base, matched_by in pairs:
         after_share = config.total_tokens / report.context_window
         if base is None:
-            diffs.append(ConfigDiff(
-                client=config.client, source=config.source, baseline_source=None,
-                matched_by="unmatched", before_total=None, after_total=config.total_tokens,
-                delta=None, before_share=None, after_share=after_share, exact=False,
-                understated_by=0, overstated_by=0, servers=(),
-            ))  # fmt: skip
+            diffs.append(
+                ConfigDiff(
+                    client=config.client,
+                    source=config.source,
+                    baseline_source=None,
+                    matched_by=MatchedBy.UNMATCHED,
+                    before_total=None,
+                    after_total=config.total_tokens,
+                    delta=None,
+                    before_share=None,
+                    after_share=after_share,
+                    exact=False,
+                    understated_by=0,
+                    overstated_by=0,
+                    servers=(),
+                )
+            )
             continue
-        if matched_by == "sole-config":
+        if matched_by is MatchedBy.SOLE_CONFIG:
             warnings.append(
                 f"paired {config.source} with the baseline's {base.source}: "
                 "the only config on each side"
             )
         servers = _server_diffs(base, config)
-        exact = not any(s.kind in INEXACT_KINDS or _added_blind(s) for s in servers)
         window = baseline.context_window or report.context_window
-        diffs.append(ConfigDiff(
-            client=config.client, source=config.source, baseline_source=base.source,
-            matched_by=matched_by, before_total=base.total_tokens,
-            after_total=config.total_tokens, delta=config.total_tokens - base.total_tokens,
-            before_share=base.total_tokens / window, after_share=after_share, exact=exact,
-            understated_by=sum(s.before or 0 for s in servers if s.kind == "unmeasured-now"),
-            overstated_by=sum(s.after or 0 for s in servers if s.kind == "unmeasured-before"),
-            servers=tuple(servers),
-        ))  # fmt: skip
+        diffs.append(
+            ConfigDiff(
+                client=config.client,
+                source=config.source,
+                baseline_source=base.source,
+                matched_by=matched_by,
+                before_total=base.total_tokens,
+                after_total=config.total_tokens,
+                delta=config.total_tokens - base.total_tokens,
+                before_share=base.total_tokens / window,
+                after_share=after_share,
+                exact=not any(s.blind for s in servers),
+                understated_by=sum(
+                    s.before or 0 for s in servers if s.kind is DiffKind.UNMEASURED_NOW
+                ),
+                overstated_by=sum(
+                    s.after or 0 for s in servers if s.kind is DiffKind.UNMEASURED_BEFORE
+                ),
+                servers=tuple(servers),
+            )
+        )
     window = baseline.context_window or report.context_window
     diffs += [_emptied(d, window) for d in unpaired if d.source in empty_now]
     for d in dropped:

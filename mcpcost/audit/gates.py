@@ -15,8 +15,8 @@ baseline config not found now; a server that changed measured-ness; an added ser
 not be measured; a server measured in neither run. Then each paired config's delta is checked
 against ``max_increase`` tokens and/or ``max_increase_percent`` of its baseline total.
 
-Every reason also comes as a ``GateFinding`` naming its kind: ``budget`` (a config over the
-ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
+Every reason also comes as a ``GateFinding`` naming its kind (``Gate``): ``budget`` (a config
+over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
 ``unmeasured`` (the answer could not be established because a server has no number). The Action
 maps its ``fail-on`` input onto these kinds; ``require_measured`` adds an ``unmeasured`` finding
 for every server without a number that no other finding already covers.
@@ -25,20 +25,25 @@ for every server without a number that no other finding already covers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-from mcpcost.audit.diff import AuditDiff
+from mcpcost.audit.diff import AuditDiff, DiffKind, MatchedBy
 from mcpcost.audit.report import AuditReport, ConfigResult
 
-BUDGET = "budget"
-INCREASE = "increase"
-UNMEASURED = "unmeasured"
+
+class Gate(StrEnum):
+    """The kind of a finding; the Action's ``fail-on`` names these."""
+
+    BUDGET = "budget"  # a config over the ceiling
+    INCREASE = "increase"  # a config grew past a limit, or had nothing to compare against
+    UNMEASURED = "unmeasured"  # the answer could not be established: a server has no number
 
 
 @dataclass(frozen=True, kw_only=True)
 class GateFinding:
     """One reason a gate failed, with its kind; ``server`` None means the config as a whole."""
 
-    gate: str  # budget | increase | unmeasured
+    gate: Gate
     source: str | None
     text: str
     server: str | None = None
@@ -115,27 +120,36 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
     """The budget against every config; the heaviest one is reported as the judged one."""
     if not report.configs or not report.measured_any:
         reason = "budget cannot be established: no server was measured"
-        nothing = (GateFinding(gate=UNMEASURED, source=None, text=reason),)
-        return BudgetVerdict(limit=limit, worst_total=None, worst_source=None, over=False,
-                             fit=None, unestablished=(), passed=False, reasons=(reason,),
-                             findings=nothing)  # fmt: skip
+        nothing = (GateFinding(gate=Gate.UNMEASURED, source=None, text=reason),)
+        return BudgetVerdict(
+            limit=limit,
+            worst_total=None,
+            worst_source=None,
+            over=False,
+            fit=None,
+            unestablished=(),
+            passed=False,
+            reasons=(reason,),
+            findings=nothing,
+        )
     worst = max(report.configs, key=lambda c: c.total_tokens)
     findings: list[GateFinding] = []
     over = worst.total_tokens > limit
     fit = plan_budget_fit(worst, limit) if over else None
     for c in report.configs:
         if c.total_tokens > limit:
-            findings.append(GateFinding(gate=BUDGET, source=c.source,
-                text=f"{c.source}: {c.total_tokens:,} tokens, over the {limit:,} budget"))  # fmt: skip
+            text = f"{c.source}: {c.total_tokens:,} tokens, over the {limit:,} budget"
+            findings.append(GateFinding(gate=Gate.BUDGET, source=c.source, text=text))
     unestablished: list[tuple[str, tuple[str, ...]]] = []
     for c in report.configs:
         if c.skipped and c.total_tokens <= limit:
             names = tuple(s.name for s in c.skipped)
             unestablished.append((c.source, names))
-            findings.append(GateFinding(gate=UNMEASURED, source=c.source, text=(
+            text = (
                 f"{c.source}: {len(names)} server(s) could not be measured ({', '.join(names)}), "
                 f"so whether it fits {limit:,} cannot be established"
-            )))  # fmt: skip
+            )
+            findings.append(GateFinding(gate=Gate.UNMEASURED, source=c.source, text=text))
     reasons = [f.text for f in findings]
     return BudgetVerdict(
         limit=limit,
@@ -156,34 +170,46 @@ def evaluate_increase(
     """Fail whenever the increase cannot be established; then compare each config's delta."""
     found: list[GateFinding] = []
 
-    def add(gate: str, source: str | None, text: str, server: str | None = None) -> None:
+    def add(gate: Gate, source: str | None, text: str, server: str | None = None) -> None:
         found.append(GateFinding(gate=gate, source=source, text=text, server=server))
 
     if not diff.comparable:
-        add(INCREASE, None,
+        add(
+            Gate.INCREASE,
+            None,
             f"baseline methodology {diff.baseline_methodology_version} / {diff.baseline_encoding} "
-            "is not this run's: the numbers are not comparable (re-record the baseline)")  # fmt: skip
+            "is not this run's: the numbers are not comparable (re-record the baseline)",
+        )
     for c in diff.configs:
-        if c.matched_by == "unmatched":
-            add(INCREASE, c.source,
-                f"{c.source}: no baseline to check its {c.after_total:,} tokens against")  # fmt: skip
+        if c.matched_by is MatchedBy.UNMATCHED:
+            add(
+                Gate.INCREASE,
+                c.source,
+                f"{c.source}: no baseline to check its {c.after_total:,} tokens against",
+            )
             continue
         for s in c.servers:
-            if s.kind in ("unmeasured-now", "unmeasured-before"):
-                add(UNMEASURED, c.source,
-                    f"{c.source}: {s.name} changed measured-ness ({s.before_status} → "
-                    f"{s.after_status}), so the change could not be established exactly",
-                    s.name)  # fmt: skip
-            elif s.kind == "unmeasured-both":
-                add(UNMEASURED, c.source,
-                    f"{c.source}: {s.name} could not be measured in either run "
-                    f"({s.after_status}), so its cost is unknown", s.name)  # fmt: skip
-            elif s.kind == "added" and s.after is None:
-                add(UNMEASURED, c.source,
-                    f"{c.source}: {s.name} was added and could not be measured "
-                    f"({s.after_status}), so what it adds is unknown", s.name)  # fmt: skip
+            if s.kind in (DiffKind.UNMEASURED_NOW, DiffKind.UNMEASURED_BEFORE):
+                why = (
+                    f"changed measured-ness ({s.before_status} → {s.after_status}), "
+                    "so the change could not be established exactly"
+                )
+            elif s.kind is DiffKind.UNMEASURED_BOTH:
+                why = f"could not be measured in either run ({s.after_status}), so its cost is unknown"
+            elif s.kind is DiffKind.ADDED and s.after is None:
+                why = (
+                    f"was added and could not be measured ({s.after_status}), "
+                    "so what it adds is unknown"
+                )
+            else:
+                continue
+            add(Gate.UNMEASURED, c.source, f"{c.source}: {s.name} {why}", s.name)
     for d in diff.dropped_configs:
-        add(UNMEASURED, d.source, f"{d.source}: covered by the baseline and not found in this run")
+        add(
+            Gate.UNMEASURED,
+            d.source,
+            f"{d.source}: covered by the baseline and not found in this run",
+        )
     deltas = [c.delta for c in diff.configs if c.delta is not None]
     increase = max(deltas) if deltas else None
     if not found:
@@ -191,16 +217,22 @@ def evaluate_increase(
             if c.delta is None:
                 continue
             if limit is not None and c.delta > limit:
-                add(INCREASE, c.source,
-                    f"{c.source}: +{c.delta:,} tokens per request, over the {limit:,} allowed")  # fmt: skip
+                add(
+                    Gate.INCREASE,
+                    c.source,
+                    f"{c.source}: +{c.delta:,} tokens per request, over the {limit:,} allowed",
+                )
             if limit_percent is not None and c.delta > 0:
                 before = c.before_total or 0
                 pct = (c.delta / before * 100) if before else float("inf")
                 if pct > limit_percent:
                     shown = "from nothing" if before == 0 else f"+{pct:.1f}%"
-                    add(INCREASE, c.source,
+                    add(
+                        Gate.INCREASE,
+                        c.source,
                         f"{c.source}: {shown} ({c.delta:+,} tokens), over the "
-                        f"{limit_percent:g}% allowed")  # fmt: skip
+                        f"{limit_percent:g}% allowed",
+                    )
     return IncreaseGate(
         limit=limit,
         limit_percent=limit_percent,
@@ -219,7 +251,7 @@ def unmeasured_findings(
     A finding already naming the server, or naming its whole config (``server`` None) as
     unmeasured, covers it.
     """
-    whole = {f.source for f in covered if f.gate == UNMEASURED and f.server is None}
+    whole = {f.source for f in covered if f.gate is Gate.UNMEASURED and f.server is None}
     named = {(f.source, f.server) for f in covered if f.server is not None}
     out: list[GateFinding] = []
     for c in report.configs:
@@ -227,12 +259,18 @@ def unmeasured_findings(
             if c.source in whole or (c.source, s.name) in named:
                 continue
             note = f": {s.notes}" if s.notes else ""
-            out.append(GateFinding(gate=UNMEASURED, source=c.source, server=s.name,
-                text=f"{c.source}: {s.name} could not be measured ({s.status}){note}"))  # fmt: skip
+            out.append(
+                GateFinding(
+                    gate=Gate.UNMEASURED,
+                    source=c.source,
+                    server=s.name,
+                    text=f"{c.source}: {s.name} could not be measured ({s.status}){note}",
+                )
+            )
     for e in report.empty_configs:
         if e.error and e.source not in whole:
-            out.append(GateFinding(gate=UNMEASURED, source=e.source,
-                                   text=f"{e.source}: cannot be read: {e.error}"))  # fmt: skip
+            text = f"{e.source}: cannot be read: {e.error}"
+            out.append(GateFinding(gate=Gate.UNMEASURED, source=e.source, text=text))
     return tuple(out)
 
 
@@ -258,10 +296,17 @@ def evaluate_gates(
         if wants_increase and diff is not None
         else None
     )
-    findings = (*(budget_v.findings if budget_v else ()),
-                *(increase_v.findings if increase_v else ()))  # fmt: skip
+    findings = (
+        *(budget_v.findings if budget_v else ()),
+        *(increase_v.findings if increase_v else ()),
+    )
     if require_measured:
         findings = (*findings, *unmeasured_findings(report, findings))
     reasons = tuple(f.text for f in findings)
-    return GateResult(passed=not reasons, reasons=reasons, budget=budget_v,
-                      increase=increase_v, findings=findings)  # fmt: skip
+    return GateResult(
+        passed=not reasons,
+        reasons=reasons,
+        budget=budget_v,
+        increase=increase_v,
+        findings=findings,
+    )

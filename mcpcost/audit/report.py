@@ -30,15 +30,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpcost import __version__
+from mcpcost.audit.clients.claude_code import NAME as CLAUDE_CODE
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
-    CLAUDE_CODE,
     DeferralVerdict,
-    DivergenceRun,
     SessionServer,
     SettingsSource,
     decide,
 )
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Isolation, Measurement
@@ -51,7 +51,7 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 REPORT_VERSION = 1
 HEAVIEST_TOOLS = 5
 TRIM_TOOLS = 3
-NOTE_LIMIT = 200
+NOTE_LIMIT = 200  # the longest note (first line of a message) a report or a view carries
 
 UNRESOLVED = "unresolved"  # a launch still holds a variable reference: never launched
 NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
@@ -187,10 +187,11 @@ class AuditReport:
 
 
 def first_line(text: str | None, limit: int = NOTE_LIMIT) -> str | None:
-    if not text:
+    """The first line of ``text``, at most ``limit`` characters (a cut one ends in "…")."""
+    if not text or not text.strip():
         return None
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line[:limit] if line else None
+    line = text.strip().splitlines()[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 _PIECES = re.compile(r"[\s=:@?&/,;\"']+")

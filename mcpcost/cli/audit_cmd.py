@@ -23,24 +23,20 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
+from mcpcost.audit.baseline import Baseline, parse_baseline
 from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
-from mcpcost.audit.deferral import (
-    DivergenceRun,
-    SettingsSource,
-    parse_divergence,
-    read_settings_sources,
-    settings_paths,
-)
-from mcpcost.audit.diff import Baseline, diff_reports, parse_baseline
+from mcpcost.audit.clients.claude_code import settings_paths
+from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.deferral import SettingsSource, read_settings_sources
+from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.discovery import config_listing, discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.progress import progress_for
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
@@ -50,6 +46,8 @@ from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positi
 from mcpcost.cli.auth_cmd import add_login_arguments, signed_in_measure
 from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.cli.io import read_source
+from mcpcost.core.clock import iso_utc, utc_now
+from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
@@ -109,12 +107,6 @@ def build_parser() -> ArgParser:
     p.add_argument("--claude", metavar="FILE_OR_URL",
                    help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
     return p
-
-
-def iso_now(moment: datetime) -> str:
-    return (
-        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    )
 
 
 def load_baseline(path: str) -> Baseline:
@@ -301,7 +293,7 @@ def _audit(
         concurrency=args.concurrency,
         context_window=args.context,
         progress=progress_for(err),
-        generated_at=iso_now((now or (lambda: datetime.now(UTC)))()),
+        generated_at=iso_utc((now or utc_now)()),
         shell_environ=env,
         settings=settings,
         divergence=divergence,

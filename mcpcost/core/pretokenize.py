@@ -88,22 +88,7 @@ class JsSplitter:
         return "".join(re.escape(m) for m in members)
 
     def _build_pattern(self) -> str:
-        c = {name: self._class(name) for name in CLASS_NAMES}
-        upper = c["Lu"] + c["Lt"] + c["Lm"] + c["Lo"] + c["M"]
-        lower = c["Ll"] + c["Lm"] + c["Lo"] + c["M"]
-        letters_digits = c["L"] + c["N"]
-        ws = c["s"]
-        return "|".join(
-            [
-                rf"[^\r\n{letters_digits}]?[{upper}]*[{lower}]+{CONTRACTIONS}",
-                rf"[^\r\n{letters_digits}]?[{upper}]+[{lower}]*{CONTRACTIONS}",
-                rf"[{c['N']}]{{1,3}}",
-                rf" ?[^{ws}{letters_digits}]+[\r\n/]*",
-                rf"[{ws}]*[\r\n]+",
-                rf"[{ws}]+(?![^{ws}])",
-                rf"[{ws}]+",
-            ]
-        )
+        return pattern_from_classes({name: self._class(name) for name in CLASS_NAMES})
 
     def _translation(self, text: str) -> dict[int, int]:
         table: dict[int, int] = {}
@@ -126,6 +111,45 @@ class JsSplitter:
         assert self._pattern is not None
         stand_in = text.translate(self._translation(text)) if not text.isascii() else text
         return [text[m.start() : m.end()] for m in self._pattern.finditer(stand_in)]
+
+
+def pattern_from_classes(c: dict[str, str]) -> str:
+    """o200k_base's split pattern over character-class bodies (escaped members, no brackets)."""
+    upper = c["Lu"] + c["Lt"] + c["Lm"] + c["Lo"] + c["M"]
+    lower = c["Ll"] + c["Lm"] + c["Lo"] + c["M"]
+    letters_digits = c["L"] + c["N"]
+    ws = c["s"]
+
+    return "|".join(
+        [
+            rf"[^\r\n{letters_digits}]?[{upper}]*[{lower}]+{CONTRACTIONS}",
+            rf"[^\r\n{letters_digits}]?[{upper}]+[{lower}]*{CONTRACTIONS}",
+            rf"[{c['N']}]{{1,3}}",
+            rf" ?[^{ws}{letters_digits}]+[\r\n/]*",
+            rf"[{ws}]*[\r\n]+",
+            rf"[{ws}]+(?![^{ws}])",
+            rf"[{ws}]+",
+        ]
+    )
+
+
+@cache
+def ascii_split_pattern() -> re.Pattern[str]:
+    """The split pattern for text that is entirely ASCII: the same classes restricted to ASCII.
+
+    Building it needs only the ASCII members of each class, not the class signatures of the
+    whole code space, so it is cheap enough for a process that counts one small document.
+    """
+    classes = load_class_tables()["classes"]
+    bodies: dict[str, str] = {}
+    for name in CLASS_NAMES:
+        members: list[str] = []
+        for lo, hi in classes[name]:
+            if lo >= 0x80:
+                break  # ranges are sorted
+            members += (chr(c) for c in range(lo, min(hi, 0x7F) + 1))
+        bodies[name] = "".join(re.escape(m) for m in members)
+    return re.compile(pattern_from_classes(bodies))
 
 
 @cache

@@ -1,40 +1,34 @@
-r"""The bundled ``o200k_base`` tokenizer, loaded offline and hash-checked.
+r"""The bundled ``o200k_base`` tokenizer: offline, hash-checked, cheap to start.
 
-tiktoken would download the BPE ranks on first use; we never do. The ranks ship gzipped inside
-the package (``data/o200k_base.tiktoken.gz``), are checked against the SHA-256 OpenAI publishes
-for the uncompressed file, and feed tiktoken's Rust core directly. Text that looks like a special
-token (``<|endoftext|>``) is counted as the ordinary text it is.
+Counting splits text into pieces with o200k_base's pattern and byte-pair encodes each piece. Two
+engines give the same count, and the tokenizer picks one per call:
 
-Pre-tokenisation follows JavaScript, not Rust. o200k_base first splits text with a regular
-expression built on Unicode character classes (``\p{L}``, ``\p{N}``, ``\s``...), then byte-pair
-encodes each piece. The reference counts with js-tiktoken, whose split runs on the JavaScript
-engine's RegExp: Unicode 17.0 tables in current Node.js, and ECMAScript's own definition of
-``\s`` (which includes U+FEFF and excludes U+0085). tiktoken's Rust core splits with older
-Unicode tables and Unicode's White_Space property, so for recently assigned characters (CJK
-Extension J, for one) and for U+0085/U+FEFF the two disagree on the pieces and so on the count.
-For ASCII text the two splits are identical and tiktoken's fast path is used; any other text is
-split here with the JavaScript-equivalent pattern of ``core.pretokenize`` (Unicode 17.0 class
-tables shipped with us, ECMAScript whitespace), and each piece is byte-pair encoded by tiktoken's
-core.
+* the compact engine looks ranks up in a memory-mapped table (``core.ranks``) and merges in
+  Python. It starts in milliseconds and holds only the pages it touches, so a process that counts
+  a few small documents (``mcpcost count``, one audit) never pays for the full tokenizer;
+* tiktoken's Rust core, built from the same table on first need, is faster per byte: it takes
+  over for long pieces and once a process has counted more than ``COMPACT_BUDGET`` characters.
+
+The split follows JavaScript, not Rust: the reference counts with js-tiktoken, whose split is the
+JavaScript engine's RegExp (Unicode 17.0 classes, ECMAScript's ``\s``), so non-ASCII text is split
+by ``core.pretokenize`` with class tables shipped with us. For ASCII text every split agrees.
+Text that looks like a special token (``<|endoftext|>``) is counted as the ordinary text it is.
+Why the two engines agree, and how that is tested, is in ``spec/METHODOLOGY.md``.
 """
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
+import importlib
 import re
 import threading
-from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Protocol
 
-from mcpcost.core.pretokenize import js_splitter
-from mcpcost.errors import TokenizerError
+from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
+from mcpcost.core.ranks import RankTable, open_rank_table
 
 ENCODING_NAME = "o200k_base"
+# SHA-256 of the published o200k_base.tiktoken file the bundled rank table is derived from.
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
-_DATA_FILE = "o200k_base.tiktoken.gz"
 
 # The split pattern of o200k_base, as published with tiktoken (tiktoken_ext.openai_public).
 O200K_PAT_STR = "|".join(
@@ -50,8 +44,15 @@ O200K_PAT_STR = "|".join(
 )
 O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 
+# Characters a process may count with the compact engine before the Rust core is built: enough
+# for an audit of ordinary servers, little enough that a bulk run soon switches to the core.
+COMPACT_BUDGET = 300_000
+# Merging in Python is quadratic in the piece; longer pieces go to the Rust core.
+COMPACT_PIECE_LIMIT = 256
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _PIECE_CACHE_LIMIT = 500_000
+_NO_RANK = 1 << 32
 
 
 class Tokenizer(Protocol):
@@ -65,33 +66,96 @@ class Tokenizer(Protocol):
     def count_many(self, texts: list[str]) -> list[int]: ...
 
 
-@dataclass(frozen=True)
-class TiktokenTokenizer:
-    """A tiktoken ``Encoding`` that counts ordinary text with JavaScript's pre-tokenisation."""
+def merge_count(piece: bytes, table: RankTable) -> int:
+    """Tokens byte-pair encoding gives ``piece``: merge the leftmost lowest-ranked pair until no
+    adjacent pair is a token (the order tiktoken's core merges in, hence the same result)."""
+    rank = table.rank
+    whole = rank(piece)
+    if whole >= 0:
+        return 1
 
-    name: str
-    encoding: Any
-    piece_cache: dict[str, int]
+    def pair_rank(a: int, b: int) -> int:
+        r = rank(piece[a:b])
+        return r if r >= 0 else _NO_RANK
+
+    bounds = list(range(len(piece) + 1))
+    pairs = [pair_rank(i, i + 2) for i in range(len(piece) - 1)]
+    while pairs:
+        best = min(pairs)
+        if best == _NO_RANK:
+            break
+        i = pairs.index(best)
+        del bounds[i + 1]
+        del pairs[i]
+        if i < len(pairs):
+            pairs[i] = pair_rank(bounds[i], bounds[i + 2])
+        if i > 0:
+            pairs[i - 1] = pair_rank(bounds[i - 1], bounds[i + 1])
+    return len(bounds) - 1
+
+
+class O200kTokenizer:
+    """o200k_base counts from the compact engine or tiktoken's core, whichever suits the call."""
+
+    name = ENCODING_NAME
+
+    def __init__(self, table: RankTable, compact_budget: int = COMPACT_BUDGET) -> None:
+        self.table = table
+        self.compact_budget = compact_budget
+        self.piece_cache: dict[str, int] = {}
+        self._compact_chars = 0
+        self._core: Any = None
+        self._core_lock = threading.Lock()
 
     def count(self, text: str) -> int:
+        if self._core is None and self._compact_chars + len(text) <= self.compact_budget:
+            self._compact_chars += len(text)
+            n = self._count_compact(text)
+            if n is not None:
+                return n
         if text.isascii():
-            return len(self.encoding.encode_ordinary(text))
-        return self._count_split_here(text)
+            return len(self.core.encode_ordinary(text))
+        return self.count_split_here(text)
 
     def count_many(self, texts: list[str]) -> list[int]:
         return [self.count(t) for t in texts]
 
-    def _count_split_here(self, text: str) -> int:
-        # A JavaScript engine encodes a lone surrogate as U+FFFD, and U+FFFD falls in the same
-        # character class as a surrogate, so replacing first changes no piece boundary.
-        if _LONE_SURROGATE.search(text):
-            text = _LONE_SURROGATE.sub("\ufffd", text)
-        cache = self.piece_cache
-        if len(cache) > _PIECE_CACHE_LIMIT:
-            cache.clear()
-        encode_piece = self.encoding._core_bpe.encode_single_piece
+    @property
+    def core(self) -> Any:
+        """tiktoken's Rust core over the same ranks, built on first use (about 0.3 s, 60 MB)."""
+        if self._core is None:
+            with self._core_lock:
+                if self._core is None:
+                    self._core = build_core(self.table)
+        return self._core
+
+    def _pieces(self, text: str) -> list[str]:
+        if text.isascii():
+            return ascii_split_pattern().findall(text)
+        return js_splitter().split(_without_lone_surrogates(text))
+
+    def _count_compact(self, text: str) -> int | None:
+        """The count from the compact engine, or None when a piece is too long for it."""
+        cache = self._cache()
+        table = self.table
         total = 0
-        for piece in js_splitter().split(text):
+        for piece in self._pieces(text):
+            n = cache.get(piece)
+            if n is None:
+                data = piece.encode("utf-8")
+                if len(data) > COMPACT_PIECE_LIMIT:
+                    return None
+                n = merge_count(data, table)
+                cache[piece] = n
+            total += n
+        return total
+
+    def count_split_here(self, text: str) -> int:
+        """Split with the JavaScript pattern here; byte-pair encode each piece with the core."""
+        encode_piece = self.core.encode_single_piece
+        cache = self._cache()
+        total = 0
+        for piece in js_splitter().split(_without_lone_surrogates(text)):
             n = cache.get(piece)
             if n is None:
                 n = len(encode_piece(piece.encode("utf-8")))
@@ -99,60 +163,38 @@ class TiktokenTokenizer:
             total += n
         return total
 
-
-def load_bpe_ranks(data: bytes, expected_sha256: str = O200K_SHA256) -> dict[bytes, int]:
-    """Parse a ``.tiktoken`` file (base64 token, space, rank per line) after checking its hash."""
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != expected_sha256:
-        raise TokenizerError(
-            f"bundled {ENCODING_NAME} data has sha256 {digest}, expected {expected_sha256}; "
-            "the installation is corrupt, reinstall mcp-context-cost"
-        )
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if not line:
-            continue
-        token, rank = line.split()
-        ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    def _cache(self) -> dict[str, int]:
+        if len(self.piece_cache) > _PIECE_CACHE_LIMIT:
+            self.piece_cache.clear()
+        return self.piece_cache
 
 
-def read_bundled_data() -> bytes:
-    """The uncompressed bytes of the bundled o200k_base ranks."""
-    try:
-        packed = resources.files("mcpcost.core").joinpath("data", _DATA_FILE).read_bytes()
-    except (FileNotFoundError, OSError) as exc:
-        raise TokenizerError(f"bundled tokenizer data is missing ({exc})") from None
-    try:
-        return gzip.decompress(packed)
-    except (OSError, EOFError) as exc:
-        raise TokenizerError(f"bundled tokenizer data is unreadable ({exc})") from None
+def _without_lone_surrogates(text: str) -> str:
+    # A JavaScript engine encodes a lone surrogate as U+FFFD, and U+FFFD falls in the same
+    # character class as a surrogate, so replacing first changes no piece boundary.
+    if _LONE_SURROGATE.search(text):
+        return _LONE_SURROGATE.sub("\ufffd", text)
+    return text
 
 
-def build_o200k(data: bytes) -> TiktokenTokenizer:
-    """Build the o200k_base tokenizer from the uncompressed ranks file."""
-    import tiktoken
-
-    encoding = tiktoken.Encoding(
-        name=ENCODING_NAME,
-        pat_str=O200K_PAT_STR,
-        mergeable_ranks=load_bpe_ranks(data),
-        special_tokens=O200K_SPECIAL_TOKENS,
-    )
-    return TiktokenTokenizer(name=ENCODING_NAME, encoding=encoding, piece_cache={})
+def build_core(table: RankTable) -> Any:
+    """tiktoken's ``CoreBPE`` for o200k_base (ordinary text only is ever encoded with it)."""
+    rust = importlib.import_module("tiktoken._tiktoken")  # imported only when first needed
+    ranks = dict(zip(table.tokens(), range(table.size), strict=True))
+    return rust.CoreBPE(ranks, O200K_SPECIAL_TOKENS, O200K_PAT_STR)
 
 
 _lock = threading.Lock()
-_cached: TiktokenTokenizer | None = None
+_cached: O200kTokenizer | None = None
 
 
-def get_tokenizer() -> TiktokenTokenizer:
-    """The process-wide o200k_base tokenizer, loaded on first use and then reused."""
+def get_tokenizer() -> O200kTokenizer:
+    """The process-wide o200k_base tokenizer, opened on first use and then reused."""
     global _cached
     if _cached is None:
         with _lock:
             if _cached is None:
-                _cached = build_o200k(read_bundled_data())
+                _cached = O200kTokenizer(open_rank_table())
     return _cached
 
 

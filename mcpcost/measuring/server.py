@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import datetime
 
 from mcpcost import __version__
 from mcpcost.core.canonical import canonicalize
+from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
@@ -38,12 +39,6 @@ STDERR_IN_NOTES = 600
 DYNAMIC_NOTE = "tools/list differed between two runs; value is for the first capture"
 RETRY_PREFIX = "reproduced on double the timeout budget; "
 MEASURED_BY = {"tool": "mcp-context-cost", "version": __version__}
-
-
-def iso_utc(moment: datetime) -> str:
-    """``Date.prototype.toISOString`` form: UTC, milliseconds, ``Z``."""
-    utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
 def capture_pair(
@@ -150,7 +145,7 @@ def measure_server(
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
     factory = open_transport or default_open_transport
-    clock = now or (lambda: datetime.now(UTC))
+    clock = now or utc_now
     where = isolation or HOST_ISOLATION
     started_at = iso_utc(clock())
     result = measurement_from_pair(

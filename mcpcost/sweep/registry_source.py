@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import requests
 
+from mcpcost.core.clock import iso_utc
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.redact import redact_url
@@ -232,7 +233,6 @@ def make_pre_check(
     timeout_ms: int,
 ) -> Callable[[CatalogEntry], Measurement | None]:
     """Classify auth walls before measuring: required headers first, then the 401 probe."""
-    from mcpcost.sweep.runner import iso_timestamp
 
     def check(entry: CatalogEntry) -> Measurement | None:
         remote = remotes.get(entry.name)
@@ -245,6 +245,6 @@ def make_pre_check(
             if found is None:
                 return None
             reason = found
-        return auth_wall_record(entry, reason, now=iso_timestamp(clock()), timeout_ms=timeout_ms)
+        return auth_wall_record(entry, reason, now=iso_utc(clock()), timeout_ms=timeout_ms)
 
     return check

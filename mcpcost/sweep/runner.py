@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
+from mcpcost.core.clock import iso_utc
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
@@ -105,12 +106,6 @@ class SweepOutcome:
         return EXIT_CHECK_FAILED if self.verdict.fault else EXIT_OK
 
 
-def iso_timestamp(when: dt.datetime) -> str:
-    """ISO-8601 UTC with milliseconds and a Z, as the reference writes ``measuredAt``."""
-    utc = when.astimezone(dt.UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
-
-
 def failure(
     entry: CatalogEntry,
     status: Status,
@@ -125,7 +120,7 @@ def failure(
         status=status,
         server_name=entry.name,
         launch_command=entry.command,
-        measured_at=iso_timestamp(now),
+        measured_at=iso_utc(now),
         timeout_ms=int(timeout_s * 1000),
         isolation=isolation,
         notes=notes[:NOTES_MAX],

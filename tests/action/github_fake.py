@@ -19,10 +19,20 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import jsonschema
+import pytest
 
 NPM = Path(__file__).resolve().parent / "npm" / "node_modules"
 OPENAPI = NPM / "@octokit" / "openapi" / "generated" / "api.github.com.json"
 WEBHOOKS = NPM / "@octokit" / "webhooks-examples" / "api.github.com" / "index.json"
+
+
+def assets_missing() -> str | None:
+    """Why the fake cannot run here (its npm assets are absent), or None when it can."""
+    absent = [p.relative_to(NPM).parts[1] for p in (OPENAPI, WEBHOOKS) if not p.is_file()]
+    if not absent:
+        return None
+    names = " and ".join(f"@octokit/{name}" for name in absent)
+    return f"{names} not installed in tests/action/npm (run scripts/setup-test-env.sh)"
 
 
 @cache
@@ -99,6 +109,7 @@ class FakeGitHub:
     files: dict[tuple[str, str], str] = field(default_factory=dict)  # (branch, path) -> text
     artifacts: dict[int, dict[str, bytes]] = field(default_factory=dict)  # run id -> files
     pulls_for_commit: dict[str, list[int]] = field(default_factory=dict)
+    expired_runs: set[int] = field(default_factory=set)  # runs whose artifact has expired
     forbid_writes: bool = False
     # answered (status, headers, body) in order before any normal answer: rate limits, 5xx
     scripted: list[tuple[int, dict[str, str], Any]] = field(default_factory=list)
@@ -109,6 +120,9 @@ class FakeGitHub:
     _ids: Any = field(default_factory=lambda: itertools.count(1001))
 
     def start(self) -> FakeGitHub:
+        """Serve on loopback; the calling test is skipped when the npm assets are absent."""
+        if (why := assets_missing()) is not None:
+            pytest.skip(why)
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -244,7 +258,13 @@ class FakeGitHub:
         if c := re.match(r"^/actions/runs/(\d+)/artifacts$", rest):
             files = self.artifacts.get(int(c.group(1)))
             arts = (
-                [{"id": int(c.group(1)) * 10, "name": "mcp-context-cost", "expired": False}]
+                [
+                    {
+                        "id": int(c.group(1)) * 10,
+                        "name": "mcp-context-cost",
+                        "expired": int(c.group(1)) in self.expired_runs,
+                    }
+                ]
                 if files
                 else []
             )

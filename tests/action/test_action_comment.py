@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from mcpcost.action.comment import render_comment, render_rows
 from mcpcost.action.judge import Judgement, verdict_of
-from mcpcost.action.outcome import ConfigDiff, Kind, Outcome, ServerRow, Verdict
+from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView, VerdictView
+from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.gates import GateFinding, GateResult
 from mcpcost.audit.report import AuditReport
 
 
 def outcome(rows: int) -> Outcome:
     servers = tuple(
-        ServerRow(name=f"server-{i:04d}", kind=Kind.ADDED, head_tokens=100 + i, delta=100 + i)
+        ServerDiffView(
+            name=f"server-{i:04d}", kind=DiffKind.ADDED, head_tokens=100 + i, delta=100 + i
+        )
         for i in range(rows)
     )
     total = sum(s.head_tokens or 0 for s in servers)
-    config = ConfigDiff(
+    config = ConfigDiffView(
         source=".mcp.json", client="claude-code", base_total=0, head_total=total, delta=total,
         servers=servers,
     )  # fmt: skip
-    return Outcome(configs=(config,), verdict=Verdict(), compared=True, head_sha="h" * 40,
+    return Outcome(configs=(config,), verdict=VerdictView(), compared=True, head_sha="h" * 40,
                    base_sha="b" * 40, pr_number=1)  # fmt: skip
 
 

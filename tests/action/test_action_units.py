@@ -140,9 +140,9 @@ def test_action_and_workflows_clean_under_zizmor() -> None:
 
 
 def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
-    from mcpcost.action.engine import parse_config
+    from mcpcost.action.engine_seam import parse_config
     from mcpcost.action.judge import presence
-    from mcpcost.action.outcome import CONFIG_EMPTIED, CONFIG_NEW, CONFIG_REMOVED
+    from mcpcost.action.outcome import ConfigChange
 
     def cfg(source: str, servers: dict[str, object] | str) -> Any:
         text = servers if isinstance(servers, str) else json.dumps({"mcpServers": servers})
@@ -158,18 +158,18 @@ def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
     assert p.empty_before == {"new", "was-empty"}
     assert p.empty_now == {"gone", "emptied"}  # an unreadable file is never known empty
     assert dict(p.changes) == {
-        "new": CONFIG_NEW,
-        "gone": CONFIG_REMOVED,
-        "emptied": CONFIG_EMPTIED,
+        "new": ConfigChange.NEW,
+        "gone": ConfigChange.REMOVED,
+        "emptied": ConfigChange.EMPTIED,
     }
 
 
 def test_outcome_round_trips_the_config_change_and_rejects_unknown_ones() -> None:
-    from mcpcost.action.outcome import ConfigDiff, Outcome, Verdict
+    from mcpcost.action.outcome import ConfigDiffView, Outcome, VerdictView
 
     outcome = Outcome(
         configs=(
-            ConfigDiff(
+            ConfigDiffView(
                 source=".mcp.json",
                 client="claude-code",
                 base_total=0,
@@ -178,7 +178,7 @@ def test_outcome_round_trips_the_config_change_and_rejects_unknown_ones() -> Non
                 change="new config",
             ),
         ),
-        verdict=Verdict(),
+        verdict=VerdictView(),
         compared=True,
         head_sha="a" * 40,
     )

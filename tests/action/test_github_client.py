@@ -3,6 +3,8 @@ nothing here sleeps for real)."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Iterator
 
 import pytest
@@ -91,3 +93,40 @@ def test_a_plain_403_is_final_not_retried(fake: FakeGitHub) -> None:
             "POST", "/repos/octo/repo/issues/1/comments", json={"body": "x"}
         )
     assert info.value.status == 403 and slept == [] and len(fake.requests) == 1
+
+
+# --------------------------------------------------------------------- operations
+
+
+def test_a_runs_artifact_is_found_by_name_and_downloaded(fake: FakeGitHub) -> None:
+    fake.artifacts = {7: {"report.json": b'{"schema": 1}'}, 8: {"report.json": b"{}"}}
+    fake.expired_runs = {8}
+    gh = client(fake, [])
+    assert gh.run_artifact_id("octo/repo", 7, "mcp-context-cost") == 70
+    assert gh.run_artifact_id("octo/repo", 7, "another-name") is None
+    assert gh.run_artifact_id("octo/repo", 8, "mcp-context-cost") is None  # expired
+    assert gh.run_artifact_id("octo/repo", 9, "mcp-context-cost") is None  # saved nothing
+    with zipfile.ZipFile(io.BytesIO(gh.artifact_zip("octo/repo", 70))) as archive:
+        assert archive.read("report.json") == b'{"schema": 1}'
+    assert fake.problems == []
+
+
+def test_pulls_with_a_head_commit(fake: FakeGitHub) -> None:
+    fake.pulls_for_commit = {"abc123": [3, 5]}
+    gh = client(fake, [])
+    assert gh.pulls_with_head("octo/repo", "abc123") == [3, 5]
+    assert gh.pulls_with_head("octo/repo", "def456") == []
+    assert fake.problems == []
+
+
+def test_branch_file_create_read_and_update(fake: FakeGitHub) -> None:
+    gh = client(fake, [])
+    assert not gh.branch_exists("octo/repo", "badges")
+    sha = gh.create_orphan_branch("octo/repo", "badges", "cost.json", "one\n", "first")
+    assert sha == "d" * 40 and gh.branch_exists("octo/repo", "badges")
+    assert gh.file_on_branch("octo/repo", "badges", "missing.json") is None
+    found = gh.file_on_branch("octo/repo", "badges", "cost.json")
+    assert found is not None and found[1] == "one\n"
+    assert gh.put_file("octo/repo", "badges", "cost.json", "two\n", "next", found[0]) == "e" * 40
+    assert fake.files[("badges", "cost.json")] == "two\n"
+    assert fake.problems == []

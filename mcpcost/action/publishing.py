@@ -1,0 +1,284 @@
+"""Publishing a result: the outputs, report files, job summary, annotations, the pull-request
+comment and the badge; and the fork-safe second phase, which posts a comment saved by an
+earlier run. Comment and badge failures only warn: the gate's verdict is the step's answer.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import replace
+from typing import Any
+
+from mcpcost.action.badge_commit import commit_badge
+from mcpcost.action.comment import headline_config, marker, render_comment
+from mcpcost.action.github import GitHubClient, GitHubError
+from mcpcost.action.measure_sides import Judged
+from mcpcost.action.outcome import Outcome
+from mcpcost.action.runner_env import Log, Runner
+from mcpcost.action.runner_files import Annotation, RunStatus, append_text, capped_annotations
+from mcpcost.action.settings import CommentMode, Settings
+from mcpcost.action.sticky import upsert_comment
+from mcpcost.action.summary import render_summary
+from mcpcost.audit.render_json import report_to_json
+from mcpcost.core.badge import render_badge
+from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.errors import InputError
+
+COMMENT_PERMISSION = "pull-requests: write (or issues: write)"
+BADGE_PERMISSION = "contents: write"
+ARTIFACT_PERMISSION = "actions: read"
+MAX_ARTIFACT_BYTES = 20 * 1024 * 1024
+
+
+def write_atomic(path: str, text: str, owner_of: str | None = None) -> None:
+    """Write via a temp file in the same directory; hand it to the workspace's owner if root."""
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    if owner_of is not None and os.geteuid() == 0:
+        st = os.stat(owner_of)
+        for p in (directory, path):
+            os.chown(p, st.st_uid, st.st_gid)
+
+
+def should_create(mode: CommentMode, outcome: Outcome) -> bool:
+    if mode is CommentMode.ALWAYS:
+        return True
+    if mode is CommentMode.ON_FAILURE:
+        return not outcome.verdict.passed
+    if mode is CommentMode.AUTO:
+        return outcome.changed or not outcome.verdict.passed
+    return False
+
+
+def scalar_outputs(outcome: Outcome) -> dict[str, str]:
+    head = headline_config(outcome)
+    reasons = "\n".join(r.text for r in outcome.verdict.failures)
+    out = {
+        "status": RunStatus.PASS if outcome.verdict.passed else RunStatus.FAIL,
+        "head-tokens": str(head.head_total or 0) if head else "0",
+        "failure-reasons": reasons,
+    }
+    if outcome.compared and head is not None:
+        out["base-tokens"] = str(head.base_total or 0)
+        out["delta"] = str(head.delta or 0)
+        out["delta-percent"] = f"{head.percent:.2f}" if head.percent is not None else ""
+    return out
+
+
+def publish(
+    settings: Settings,
+    runner: Runner,
+    judged: Judged,
+    *,
+    gh: GitHubClient,
+    log: Log,
+    outputs: dict[str, str],
+    commit_badge_now: bool,
+) -> None:
+    outcome, j = judged.outcome, judged.judgement
+    outputs.update(scalar_outputs(outcome))
+    report_path = os.path.join(settings.output_dir, "report.json")
+    write_atomic(
+        os.path.join(runner.workspace, report_path),
+        stringify_pretty(outcome.to_dict()) + "\n",
+        runner.workspace,
+    )
+    outputs["report-path"] = report_path
+    # the engine's own reports, exactly as `mcpcost audit --json` writes them
+    audits = [("audit.json", report_to_json(j.head, j.diff, j.gates))]
+    if j.base is not None:
+        audits.append(("audit-base.json", report_to_json(j.base)))
+    for name, data in audits:
+        write_atomic(
+            os.path.join(runner.workspace, settings.output_dir, name),
+            stringify_pretty(data) + "\n",
+            runner.workspace,
+        )
+    rendered = render_comment(outcome, key=settings.comment_key)
+    if outcome.pr_number is not None:
+        comment_path = os.path.join(settings.output_dir, "comment.md")
+        write_atomic(os.path.join(runner.workspace, comment_path), rendered.body, runner.workspace)
+        outputs["comment-path"] = comment_path
+    if settings.summary and runner.summary_path:
+        append_text(runner.summary_path, render_summary(outcome))
+    if settings.annotations:
+        write_annotations(outcome, log)
+    for reason in outcome.verdict.failures:
+        log.info(f"FAIL: {reason.text}")
+    if outcome.pr_number is not None and settings.comment is not CommentMode.NEVER:
+        post(
+            settings,
+            runner,
+            gh,
+            outcome.pr_number,
+            rendered.body,
+            should_create(settings.comment, outcome),
+            log,
+            outputs,
+        )
+    if commit_badge_now:
+        head = max(
+            (c.head_total for c in outcome.configs if c.head_total is not None), default=None
+        )
+        badge = render_badge(head, settings.badge_label)
+        outputs["badge-json"] = badge
+        if settings.dry_run:
+            log.info(f"dry run: would commit {settings.badge_path} to {settings.badge_branch}")
+        else:
+            try:
+                done = commit_badge(
+                    gh,
+                    runner.repository,
+                    branch=settings.badge_branch,
+                    path=settings.badge_path,
+                    content=badge + "\n",
+                    message="Update MCP context cost badge",
+                )
+                log.info(f"badge: {done.action} on {settings.badge_branch}")
+            except GitHubError as exc:
+                log.command(
+                    "warning",
+                    f"could not commit the badge ({exc}); the job needs "
+                    f"`permissions: {BADGE_PERMISSION}`",
+                )
+
+
+def post(
+    settings: Settings,
+    runner: Runner,
+    gh: GitHubClient,
+    number: int,
+    body: str,
+    create: bool,
+    log: Log,
+    outputs: dict[str, str],
+) -> None:
+    if settings.dry_run:
+        log.info("dry run: the comment is in comment-path, nothing posted")
+        return
+    try:
+        result = upsert_comment(
+            gh, runner.repository, number, marker(settings.comment_key), body, create=create
+        )
+    except GitHubError as exc:
+        hint = (
+            f"; the job needs `permissions: {COMMENT_PERMISSION}`"
+            if exc.status in (403, 404)
+            else ""
+        )
+        fork = (
+            " (a pull request from a fork gets a read-only token: post from a workflow_run job, see examples/workflows)"
+            if exc.status == 403
+            else ""
+        )
+        log.command("warning", f"could not post the comment: {exc}{hint}{fork}")
+        return
+    log.info(f"comment: {result.action}")
+    if result.comment_id is not None:
+        outputs["comment-id"] = str(result.comment_id)
+    if result.url:
+        outputs["comment-url"] = result.url
+
+
+def write_annotations(outcome: Outcome, log: Log) -> None:
+    notes = [
+        Annotation(
+            level="error" if r in outcome.verdict.failures else "warning",
+            message=r.text,
+            file=r.source,
+            line=r.line,
+            title="MCP context cost",
+        )
+        for r in (*outcome.verdict.failures, *outcome.verdict.warnings)
+        if r.line is not None
+    ]
+    kept, dropped = capped_annotations(notes)
+    for note in kept:
+        log.line(note.render())
+    if dropped:
+        log.info(f"{dropped} more annotations are in the job summary")
+
+
+def _saved_outcome(settings: Settings, runner: Runner, gh: GitHubClient, run_id: int) -> Any:
+    """The saved outcome document: from ``artifact-path``, else from the run's artifact."""
+    if settings.artifact_path:
+        with open(os.path.join(settings.artifact_path, "report.json"), encoding="utf-8") as handle:
+            return json.load(handle)
+    aid = gh.run_artifact_id(runner.repository, run_id, settings.artifact_name)
+    if aid is None:
+        raise InputError(f"run {run_id} saved no artifact named {settings.artifact_name!r}")
+    data = gh.artifact_zip(runner.repository, aid)
+    if len(data) > MAX_ARTIFACT_BYTES:
+        raise InputError("the artifact is too large")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            info = archive.getinfo("report.json")
+            if info.file_size > MAX_ARTIFACT_BYTES:
+                raise InputError("report.json in the artifact is too large")
+            return json.loads(archive.read(info))
+    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise InputError(f"the artifact has no readable report.json: {exc}") from None
+
+
+def post_saved_comment(
+    settings: Settings, runner: Runner, *, gh: GitHubClient, log: Log, outputs: dict[str, str]
+) -> int:
+    """The fork-safe second phase (``workflow_run``): post the outcome an earlier run saved, once
+    it is shown to belong to this run's head commit and pull request."""
+    wr = runner.payload.get("workflow_run")
+    if not isinstance(wr, dict) or not isinstance(wr.get("head_sha"), str):
+        raise InputError("the workflow_run payload has no head_sha")
+    try:
+        saved = _saved_outcome(settings, runner, gh, int(wr["id"]))
+    except GitHubError as exc:
+        log.command(
+            "warning",
+            f"could not download the artifact: {exc}; the job needs "
+            f"`permissions: {ARTIFACT_PERMISSION}`",
+        )
+        outputs["status"] = RunStatus.ERROR
+        return 0
+    outcome = Outcome.from_dict(saved)
+    if outcome.head_sha != wr["head_sha"]:
+        raise InputError(
+            f"the saved result is for {outcome.head_sha[:12]}, but the run was for "
+            f"{wr['head_sha'][:12]}; not posting it"
+        )
+    number = outcome.pr_number
+    listed = [p.get("number") for p in wr.get("pull_requests") or [] if isinstance(p, dict)]
+    if number is None or (listed and number not in listed):
+        raise InputError("the saved result names no pull request of this run")
+    if not listed:  # forks: the payload often lists none; ask which PRs carry this head commit
+        if number not in gh.pulls_with_head(runner.repository, wr["head_sha"]):
+            raise InputError(f"pull request #{number} does not have head {wr['head_sha'][:12]}")
+    trusted_url = wr.get("html_url") if isinstance(wr.get("html_url"), str) else None
+    outcome = replace(outcome, run_url=trusted_url, repository=runner.repository)
+    outputs.update(scalar_outputs(outcome))
+    rendered = render_comment(outcome, key=settings.comment_key)
+    if settings.comment is not CommentMode.NEVER:
+        post(
+            settings,
+            runner,
+            gh,
+            number,
+            rendered.body,
+            should_create(settings.comment, outcome),
+            log,
+            outputs,
+        )
+    if settings.summary and runner.summary_path:
+        append_text(runner.summary_path, render_summary(outcome))
+    return 0

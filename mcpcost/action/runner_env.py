@@ -1,0 +1,76 @@
+"""What the runner tells a step (its environment and event payload), and the step's log."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from mcpcost.action.runner_files import neutralize_log_line, workflow_command
+from mcpcost.errors import InputError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Runner:
+    """What the runner tells a step through its environment."""
+
+    event_name: str
+    payload: Mapping[str, Any]
+    repository: str
+    sha: str
+    ref: str
+    workspace: str
+    output_path: str | None
+    summary_path: str | None
+    api_url: str
+    server_url: str
+    run_id: str | None
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Runner:
+        payload: Any = {}
+        event_path = environ.get("GITHUB_EVENT_PATH")
+        if event_path:
+            try:
+                with open(event_path, encoding="utf-8") as handle:
+                    payload = json.load(handle)
+            except (OSError, ValueError) as exc:
+                raise InputError(f"cannot read the event payload {event_path}: {exc}") from None
+        return cls(
+            event_name=environ.get("GITHUB_EVENT_NAME", ""),
+            payload=payload if isinstance(payload, dict) else {},
+            repository=environ.get("GITHUB_REPOSITORY", ""),
+            sha=environ.get("GITHUB_SHA", ""),
+            ref=environ.get("GITHUB_REF", ""),
+            workspace=environ.get("GITHUB_WORKSPACE") or os.getcwd(),
+            output_path=environ.get("GITHUB_OUTPUT") or None,
+            summary_path=environ.get("GITHUB_STEP_SUMMARY") or None,
+            api_url=environ.get("GITHUB_API_URL") or "https://api.github.com",
+            server_url=environ.get("GITHUB_SERVER_URL") or "https://github.com",
+            run_id=environ.get("GITHUB_RUN_ID") or None,
+            environ=environ,
+        )
+
+    @property
+    def run_url(self) -> str | None:
+        if not self.run_id or not self.repository:
+            return None
+        return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
+
+
+class Log:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def info(self, text: str) -> None:
+        self.line(neutralize_log_line(text))
+
+    def command(self, name: str, text: str, **props: str | int | None) -> None:
+        self.line(workflow_command(name, text, **props))
