@@ -284,3 +284,14 @@ def test_action_measures_with_client_credentials_from_the_step_environment(
     monkeypatch.delenv("MCPCOST_OAUTH_GRANT")
     monkeypatch.delenv("MCPCOST_OAUTH_CLIENT_ID")
     assert str(default_measure_server(spec, 20.0).status) == "remote-auth-wall"
+
+
+def test_measure_login_with_the_system_browser_signs_in_before_measuring(
+    fake: FakeAuthServer, cli: Cli
+) -> None:
+    doc = cli.measure(fake.mcp_url, "--login")
+    assert doc["status"] == "measured" and doc["authorization"] == "oauth"
+    assert len(fake.authorize_requests) == 1
+    # the probe's unsigned initialize came first; every capture request was signed
+    assert fake.mcp_auth_headers[0] is None
+    assert all(h is not None for h in fake.mcp_auth_headers[2:])

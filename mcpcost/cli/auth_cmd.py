@@ -99,6 +99,22 @@ def make_authorizer(
     return OAuthAuthorizer(url, settings, store=store, notify=notify)
 
 
+def sign_in_first(authorizer: OAuthAuthorizer, url: str, err: TextIO) -> None:
+    """With a person at a browser (``--login``, browser system or print), sign in before the
+    measurement starts, so waiting for the person does not eat the captures' time budget. A
+    failure is reported and the measurement goes on (it records the status the server gives)."""
+    from mcpcost.transports.oauth.errors import AuthorizationFailed
+    from mcpcost.transports.oauth.probe import sign_in_to
+    from mcpcost.transports.oauth.settings import BrowserMode
+
+    if authorizer.settings.browser not in (BrowserMode.SYSTEM, BrowserMode.PRINT):
+        return
+    try:
+        sign_in_to(authorizer, url, 30.0)
+    except AuthorizationFailed as exc:
+        err.write(f"sign-in failed: {exc.reason}\n")
+
+
 def build_parser() -> ArgParser:
     p = ArgParser(prog="mcpcost auth", description="Sign in to OAuth-protected MCP servers.")
     sub = p.add_subparsers(dest="action", required=True, metavar="login|status|logout")

@@ -34,7 +34,12 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
-from mcpcost.cli.auth_cmd import add_login_arguments, login_settings, make_authorizer
+from mcpcost.cli.auth_cmd import (
+    add_login_arguments,
+    login_settings,
+    make_authorizer,
+    sign_in_first,
+)
 from mcpcost.cli.container_args import add_container_arguments, require_docker_for
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
@@ -289,6 +294,7 @@ def run(
                 from mcpcost.transports.open import authorized_opener
 
                 authorizer = make_authorizer(spec.url, login_settings(args, env), env, err)
+                sign_in_first(authorizer, spec.url, err)
                 opener = authorized_opener(authorizer)
             # measure_server masks env/header values in notes; launchCommand is spec.display().
             measurement = measure_server(run_spec, timeout_s=timeout,
