@@ -256,3 +256,41 @@ def test_private_key_jwt_assertion_verifies(alg: str | None) -> None:
         key.public_key().verify(der, signed, crypto.ECDSA(hashes.SHA256()))
     with pytest.raises(AuthorizationFailed):
         sign_assertion(claims, "not a key", alg)
+
+
+class MemoryKeyring:
+    """The three calls KeyringTokenStore makes of the ``keyring`` module, kept in a dict."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, key: str) -> str | None:
+        return self.items.get((service, key))
+
+    def set_password(self, service: str, key: str, value: str) -> None:
+        self.items[(service, key)] = value
+
+    def delete_password(self, service: str, key: str) -> None:
+        del self.items[(service, key)]
+
+
+def test_keyring_store_keeps_secrets_in_the_keyring_only(tmp_path: Path) -> None:
+    from mcpcost.transports.oauth.store import KEYRING_SERVICE, KeyringTokenStore
+
+    ring = MemoryKeyring()
+    store = KeyringTokenStore(ring, tmp_path)
+    sign_in = SignIn(
+        "https://m/mcp",
+        "https://m",
+        "https://as/t",
+        TokenSet("tok-1", refresh_token="ref-1"),
+        ClientIdentity("cid"),
+    )
+    store.save(sign_in)
+    assert [service for service, _ in ring.items] == [KEYRING_SERVICE]
+    assert store.load("https://m/mcp", "https://m") == sign_in
+    assert store.keys() == [("https://m/mcp", "https://m")]
+    on_disk = "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file())
+    assert "tok-1" not in on_disk and "ref-1" not in on_disk
+    assert store.forget("https://m/mcp", "https://m") and ring.items == {} and store.keys() == []
+    assert not store.forget("https://m/mcp", "https://m")
