@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.challenge import parse_bearer_challenge, parse_challenges
-from mcpcost.transports.oauth.errors import AuthorizationFailed
 from mcpcost.transports.oauth.grants import (
     ClientAuthMethod,
     ClientIdentity,

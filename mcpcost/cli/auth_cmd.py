@@ -103,7 +103,7 @@ def sign_in_first(authorizer: OAuthAuthorizer, url: str, err: TextIO) -> None:
     """With a person at a browser (``--login``, browser system or print), sign in before the
     measurement starts, so waiting for the person does not eat the captures' time budget. A
     failure is reported and the measurement goes on (it records the status the server gives)."""
-    from mcpcost.transports.oauth.errors import AuthorizationFailed
+    from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
     from mcpcost.transports.oauth.probe import sign_in_to
     from mcpcost.transports.oauth.settings import BrowserMode
 
@@ -163,7 +163,7 @@ def _check_url(url: str) -> str:
 def _login(args: argparse.Namespace, env: dict[str, str], out: TextIO, err: TextIO) -> int:
     from dataclasses import replace
 
-    from mcpcost.transports.oauth.errors import AuthorizationFailed
+    from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
     from mcpcost.transports.oauth.probe import SignInOutcome, sign_in_to
     from mcpcost.transports.oauth.store import open_token_store
 
@@ -266,7 +266,7 @@ def signed_in_measure(
     from dataclasses import replace
 
     from mcpcost.measuring.signed_in import mark_authorized
-    from mcpcost.transports.oauth.errors import AuthorizationFailed
+    from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
     from mcpcost.transports.oauth.probe import sign_in_to
     from mcpcost.transports.oauth.settings import BrowserMode
     from mcpcost.transports.open import authorized_opener

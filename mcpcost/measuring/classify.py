@@ -14,14 +14,14 @@ import re
 
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
     HTTPStatusError,
     RPCError,
     TransportClosed,
     TransportTimeout,
 )
-from mcpcost.transports.oauth.errors import AuthorizationFailed
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 
 AUTH_PHRASES = re.compile(
     r"(?i)\b("

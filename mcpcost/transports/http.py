@@ -22,10 +22,10 @@ import requests
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.base import Message
-from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed
+from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed
 from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
 from mcpcost.transports.http_common import iter_stream, parse_jsonrpc_body, read_body
-from mcpcost.transports.oauth.errors import AuthorizationFailed
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.sse import SSEDecoder
 
 DELETE_TIMEOUT_S = 2.0

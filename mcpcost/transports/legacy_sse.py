@@ -17,7 +17,7 @@ import requests
 
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.transports.base import Message
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     HTTPStatusError,
     ProtocolError,
     TransportClosed,
@@ -25,7 +25,7 @@ from mcpcost.transports.errors import (
 )
 from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
 from mcpcost.transports.http_common import iter_stream, read_body
-from mcpcost.transports.oauth.errors import AuthorizationFailed
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.sse import SSEDecoder
 
 

@@ -29,9 +29,9 @@ import requests
 
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.challenge import BearerChallenge, parse_bearer_challenge
 from mcpcost.transports.oauth.client_assertion import assertion_claims, sign_assertion
-from mcpcost.transports.oauth.errors import AuthorizationFailed
 from mcpcost.transports.oauth.grants import (
     ClientAuthMethod,
     ClientIdentity,

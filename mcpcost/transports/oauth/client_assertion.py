@@ -8,7 +8,7 @@ import json
 import secrets
 from typing import Any
 
-from mcpcost.transports.oauth.errors import AuthorizationFailed
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.pkce import b64url
 
 ASSERTION_LIFETIME_S = 300

@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
-from mcpcost.transports.oauth.errors import AuthorizationFailed
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.metadata import AuthorizationServerMetadata
 
 JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"

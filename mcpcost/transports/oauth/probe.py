@@ -10,8 +10,8 @@ from enum import Enum
 import requests
 
 from mcpcost.transports.http_common import USER_AGENT
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
-from mcpcost.transports.oauth.errors import AuthorizationFailed
 
 PROBE_ROUNDS = 5
 _INITIALIZE = (
