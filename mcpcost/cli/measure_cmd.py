@@ -302,10 +302,14 @@ def run(
                 sign_in_first(authorizer, spec.url, err)
                 opener = authorized_opener(authorizer)
             # measure_server masks env/header values in notes; launchCommand is spec.display().
-            measurement = measure_server(run_spec, timeout_s=timeout,
-                                         retry_timeouts=not args.no_retry,
-                                         protocol=args.protocol, isolation=isolation,
-                                         open_transport=opener)  # fmt: skip
+            measurement = measure_server(
+                run_spec,
+                timeout_s=timeout,
+                retry_timeouts=not args.no_retry,
+                protocol=args.protocol,
+                isolation=isolation,
+                open_transport=opener,
+            )
             if authorizer is not None:
                 measurement = mark_authorized(measurement, authorizer)
             if run_spec is not spec and measurement.has_number:
