@@ -75,7 +75,7 @@ def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAut
         browser = BrowserMode(args.browser or "system")
     metadata_url = getattr(args, "client_metadata_url", None) or settings.client_metadata_url
     if metadata_url is not None and not metadata_url.startswith("https://"):
-        raise UsageError("--client-metadata-url must be an https URL")
+        raise UsageError("mcpcost: --client-metadata-url must be an https URL")
     return replace(
         settings,
         browser=browser,

@@ -51,7 +51,7 @@ def sign_in_to(authorizer: OAuthAuthorizer, url: str, timeout_s: float) -> SignI
                     status = resp.status_code
                     www = resp.headers.get("WWW-Authenticate")
             except requests.RequestException as exc:
-                raise AuthorizationFailed(f"{url} is unreachable ({type(exc).__name__})") from None
+                raise AuthorizationFailed(f"unreachable ({type(exc).__name__})") from None
             if status in (401, 403):
                 if authorizer.answer_challenge(status, www, sent):
                     continue
