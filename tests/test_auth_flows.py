@@ -295,3 +295,29 @@ def test_measure_login_with_the_system_browser_signs_in_before_measuring(
     # the probe's unsigned initialize came first; every capture request was signed
     assert fake.mcp_auth_headers[0] is None
     assert all(h is not None for h in fake.mcp_auth_headers[2:])
+
+
+def test_login_on_a_headless_machine_prints_the_url_and_waits(
+    fake: FakeAuthServer, cli: Cli
+) -> None:
+    import requests
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpcost", "auth", "login", fake.mcp_url, "--browser", "print"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cli.tmp,
+        env=cli.env,
+    )
+    assert proc.stderr is not None
+    url = ""
+    for line in proc.stderr:  # the person reads the URL off the terminal...
+        if line.startswith(fake.base + "/authorize?"):
+            url = line.strip()
+            break
+    assert url, "no authorization URL printed"
+    assert requests.get(url, timeout=30).status_code == 200  # ...and opens it elsewhere
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "signed in" in out
+    assert cli.measure(fake.mcp_url)["authorization"] == "oauth"
