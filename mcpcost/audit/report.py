@@ -82,6 +82,7 @@ class ServerResult:
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
+    authorization: str | None = None  # "oauth" when measured signed in (never who or a token)
 
     @property
     def measured(self) -> bool:
@@ -276,6 +277,8 @@ def entry_result(
         )  # fmt: skip
     notes = first_line(_mask_free_text(measurement.notes, spec))
     base["isolation"] = measurement.isolation
+    authorization = measurement.extras.get("authorization")
+    base["authorization"] = authorization if isinstance(authorization, str) else None
     if not measurement.has_number:
         return ServerResult(
             status=str(measurement.status), tokens=None, tool_count=None, share=None,

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("mcpcost.cli.sweep_cmd", "measure a servers.yaml catalog (or a shard of it)"),
     "merge": ("mcpcost.cli.merge_cmd", "fold sweep shard outputs into one tree"),
     "publish": ("mcpcost.cli.publish_cmd", "regenerate leaderboard, history and pages"),
+    "auth": ("mcpcost.cli.auth_cmd", "sign in to OAuth-protected servers; status; logout"),
 }
 
 

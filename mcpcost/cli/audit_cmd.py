@@ -44,6 +44,7 @@ from mcpcost.audit.render_text import render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.audit.sarif import entry_lines, locate, render_sarif
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
+from mcpcost.cli.auth_cmd import add_login_arguments, signed_in_measure
 from mcpcost.cli.container_args import (
     add_container_arguments,
     container_trust,
@@ -110,6 +111,7 @@ def build_parser() -> ArgParser:
                    help="per-request timeout for each server (default 60)")  # fmt: skip
     p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
                    help="servers measured at once (default 4)")  # fmt: skip
+    add_login_arguments(p)
     add_container_arguments(
         p,
         docker_help="run each stdio server in a container: the config's env values go into it, "
@@ -289,7 +291,9 @@ def run(
         elif measure is None:
             from mcpcost.measuring import measure_server
 
-            measure = partial(measure_server, timeout_s=args.timeout)
+            measure = signed_in_measure(
+                partial(measure_server, timeout_s=args.timeout), args, env, err
+            )
         return _audit(
             args, out, err, files, measure, settings, env, baseline, divergence, now, cwd_dir
         )

@@ -33,6 +33,12 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
+from mcpcost.cli.auth_cmd import (
+    add_login_arguments,
+    login_settings,
+    make_authorizer,
+    sign_in_first,
+)
 from mcpcost.cli.container_args import (
     add_container_arguments,
     container_trust,
@@ -88,6 +94,7 @@ def build_parser() -> ArgParser:
                    "badges/<name>.json under DIR")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
+    add_login_arguments(p)
     add_container_arguments(
         p,
         docker_help="run the stdio server in a container (fresh per capture; --env values go "
@@ -284,10 +291,26 @@ def run(
             if docker_host is not None and not spec.is_remote and is_self_docker(spec.argv):
                 run_spec = with_docker_host(spec, docker_host)
                 isolation = self_docker_isolation(docker_host)
+            authorizer = None
+            opener = None
+            if spec.url is not None:
+                from mcpcost.measuring.signed_in import mark_authorized
+                from mcpcost.transports.open import authorized_opener
+
+                authorizer = make_authorizer(spec.url, login_settings(args, env), env, err)
+                sign_in_first(authorizer, spec.url, err)
+                opener = authorized_opener(authorizer)
             # measure_server masks env/header values in notes; launchCommand is spec.display().
-            measurement = measure_server(run_spec, timeout_s=timeout,
-                                         retry_timeouts=not args.no_retry,
-                                         protocol=args.protocol, isolation=isolation)  # fmt: skip
+            measurement = measure_server(
+                run_spec,
+                timeout_s=timeout,
+                retry_timeouts=not args.no_retry,
+                protocol=args.protocol,
+                isolation=isolation,
+                open_transport=opener,
+            )
+            if authorizer is not None:
+                measurement = mark_authorized(measurement, authorizer)
             if run_spec is not spec and measurement.has_number:
                 measurement = measurement.with_(env_var_names=spec.env_names)
     if args.out is not None:

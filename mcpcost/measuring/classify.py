@@ -22,6 +22,7 @@ from mcpcost.transports.failures import (
     TransportClosed,
     TransportTimeout,
 )
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 
 AUTH_PHRASES = re.compile(
     r"(?i)\b("
@@ -52,6 +53,8 @@ def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, 
     """Status and message for a failed capture."""
     if isinstance(exc, TransportTimeout | ConnectTimedOut):
         return Status.TIMEOUT, str(exc)
+    if isinstance(exc, AuthorizationFailed):
+        return Status.AUTH_REQUIRED, f"sign-in failed: {exc.reason}"
     if isinstance(exc, HTTPStatusError):
         if exc.is_auth:
             www = f"; WWW-Authenticate: {exc.www_authenticate}" if exc.www_authenticate else ""

@@ -23,13 +23,14 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed, too_deep
-from mcpcost.transports.http_base import HTTPTransportBase
+from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
 from mcpcost.transports.http_common import (
     iter_stream,
     parse_jsonrpc_body,
     read_body,
     request_failure,
 )
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.sse import SSEDecoder
 
 DELETE_TIMEOUT_S = 2.0
@@ -73,6 +74,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if self._session_id is None or self._modern:
             return
         headers = self._base_headers({"Mcp-Session-Id": self._session_id})
+        if self._authorizer is not None and (value := self._authorizer.authorization_header()):
+            headers["Authorization"] = value
         if self._protocol_version is not None:
             headers["MCP-Protocol-Version"] = self._protocol_version
         limit = min(self._timeout, DELETE_TIMEOUT_S)
@@ -99,19 +102,28 @@ class StreamableHTTPTransport(HTTPTransportBase):
     def _post(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
         try:
             self._exchange(body, headers, is_request)
-        except (HTTPStatusError, ProtocolError, TransportClosed) as exc:
+        except (HTTPStatusError, ProtocolError, TransportClosed, AuthorizationFailed) as exc:
             self._queue.put(exc)
         except requests.RequestException as exc:
             if not self._closed:
                 self._queue.put(request_failure(exc, self.url, self._timeouts()))
 
     def _exchange(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
+        for round_ in range(CHALLENGE_ROUNDS):
+            if not self._exchange_once(body, headers, is_request, round_):
+                return
+
+    def _exchange_once(
+        self, body: bytes, headers: dict[str, str], is_request: bool, round_: int
+    ) -> bool:
+        """One POST; True when an authorization challenge was answered and it must go again."""
+        sent = self._sign(headers)
         resp = self._http.post(
             self.url, data=body, headers=headers, stream=True, timeout=self._timeouts()
         )
         if not self._responses.add(resp):
             resp.close()
-            return
+            return False
         try:
             self._seen_response(resp)
             sid = resp.headers.get("Mcp-Session-Id")
@@ -119,13 +131,15 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 self._session_id = sid
             if resp.status_code >= 400:
                 payload = read_body(resp, 1 << 20)
+                if self._challenge_answered(resp, sent, round_):
+                    return True
                 messages = parse_jsonrpc_body(payload)
                 if messages and resp.status_code not in (401, 403):
                     self._deliver(messages, len(payload))
-                    return
+                    return False
                 raise self._status_error(resp, payload)
             if resp.status_code in (202, 204) or not is_request:
-                return
+                return False
             ctype = resp.headers.get("Content-Type", "").split(";")[0].strip().lower()
             if ctype == "text/event-stream":
                 self._read_sse(resp)
@@ -142,6 +156,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                     ) from None
                 items = value if isinstance(value, list) else [value]
                 self._deliver([m for m in items if isinstance(m, dict)], 0)
+            return False
         finally:
             self._responses.discard(resp)
             resp.close()

@@ -23,12 +23,14 @@ from mcpcost.transports.http_common import (
     status_error,
 )
 from mcpcost.transports.inbox import take
+from mcpcost.transports.oauth import RequestAuthorizer
 
 Item = Message | Exception
 CONNECT_TIMEOUT_CAP_S = 30.0
 # A connect gives up before the capture's own deadline, so a peer that never accepts is
 # reported as such ("waiting for a TCP connection to ...") rather than as a silent server.
 CONNECT_TIMEOUT_SHARE = 0.8
+CHALLENGE_ROUNDS = 5  # sends of one request while an authorizer answers 401/403 challenges
 
 
 class HTTPTransportBase:
@@ -45,8 +47,10 @@ class HTTPTransportBase:
         timeout_s: float = 60.0,
         session: requests.Session | None = None,
         max_bytes: int = MAX_BODY_BYTES,
+        authorizer: RequestAuthorizer | None = None,
     ) -> None:
         self.url = url
+        self._authorizer = authorizer
         self._user_headers = dict(headers or {})
         self._timeout = timeout_s
         self._http = session or requests.Session()
@@ -109,6 +113,24 @@ class HTTPTransportBase:
     def _timeouts(self) -> tuple[float, float]:
         """(connect, read) limits for one HTTP call."""
         return min(self._timeout * CONNECT_TIMEOUT_SHARE, CONNECT_TIMEOUT_CAP_S), self._timeout
+
+    def _sign(self, headers: dict[str, str]) -> str | None:
+        """Put the authorizer's ``Authorization`` value (if any) on ``headers``; return it."""
+        if self._authorizer is None:
+            return None
+        value = self._authorizer.authorization_header()
+        if value is not None:
+            headers["Authorization"] = value
+        return value
+
+    def _challenge_answered(self, resp: requests.Response, sent: str | None, round_: int) -> bool:
+        """True when a 401/403 was answered with a new token and the request should go again."""
+        if self._authorizer is None or resp.status_code not in (401, 403):
+            return False
+        if round_ + 1 >= CHALLENGE_ROUNDS:
+            return False
+        www = resp.headers.get("WWW-Authenticate")
+        return self._authorizer.answer_challenge(resp.status_code, www, sent)
 
     def _status_error(self, resp: requests.Response, body: bytes) -> HTTPStatusError:
         return status_error(self._http, resp, body, min(PROBE_TIMEOUT_S, self._timeout))

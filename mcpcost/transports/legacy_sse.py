@@ -23,9 +23,18 @@ from mcpcost.transports.failures import (
     TransportClosed,
     TransportTimeout,
 )
-from mcpcost.transports.http_base import HTTPTransportBase
+from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
 from mcpcost.transports.http_common import iter_stream, read_body, request_failure
+from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.sse import SSEDecoder
+
+
+class _Challenged(TransportClosed):
+    """The stream's GET met a challenge that was answered: open it again with the new token."""
+
+    def __init__(self, status_error: HTTPStatusError) -> None:
+        super().__init__("authorization renewed")
+        self.status_error = status_error
 
 
 class LegacySSETransport(HTTPTransportBase):
@@ -52,17 +61,21 @@ class LegacySSETransport(HTTPTransportBase):
         })  # fmt: skip
         if self._protocol_version is not None:
             headers["MCP-Protocol-Version"] = self._protocol_version
+        data = stringify(message).encode("utf-8")
         try:
-            with self._http.post(
-                endpoint,
-                data=stringify(message).encode("utf-8"),
-                headers=headers,
-                timeout=self._timeouts(),
-            ) as resp:
-                with self._lock:
-                    self._last_status = resp.status_code
-                if resp.status_code >= 400:
-                    raise self._status_error(resp, read_body(resp, 1 << 20))
+            for round_ in range(CHALLENGE_ROUNDS):
+                sent = self._sign(headers)
+                with self._http.post(
+                    endpoint, data=data, headers=headers, timeout=self._timeouts()
+                ) as resp:
+                    with self._lock:
+                        self._last_status = resp.status_code
+                    if resp.status_code >= 400:
+                        body = read_body(resp, 1 << 20)
+                        if self._challenge_answered(resp, sent, round_):
+                            continue
+                        raise self._status_error(resp, body)
+                    return
         except requests.RequestException as exc:
             raise request_failure(
                 exc, endpoint, self._timeouts(), "POST to the SSE endpoint failed: "
@@ -89,7 +102,13 @@ class LegacySSETransport(HTTPTransportBase):
         error: Exception
         try:
             error = self._stream()
-        except (HTTPStatusError, ProtocolError, TransportClosed) as exc:
+            round_ = 0
+            while isinstance(error, _Challenged) and round_ + 1 < CHALLENGE_ROUNDS:
+                round_ += 1
+                error = self._stream(round_)
+            if isinstance(error, _Challenged):
+                error = error.status_error
+        except (HTTPStatusError, ProtocolError, TransportClosed, AuthorizationFailed) as exc:
             error = exc
         except requests.RequestException as exc:
             error = request_failure(exc, self.url, self._timeouts())
@@ -98,12 +117,13 @@ class LegacySSETransport(HTTPTransportBase):
         if not self._closed:
             self._queue.put(error)
 
-    def _stream(self) -> Exception:
+    def _stream(self, round_: int = 0) -> Exception:
         headers = self._base_headers({
             "Accept": "text/event-stream",
             "Accept-Encoding": "identity",
             "Cache-Control": "no-cache",
         })  # fmt: skip
+        sent = self._sign(headers)
         resp = self._http.get(self.url, headers=headers, stream=True, timeout=self._timeouts())
         if not self._responses.add(resp):
             resp.close()
@@ -111,7 +131,10 @@ class LegacySSETransport(HTTPTransportBase):
         try:
             self._seen_response(resp)
             if resp.status_code >= 400:
-                return self._status_error(resp, read_body(resp, 1 << 20))
+                body = read_body(resp, 1 << 20)
+                if self._challenge_answered(resp, sent, round_):
+                    return _Challenged(self._status_error(resp, body))
+                return self._status_error(resp, body)
             ctype = resp.headers.get("Content-Type", "").split(";")[0].strip().lower()
             if ctype != "text/event-stream":
                 return ProtocolError(f"GET {self.url} answered {ctype or 'no content type'}, "

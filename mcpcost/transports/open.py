@@ -6,13 +6,31 @@ spec has a URL, so a stdio measurement spawns its server without paying for them
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcpcost.core.spec import ServerSpec
-from mcpcost.transports.base import Transport
+from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.stdio import spawn_stdio
+
+if TYPE_CHECKING:
+    from mcpcost.transports.oauth import RequestAuthorizer
 
 
 def open_transport(spec: ServerSpec, timeout_s: float) -> Transport:
     """Open (launch or connect) the transport a spec asks for."""
+    return open_authorized(spec, timeout_s, None)
+
+
+def authorized_opener(authorizer: RequestAuthorizer) -> TransportFactory:
+    """A transport factory whose HTTP transports sign requests with ``authorizer``."""
+    return lambda spec, timeout_s: open_authorized(spec, timeout_s, authorizer)
+
+
+def open_authorized(
+    spec: ServerSpec, timeout_s: float, authorizer: RequestAuthorizer | None
+) -> Transport:
+    """``open_transport`` with an authorizer that signs HTTP requests and answers authorization
+    challenges (see ``transports.oauth``)."""
     if spec.url is None:
         return spawn_stdio(spec)
     from mcpcost.transports.auto import AutoTransport
@@ -21,11 +39,12 @@ def open_transport(spec: ServerSpec, timeout_s: float) -> Transport:
 
     url = spec.url
     headers = dict(spec.headers)
+    auth = authorizer
     if spec.transport == "http":
-        return StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s)
+        return StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth)
     if spec.transport == "sse":
-        return LegacySSETransport(url, headers=headers, timeout_s=timeout_s)
+        return LegacySSETransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth)
     return AutoTransport(
-        StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s),
-        lambda: LegacySSETransport(url, headers=headers, timeout_s=timeout_s),
+        StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),
+        lambda: LegacySSETransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),
     )
