@@ -13,6 +13,7 @@ import pytest
 
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.challenge import parse_bearer_challenge, parse_challenges
+from mcpcost.transports.oauth.credentials_env import Grant, settings_from_env
 from mcpcost.transports.oauth.grants import (
     ClientAuthMethod,
     ClientIdentity,
@@ -33,7 +34,6 @@ from mcpcost.transports.oauth.metadata import (
     resource_covers,
 )
 from mcpcost.transports.oauth.pkce import new_pkce, s256_challenge
-from mcpcost.transports.oauth.settings import Grant, settings_from_env
 from mcpcost.transports.oauth.store import FileTokenStore, SignIn, state_dir
 
 SERVER = AuthorizationServerMetadata(

@@ -10,7 +10,7 @@ per server and resource: in the OS keyring when the ``keyring`` package has a ba
 0600 file in the state directory. ``logout`` revokes where the server allows it and forgets.
 Tokens are never printed. The measuring commands' sign-in flags (``--login``...) live here too,
 so ``measure`` and ``audit`` spell them the same way. Credentials for CI come from environment
-variables only (see docs/AUTH.md and ``transports.oauth.settings``).
+variables only (see docs/AUTH.md and ``transports.oauth.credentials_env``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from mcpcost.core.model import Measurement
     from mcpcost.core.spec import ServerSpec
     from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
-    from mcpcost.transports.oauth.settings import OAuthSettings
+    from mcpcost.transports.oauth.credentials_env import OAuthSettings
 
 BROWSERS = ("system", "print", "follow")
 
@@ -67,7 +67,7 @@ def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAut
     """Settings from the environment (credentials) and the flags (how to reach a person)."""
     from dataclasses import replace
 
-    from mcpcost.transports.oauth.settings import BrowserMode, settings_from_env
+    from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env
 
     settings = settings_from_env(environ)
     browser = BrowserMode.NONE
@@ -104,8 +104,8 @@ def sign_in_first(authorizer: OAuthAuthorizer, url: str, err: TextIO) -> None:
     measurement starts, so waiting for the person does not eat the captures' time budget. A
     failure is reported and the measurement goes on (it records the status the server gives)."""
     from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
+    from mcpcost.transports.oauth.credentials_env import BrowserMode
     from mcpcost.transports.oauth.probe import sign_in_to
-    from mcpcost.transports.oauth.settings import BrowserMode
 
     if authorizer.settings.browser not in (BrowserMode.SYSTEM, BrowserMode.PRINT):
         return
@@ -234,7 +234,7 @@ def _status(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
     import requests
 
-    from mcpcost.transports.oauth.authorizer import revoke_sign_in
+    from mcpcost.transports.oauth.revocation import revoke_sign_in
     from mcpcost.transports.oauth.store import open_token_store
 
     if bool(args.url) == bool(args.all):
@@ -267,8 +267,8 @@ def signed_in_measure(
 
     from mcpcost.measuring.signed_in import mark_authorized
     from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
+    from mcpcost.transports.oauth.credentials_env import BrowserMode
     from mcpcost.transports.oauth.probe import sign_in_to
-    from mcpcost.transports.oauth.settings import BrowserMode
     from mcpcost.transports.open import authorized_opener
 
     settings = login_settings(args, environ)

@@ -16,7 +16,7 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.server import measure_server
 from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
-from mcpcost.transports.oauth.settings import BrowserMode, settings_from_env
+from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env
 from mcpcost.transports.open import authorized_opener
 
 AUTHORIZATION_FIELD = "authorization"

@@ -1,20 +1,12 @@
-"""The MCP authorization client for one server (MCP spec 2025-06-18 / 2025-11-25, with the
-2025-03-26 fallbacks). The HTTP transports call ``authorization_header()`` before each request
-and ``answer_challenge()`` on a 401/403; the latter runs whatever can yield a new token:
+"""The MCP authorization client for one server (MCP 2025-06-18 / 2025-11-25, 2025-03-26 fallbacks).
 
-1. a refresh (the stored or configured refresh token), for a 401;
-2. discovery: the challenge's ``resource_metadata`` or the well-known locations (RFC 9728), the
-   authorization server's metadata (RFC 8414 / OpenID Discovery, in the spec's order), or the
-   2025-03-26 defaults at the server's origin when it publishes none;
-3. a grant: client credentials (client secret or ``private_key_jwt``) for machines, else the
-   authorization code grant with PKCE S256, ``state``, ``resource`` (RFC 8707) and a loopback
-   redirect, with the client identified by pre-registration, a client ID metadata document, or
-   dynamic registration (RFC 7591), in that order.
-
-Scopes come from the challenge, else the metadata's ``scopes_supported``, else none are sent;
-``insufficient_scope`` asks again for the union (step-up), at most ``MAX_AUTHORIZATIONS`` times in
-all. One lock serialises sign-ins, so concurrent captures of one server share one token. Failures
-are ``AuthorizationFailed`` with a reason; tokens never appear in a reason, a log or a repr.
+The HTTP transports call ``authorization_header()`` before each request and
+``answer_challenge()`` on a 401/403, which tries, in order: a refresh; discovery (RFC 9728
+resource metadata, RFC 8414 / OpenID server metadata, or the 2025-03-26 defaults); a grant
+(client credentials for machines, else the authorization code with PKCE S256, ``state``,
+``resource`` and a loopback redirect). Scope choice, step-up (at most ``MAX_AUTHORIZATIONS``) and
+the client identity order are described in docs/AUTH.md. One lock serialises sign-ins; failures
+are ``AuthorizationFailed`` with a reason, and no token appears in a reason, a log or a repr.
 """
 
 from __future__ import annotations
@@ -32,18 +24,18 @@ from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.challenge import BearerChallenge, parse_bearer_challenge
 from mcpcost.transports.oauth.client_assertion import assertion_claims, sign_assertion
+from mcpcost.transports.oauth.credentials_env import BrowserMode, Grant, OAuthSettings
 from mcpcost.transports.oauth.grants import (
     ClientAuthMethod,
     ClientIdentity,
     TokenSet,
     authorization_url,
     choose_auth_method,
-    parse_registration,
     parse_token_response,
-    registration_request,
+    scope_union,
     token_request,
 )
-from mcpcost.transports.oauth.loopback import LoopbackReceiver
+from mcpcost.transports.oauth.loopback import LoopbackReceiver, follow_authorization_url
 from mcpcost.transports.oauth.metadata import (
     AuthorizationServerMetadata,
     ProtectedResourceMetadata,
@@ -58,29 +50,13 @@ from mcpcost.transports.oauth.metadata import (
     same_issuer,
 )
 from mcpcost.transports.oauth.pkce import new_pkce, new_state
-from mcpcost.transports.oauth.settings import BrowserMode, Grant, OAuthSettings
+from mcpcost.transports.oauth.registration import register_client
+from mcpcost.transports.oauth.revocation import revoke_sign_in
 from mcpcost.transports.oauth.store import SignIn, TokenStore
 
 MAX_AUTHORIZATIONS = 3
 MAX_METADATA_BYTES = 1 << 20
 USER_AGENT_HEADER = {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"}
-
-
-def _scope_union(*scopes: str | None) -> str | None:
-    words: list[str] = []
-    for scope in scopes:
-        words.extend(w for w in (scope or "").split() if w not in words)
-    return " ".join(words) or None
-
-
-def _follow(url: str, timeout_s: float) -> bool:
-    """A browser for servers that approve at once: GET the URL and follow its redirects."""
-    try:
-        with requests.get(url, timeout=timeout_s, allow_redirects=True) as resp:
-            resp.content  # noqa: B018  (read the page the redirect chain ends on)
-    except requests.RequestException:
-        return False
-    return True
 
 
 class OAuthAuthorizer:
@@ -267,7 +243,7 @@ class OAuthAuthorizer:
         if self.settings.scope:
             scope = self.settings.scope
         elif challenge.scope:
-            scope = _scope_union(previous, challenge.scope)
+            scope = scope_union(previous, challenge.scope)
         elif resource_meta is not None and resource_meta.scopes_supported:
             scope = " ".join(resource_meta.scopes_supported)
         else:
@@ -426,31 +402,7 @@ class OAuthAuthorizer:
                 "the authorization server offers no dynamic registration and no client id is "
                 "configured (set MCPCOST_OAUTH_CLIENT_ID)"
             )
-        try:
-            with self._http.post(
-                server.registration_endpoint,
-                json=registration_request(redirect_uri, client_credentials=False),
-                headers={"Accept": "application/json"},
-                timeout=self._timeout,
-                allow_redirects=False,
-                stream=True,
-            ) as resp:
-                status = resp.status_code
-                body = resp.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
-        except (requests.RequestException, OSError) as exc:
-            raise AuthorizationFailed(
-                f"client registration unreachable ({type(exc).__name__})"
-            ) from None
-        if status not in (200, 201):
-            raise AuthorizationFailed(f"client registration refused (HTTP {status})")
-        try:
-            registration = parse_registration(parse_json(body[:MAX_METADATA_BYTES]))
-        except JSONSyntaxError:
-            raise AuthorizationFailed("client registration answered with no JSON") from None
-        method = choose_auth_method(
-            registration.client_secret is not None, registration.auth_method, server
-        )
-        return ClientIdentity(registration.client_id, registration.client_secret, method)
+        return register_client(self._http, server, redirect_uri, timeout_s=self._timeout)
 
     def _authorization_code(
         self, server: AuthorizationServerMetadata, scope: str | None
@@ -517,7 +469,7 @@ class OAuthAuthorizer:
             if self._open_browser(url):
                 return
         elif mode is BrowserMode.FOLLOW:
-            if _follow(url, self._timeout):
+            if follow_authorization_url(url, self._timeout):
                 return
         elif mode is BrowserMode.SYSTEM:
             try:
@@ -540,28 +492,3 @@ class OAuthAuthorizer:
     @property
     def sign_in(self) -> SignIn | None:
         return self._sign_in
-
-
-def revoke_sign_in(sign_in: SignIn, http: requests.Session, timeout_s: float) -> bool:
-    """Revoke the refresh and access tokens of a sign-in (RFC 7009) when the server names a
-    revocation endpoint; True when it accepted both. Best effort: errors read as False."""
-    if sign_in.revocation_endpoint is None:
-        return False
-    if sign_in.client.auth_method is ClientAuthMethod.PRIVATE_KEY_JWT:
-        return False  # a fresh assertion would need the key, which is not stored
-    ok = True
-    for value, hint in (
-        (sign_in.tokens.refresh_token, "refresh_token"),
-        (sign_in.tokens.access_token, "access_token"),
-    ):
-        if not value:
-            continue
-        headers, form = token_request(sign_in.client, {"token": value, "token_type_hint": hint})
-        try:
-            with http.post(
-                sign_in.revocation_endpoint, data=form, headers=headers, timeout=timeout_s
-            ) as resp:
-                ok = ok and resp.status_code == 200
-        except requests.RequestException:
-            ok = False
-    return ok

@@ -228,3 +228,11 @@ def parse_token_response(
         else None,
         scope=scope if isinstance(scope, str) else None,
     )
+
+
+def scope_union(*scopes: str | None) -> str | None:
+    """The scopes of every argument, each once, in first-seen order (None when empty)."""
+    words: list[str] = []
+    for scope in scopes:
+        words.extend(w for w in (scope or "").split() if w not in words)
+    return " ".join(words) or None

@@ -9,6 +9,8 @@ import threading
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
+import requests
+
 CALLBACK_PATH = "/callback"
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcp-context-cost</title>"
@@ -82,3 +84,13 @@ class LoopbackReceiver:
         if not self._arrived.wait(timeout_s):
             return None
         return self._result
+
+
+def follow_authorization_url(url: str, timeout_s: float) -> bool:
+    """A browser for servers that approve at once: GET the URL and follow its redirects."""
+    try:
+        with requests.get(url, timeout=timeout_s, allow_redirects=True) as resp:
+            resp.content  # noqa: B018  (read the page the redirect chain ends on)
+    except requests.RequestException:
+        return False
+    return True
