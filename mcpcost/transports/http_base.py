@@ -23,6 +23,7 @@ from mcpcost.transports.http_common import (
     status_error,
 )
 from mcpcost.transports.inbox import take
+from mcpcost.transports.origin import OriginBoundSession
 
 Item = Message | Exception
 CONNECT_TIMEOUT_CAP_S = 30.0
@@ -46,7 +47,7 @@ class HTTPTransportBase:
         self.url = url
         self._user_headers = dict(headers or {})
         self._timeout = timeout_s
-        self._http = session or requests.Session()
+        self._http = session or OriginBoundSession(self._user_headers)
         self._own_http = session is None
         self._max_bytes = max_bytes
         self._queue: queue.Queue[Item] = queue.Queue()
