@@ -11,12 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from mcpcost.action.runner_files import mask_commands
 from mcpcost.audit.clients import ParseContext
 from mcpcost.audit.discovery import parse_project_config
 from mcpcost.core.redact import MASK, maskable, redact_text
-from mcpcost.measuring.server import STDERR_IN_NOTES
+from mcpcost.core.status import Status
+from mcpcost.measuring.capture import CaptureFailure
+from mcpcost.measuring.server import STDERR_IN_NOTES, failure_notes
+from mcpcost.transports.base import Diagnostics
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "s3cr3t-Value-0f-the-User-7f3a9c"
@@ -124,3 +129,27 @@ def test_the_action_masks_values_reached_through_references() -> None:
     lines = mask_commands(v for s in specs for v in s.secret_values)
     assert f"::add-mask::{SECRET}" in lines and "::add-mask::tok-9f8e7d6c" in lines
     assert all(SECRET not in s.display() and "tok-9f8e7d6c" not in s.display() for s in specs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    secret=st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=4, max_size=80),
+    before=st.text(alphabet="abcxyz0123 \n", max_size=1500),
+    after=st.text(alphabet="abcxyz0123 \n", max_size=1500),
+    kept=st.integers(min_value=1, max_value=3000),
+)
+def test_failure_notes_never_hold_any_part_of_a_secret(
+    secret: str, before: str, after: str, kept: int
+) -> None:
+    """Whatever surrounds the secret and wherever the stderr buffer was cut, no character of it
+    reaches the notes (the secret's alphabet is disjoint from everything else in them)."""
+    assume(maskable(secret))
+    stderr = (before + secret + after)[-kept:]
+    failure = CaptureFailure(
+        status=Status.STARTUP_FAILURE,
+        message="server exited (code 1)",
+        diagnostics=Diagnostics(kind="stdio", stderr_tail=stderr),
+        elapsed_s=0.0,
+    )
+    notes = failure_notes(failure, (secret,))
+    assert not any(c.isupper() for c in notes), notes
