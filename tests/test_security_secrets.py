@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from mcpcost.action.runner_files import mask_commands
@@ -131,7 +131,7 @@ def test_the_action_masks_values_reached_through_references() -> None:
     assert all(SECRET not in s.display() and "tok-9f8e7d6c" not in s.display() for s in specs)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     secret=st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=4, max_size=80),
     before=st.text(alphabet="abcxyz0123 \n", max_size=1500),

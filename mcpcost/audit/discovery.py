@@ -37,6 +37,7 @@ from mcpcost.audit.clients.claude_code import (
 )
 from mcpcost.audit.clients.client import Scope
 from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.transports.processes.macos import MacPlatform, shell_path_note
 
 __all__ = [
     "KNOWN_CLIENTS",
@@ -166,6 +167,26 @@ def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -
     )
 
 
+# macOS apps that start servers with launchd's PATH rather than the login shell's.
+GUI_PATH_CLIENTS = frozenset({"claude-desktop"})
+
+
+def note_shell_path_only(cf: ConfigFile, environ: Mapping[str, str]) -> ConfigFile:
+    """On macOS, note each server of a GUI client whose command is found only through the
+    shell's PATH: it works from a terminal (and in this audit) and may fail in the app."""
+    if cf.client not in GUI_PATH_CLIENTS or not cf.entries:
+        return cf
+    mac = MacPlatform()
+    path = {"PATH": environ.get("PATH", "")}
+    entries = []
+    for e in cf.entries:
+        spec = e.spec
+        if spec is not None and spec.argv and mac.resolve(spec.argv[:1], path).shell_path_only:
+            e = replace(e, notes=(*e.notes, shell_path_note(spec.argv[0])))
+        entries.append(e)
+    return replace(cf, entries=tuple(entries))
+
+
 def _has_section(cf: ConfigFile) -> bool:
     return cf.state is not ConfigState.DECLARES_NOTHING or bool(cf.problems)
 
@@ -242,6 +263,8 @@ def discover(
                     claude_state = read_project_state(home, environ, context)
                 cf = apply_project_approval(cf, (claude_state.approval, *approval))
                 claude_approval = consenting_settings(approval, claude_state)
+            if platform == "darwin":
+                cf = note_shell_path_only(cf, environ)
             out.append(consent(cf, trusted=trust_project, claude_approval=claude_approval))
     return out
 
