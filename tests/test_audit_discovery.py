@@ -172,8 +172,9 @@ def _shape(cf: ConfigFile) -> dict[str, str]:
 def test_every_client_found_on_each_platform(tmp_path: Path, platform: str) -> None:
     home, cwd, environ, placed = build_home(tmp_path, platform)
     found = discover(
-        home=home, cwd=cwd, platform=platform, environ=environ, system_root=tmp_path / "sys"
-    )
+        home=home, cwd=cwd, platform=platform, environ=environ, system_root=tmp_path / "sys",
+        trust_project=True,
+    )  # fmt: skip
     by_source = {Path(cf.source): cf for cf in found}
     assert set(by_source) == set(placed), "every placed file found, nothing else"
     for path, fixture in placed.items():
@@ -470,10 +471,10 @@ def _settings(path: Path, data: object) -> Path:
     return path
 
 
-def _dot_mcp(home: Path, cwd: Path, root: Path) -> ConfigFile:
+def _dot_mcp(home: Path, cwd: Path, root: Path, *, trust: bool = True) -> ConfigFile:
     files = discover(
         home=home, cwd=cwd, platform="linux", environ={}, clients={"claude-code"},
-        system_root=root,
+        system_root=root, trust_project=trust,
     )  # fmt: skip
     (found,) = [f for f in files if f.source == str(cwd / ".mcp.json")]
     return found
@@ -496,7 +497,9 @@ def test_no_settings_at_all_flags_every_project_server(tmp_path: Path) -> None:
     cf = _dot_mcp(home, cwd, root)
     assert _approval_shape(cf) == {"a": "asks", "b": "asks"}
     assert cf.state is ConfigState.OK
-    assert all(e.spec is not None for e in cf.entries), "still measured"
+    assert all(e.spec is not None for e in cf.entries), "measured when the user trusts it"
+    untrusted = _dot_mcp(home, cwd, root, trust=False)
+    assert all(e.spec is None for e in untrusted.entries), "not launched without consent"
 
 
 def test_enabled_list_in_each_settings_file_approves(tmp_path: Path) -> None:
@@ -618,7 +621,9 @@ def test_env_file_read_during_discovery(tmp_path: Path) -> None:
     (cwd / ".cursor" / "mcp.json").write_text(
         json.dumps({"mcpServers": {"s": {"command": "x", "envFile": ".env"}}}), encoding="utf-8"
     )
-    (cf,) = discover(home=home, cwd=cwd, platform="linux", environ={}, clients={"cursor"})
+    (cf,) = discover(
+        home=home, cwd=cwd, platform="linux", environ={}, clients={"cursor"}, trust_project=True
+    )
     spec = cf.entries[0].spec
     assert spec is not None and dict(spec.env) == {"TOKEN": "envfile-discovery-secret"}
     (cf,) = load_explicit([cwd / ".cursor" / "mcp.json"], context=_ctx(tmp_path))

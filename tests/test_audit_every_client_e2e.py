@@ -117,7 +117,8 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
         return measure_server(spec, timeout_s=60)
 
     out, err = io.StringIO(), io.StringIO()
-    code = audit_cmd.run(["--json", "--concurrency", "3"], out, err, measure=measure,
+    code = audit_cmd.run(["--json", "--trust-project", "--concurrency", "3"], out, err,
+                         measure=measure,
                          environ={"PATH": "/usr/bin:/bin"}, home=home, cwd=cwd,
                          platform="linux")  # fmt: skip
     assert code == 0, err.getvalue()

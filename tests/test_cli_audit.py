@@ -139,7 +139,7 @@ def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
     calls: list[str] = []
     kw = populated_home(tmp_path, calls)
     home = kw["home"]
-    code, out, err = cli_with(["--json"], **kw)
+    code, out, err = cli_with(["--json", "--trust-project"], **kw)
     assert code == 0, err
     report = json.loads(out)
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
@@ -187,11 +187,11 @@ def test_claude_settings_in_the_home_move_the_verdict(tmp_path: Path) -> None:
     populate_home(home, cwd)
     write_json(home / ".claude" / "settings.json", {"env": {"ENABLE_TOOL_SEARCH": "false"}})
     kw = {"measure": fake_measure(), "home": home, "cwd": cwd, "environ": {}, "platform": "linux"}
-    _, out, _ = cli_with(["--json", "--client", "claude-code"], **kw)
+    _, out, _ = cli_with(["--json", "--trust-project", "--client", "claude-code"], **kw)
     (mode,) = {c["deferral"]["mode"] for c in json.loads(out)["configs"]}
     assert mode == "loads-upfront"
     kw["environ"] = {"ENABLE_TOOL_SEARCH": "true"}
-    _, out, _ = cli_with(["--json", "--client", "claude-code"], **kw)
+    _, out, _ = cli_with(["--json", "--trust-project", "--client", "claude-code"], **kw)
     (mode,) = {c["deferral"]["mode"] for c in json.loads(out)["configs"]}
     assert mode == "setting-unresolved"
 
@@ -444,7 +444,9 @@ def test_env_file_variables_reach_a_real_server_and_never_the_output(tmp_path: P
     home, cwd = _envfile_project(tmp_path, "${workspaceFolder}/.cursor/secrets.env")
     kw: dict[str, Any] = {"home": home, "cwd": cwd, "environ": dict(os.environ),
                           "platform": "linux"}  # fmt: skip
-    code, out, err = cli_with(["--json", "--client", "cursor", "--timeout", "10"], **kw)
+    code, out, err = cli_with(
+        ["--json", "--trust-project", "--client", "cursor", "--timeout", "10"], **kw
+    )
     assert code == 0, err
     report = json.loads(out)
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
@@ -453,7 +455,7 @@ def test_env_file_variables_reach_a_real_server_and_never_the_output(tmp_path: P
     assert {"NEEDED_TOKEN", "OTHER"} <= set(server["envVarNames"])
     outputs = [out, err]
     for fmt in ([], ["--markdown"], ["--list-configs"], ["--list-configs", "--json"]):
-        c, o, e = cli_with([*fmt, "--client", "cursor", "--timeout", "10"], **kw)
+        c, o, e = cli_with([*fmt, "--trust-project", "--client", "cursor", "--timeout", "10"], **kw)
         assert c == 0, e
         outputs += [o, e]
     for text in outputs:
@@ -465,7 +467,9 @@ def test_missing_env_file_is_a_problem_and_the_server_still_launches(tmp_path: P
     home, cwd = _envfile_project(tmp_path, "missing.env")
     kw: dict[str, Any] = {"home": home, "cwd": cwd, "environ": dict(os.environ),
                           "platform": "linux"}  # fmt: skip
-    code, out, err = cli_with(["--json", "--client", "cursor", "--timeout", "10"], **kw)
+    code, out, err = cli_with(
+        ["--json", "--trust-project", "--client", "cursor", "--timeout", "10"], **kw
+    )
     report = json.loads(out)
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
     (skipped,) = report["configs"][0]["skipped"]
@@ -475,7 +479,7 @@ def test_missing_env_file_is_a_problem_and_the_server_still_launches(tmp_path: P
     assert skipped["configNotes"] == [note]
     assert f"{cwd / '.cursor' / 'mcp.json'}: server 'needs-env': {note}" in out
     assert code == 1 and "nothing was audited" in err
-    _, text, _ = cli_with(["--client", "cursor", "--timeout", "10"], **kw)
+    _, text, _ = cli_with(["--trust-project", "--client", "cursor", "--timeout", "10"], **kw)
     assert f"needs-env: {note}" in text
 
 
@@ -489,7 +493,7 @@ def test_claude_project_approval_end_to_end(tmp_path: Path) -> None:
     calls: list[str] = []
     kw: dict[str, Any] = {"measure": fake_measure(calls), "home": home, "cwd": cwd,
                           "environ": {}, "platform": "linux"}  # fmt: skip
-    code, out, err = cli_with(["--json", "--client", "claude-code"], **kw)
+    code, out, err = cli_with(["--json", "--trust-project", "--client", "claude-code"], **kw)
     assert code == 0, err
     report = json.loads(out)
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
@@ -504,8 +508,8 @@ def test_claude_project_approval_end_to_end(tmp_path: Path) -> None:
         "ok": None,
         "asks": ["not approved in any settings file: Claude Code asks before loading it"],
     }
-    _, text, _ = cli_with(["--client", "claude-code"], **kw)
+    _, text, _ = cli_with(["--trust-project", "--client", "claude-code"], **kw)
     assert f"switched off: off (disabled in {user})" in text
     assert "asks: not approved in any settings file" in text
-    _, md, _ = cli_with(["--markdown", "--client", "claude-code"], **kw)
+    _, md, _ = cli_with(["--markdown", "--trust-project", "--client", "claude-code"], **kw)
     assert f"- off: disabled in {user}" in md and "- asks: not approved" in md

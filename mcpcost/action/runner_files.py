@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from mcpcost.core.redact import maskable
+
 SUMMARY_LIMIT = 1024 * 1024  # GitHub drops a step summary larger than 1 MiB
 ANNOTATIONS_PER_LEVEL = 10  # GitHub shows at most 10 warnings and 10 errors per step
 _TRUNCATED_NOTE = "\n\n> Summary truncated to stay under GitHub's 1 MiB limit per step.\n"
@@ -53,11 +55,13 @@ def workflow_command(command: str, message: str, **properties: str | int | None)
 
 
 def mask_commands(values: Iterable[str]) -> list[str]:
-    """``::add-mask::`` lines for every non-empty secret value, each line by itself."""
+    """``::add-mask::`` lines for every secret value, each line by itself; a line too short or
+    too common to mask (``core.redact.maskable``: ``1``, ``true``...) is left out, since the
+    runner would then mask that text in every log line."""
     out: list[str] = []
     for value in dict.fromkeys(values):
         for part in value.splitlines() or [value]:
-            if part.strip():
+            if maskable(part):
                 out.append(f"::add-mask::{escape_data(part)}")
     return out
 

@@ -44,11 +44,21 @@ def load_configs(
     platform: str,
     environ: Mapping[str, str],
     clients: Collection[str] | None = None,
+    trust_project: bool = False,
 ) -> list[ConfigFile]:
     """The given config files, parsed (InputError when one cannot be read), or with ``paths``
-    None every known client's config found here (``clients`` narrows discovery)."""
+    None every known client's config found here (``clients`` narrows discovery). Files named
+    in ``paths`` are the caller's choice and run; discovered project-level files run only as far
+    as the client itself would run them, or entirely with ``trust_project``."""
     if paths is None:
-        return discover(home=home, cwd=cwd, platform=platform, environ=environ, clients=clients)
+        return discover(
+            home=home,
+            cwd=cwd,
+            platform=platform,
+            environ=environ,
+            clients=clients,
+            trust_project=trust_project,
+        )
     if clients is not None:
         raise ValueError("clients narrows discovery; it cannot be combined with paths")
     context = ParseContext(
@@ -82,15 +92,27 @@ def audit_configs(
     platform: str | None = None,
     progress: ProgressObserver | None = None,
     now: Clock | None = None,
+    trust_project: bool = False,
 ) -> AuditReport:
     """Audit config files (or, with no ``paths``, the configs discovery finds) and return the
-    report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own."""
+    report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own.
+
+    A discovered project-level config (``.mcp.json``, ``.vscode/mcp.json``... in ``cwd``) came
+    with the repository, so its servers are launched only when the client itself would run them
+    (Claude Code's recorded approvals) or with ``trust_project=True``; the others appear in the
+    report, not launched, with the reason."""
     env = dict(os.environ if environ is None else environ)
     home_dir = home or Path.home()
     cwd_dir = cwd or Path.cwd()
     plat = platform or sys.platform
     files = load_configs(
-        paths, home=home_dir, cwd=cwd_dir, platform=plat, environ=env, clients=clients
+        paths,
+        home=home_dir,
+        cwd=cwd_dir,
+        platform=plat,
+        environ=env,
+        clients=clients,
+        trust_project=trust_project,
     )
     settings = read_settings_sources(
         settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),

@@ -25,23 +25,32 @@ from mcpcost.audit.clients import (
 )
 from mcpcost.audit.clients.claude_code import (
     ApprovalSettings,
+    ProjectState,
     apply_project_approval,
+    claude_json_path,
+    client_would_run,
+    consenting_settings,
     is_project_mcp_json,
     parse_approval_settings,
+    project_state,
     read_approval_settings,
 )
+from mcpcost.audit.clients.client import Scope
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.transports.processes.macos import MacPlatform, shell_path_note
 
 __all__ = [
     "KNOWN_CLIENTS",
     "PROJECT_CONFIG_PATHS",
+    "TRUST_FLAG",
+    "UNTRUSTED_PROJECT",
     "ApprovalSettings",
     "ConfigListing",
     "Location",
     "ServerLine",
     "apply_project_approval",
     "config_listing",
+    "consent",
     "discover",
     "load_explicit",
     "locations",
@@ -49,6 +58,7 @@ __all__ = [
     "parse_project_config",
     "project_client",
     "read_approval_settings",
+    "withheld",
 ]
 
 
@@ -60,6 +70,42 @@ def parse_project_config(relative_path: str, text: str, context: ParseContext) -
             relative_path, text, context=context, client=EXPLICIT, scope="project"
         )
     return parse_config(client, relative_path, text, context=context, scope="project")
+
+
+# ---------------------------------------------------------------- consent (pure)
+
+TRUST_FLAG = "--trust-project"
+UNTRUSTED_PROJECT = (
+    f"not launched: a project config the client has not approved here; {TRUST_FLAG} runs it"
+)
+
+
+def consent(
+    cf: ConfigFile, *, trusted: bool, claude_approval: Sequence[ApprovalSettings] | None = None
+) -> ConfigFile:
+    """A project-level config as far as the user consented to run it (pure).
+
+    ``trusted`` (the user said so): unchanged. Otherwise every live server is kept from launching
+    (its spec dropped, the reason and the flag in its problem), except, for Claude Code's
+    ``.mcp.json`` (``claude_approval`` given), the servers Claude Code itself would load. A
+    config in the user's home, managed or named explicitly is not a project config: unchanged.
+    """
+    if trusted or cf.scope != Scope.PROJECT or cf.state is ConfigState.ERROR:
+        return cf
+    entries = tuple(
+        e
+        if e.disabled
+        or e.spec is None
+        or (claude_approval is not None and client_would_run(e, claude_approval))
+        else replace(e, spec=None, problem=UNTRUSTED_PROJECT)
+        for e in cf.entries
+    )
+    return replace(cf, entries=entries)
+
+
+def withheld(files: Sequence[ConfigFile]) -> list[tuple[ConfigFile, str]]:
+    """(config, server name) of every server ``consent`` kept from launching."""
+    return [(f, e.name) for f in files for e in f.entries if e.problem == UNTRUSTED_PROJECT]
 
 
 # ---------------------------------------------------------------- reading (IO at the edge)
@@ -154,11 +200,16 @@ def discover(
     clients: Collection[str] | None = None,
     system_root: Path | None = None,
     approval: Sequence[ApprovalSettings] | None = None,
+    trust_project: bool = False,
+    claude_state: ProjectState | None = None,
 ) -> list[ConfigFile]:
     """Every known client config that exists here, parsed; unreadable ones as ERROR.
 
     ``<cwd>/.mcp.json`` is filtered through Claude Code's approval settings (``approval``; read
-    from the four settings files when None): see ``apply_project_approval``.
+    from the four settings files when None, plus the project block of ``~/.claude.json``,
+    ``claude_state``): see ``apply_project_approval``. Project-level files (the ones that come
+    with a clone) then pass through ``consent``: without ``trust_project`` only the servers the
+    client itself would run keep their launch.
 
     General settings files (VS Code/Zed/Gemini settings.json, Codex config.toml, Goose and
     Continue config.yaml, opencode.json) are left out when they declare no MCP servers at all.
@@ -195,9 +246,10 @@ def discover(
                     )
                 )
                 continue
-            cf = parse_config(loc.client, str(path), text, context=context, scope=loc.scope)
+            cf = _parse_guarded(loc.client, str(path), text, context, loc.scope)
             if loc.optional_section and not _has_section(cf):
                 continue
+            claude_approval: Sequence[ApprovalSettings] | None = None
             if is_project_mcp_json(loc, path):
                 if approval is None:
                     approval = read_approval_settings(
@@ -207,11 +259,39 @@ def discover(
                         environ=environ,
                         system_root=system_root,
                     )
-                cf = apply_project_approval(cf, approval)
+                if claude_state is None:
+                    claude_state = read_project_state(home, environ, context)
+                cf = apply_project_approval(cf, (claude_state.approval, *approval))
+                claude_approval = consenting_settings(approval, claude_state)
             if platform == "darwin":
                 cf = note_shell_path_only(cf, environ)
-            out.append(cf)
+            out.append(consent(cf, trusted=trust_project, claude_approval=claude_approval))
     return out
+
+
+def read_project_state(
+    home: Path, environ: Mapping[str, str], context: ParseContext
+) -> ProjectState:
+    """The project block of ``~/.claude.json`` (an unreadable file approves nothing)."""
+    path = claude_json_path(home, environ)
+    text, _ = read_text(path) if _present(path) is True else (None, None)
+    return project_state(text, str(path), context)
+
+
+def _parse_guarded(
+    client: str, source: str, text: str, context: ParseContext, scope: str
+) -> ConfigFile:
+    """``parse_config``, but a file that breaks a parser in a way it does not foresee becomes an
+    ERROR config of its own: one hostile file never stops discovery of the others."""
+    try:
+        return parse_config(client, source, text, context=context, scope=scope)
+    except RecursionError:
+        reason = "nested too deeply to read"
+    except (ValueError, TypeError, MemoryError) as exc:
+        reason = f"cannot be parsed ({type(exc).__name__})"
+    return ConfigFile(
+        client=client, source=source, state=ConfigState.ERROR, error=reason, scope=scope
+    )
 
 
 def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[ConfigFile]:
@@ -246,7 +326,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                 )
             )
             continue
-        out.append(parse_detected(source, text, context=context, client=EXPLICIT))
+        out.append(_parse_guarded(EXPLICIT, source, text, context, "explicit"))
     return out
 
 

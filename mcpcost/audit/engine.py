@@ -52,7 +52,7 @@ def _failed(spec: ServerSpec, exc: BaseException) -> Measurement:
         launch_command=spec.display(),
         measured_at="",
         timeout_ms=0,
-        notes=redact_text(f"{type(exc).__name__}: {text}"[:200], spec.secret_values),
+        notes=redact_text(f"{type(exc).__name__}: {text}", spec.secret_values)[:200],
     )
 
 

@@ -42,7 +42,7 @@ from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Isolation, Measurement
-from mcpcost.core.redact import redact_argv, redact_text, redact_url
+from mcpcost.core.redact import redact_argv, redact_text
 from mcpcost.core.spec import ServerSpec
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -201,7 +201,7 @@ def launch_secrets(spec: ServerSpec) -> tuple[str, ...]:
     """Parts of the argv or URL that ``display()`` masks, plus env and header values."""
     pairs = list(zip(spec.argv, redact_argv(spec.argv, spec.secret_values), strict=True))
     if spec.url is not None:
-        pairs.append((spec.url, redact_url(spec.url)))
+        pairs.append((spec.url, spec.display()))
     found: list[str] = list(spec.secret_values)
     for original, shown in pairs:
         if original == shown:
@@ -221,7 +221,7 @@ def _mask_free_text(text: str | None, spec: ServerSpec | None) -> str | None:
 
 def _display(spec: ServerSpec) -> tuple[str | None, str | None]:
     if spec.url is not None:
-        return None, redact_url(spec.url)
+        return None, spec.display()
     return spec.display(), None
 
 

@@ -10,7 +10,7 @@ to launch the server rather than launch it with the literal text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -65,6 +65,9 @@ class VariableContext:
 class Resolution:
     value: str
     unresolved: tuple[str, ...] = ()
+    # the values taken from the environment: secrets wherever they land (editor variables and
+    # defaults written in the config itself are not)
+    secrets: tuple[str, ...] = ()
 
 
 _BRACE = re.compile(
@@ -95,10 +98,13 @@ _UNRESOLVED = object()
 _LITERAL = object()
 
 
-def _brace(body: str, syntax: VariableSyntax, ctx: VariableContext) -> str | object:
-    """The value for ``${body}``, _UNRESOLVED, or _LITERAL when this client does not expand it."""
+def _brace(
+    body: str, syntax: VariableSyntax, ctx: VariableContext, env: Callable[[str], str | None]
+) -> str | object:
+    """The value for ``${body}``, _UNRESOLVED, or _LITERAL when this client does not expand it.
+    Environment variables are read through ``env`` (which records the secrets it hands out)."""
     if syntax.env_prefix and body.startswith("env:"):
-        value = ctx.env(body[4:])
+        value = env(body[4:])
         return _UNRESOLVED if value is None else value
     if syntax.inputs and body.startswith("input:"):
         default = ctx.inputs.get(body[6:])
@@ -112,10 +118,10 @@ def _brace(body: str, syntax: VariableSyntax, ctx: VariableContext) -> str | obj
     if syntax.defaults:
         m = _NAME_DEFAULT.match(body)
         if m:
-            value = ctx.env(m["name"])
+            value = env(m["name"])
             return m["default"] if value is None else value
     if syntax.braces and _NAME.match(body):
-        value = ctx.env(body)
+        value = env(body)
         return _UNRESOLVED if value is None else value
     return _LITERAL
 
@@ -128,6 +134,13 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
     if not syntax.expands or ("$" not in text and "{" not in text):
         return Resolution(text)
     unresolved: list[str] = []
+    secrets: list[str] = []
+
+    def env(name: str) -> str | None:
+        value = ctx.env(name)
+        if value:
+            secrets.append(value)
+        return value
 
     def brace(m: re.Match[str]) -> str:
         whole = m.group(0)
@@ -138,12 +151,12 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
         if m["bare"] is not None:
             if not syntax.bare:
                 return whole
-            value = ctx.env(m["bare"])
+            value = env(m["bare"])
             if value is None:
                 unresolved.append(whole)
                 return whole
             return value
-        got = _brace(m["body"], syntax, ctx)
+        got = _brace(m["body"], syntax, ctx, env)
         if got is _LITERAL:
             return whole
         if got is _UNRESOLVED:
@@ -157,14 +170,14 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
 
         def opencode(m: re.Match[str]) -> str:
             if m["kind"] == "env":
-                value = ctx.env(m["arg"])
+                value = env(m["arg"])
                 if value is not None:
                     return value
             unresolved.append(m.group(0))
             return m.group(0)
 
         out = _OPENCODE.sub(opencode, out)
-    return Resolution(out, tuple(dict.fromkeys(unresolved)))
+    return Resolution(out, tuple(dict.fromkeys(unresolved)), tuple(dict.fromkeys(secrets)))
 
 
 # ---------------------------------------------------------------- dotenv files (envFile)

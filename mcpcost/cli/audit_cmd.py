@@ -34,7 +34,13 @@ from mcpcost.audit.clients.claude_code import settings_paths
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.deferral import SettingsSource, read_settings_sources
 from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.discovery import config_listing, discover, load_explicit
+from mcpcost.audit.discovery import (
+    TRUST_FLAG,
+    config_listing,
+    discover,
+    load_explicit,
+    withheld,
+)
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.gates import GateFinding, evaluate_gates, unmeasured_findings
 from mcpcost.audit.progress import progress_for
@@ -89,6 +95,10 @@ def build_parser() -> ArgParser:
                    help="a config file to audit instead of discovery (repeatable)")  # fmt: skip
     p.add_argument("--client", action="append", default=[], metavar="NAME",
                    help=f"only discover this client (repeatable): {', '.join(KNOWN_CLIENTS)}")  # fmt: skip
+    p.add_argument("--trust-project", action="store_true",
+                   help="launch the servers of this directory's project configs (.mcp.json, "
+                        ".vscode/mcp.json...) even where the client has not approved them; "
+                        "without it only approved ones run (a --config file always runs)")  # fmt: skip
     p.add_argument("--list-configs", action="store_true",
                    help="print the configs found, launch nothing")  # fmt: skip
     fmt = p.add_mutually_exclusive_group()
@@ -183,7 +193,8 @@ def find_configs(
         raise UsageError(f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
                          f"{', '.join(KNOWN_CLIENTS)}")  # fmt: skip
     return discover(home=home, cwd=cwd, platform=platform, environ=environ,
-                    clients=set(args.client) or None)  # fmt: skip
+                    clients=set(args.client) or None,
+                    trust_project=args.trust_project)  # fmt: skip
 
 
 def listing_text(files: list[ConfigFile]) -> str:
@@ -276,6 +287,11 @@ def run(
     baseline = load_baseline(args.baseline) if args.baseline else None
     divergence = load_divergence(args.claude) if args.claude else None
     files = find_configs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
+    held = withheld(files)
+    if held and not args.list_configs:
+        err.write(f"{len(held)} server(s) of project configs not launched (not approved by "
+                  f"their client): {', '.join(name for _, name in held)}; {TRUST_FLAG} runs "
+                  f"them\n")  # fmt: skip
     if args.list_configs:
         out.write(listing_json(files) if args.json else listing_text(files))
         return EXIT_OK if files else EXIT_CHECK_FAILED

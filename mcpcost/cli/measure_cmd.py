@@ -1,8 +1,9 @@
 """``mcpcost measure``: measure one MCP server, a stdio command or a URL.
 
-    mcpcost measure [--name N] [--timeout SECONDS] [--env NAME[=VALUE]]... [--cwd DIR]
-                    [--out DIR] [--json] -- COMMAND [ARG...]
-    mcpcost measure --url URL [--header "Name: value"]... [--transport auto|http|sse] ...
+    mcpcost measure [--name N] [--timeout SECONDS] [--env NAME[=VALUE]]... [--env-from NAME]...
+                    [--env-file FILE] [--cwd DIR] [--out DIR] [--json] -- COMMAND [ARG...]
+    mcpcost measure --url URL [--header "Name: value"]... [--header-file FILE]
+                    [--transport auto|http|sse] ...
     --protocol auto|legacy|modern   which protocol era to negotiate (default auto)
     --command "LAUNCH LINE"         the reference's spelling of -- COMMAND (split with shlex)
     --remote URL                    the reference's spelling of --url
@@ -13,6 +14,12 @@ A thin adapter over ``mcpcost.measuring.measure_server``. ``--json`` prints meas
 stdout; ``--out DIR`` writes ``DIR/results/<name>/measurement.json`` and ``DIR/badges/<name>.json``
 atomically; otherwise one summary line. Progress goes to stderr. Env and header values never
 appear in any output or file (names do). Exit 0 measured/dynamic, 1 a failure status, 2 usage.
+
+Secret values and the process list: whatever is on ``mcpcost measure``'s own command line
+(``--env NAME=VALUE``, ``--header "Name: value"``, the server command) can be read by every
+local user in ``ps``. ``--env-from NAME`` (the value of NAME in mcpcost's own environment),
+``--env-file FILE`` (dotenv lines) and ``--header-file FILE`` ("Name: value" lines) keep the
+values off it.
 
 With ``--docker`` each capture runs in a fresh container (``mcpcost.measuring.containers``): the
 ``--env`` values go into the container, and argv paths and ``--cwd`` under the current directory
@@ -32,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
+from mcpcost.audit.variables import parse_dotenv
 from mcpcost.cli.args import ArgParser, positive_float
 from mcpcost.cli.auth_cmd import (
     add_login_arguments,
@@ -76,7 +84,13 @@ def build_parser() -> ArgParser:
     p.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
                    help="budget per capture in seconds (default 60; one retry at double)")  # fmt: skip
     p.add_argument("--env", action="append", default=[], metavar="NAME[=VALUE]",
-                   help="environment for a stdio server; a bare NAME passes 'dummy'")  # fmt: skip
+                   help="environment for a stdio server; a bare NAME passes 'dummy'. VALUE is "
+                        "visible to other local users in ps: use --env-from or --env-file for "
+                        "secrets")  # fmt: skip
+    p.add_argument("--env-from", action="append", default=[], metavar="NAME",
+                   help="pass NAME with its value in mcpcost's own environment (not in ps)")  # fmt: skip
+    p.add_argument("--env-file", metavar="FILE",
+                   help="environment for a stdio server from KEY=value lines (not in ps)")  # fmt: skip
     p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio server")
     p.add_argument("--command", dest="command_line", metavar="'LAUNCH LINE'",
                    help="the server command as one line, split like a POSIX shell (no shell "
@@ -84,7 +98,11 @@ def build_parser() -> ArgParser:
     p.add_argument("--url", "--remote", dest="url", metavar="URL",
                    help="measure a remote server at this http(s) URL (--remote is an alias)")  # fmt: skip
     p.add_argument("--header", action="append", default=[], metavar="'Name: value'",
-                   help="an HTTP header for a remote server (value kept secret)")  # fmt: skip
+                   help="an HTTP header for a remote server (kept out of outputs, but visible "
+                        "to other local users in ps: use --header-file for secrets)")  # fmt: skip
+    p.add_argument("--header-file", metavar="FILE",
+                   help="HTTP headers for a remote server, one 'Name: value' a line; blank "
+                        "and # lines skipped (not in ps)")  # fmt: skip
     p.add_argument("--transport", choices=("auto", "http", "sse"), default=None,
                    help="remote transport (default auto: Streamable HTTP, then legacy SSE)")  # fmt: skip
     p.add_argument("--protocol", choices=("auto", "legacy", "modern"), default="auto",
@@ -120,6 +138,44 @@ def parse_env(items: list[str]) -> dict[str, str]:
             raise UsageError(f"mcpcost measure: --env needs NAME or NAME=VALUE, got name {name!r}")
         env[name] = value if eq else DUMMY_VALUE
     return env
+
+
+def _read_secret_file(flag: str, path: str) -> str:
+    try:
+        return Path(path).read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise InputError(f"mcpcost measure: {flag} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"mcpcost measure: {flag} {path}: not UTF-8 text") from None
+
+
+def env_from_sources(
+    items: list[str], names: list[str], env_file: str | None, environ: Mapping[str, str]
+) -> dict[str, str]:
+    """The stdio server's environment: ``--env-file`` lines, then ``--env-from`` names (their
+    values from ``environ``), then ``--env`` items; a later source wins. Problems name lines and
+    variables, never values."""
+    env: dict[str, str] = {}
+    if env_file is not None:
+        parsed = parse_dotenv(_read_secret_file("--env-file", env_file))
+        if parsed.problems:
+            raise InputError(f"mcpcost measure: --env-file {env_file}: {parsed.problems[0]}")
+        env.update(parsed.values)
+    for name in names:
+        if not ENV_NAME.match(name):
+            raise UsageError(f"mcpcost measure: --env-from needs a variable name, got {name!r}")
+        if name not in environ:
+            raise UsageError(f"mcpcost measure: --env-from {name}: not set in this environment")
+        env[name] = environ[name]
+    env.update(parse_env(items))
+    return env
+
+
+def header_file_lines(path: str) -> list[str]:
+    """The ``Name: value`` lines of a ``--header-file`` (blank and ``#`` lines skipped)."""
+    text = _read_secret_file("--header-file", path)
+    lines = [line.strip() for line in text.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 def parse_headers(items: list[str]) -> dict[str, str]:
@@ -198,8 +254,11 @@ def check_out_dir(out: str) -> None:
             return
 
 
-def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, argparse.Namespace]:
+def spec_from_args(
+    flags: list[str], command: list[str], environ: Mapping[str, str] | None = None
+) -> tuple[ServerSpec, argparse.Namespace]:
     args = build_parser().parse_args(flags)
+    own_env = os.environ if environ is None else environ
     command = [*args.command, *command]
     if args.command_line is not None:
         if command:
@@ -226,18 +285,27 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
     if args.url is not None:
         if not re.match(r"^https?://[^/\s]+", args.url):
             raise UsageError(f"mcpcost measure: --url must be an http(s) URL, got {args.url!r}")
-        if args.env or args.cwd:
-            raise UsageError("mcpcost measure: --env and --cwd apply to stdio commands only")
-        headers = parse_headers(args.header)
+        if args.env or args.env_from or args.env_file or args.cwd:
+            raise UsageError("mcpcost measure: --env, --env-from, --env-file and --cwd apply to "
+                             "stdio commands only")  # fmt: skip
+        headers: dict[str, str] = {}
+        if args.header_file:
+            try:
+                headers = parse_headers(header_file_lines(args.header_file))
+            except UsageError:
+                raise InputError(f"mcpcost measure: --header-file {args.header_file}: every "
+                                 "line needs 'Name: value'") from None  # fmt: skip
+        headers.update(parse_headers(args.header))
         name = args.name if args.name is not None else name_from_url(args.url)
         spec = ServerSpec.remote(name, args.url, transport=args.transport or "auto",
                                  headers=headers)  # fmt: skip
         return spec, args
-    if args.header or args.transport:
-        raise UsageError("mcpcost measure: --header and --transport apply to --url only")
+    if args.header or args.header_file or args.transport:
+        raise UsageError("mcpcost measure: --header, --header-file and --transport apply to "
+                         "--url only")  # fmt: skip
     if args.cwd is not None and not Path(args.cwd).is_dir():
         raise InputError(f"mcpcost measure: --cwd {args.cwd}: not a directory")
-    env = parse_env(args.env)
+    env = env_from_sources(args.env, args.env_from, args.env_file, own_env)
     name = args.name if args.name is not None else name_from_command(command)
     return ServerSpec.stdio(name, command, env=env, cwd=args.cwd,
                             launch_command=args.command_line), args  # fmt: skip
@@ -266,7 +334,7 @@ def run(
     from mcpcost.measuring import measure_server
 
     flags, command = split_command(argv)
-    spec, args = spec_from_args(flags, command)
+    spec, args = spec_from_args(flags, command, environ)
     env = dict(os.environ if environ is None else environ)
     trust = container_trust("mcpcost measure", args.ca_bundle, env) if args.docker else None
     timeout: float = args.timeout

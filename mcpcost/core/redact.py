@@ -5,6 +5,12 @@ so values in them that look like credentials are replaced by ``***``: URL userin
 parameters with secret-looking names, ``--token=...``/``--api-key VALUE`` style flags, ``NAME=value``
 arguments with secret-looking names, ``Authorization:``-style header arguments, and bare tokens
 with well-known prefixes (``ghp_``, ``sk-``, ``xoxb-``, JWTs, long hex/base64 runs).
+
+Known secret values (env and header values, and every value a config reached through a variable
+reference) are masked wherever they appear, before any text is cut to length. A value is masked
+only when ``maskable``: shorter than ``MIN_SECRET_LENGTH`` characters, or a word as common as
+``true`` or ``none``, it would mask unrelated text everywhere (and, as a GitHub mask, every
+matching log line) while hiding nothing worth hiding, so it is left alone.
 """
 
 from __future__ import annotations
@@ -14,6 +20,22 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
+MIN_SECRET_LENGTH = 4
+COMMON_VALUES = frozenset(
+    {"true", "false", "null", "none", "yes", "no", "on", "off", "nil", "undefined", "default"}
+)
+
+
+def maskable(value: str) -> bool:
+    """Whether a known secret value is masked where it appears (see the module's rule)."""
+    text = value.strip()
+    return len(text) >= MIN_SECRET_LENGTH and text.lower() not in COMMON_VALUES
+
+
+def _ordered(secrets: Iterable[str]) -> list[str]:
+    """Maskable secrets, longest first (so a secret containing another is masked whole)."""
+    return sorted({s for s in secrets if s and maskable(s)}, key=len, reverse=True)
+
 
 SECRET_NAME = re.compile(
     r"(?i)(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|"
@@ -68,7 +90,7 @@ def redact_url(url: str) -> str:
 
 def redact_argv(argv: Sequence[str], extra_secrets: Iterable[str] = ()) -> list[str]:
     """argv with credential-looking values masked; ``extra_secrets`` are masked wherever seen."""
-    secrets = sorted({s for s in extra_secrets if s and len(s) >= 4}, key=len, reverse=True)
+    secrets = _ordered(extra_secrets)
     out: list[str] = []
     mask_next = False
     for arg in argv:
@@ -114,8 +136,18 @@ def _redact_arg(arg: str) -> str | None:
     return arg
 
 
-def redact_text(text: str, secrets: Iterable[str]) -> str:
-    """Mask every occurrence of known secret values (env and header values) in free text."""
-    for s in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
+def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) -> str:
+    """Mask every occurrence of known secret values (env and header values) in free text.
+
+    ``cut_head``: the text is the tail of something longer (a bounded stderr buffer), so it may
+    begin in the middle of a secret; a leading fragment that ends a secret is masked too."""
+    ordered = _ordered(secrets)
+    for s in ordered:
         text = text.replace(s, MASK)
+    if cut_head:
+        for s in ordered:
+            fragment = next((n for n in range(len(s) - 1, 0, -1) if text.startswith(s[-n:])), 0)
+            if fragment:
+                text = MASK + text[fragment:]
+                break
     return text

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.core.redact import redact_argv, redact_url
+from mcpcost.core.redact import redact_argv, redact_text, redact_url
 
 TRANSPORTS = ("stdio", "auto", "http", "sse")
 _NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
@@ -27,6 +27,9 @@ class ServerSpec:
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     cwd: str | None = None
     launch_command: str | None = None  # the command line as the user wrote it, if they did
+    # values a config reached through variable references (``${VAR}``...), wherever they landed
+    # (argv, url, env, headers): secrets, like env and header values
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -64,8 +67,9 @@ class ServerSpec:
 
     @property
     def secret_values(self) -> tuple[str, ...]:
-        """Every env and header value: masked wherever they might surface (stderr tails...)."""
-        values = [v for _, v in self.env] + [v for _, v in self.headers]
+        """Every env and header value and every value reached through a variable reference:
+        masked wherever they might surface (stderr tails, notes, command lines...)."""
+        values = [v for _, v in self.env] + [v for _, v in self.headers] + list(self.secrets)
         for _, v in self.headers:  # "Bearer abc": the token alone must be masked too
             values.extend(v.split()[1:])
         return tuple(v for v in values if v)
@@ -73,7 +77,7 @@ class ServerSpec:
     def display(self) -> str:
         """The launch as a person reads it, with credential-looking values masked."""
         if self.url is not None:
-            return redact_url(self.url)
+            return redact_text(redact_url(self.url), self.secrets)
         if self.launch_command is not None:
             try:
                 words = shlex.split(self.launch_command)

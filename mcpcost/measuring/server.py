@@ -54,11 +54,13 @@ def capture_pair(
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
     """The notes of a failed measurement: message, stderr tail, secrets masked, <= 700 chars."""
-    text = failure.message
-    tail = failure.diagnostics.stderr_tail.strip() if failure.diagnostics else ""
+    text = redact_text(prefix + failure.message, secrets)
+    raw_tail = failure.diagnostics.stderr_tail if failure.diagnostics else ""
+    # masked whole before it is cut: a cut through a secret would let part of it through
+    tail = redact_text(raw_tail, secrets, cut_head=True).strip()
     if tail and tail not in text:
         text += f"; stderr tail: {tail[-STDERR_IN_NOTES:]}"
-    return cut_notes(redact_text(prefix + text, secrets))
+    return cut_notes(text)
 
 
 def cut_notes(text: str) -> str:

@@ -24,6 +24,7 @@ from mcpcost.transports.http_common import (
 )
 from mcpcost.transports.inbox import take
 from mcpcost.transports.oauth import RequestAuthorizer
+from mcpcost.transports.origin import OriginBoundSession
 
 Item = Message | Exception
 CONNECT_TIMEOUT_CAP_S = 30.0
@@ -53,7 +54,7 @@ class HTTPTransportBase:
         self._authorizer = authorizer
         self._user_headers = dict(headers or {})
         self._timeout = timeout_s
-        self._http = session or requests.Session()
+        self._http = session or OriginBoundSession(self._user_headers)
         self._own_http = session is None
         self._max_bytes = max_bytes
         self._queue: queue.Queue[Item] = queue.Queue()

@@ -4,7 +4,9 @@ A daemon thread holds the GET stream open for the life of the transport: the fir
 event gives the POST URL (resolved against the stream URL), ``message`` events carry the server's
 JSON-RPC messages. ``send`` waits for the endpoint (bounded by the transport's timeout) and POSTs;
 answers arrive on the stream, so ``receive`` reads the shared queue. Once the stream has ended,
-every later ``receive`` fails the same way.
+every later ``receive`` fails the same way. An ``endpoint`` on another origin (scheme, host,
+port) than the stream's is refused: the messages and the user's headers would go to a server
+the user never named.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from mcpcost.transports.failures import (
 from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
 from mcpcost.transports.http_common import iter_stream, read_body, request_failure
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
+from mcpcost.transports.origin import origin
 from mcpcost.transports.sse import SSEDecoder
 
 
@@ -112,10 +115,11 @@ class LegacySSETransport(HTTPTransportBase):
             error = exc
         except requests.RequestException as exc:
             error = request_failure(exc, self.url, self._timeouts())
-        self._stream_error = error
+        if self._stream_error is None:  # a refused endpoint stays the reason
+            self._stream_error = error
         self._endpoint_ready.set()
         if not self._closed:
-            self._queue.put(error)
+            self._queue.put(self._stream_error)
 
     def _stream(self, round_: int = 0) -> Exception:
         headers = self._base_headers({
@@ -148,6 +152,8 @@ class LegacySSETransport(HTTPTransportBase):
                     )
                 for event in decoder.feed(chunk):
                     self._event(event.event, event.data)
+                if self._stream_error is not None:
+                    return self._stream_error
             return TransportClosed("the server closed the SSE stream")
         except (requests.RequestException, OSError, ValueError, AttributeError):
             return TransportClosed("the SSE stream was cut")
@@ -157,8 +163,15 @@ class LegacySSETransport(HTTPTransportBase):
 
     def _event(self, name: str, data: str) -> None:
         if name == "endpoint":
-            if self._endpoint is None:
-                self._endpoint = urljoin(self.url, data.strip())
+            if self._endpoint is None and self._stream_error is None:
+                endpoint = urljoin(self.url, data.strip())
+                if origin(endpoint) != origin(self.url):
+                    # our messages (and headers) would go to a server the user never named
+                    self._stream_error = ProtocolError(
+                        "the SSE endpoint event names another origin than the stream's: refused"
+                    )
+                else:
+                    self._endpoint = endpoint
                 self._endpoint_ready.set()
         elif name == "message":
             self._message_event(data)

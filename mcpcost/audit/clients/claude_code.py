@@ -287,6 +287,74 @@ def apply_project_approval(cf: ConfigFile, settings: Sequence[ApprovalSettings])
     return replace(cf, entries=entries, state=state, problems=tuple(problems))
 
 
+TRUST_ACCEPTED_KEY = "hasTrustDialogAccepted"
+PROJECT_BLOCK = "claude-json-project"  # the scope of the approvals kept in ~/.claude.json
+
+
+def claude_json_path(home: Path, environ: Mapping[str, str]) -> Path:
+    """Where Claude Code keeps its own state (``CLAUDE_CONFIG_DIR`` moves it)."""
+    config_dir = environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(config_dir) if config_dir else home) / ".claude.json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProjectState:
+    """What Claude Code recorded for this project in ``~/.claude.json``: the approvals the user
+    gave in its dialog, and whether the user accepted the folder's trust dialog."""
+
+    approval: ApprovalSettings
+    trust_accepted: bool
+
+
+def project_state(text: str | bytes | None, source: str, ctx: ParseContext) -> ProjectState:
+    """The project block of ``~/.claude.json`` for ``ctx``'s project (absent: nothing approved)."""
+    state, data = settings_object(text)
+    projects = data.get("projects")
+    block = None
+    if isinstance(projects, dict):
+        key = claude_project_key(projects, ctx)
+        block = projects.get(key) if key is not None else None
+    if not isinstance(block, dict):
+        empty = ApprovalSettings(scope=PROJECT_BLOCK, source=source, state=state)
+        return ProjectState(approval=empty, trust_accepted=False)
+    problems: list[str] = []
+    enable_all = block.get(ENABLE_ALL_KEY)
+    approval = ApprovalSettings(
+        scope=PROJECT_BLOCK,
+        source=source,
+        state="read",
+        enabled=_names(block, ENABLED_KEY, problems),
+        disabled=_names(block, DISABLED_KEY, problems),
+        enable_all=enable_all if isinstance(enable_all, bool) else None,
+        problems=tuple(problems),
+    )
+    return ProjectState(approval=approval, trust_accepted=block.get(TRUST_ACCEPTED_KEY) is True)
+
+
+def consenting_settings(
+    settings: Sequence[ApprovalSettings], state: ProjectState
+) -> tuple[ApprovalSettings, ...]:
+    """The approvals that stand for the user's own consent. Settings files inside the project
+    (``.claude/settings.json``, ``.claude/settings.local.json``) arrive with the clone, so they
+    count only once the user accepted Claude Code's trust dialog for this folder; the managed
+    and user files and the approvals Claude Code recorded in ``~/.claude.json`` always count."""
+    in_project = ("project", "project-local")
+    kept = [s for s in settings if state.trust_accepted or s.scope not in in_project]
+    managed = [s for s in kept if s.scope == "managed"]  # the administrator's word first
+    return (*managed, state.approval, *(s for s in kept if s.scope != "managed"))
+
+
+def client_would_run(entry: ConfigEntry, settings: Sequence[ApprovalSettings]) -> bool:
+    """Whether Claude Code loads this ``.mcp.json`` server without asking, by ``settings``
+    (highest precedence first): not disabled anywhere, and named in an enabled list or covered
+    by ``enableAllProjectMcpServers: true``."""
+    if entry.disabled or any(entry.name in s.disabled for s in settings):
+        return False
+    if any(entry.name in s.enabled for s in settings):
+        return True
+    return bool(next((s.enable_all for s in settings if s.enable_all is not None), None))
+
+
 def is_project_mcp_json(loc: Location, path: Path) -> bool:
     """The project file whose servers Claude Code asks about before loading them."""
     return loc.client == NAME and loc.scope == Scope.PROJECT and path.name == ".mcp.json"

@@ -258,8 +258,11 @@ def finish_entry(
     unresolved: list[str] = list(raw.unresolved)
     where: list[str] = list(raw.unresolved_fields)
 
+    secrets: list[str] = []
+
     def res(text: str, fld: str) -> str:
         r = resolve(text, syntax, vctx)
+        secrets.extend(r.secrets)
         if r.unresolved:
             unresolved.extend(r.unresolved)
             where.append(fld)
@@ -291,6 +294,7 @@ def finish_entry(
         if scheme not in ("http", "https"):
             problem = f"url scheme {scheme!r} is not supported (http and https only)"
             return replace(base, problem=problem)
+    spec = replace(spec, secrets=tuple(dict.fromkeys(secrets)))
     if unresolved:
         refs = tuple(dict.fromkeys(unresolved))
         fields = sorted(

@@ -45,17 +45,54 @@ def kind_of(value: object) -> str:
     return type(value).__name__
 
 
+# A config nests a few levels (file, server block, server, env); anything far deeper is hostile
+# (thousands of brackets exhaust the parsers' recursion) and is refused with one line.
+MAX_NESTING = 64
+# A YAML file whose aliases expand past this many nodes is refused before it is built: a few
+# lines of nested aliases (an "alias bomb") otherwise expand to billions of nodes.
+MAX_YAML_NODES = 100_000
+_TOO_DEEP = f"nested more than {MAX_NESTING} levels deep"
+
+
+def nesting_depth(data: Any) -> int:
+    """How deeply lists and objects nest in ``data`` (iterative: safe on any depth)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        if depth > MAX_NESTING:
+            return depth
+        stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def _shallow(data: Any, what: str) -> Any:
+    if nesting_depth(data) > MAX_NESTING:
+        raise UnusableConfig(f"not usable {what}: {_TOO_DEEP}")
+    return data
+
+
 def load_jsonc(text: str) -> tuple[Any, dict[KeyPath, int]]:
     clean = " " + text[1:] if text.startswith("\ufeff") else text
     try:
-        data = parse_json(clean)  # plain JSON (most files, and big ~/.claude.json): no stripping
-    except JSONSyntaxError:
         try:
+            data = parse_json(clean)  # plain JSON (most files, big ~/.claude.json): no stripping
+        except JSONSyntaxError:
             clean = strip_jsonc(clean)
             data = parse_json(clean)
-        except JSONSyntaxError as exc:
-            raise UnusableConfig(f"not valid JSON: {exc}") from None
-    return data, key_lines_clean(clean)
+    except JSONSyntaxError as exc:
+        raise UnusableConfig(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UnusableConfig(f"not usable JSON: {_TOO_DEEP}") from None
+    return _shallow(data, "JSON"), key_lines_clean(clean)
 
 
 def load_strict_json(text: str) -> tuple[Any, dict[KeyPath, int]]:
@@ -79,7 +116,9 @@ def load_toml(text: str) -> tuple[Any, dict[KeyPath, int]]:
         data = tomllib.loads(text.lstrip("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
         raise UnusableConfig(f"not valid TOML: {str(exc).splitlines()[0]}") from None
-    return data, _toml_lines(text, data)
+    except RecursionError:
+        raise UnusableConfig(f"not usable TOML: {_TOO_DEEP}") from None
+    return _shallow(data, "TOML"), _toml_lines(text, data)
 
 
 def _toml_lines(text: str, data: Mapping[str, Any]) -> dict[KeyPath, int]:
@@ -116,12 +155,65 @@ def _yaml_error(exc: yaml.YAMLError) -> str:
     return f"not valid YAML: {problem}"
 
 
+def _expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """(nodes, depth) of the document with every alias expanded, without expanding it: each
+    distinct node is sized once (iteratively), so an alias bomb is measured in linear time."""
+    size: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    on_path: set[int] = set()
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in size:
+            continue
+        kids = _children(node)
+        if not children_done:
+            if id(node) in on_path:  # a recursive alias: infinite when expanded
+                return MAX_YAML_NODES + 1, MAX_NESTING + 1
+            on_path.add(id(node))
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids if id(k) not in size)
+            continue
+        on_path.discard(id(node))
+        nodes = 1 + sum(size[id(k)][0] for k in kids)
+        depth = 1 + max((size[id(k)][1] for k in kids), default=0)
+        size[id(node)] = (min(nodes, MAX_YAML_NODES + 1), depth)
+    return size[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _compose_yaml(text: str) -> tuple[Any, yaml.Node | None]:
+    """The document's value and node tree; UnusableConfig for an alias bomb or deep nesting."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        nodes, depth = _expanded_size(node)
+        if nodes > MAX_YAML_NODES:
+            raise UnusableConfig(
+                f"not usable YAML: its aliases expand past {MAX_YAML_NODES:,} nodes"
+            )
+        if depth > MAX_NESTING + 1:
+            raise UnusableConfig(f"not usable YAML: {_TOO_DEEP}")
+        return loader.construct_document(node), node
+    finally:
+        loader.dispose()
+
+
 def load_yaml(text: str) -> tuple[Any, dict[KeyPath, int]]:
     try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data, node = _compose_yaml(text)
     except yaml.YAMLError as exc:  # the message may quote the line: build our own
         raise UnusableConfig(_yaml_error(exc)) from None
+    except RecursionError:
+        raise UnusableConfig(f"not usable YAML: {_TOO_DEEP}") from None
     lines: dict[KeyPath, int] = {}
 
     def walk(n: yaml.Node | None, path: KeyPath) -> None:
@@ -179,20 +271,48 @@ def load(text_format: FileFormat, text: str) -> tuple[Any, dict[KeyPath, int]]:
     return load_jsonc(text)
 
 
-def sniff(text: str) -> tuple[FileFormat, Any, dict[KeyPath, int]]:
-    """A file of unknown format read by its content: JSON, else TOML, else YAML."""
+_BY_SUFFIX = {
+    ".toml": FileFormat.TOML,
+    ".yaml": FileFormat.YAML,
+    ".yml": FileFormat.YAML,
+    ".json": FileFormat.JSON,
+    ".jsonc": FileFormat.JSON,
+}
+
+
+def sniff(text: str, source: str = "") -> tuple[FileFormat, Any, dict[KeyPath, int]]:
+    """A file of unknown client read by its name's suffix (``.toml``, ``.yaml``/``.yml``,
+    ``.json``/``.jsonc``), else by its content: JSON, else TOML, else YAML. A TOML file may open
+    with ``[table]``, so a ``[`` that is not JSON is tried as TOML before giving up."""
+    suffix = source[source.rfind(".") :].lower() if "." in source.rsplit("/", 1)[-1] else ""
+    known = _BY_SUFFIX.get(suffix)
+    if known is not None:
+        data, lines = load(known, text)
+        return known, data, lines
     body = text.lstrip("\ufeff \t\r\n")
     if body.startswith(("{", "[", "//", "/*")):
-        data, lines = load_jsonc(text)
-        return FileFormat.JSON, data, lines
+        try:
+            data, lines = load_jsonc(text)
+            return FileFormat.JSON, data, lines
+        except UnusableConfig as json_error:
+            if not body.startswith("["):
+                raise
+            try:
+                data, lines = load_toml(text)
+            except UnusableConfig:
+                raise json_error from None
+            return FileFormat.TOML, data, lines
     try:
         data, lines = load_toml(text)
         if isinstance(data, dict) and data:
             return FileFormat.TOML, data, lines
-    except UnusableConfig:
-        pass
+    except UnusableConfig as exc:
+        if _TOO_DEEP in str(exc):
+            raise
     try:
         data, lines = load_yaml(text)
     except UnusableConfig as exc:
+        if _TOO_DEEP in str(exc) or "aliases" in str(exc):
+            raise
         raise UnusableConfig(f"not JSON, TOML or YAML ({exc})") from None
     return FileFormat.YAML, data, lines

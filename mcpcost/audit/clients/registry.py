@@ -175,7 +175,7 @@ def parse_detected(
     """A config of unknown client: format by content, shape by top-level key; labelled ``client``."""
     problems: list[str] = []
     try:
-        text_format, data, lines = sniff(text)
+        text_format, data, lines = sniff(text, source)
         root = object_of(data, "the file")
         dialect = detect_dialect(root, text_format)
         if dialect is None:
