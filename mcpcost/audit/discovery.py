@@ -18,6 +18,7 @@ from mcpcost.audit.clients import (
     PROJECT_CONFIG_PATHS,
     Location,
     ParseContext,
+    launchd_path_clients,
     locations,
     parse_config,
     parse_detected,
@@ -167,14 +168,10 @@ def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -
     )
 
 
-# macOS apps that start servers with launchd's PATH rather than the login shell's.
-GUI_PATH_CLIENTS = frozenset({"claude-desktop"})
-
-
 def note_shell_path_only(cf: ConfigFile, environ: Mapping[str, str]) -> ConfigFile:
     """On macOS, note each server of a GUI client whose command is found only through the
     shell's PATH: it works from a terminal (and in this audit) and may fail in the app."""
-    if cf.client not in GUI_PATH_CLIENTS or not cf.entries:
+    if cf.client not in launchd_path_clients() or not cf.entries:
         return cf
     mac = MacPlatform()
     path = {"PATH": environ.get("PATH", "")}

@@ -28,4 +28,5 @@ CLIENT = Client(
     parse=map_parser("mcpServers", DIALECT),
     locations=locations,
     file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
+    launchd_path_on_macos=True,
 )

@@ -166,3 +166,5 @@ class Client:
     file_format: Callable[[str], FileFormat] = json_format  # from the file's path
     claims: tuple[Claim, ...] = ()  # recognising its files by content
     deferral: DeferralRule = DeferralRule.NONE_ON_RECORD
+    # a macOS app that starts servers with launchd's PATH, not the login shell's
+    launchd_path_on_macos: bool = False

@@ -101,6 +101,11 @@ def deferral_rule(name: str) -> DeferralRule:
     return found.deferral if found is not None else DeferralRule.NONE_ON_RECORD
 
 
+def launchd_path_clients() -> frozenset[str]:
+    """Clients whose macOS app starts servers with launchd's PATH rather than the shell's."""
+    return frozenset(c.name for c in CLIENTS if c.launchd_path_on_macos)
+
+
 def deferring_clients() -> frozenset[str]:
     """Clients whose documented default defers MCP tool definitions."""
     return frozenset(c.name for c in CLIENTS if c.deferral is DeferralRule.TOOL_SEARCH)
