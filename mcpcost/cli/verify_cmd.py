@@ -7,6 +7,7 @@ from typing import Any, TextIO
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import read_source
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.terminal import terminal_line
 from mcpcost.core.verify import VerifyResult, verify_document
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError
 
@@ -59,15 +60,16 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         if args.json:
             out.write(stringify(result_json(source, result)) + "\n")
             continue
-        name = result.server_name or source
+        name = terminal_line(result.server_name or source)
         if result.ok:
             out.write(
-                f"OK {name}: {result.rederived_tokens} tokens ({result.encoding}, methodology "
-                f"{result.methodology_version}) — capture, hash, and count all agree\n"
+                f"OK {name}: {result.rederived_tokens} tokens ({terminal_line(result.encoding)}, "
+                f"methodology {terminal_line(result.methodology_version)}) — capture, hash, and "
+                "count all agree\n"
             )
-            out.write(f"badge: {result.badge}\n")
+            out.write(f"badge: {terminal_line(result.badge)}\n")
         else:
             out.write(f"FAIL {name}:\n")
             for problem in result.problems:
-                out.write(f"  - {problem}\n")
+                out.write(f"  - {terminal_line(problem)}\n")
     return EXIT_OK if all_ok else EXIT_CHECK_FAILED
