@@ -70,7 +70,6 @@ LAYOUT_TAGS = frozenset(
     "p table thead tbody tr th td code ul ol li strong em h2 h3 h4 blockquote sub details "
     "summary br hr pre a".split()
 )
-MARKER_TEXT = "<!-- mcp-context-cost"
 
 
 def render_gfm(markdown: str) -> str:
@@ -81,23 +80,34 @@ def render_gfm(markdown: str) -> str:
     return html
 
 
-def markdown_violations(markdown: str, *, own_links: tuple[str, ...] = ()) -> list[str]:
+def markdown_violations(
+    markdown: str,
+    *,
+    own_links: tuple[str, ...] = (),
+    own_tags: frozenset[str] = frozenset(),
+    mentions_live: bool = True,
+) -> list[str]:
     """What rendered ``markdown`` shows that untrusted text must never produce: an element other
-    than the layout ones, a link that is not one of ``own_links``, a link or image to a corpus
-    host, a live @mention (also from a decoded entity), an HTML comment or the comment marker
-    anywhere but the first line."""
+    than the layout ones (and ``own_tags``), a link that is not one of ``own_links``, a link or
+    image to a corpus host, a live @mention (also from a decoded entity; where ``mentions_live``,
+    as in comments and summaries), an HTML comment anywhere but on the first line (our marker)."""
     html = render_gfm(markdown)
     found: list[str] = []
     for match in _TAG.finditer(html):
         tag = match.group(2).lower()
-        if tag not in LAYOUT_TAGS:
+        if tag not in LAYOUT_TAGS | own_tags:
             found.append(match.group())
-        elif tag == "a" and not any(f'href="{link}"' in match.group() for link in own_links):
+        elif (
+            tag == "a"
+            and not match.group(1)
+            and not any(f'href="{link}"' in match.group() for link in own_links)
+        ):
             found.append(match.group())
     found += [f"a reference to {h}" for h in HOSTS if re.search(rf"(href|src)=\"[^\"]*{h}", html)]
-    if re.search(r"(?<![\w\u200d])@octocat", html):
+    outside_code = re.sub(r"<code>.*?</code>", "", html, flags=re.S)  # GitHub links none in code
+    if mentions_live and re.search(r"(?<![\w\u200d])@octocat", outside_code):
         found.append("a live @mention")
-    rest = markdown.split("\n", 1)[1] if markdown.startswith(MARKER_TEXT) else markdown
+    rest = markdown.split("\n", 1)[1] if markdown.startswith("<!--") else markdown
     if "<!--" in rest:
         found.append("an HTML comment opener")
     return found

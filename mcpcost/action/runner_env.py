@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from mcpcost.action.runner_files import workflow_command
+from mcpcost.action.runner_files import Annotation, workflow_command
 from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
 from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
@@ -87,4 +87,9 @@ class Log:
 
     def command(self, name: str, text: str, **props: str | int | None) -> None:
         message = neutralize_log_text(terminal_text(text))
-        self.line(workflow_command(name, message, **props))
+        safe = {k: terminal_line(v) if isinstance(v, str) else v for k, v in props.items()}
+        self.line(workflow_command(name, message, **safe))
+
+    def annotate(self, note: Annotation) -> None:
+        """One ``::warning``/``::error`` annotation; its message and title escaped as ``command``."""
+        self.command(note.level, note.message, file=note.file, line=note.line, title=note.title)
