@@ -8,6 +8,8 @@
 # Idempotent and fast when nothing changed: each step is skipped when the sha256 of its lock
 # file matches the one recorded after the last successful install. Installing the project
 # itself (pip install -e '.[test]') is not done here. What it does is reported on stderr.
+# A node_modules or .venv that is a symlink (an install shared between checkouts) is left alone:
+# reinstalling through the link would empty the install every other checkout uses.
 # Usage: scripts/setup-test-env.sh [--force]
 set -euo pipefail
 
@@ -16,7 +18,7 @@ FORCE=0
 for arg in "$@"; do
   case "$arg" in
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "setup-test-env: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +34,10 @@ unchanged() {
 
 npm_ci() {
   local dir="$1" stamp="$1/node_modules/.mcpcost-lock-sha256" hash
+  if [[ -L "$dir/node_modules" ]]; then
+    say "skip $dir: node_modules is a symlink (a shared install, left alone)"
+    return 0
+  fi
   if [[ ! -f "$dir/package-lock.json" ]]; then
     say "skip $dir: no package-lock.json"
     return 0
@@ -52,38 +58,24 @@ npm_ci() {
 }
 
 python_venv() {
-  local dir="$ROOT/tests/servers/python" venv stamp hash py
+  local dir="$ROOT/tests/servers/python" venv stamp hash
   venv="$dir/.venv"
   stamp="$venv/.mcpcost-requirements-sha256"
   hash="$(hash_of "$dir/requirements.txt")"
+  if [[ -L "$venv" ]]; then
+    say "skip $venv: a symlink (a shared install, left alone)"
+    return 0
+  fi
   if unchanged "$stamp" "$hash" "$venv"; then
     say "python: $venv up to date"
     return 0
   fi
-  py="$(command -v python3 || true)"
-  if [[ -z "$py" ]]; then
+  if ! command -v python3 >/dev/null 2>&1; then
     say "skip python servers: python3 is not installed"
     return 0
   fi
-  say "python: creating $venv"
   rm -rf "$venv"
-  if ! "$py" -m venv "$venv" >&2; then
-    rm -rf "$venv"
-    # Debian splits ensurepip into python3-venv (python3.X-venv); install it when we can.
-    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-      local pkg
-      pkg="python3-venv python$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"
-      say "python: venv failed; installing $pkg"
-      apt-get update -qq >&2 || true
-      # shellcheck disable=SC2086
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkg >&2 \
-        || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2 || true
-    fi
-    if ! "$py" -m venv "$venv" >&2; then
-      say "python: venv failed; install python3-venv (apt-get install -y python3-venv)"
-      return 1
-    fi
-  fi
+  bash "$ROOT/scripts/make-venv.sh" "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-input -r "$dir/requirements.txt" >&2
   echo "$hash" >"$stamp"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,22 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 REFERENCE_CAPTURES = SHARED / "vectors" / "reference-captures"
 FIXTURES = ROOT / "spec" / "fixtures"
+
+# optional parts: without one, the tests that need it skip with the reason
+OPTIONAL_FILES = {
+    "npm test servers": ROOT / "tests" / "servers" / "npm" / "node_modules" / ".package-lock.json",
+    "PyPI test servers": ROOT / "tests" / "servers" / "python" / ".venv" / "bin" / "python",
+    "@octokit/openapi": ROOT / "tests" / "action" / "npm" / "node_modules" / "@octokit" / "openapi",
+}
+OPTIONAL_COMMANDS = ("node", "podman", "chromium")
+
+
+def pytest_report_header() -> str:
+    missing = [name for name in OPTIONAL_COMMANDS if shutil.which(name) is None]
+    missing += [name for name, path in OPTIONAL_FILES.items() if not path.exists()]
+    if not missing:
+        return "optional parts: all present"
+    return f"optional parts missing (their tests skip, pytest -rs says why): {', '.join(missing)}"
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpcost.audit.clients import ParseContext, detect_dialect, parse_config
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.jsonc import key_lines, parse_jsonc, strip_jsonc
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import JSONSyntaxError
 

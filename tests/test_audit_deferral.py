@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mcpcost.audit.clients.claude_code import settings_paths
 from mcpcost.audit.deferral import (
     BASE_URL,
     BETAS,
@@ -17,13 +18,12 @@ from mcpcost.audit.deferral import (
     SessionServer,
     SettingsSource,
     decide,
-    parse_divergence,
     parse_settings,
     read_settings_sources,
-    settings_paths,
     upfront_tokens,
 )
 from mcpcost.audit.render_text import deferral_block
+from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
 
 SERVERS = (SessionServer(name="a", tokens=30_000), SessionServer(name="b", tokens=2_000))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
+from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.discovery import (
     PROJECT_CONFIG_PATHS,
     config_listing,
@@ -18,7 +19,6 @@ from mcpcost.audit.discovery import (
     parse_project_config,
     project_client,
 )
-from mcpcost.audit.model import ConfigFile, ConfigState
 
 CONFIGS = Path(__file__).parent / "fixtures" / "configs"
 
@@ -63,6 +63,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "goose-config.yaml": {"developer": "problem", "github": "ok", "remote": "ok", "fetch": "off"},
     "copilot-mcp-config.json": {"playwright": "ok", "github": "ok"},
     "opencode.json": {"local-fs": "ok", "remote-ctx": "off"},
+    "lmstudio-mcp.json": {"local-files": "ok", "model-hub": "ok"},
 }
 
 # Each OS's documented user-level paths, written out independently of the implementation.
@@ -124,6 +125,7 @@ _SAME_EVERYWHERE = {
     "continue": (".continue/config.yaml", "continue-config.yaml"),
     "copilot": (".copilot/mcp-config.json", "copilot-mcp-config.json"),
     "opencode": (".config/opencode/opencode.json", "opencode.json"),
+    "lmstudio": (".lmstudio/mcp.json", "lmstudio-mcp.json"),
 }
 _PROJECT = {
     "claude-code": (".mcp.json", "dot-mcp.json"),
@@ -592,7 +594,7 @@ def test_approval_settings_can_be_passed_in(tmp_path: Path) -> None:
 
 
 def test_approval_reads_the_deferral_settings_paths(tmp_path: Path) -> None:
-    from mcpcost.audit.deferral import settings_paths
+    from mcpcost.audit.clients.claude_code import settings_paths
     from mcpcost.audit.discovery import read_approval_settings
 
     home, cwd = tmp_path / "h", tmp_path / "c"

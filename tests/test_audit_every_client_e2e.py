@@ -93,6 +93,8 @@ def populate(home: Path, cwd: Path, argvs: dict[str, list[str]]) -> dict[str, tu
     opencode = {"$schema": "https://opencode.ai/config.json",
                 "mcp": {n: {"type": "local", "command": a, "enabled": True}}}  # fmt: skip
     add("opencode", cfg / "opencode" / "opencode.json", json.dumps(opencode), n)
+    n, a = pick()
+    add("lmstudio", home / ".lmstudio" / "mcp.json", _json_servers("mcpServers", n, a), n)
     return files
 
 
@@ -125,7 +127,7 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
     # every file is its own config: nothing merged across files
     by_source = {c["source"]: c for c in report["configs"]}
     assert set(by_source) == set(files)
-    # each distinct launch measured once across all 15 files
+    # each distinct launch measured once across all 16 files
     assert len(launches) == len(set(launches)) == len(SERVERS)
 
     own = {name: measure_server(ServerSpec.stdio(name, resolved[name]), timeout_s=60)

@@ -11,13 +11,14 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpcost.audit.deferral import TOOL_SEARCH, parse_divergence, parse_settings
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.audit.deferral import TOOL_SEARCH, parse_settings
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.render_json import render_json, report_to_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
+from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import METHODOLOGY_URL

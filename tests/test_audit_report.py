@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.engine import distinct_launches, measure_all, run_audit
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.report import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, build_report, first_line
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement

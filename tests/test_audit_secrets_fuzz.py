@@ -13,10 +13,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.engine import run_audit
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text

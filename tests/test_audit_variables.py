@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mcpcost.audit.clients import ParseContext, parse_config
+from mcpcost.audit.clients import CLIENT_SYNTAX, ParseContext, parse_config, syntax_for
 from mcpcost.audit.variables import (
-    CLIENT_SYNTAX,
     VariableContext,
     VariableSyntax,
     resolve,
-    syntax_for,
 )
 
 ENV = {"HOME_DIR": "/home/me", "TOKEN": "tok-123", "EMPTY": ""}

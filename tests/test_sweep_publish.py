@@ -287,7 +287,7 @@ def test_divergence_staleness_is_one_rule_for_dashboard_leaderboard_and_pages(
 ) -> None:
     import json
 
-    from mcpcost.sweep.views import divergence_is_current
+    from mcpcost.core.divergence import divergence_is_current
 
     alpha = measured("alpha", tools(5))
     beta = measured("beta", tools(2))

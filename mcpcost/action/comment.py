@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
+from mcpcost.audit.clients import deferring_clients
 from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.render_text import n as fmt
 from mcpcost.audit.render_text import signed
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.templating import render
 
-# Clients whose documented default defers MCP tool definitions (Claude Code's tool search); the
+# Clients whose documented default defers MCP tool definitions (from the client registry); the
 # audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
-DEFERS_BY_DEFAULT = frozenset({"claude-code"})
+DEFERS_BY_DEFAULT = deferring_clients()
 COMMENT_TARGET = 60_000  # under GitHub's 65,536-character limit, with room for the marker
 NAME_LIMIT = 80
 NOTE_CELL_LIMIT = 160  # a note in a table cell

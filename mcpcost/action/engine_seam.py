@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from mcpcost.audit.clients import ParseContext
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.discovery import PROJECT_CONFIG_PATHS, parse_project_config
 from mcpcost.audit.engine import distinct_launches, measure_all
-from mcpcost.audit.model import ConfigFile
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server

@@ -26,9 +26,9 @@ from mcpcost.action.outcome import (
     ToolChange,
     VerdictView,
 )
+from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy, diff_reports
 from mcpcost.audit.gates import Gate, GateFinding, GateResult, evaluate_gates
-from mcpcost.audit.model import ConfigFile, ConfigState
 from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report, first_line
 from mcpcost.core.model import Measurement
 

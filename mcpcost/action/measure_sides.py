@@ -20,7 +20,7 @@ from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
 from mcpcost.action.settings import Settings
 from mcpcost.action.sharing import needs_worktree, place
-from mcpcost.audit.model import ConfigFile
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.model import Measurement
 from mcpcost.errors import InputError

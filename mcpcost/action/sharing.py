@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 
 from mcpcost.action.engine_seam import with_cwd
-from mcpcost.audit.model import ConfigFile
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.core.spec import ServerSpec
 
 EntryKey = tuple[str, str]  # (config source, server name)

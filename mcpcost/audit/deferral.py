@@ -7,7 +7,8 @@ servers of one session, and optionally a published Claude divergence run.
 Modes (``DeferralVerdict.mode``):
 
 * ``client-unknown``: an explicit ``--config`` file; nobody said which client reads it.
-* ``no-deferral-on-record``: every client other than Claude Code (named in the verdict). This is
+* ``no-deferral-on-record``: every client whose module records no deferral (all but Claude Code;
+  named in the verdict). This is
   an absence of a record about the client, not a measurement of it.
 * Claude Code, resolved from the shell plus four settings files (managed, project-local,
   project, user; highest precedence first):
@@ -16,7 +17,7 @@ Modes (``DeferralVerdict.mode``):
   or a base URL off api.anthropic.com while ``ENABLE_TOOL_SEARCH`` is unset), ``defers-all``
   (unset or ``true``), ``threshold`` (``auto`` / ``auto:N``), ``setting-unrecognized``.
 
-Unlike the reference, ``alwaysLoad: true`` is read from the config: pinned servers are counted as
+``alwaysLoad: true`` is read from the config: pinned servers are counted as
 loaded at session start even when the rest defers (``DeferralVerdict.always_load``).
 """
 
@@ -24,13 +25,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import PurePosixPath, PureWindowsPath
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpcost.core.jsonvalue import parse_json
-from mcpcost.errors import InputError, JSONSyntaxError
+from mcpcost.audit.clients import EXPLICIT, DeferralRule, deferral_rule
+from mcpcost.audit.clients.claude_code import settings_object
+from mcpcost.core.divergence import DivergenceRun
+from mcpcost.errors import InputError
 
 BETAS = "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS"
 TOOL_SEARCH = "ENABLE_TOOL_SEARCH"
@@ -52,8 +54,6 @@ EXCEPTIONS = (
     "a model without support for tool_reference blocks (before Sonnet 4.5 / Haiku 4.5 / Opus 4.5)",
 )
 
-CLAUDE_CODE = "claude-code"
-EXPLICIT = "explicit"
 
 _AUTO_N = re.compile(r"auto:(\d{1,3})")
 
@@ -89,50 +89,6 @@ class SettingsSource:
         if self.unreadable:
             out["unreadable"] = list(self.unreadable)
         return out
-
-
-def settings_paths(
-    *, home: str, cwd: str, platform: str, environ: Mapping[str, str]
-) -> list[tuple[str, str]]:
-    """(scope, path) of Claude Code's four settings files, highest precedence first."""
-    if platform == "win32":
-        win = PureWindowsPath
-        program_data = environ.get("ProgramData") or environ.get("PROGRAMDATA") or r"C:\ProgramData"
-        managed = str(win(program_data) / "ClaudeCode" / "managed-settings.json")
-        return [
-            ("managed", managed),
-            ("project-local", str(win(cwd) / ".claude" / "settings.local.json")),
-            ("project", str(win(cwd) / ".claude" / "settings.json")),
-            ("user", str(win(home) / ".claude" / "settings.json")),
-        ]
-    posix = PurePosixPath
-    if platform == "darwin":
-        managed = "/Library/Application Support/ClaudeCode/managed-settings.json"
-    else:
-        managed = "/etc/claude-code/managed-settings.json"
-    return [
-        ("managed", managed),
-        ("project-local", str(posix(cwd) / ".claude" / "settings.local.json")),
-        ("project", str(posix(cwd) / ".claude" / "settings.json")),
-        ("user", str(posix(home) / ".claude" / "settings.json")),
-    ]
-
-
-def settings_object(text: str | bytes | None) -> tuple[str, dict[str, Any]]:
-    """How a Claude Code settings file reads: ``("absent" | "unreadable" | "read", object)``.
-
-    Strict JSON, as Claude Code parses it; anything but a JSON object is unreadable. Both the
-    deferral verdict and the project-server approval read the files through this one function.
-    """
-    if text is None:
-        return "absent", {}
-    try:
-        data = parse_json(text)
-    except JSONSyntaxError:
-        return "unreadable", {}
-    if not isinstance(data, dict):
-        return "unreadable", {}
-    return "read", data
 
 
 def parse_settings(scope: str, source: str, text: str | bytes | None) -> SettingsSource:
@@ -181,82 +137,6 @@ def shell_source(environ: Mapping[str, str]) -> SettingsSource:
     """The shell's three variables (only their non-empty values)."""
     values = tuple((n, environ[n]) for n in VARIABLES if environ.get(n))
     return SettingsSource(scope="shell", source=SHELL_SOURCE, state="read", values=values)
-
-
-# --------------------------------------------------------------------------- divergence run
-
-
-@dataclass(frozen=True, kw_only=True)
-class DivergenceRow:
-    name: str
-    claude_delta: int | None
-    o200k_full: int | None
-    captured_sha256: str | None
-    error: str | None
-
-    @property
-    def current(self) -> bool:
-        return self.error is None and self.claude_delta is not None and bool(self.captured_sha256)
-
-
-@dataclass(frozen=True, kw_only=True)
-class DivergenceRun:
-    """A published ``tools-delta/v1`` run (``results/divergence.json``)."""
-
-    method: str
-    model: str
-    measured_at: str
-    rows: tuple[DivergenceRow, ...]
-
-    def by_hash(self) -> dict[str, DivergenceRow]:
-        """Current rows keyed by capture hash: the join is by bytes, never by name."""
-        return {r.captured_sha256: r for r in self.rows if r.current and r.captured_sha256}
-
-    def ratio_band(self) -> RatioBand | None:
-        ratios = [
-            r.claude_delta / r.o200k_full
-            for r in self.rows
-            if r.current and r.claude_delta is not None and r.o200k_full
-        ]
-        if not ratios:
-            return None
-        return RatioBand(low=min(ratios), high=max(ratios), servers=len(ratios), source="run")
-
-
-def _num(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value)
-
-
-def parse_divergence(data: Any) -> DivergenceRun:
-    """Shape-check a divergence run; InputError on the wrong shape."""
-    if not isinstance(data, dict) or not isinstance(data.get("servers"), dict):
-        raise InputError("claude divergence: malformed data (expected an object with 'servers')")
-    rows = []
-    for name, row in sorted(data["servers"].items()):
-        if not isinstance(row, dict):
-            continue
-        sha = row.get("capturedSha256")
-        err = row.get("error")
-        rows.append(
-            DivergenceRow(
-                name=str(name),
-                claude_delta=_num(row.get("claudeDelta")),
-                o200k_full=_num(row.get("o200kFull")),
-                captured_sha256=sha if isinstance(sha, str) else None,
-                error=str(err) if err is not None else None,
-            )
-        )
-    method = data.get("method")
-    model = data.get("model")
-    measured = data.get("measuredAt")
-    return DivergenceRun(
-        method=method if isinstance(method, str) else "tools-delta/v1",
-        model=model if isinstance(model, str) else "unknown",
-        measured_at=measured if isinstance(measured, str) else "unknown",
-        rows=tuple(rows),
-    )
 
 
 # --------------------------------------------------------------------------- verdict
@@ -479,6 +359,14 @@ def claude_code_posture(
     return Posture("defers-all", None, setting(TOOL_SEARCH, None, None, from_machine=False))
 
 
+def _run_band(divergence: DivergenceRun | None) -> RatioBand | None:
+    """The ratio band of a divergence run's current rows (None: no run, or no usable row)."""
+    ratios = divergence.current_ratios() if divergence is not None else []
+    if not ratios:
+        return None
+    return RatioBand(low=min(ratios), high=max(ratios), servers=len(ratios), source="run")
+
+
 def _always_load(servers: Sequence[SessionServer], pinned_unmeasured: Sequence[str]) -> AlwaysLoad:
     pinned = [s for s in servers if s.always_load]
     return AlwaysLoad(
@@ -502,44 +390,42 @@ def decide(
     shared_measurements: int = 0,
 ) -> DeferralVerdict:
     """The verdict for one session scope (all Claude Code files together, else one file)."""
-    wire = sum(s.tokens for s in servers)
-    pinned = _always_load(servers, pinned_unmeasured)
-    base: dict[str, Any] = {
-        "client": client,
-        "sources": tuple(sources),
-        "wire_tokens": wire,
-        "is_floor": is_floor,
-        "shared_measurements": shared_measurements,
-        "always_load": pinned,
-        "setting": None,
-        "threshold_share": None,
-        "threshold_tokens": None,
-        "client_tokens": None,
-        "ratio": None,
-        "distance_tokens": None,
-        "crosses": None,
-        "exceptions": (),
-    }
+    verdict = DeferralVerdict(
+        client=client,
+        mode="client-unknown",
+        mechanism=None,
+        sources=tuple(sources),
+        setting=None,
+        threshold_share=None,
+        threshold_tokens=None,
+        wire_tokens=sum(s.tokens for s in servers),
+        client_tokens=None,
+        ratio=None,
+        is_floor=is_floor,
+        distance_tokens=None,
+        crosses=None,
+        shared_measurements=shared_measurements,
+        exceptions=(),
+        always_load=_always_load(servers, pinned_unmeasured),
+    )
     if client == EXPLICIT:
-        return DeferralVerdict(mode="client-unknown", mechanism=None, **base)
-    if client != CLAUDE_CODE:
-        return DeferralVerdict(mode="no-deferral-on-record", mechanism=None, **base)
+        return verdict
+    if deferral_rule(client) is not DeferralRule.TOOL_SEARCH:
+        return replace(verdict, mode="no-deferral-on-record")
     posture = claude_code_posture(shell_environ or {}, settings)
-    base["setting"] = posture.setting
-    mechanism = "tool-search"
+    verdict = replace(verdict, mode=posture.mode, mechanism="tool-search", setting=posture.setting)
     if posture.mode == "defers-all":
-        base["exceptions"] = EXCEPTIONS
-        return DeferralVerdict(mode="defers-all", mechanism=mechanism, **base)
+        return replace(verdict, exceptions=EXCEPTIONS)
     if posture.mode != "threshold":
-        return DeferralVerdict(mode=posture.mode, mechanism=mechanism, **base)
+        return verdict
     share = posture.threshold_share or 0.0
     threshold = round(context_window * share)
-    base["threshold_share"] = share
-    base["threshold_tokens"] = threshold
-    base["exceptions"] = EXCEPTIONS
+    verdict = replace(
+        verdict, threshold_share=share, threshold_tokens=threshold, exceptions=EXCEPTIONS
+    )
     if shared_measurements > 0:
-        return DeferralVerdict(mode="threshold", mechanism=mechanism, **base)
-    band = (divergence.ratio_band() if divergence else None) or PUBLISHED_BAND
+        return verdict
+    band = _run_band(divergence) or PUBLISHED_BAND
     low = high = 0.0
     exact = estimated = 0
     for s in servers:
@@ -559,13 +445,13 @@ def decide(
         crosses = None
     else:
         crosses = False
-    base.update(
+    return replace(
+        verdict,
         client_tokens={"low": low_i, "high": high_i, "exact": exact, "estimated": estimated},
         ratio=band,
         distance_tokens={"low": low_i - threshold, "high": high_i - threshold},
         crosses=crosses,
     )
-    return DeferralVerdict(mode="threshold", mechanism=mechanism, **base)
 
 
 def upfront_tokens(verdict: DeferralVerdict) -> int | None:

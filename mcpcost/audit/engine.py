@@ -18,10 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from mcpcost.audit.deferral import DivergenceRun, SettingsSource
-from mcpcost.audit.model import ConfigFile, ConfigState
+from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.deferral import SettingsSource
 from mcpcost.audit.progress import NullProgress, ProgressObserver
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport, build_report
+from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.model import Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec

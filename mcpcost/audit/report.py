@@ -30,15 +30,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpcost import __version__
+from mcpcost.audit.clients.claude_code import NAME as CLAUDE_CODE
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
-    CLAUDE_CODE,
     DeferralVerdict,
-    DivergenceRun,
     SessionServer,
     SettingsSource,
     decide,
 )
-from mcpcost.audit.model import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Isolation, Measurement

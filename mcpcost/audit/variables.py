@@ -1,6 +1,7 @@
 """Variable references in client configs, resolved per client's documented syntax (pure).
 
-Each client documents its own syntax (or none: Codex, Claude Desktop, Zed, Cline...). A reference
+Each client documents its own syntax (or none: Codex, Claude Desktop, Zed, Cline...); the client's
+module in ``mcpcost.audit.clients`` names it as a ``VariableSyntax``. A reference
 that cannot be resolved here (an unset variable, a password input, a file reference, a hub
 secret) is returned in ``unresolved`` and its text is left in place; the caller must then refuse
 to launch the server rather than launch it with the literal text.
@@ -24,9 +25,8 @@ class VariableSyntax:
     defaults: bool = False  # ${VAR:-default}
     env_prefix: bool = False  # ${env:VAR}
     bare: bool = False  # $VAR
-    editor: bool = (
-        False  # ${userHome} ${workspaceFolder} ${workspaceFolderBasename} ${pathSeparator}
-    )
+    # ${userHome} ${workspaceFolder} ${workspaceFolderBasename} ${pathSeparator}
+    editor: bool = False
     inputs: bool = False  # ${input:id}
     file_refs: bool = False  # ${file:/path}: recognised, never resolved
     opencode: bool = False  # {env:VAR}, {file:path} (file never resolved)
@@ -37,34 +37,7 @@ class VariableSyntax:
         return any(getattr(self, f) for f in self.__dataclass_fields__)
 
 
-NONE = VariableSyntax()
-_EDITOR = VariableSyntax(env_prefix=True, editor=True)
-
-# Client -> syntax, from each client's documentation (research/anchor-ecosystem.md §4).
-CLIENT_SYNTAX: Mapping[str, VariableSyntax] = {
-    "claude-desktop": NONE,
-    "claude-code": VariableSyntax(braces=True, defaults=True),
-    "cursor": _EDITOR,
-    "vscode": VariableSyntax(env_prefix=True, editor=True, inputs=True),
-    "windsurf": VariableSyntax(env_prefix=True, file_refs=True),
-    "codex": NONE,
-    "gemini": VariableSyntax(braces=True, bare=True),
-    "zed": NONE,
-    "cline": NONE,
-    "roo": NONE,
-    "continue": VariableSyntax(hub_secrets=True),
-    "goose": NONE,
-    "copilot": NONE,
-    "opencode": VariableSyntax(opencode=True),
-    # --config files of unknown origin: every brace form whose meaning is unambiguous
-    "explicit": VariableSyntax(
-        braces=True, defaults=True, env_prefix=True, editor=True, inputs=True, file_refs=True
-    ),
-}
-
-
-def syntax_for(client: str) -> VariableSyntax:
-    return CLIENT_SYNTAX.get(client, NONE)
+NONE = VariableSyntax()  # a client that expands no references
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.bands import Band, band_for
+from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
 from mcpcost.core.status import Status
+from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
 
-DIVERGENCE_METHOD = "tools-delta/v1"
 SESSION_METHOD = "deferred-load/v1"
 
 
@@ -92,21 +93,6 @@ class Board:
         return len(self.all_rows)
 
 
-def divergence_is_current(row: Any, m: Measurement | None) -> bool:
-    """The one staleness rule for a ``divergence.json`` row, used by every page.
-
-    Current means: the row exists, carries no ``error``, has a numeric ``claudeDelta``, and was
-    computed from the capture the measurement holds now (``capturedSha256`` equals the
-    measurement's ``canonicalSha256``). Anything else is stale and is never shown.
-    """
-    if not isinstance(row, dict) or m is None or "error" in row:
-        return False
-    delta = row.get("claudeDelta")
-    if isinstance(delta, bool) or not isinstance(delta, int | float):
-        return False
-    return m.canonical_sha256 is not None and row.get("capturedSha256") == m.canonical_sha256
-
-
 def costlier_to_defer(board: Board) -> tuple[Row, ...]:
     """Measured rows whose exact session-start load is at least their headline number.
 
@@ -149,25 +135,19 @@ def segment_starts(rows: Sequence[HistoryRow]) -> frozenset[int]:
 def _divergence_rows(
     doc: Any, measurements: Mapping[str, Measurement]
 ) -> tuple[dict[str, Divergence], str | None, str | None]:
-    if not isinstance(doc, dict) or not isinstance(doc.get("servers"), dict):
+    try:
+        run = parse_divergence(doc)
+    except InputError:
         return {}, None, None
-    model = doc.get("model") if isinstance(doc.get("model"), str) else "unknown model"
-    day = doc.get("measuredAt") if isinstance(doc.get("measuredAt"), str) else ""
     out: dict[str, Divergence] = {}
-    for name, row in doc["servers"].items():
-        m = measurements.get(name)
-        if m is None or not divergence_is_current(row, m):
+    for row in run.rows:
+        m = measurements.get(row.name)
+        if m is None or not row.current_for(m.canonical_sha256) or row.claude_delta is None:
             continue
-        delta = row["claudeDelta"]
-
-        def num(key: str, row: dict[str, Any] = row) -> int | None:
-            v = row.get(key)
-            return int(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
-
-        out[name] = Divergence(
-            str(model), str(day), int(delta), num("o200kFull"), num("o200kMapped")
+        out[row.name] = Divergence(
+            run.model, run.measured_at, row.claude_delta, row.o200k_full, row.o200k_mapped
         )
-    return out, str(model), str(day)
+    return out, run.model, run.measured_at
 
 
 def _session_with_backfill(name: str, m: Measurement, backfill: Any) -> SessionStart | None:

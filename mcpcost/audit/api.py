@@ -1,0 +1,108 @@
+"""The library's audit call: config files (or discovery) in, an ``AuditReport`` value out.
+
+``audit_configs(paths)`` reads the given config files, or, with no paths, finds the known
+clients' configs as ``mcpcost audit`` does; it measures every distinct launch once with
+``measure_server`` (or the ``measure`` function given) and returns the report. It prints
+nothing; progress goes to an optional observer. Renderers and gates take the report it returns.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+
+from mcpcost.audit.clients import ParseContext
+from mcpcost.audit.clients.claude_code import settings_paths
+from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.deferral import read_settings_sources
+from mcpcost.audit.discovery import discover, load_explicit
+from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
+from mcpcost.audit.progress import ProgressObserver
+from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
+from mcpcost.core.clock import Clock, iso_utc, utc_now
+from mcpcost.errors import InputError
+from mcpcost.measuring.server import measure_server
+
+DEFAULT_TIMEOUT_S = 60.0
+
+
+def _read_if_exists(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def load_configs(
+    paths: Sequence[str | os.PathLike[str]] | None,
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    clients: Collection[str] | None = None,
+) -> list[ConfigFile]:
+    """The given config files, parsed (InputError when one cannot be read), or with ``paths``
+    None every known client's config found here (``clients`` narrows discovery)."""
+    if paths is None:
+        return discover(home=home, cwd=cwd, platform=platform, environ=environ, clients=clients)
+    if clients is not None:
+        raise ValueError("clients narrows discovery; it cannot be combined with paths")
+    context = ParseContext(
+        environ=dict(environ),
+        home=str(home),
+        cwd=str(cwd),
+        platform=platform,
+        project_key=str(cwd),
+        realpath=os.path.realpath,
+    )
+    files = load_explicit([Path(p) for p in paths], context=context)
+    for f in files:
+        if f.state == ConfigState.ERROR:
+            if not (Path(f.source).exists() or Path(f.source).is_symlink()):
+                raise InputError(f"{f.source}: no such file")
+            raise InputError(f"{f.source}: {f.error or 'cannot be read'}")
+    return files
+
+
+def audit_configs(
+    paths: Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    measure: MeasureFn | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    clients: Collection[str] | None = None,
+    home: Path | None = None,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    platform: str | None = None,
+    progress: ProgressObserver | None = None,
+    now: Clock | None = None,
+) -> AuditReport:
+    """Audit config files (or, with no ``paths``, the configs discovery finds) and return the
+    report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own."""
+    env = dict(os.environ if environ is None else environ)
+    home_dir = home or Path.home()
+    cwd_dir = cwd or Path.cwd()
+    plat = platform or sys.platform
+    files = load_configs(
+        paths, home=home_dir, cwd=cwd_dir, platform=plat, environ=env, clients=clients
+    )
+    settings = read_settings_sources(
+        settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
+        _read_if_exists,
+    )
+    return run_audit(
+        files,
+        measure=measure or partial(measure_server, timeout_s=timeout_s),
+        concurrency=concurrency,
+        context_window=context_window,
+        progress=progress,
+        generated_at=iso_utc((now or utc_now)()),
+        shell_environ=env,
+        settings=settings,
+    )

@@ -1,0 +1,304 @@
+"""Claude Code: ``~/.claude.json`` (user and per-project blocks), a project's ``.mcp.json``, the
+managed ``managed-mcp.json``; its four settings files, which decide tool search (the deferral
+verdict) and whether ``.mcp.json`` servers are approved.
+"""
+
+from __future__ import annotations
+
+import ntpath
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from mcpcost.audit.clients.client import (
+    Claim,
+    Client,
+    DeferralRule,
+    Location,
+    Parsed,
+    Places,
+    ProjectFile,
+    Scope,
+    env_value,
+)
+from mcpcost.audit.clients.entries import ParseContext, RawServer
+from mcpcost.audit.clients.formats import kind_of, object_of, server_block
+from mcpcost.audit.clients.shapes import Dialect, map_block
+from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.audit.jsonc import KeyPath
+from mcpcost.audit.variables import VariableSyntax
+from mcpcost.core.jsonvalue import parse_json
+from mcpcost.errors import JSONSyntaxError
+
+NAME = "claude-code"
+PROJECT_FILES = (ProjectFile(".mcp.json"),)
+DIALECT = Dialect(NAME)
+
+
+# ---------------------------------------------------------------- where its files live
+
+
+def managed_dir(platform: str, root: PurePath, program_data: PurePath) -> PurePath:
+    """The directory of Claude Code's managed (administrator) files."""
+    if platform == "win32":
+        return program_data / "ClaudeCode"
+    if platform == "darwin":
+        return root / "Library" / "Application Support" / "ClaudeCode"
+    return root / "etc" / "claude-code"
+
+
+def settings_paths(
+    *,
+    home: str,
+    cwd: str,
+    platform: str,
+    environ: Mapping[str, str],
+    system_root: Path | None = None,
+) -> list[tuple[str, str]]:
+    """(scope, path) of Claude Code's four settings files, highest precedence first.
+    ``system_root`` stands in for ``/`` (and ``C:\\ProgramData``), as in ``Places``."""
+    pure: type[PurePath] = PureWindowsPath if platform == "win32" else PurePosixPath
+    if system_root is not None:
+        root: PurePath = system_root
+        program_data: PurePath = system_root / "ProgramData"
+    else:
+        root = pure("/")
+        program_data = pure(env_value(environ, "PROGRAMDATA", platform) or "C:\\ProgramData")
+    managed = managed_dir(platform, root, program_data) / "managed-settings.json"
+    return [
+        ("managed", str(managed)),
+        ("project-local", str(pure(cwd) / ".claude" / "settings.local.json")),
+        ("project", str(pure(cwd) / ".claude" / "settings.json")),
+        ("user", str(pure(home) / ".claude" / "settings.json")),
+    ]
+
+
+def locations(at: Places) -> list[Location]:
+    config_dir = at.env("CLAUDE_CONFIG_DIR")
+    user = Path(config_dir) if config_dir else at.home
+    managed = Path(managed_dir(at.platform, at.root, at.programdata))
+    return [
+        Location(NAME, Scope.USER, user / ".claude.json"),
+        *at.project(NAME, PROJECT_FILES),
+        Location(NAME, Scope.MANAGED, managed / "managed-mcp.json"),
+    ]
+
+
+def settings_object(text: str | bytes | None) -> tuple[str, dict[str, Any]]:
+    """How a Claude Code settings file reads: ``("absent" | "unreadable" | "read", object)``.
+
+    Strict JSON, as Claude Code parses it; anything but a JSON object is unreadable. Both the
+    deferral verdict and the project-server approval read the files through this one function.
+    """
+    if text is None:
+        return "absent", {}
+    try:
+        data = parse_json(text)
+    except JSONSyntaxError:
+        return "unreadable", {}
+    if not isinstance(data, dict):
+        return "unreadable", {}
+    return "read", data
+
+
+# ---------------------------------------------------------------- parsing ~/.claude.json
+
+
+def _norm_path(path: str, ctx: ParseContext) -> str:
+    if ctx.realpath is not None:
+        try:
+            path = ctx.realpath(path)
+        except (OSError, ValueError):
+            pass
+    if ctx.platform == "win32":
+        path = ntpath.normpath(path.replace("/", "\\"))
+        path = path.rstrip("\\") if len(path) > 3 else path
+        return path.casefold()
+    path = posixpath.normpath(path) if path else path
+    path = path.rstrip("/") or "/"
+    return path.casefold() if ctx.platform == "darwin" else path
+
+
+def claude_project_key(projects: Mapping[str, Any], ctx: ParseContext) -> str | None:
+    """The key of ``projects`` that names the current project: exact first, then normalised
+    (trailing separators, case on macOS/Windows, symlinks when ``ctx.realpath`` is given)."""
+    wanted = ctx.project_key if ctx.project_key is not None else ctx.cwd
+    if wanted in projects:
+        return wanted
+    target = _norm_path(wanted, ctx)
+    for key in projects:
+        if _norm_path(key, ctx) == target:
+            return key
+    return None
+
+
+def parse(
+    data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
+) -> Parsed:
+    root = object_of(data, "the file")
+    dialect = DIALECT
+    raws: dict[str, RawServer] = {}
+    block = server_block(root, "mcpServers", problems)
+    for raw in map_block(block or {}, ("mcpServers",), dialect, problems, lines):
+        raws[raw.name] = raw
+    projects = root.get("projects")
+    if isinstance(projects, dict):
+        key = claude_project_key(projects, ctx)
+        project = projects[key] if key is not None else None
+        if key is not None and not isinstance(project, dict):
+            problems.append(f"projects[<cwd>] is {kind_of(project)}, expected an object (ignored)")
+        elif key is not None and project is not None:
+            local = server_block(project, "mcpServers", problems, "projects[<cwd>].")
+            path: KeyPath = ("projects", key, "mcpServers")
+            for raw in map_block(local or {}, path, dialect, problems, lines):
+                if raw.name in raws:
+                    problems.append(
+                        f"server {raw.name!r}: the project entry overrides the user entry"
+                    )
+                raws[raw.name] = raw
+    elif projects is not None:
+        problems.append(f"projects is {kind_of(projects)}, expected an object (ignored)")
+    return Parsed(list(raws.values()))
+
+
+def _has_project_servers(data: Mapping[str, Any], text_format: object) -> bool:
+    projects = data.get("projects")
+    return isinstance(projects, dict) and any(
+        isinstance(p, dict) and "mcpServers" in p for p in projects.values()
+    )
+
+
+# ---------------------------------------------------------------- approval of .mcp.json servers
+
+ENABLED_KEY = "enabledMcpjsonServers"
+DISABLED_KEY = "disabledMcpjsonServers"
+ENABLE_ALL_KEY = "enableAllProjectMcpServers"
+NOT_APPROVED = "not approved in any settings file: Claude Code asks before loading it"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalSettings:
+    """What one Claude Code settings file says about ``.mcp.json`` servers."""
+
+    scope: str  # managed | project-local | project | user
+    source: str
+    state: str  # read | absent | unreadable
+    enabled: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()
+    enable_all: bool | None = None
+    problems: tuple[str, ...] = ()  # wrong-typed keys (ignored), named, never quoted
+
+
+def _names(data: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
+    value = data.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        problems.append(f"{key} is not a list of server names (ignored)")
+        return ()
+    return tuple(value)
+
+
+def parse_approval_settings(scope: str, source: str, text: str | bytes | None) -> ApprovalSettings:
+    """A settings file's text (None: absent) -> its approval keys (read through
+    ``settings_object``, as the deferral verdict reads the same file)."""
+    state, data = settings_object(text)
+    if state != "read":
+        return ApprovalSettings(scope=scope, source=source, state=state)
+    problems: list[str] = []
+    enable_all = data.get(ENABLE_ALL_KEY)
+    if enable_all is not None and not isinstance(enable_all, bool):
+        problems.append(f"{ENABLE_ALL_KEY} is not true or false (ignored)")
+        enable_all = None
+    return ApprovalSettings(
+        scope=scope,
+        source=source,
+        state="read",
+        enabled=_names(data, ENABLED_KEY, problems),
+        disabled=_names(data, DISABLED_KEY, problems),
+        enable_all=enable_all,
+        problems=tuple(problems),
+    )
+
+
+def _read_if_exists(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def read_approval_settings(
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    system_root: Path | None = None,
+    read: Callable[[str], bytes | None] = _read_if_exists,
+) -> tuple[ApprovalSettings, ...]:
+    """Claude Code's four settings files (``settings_paths``, highest precedence first), read for
+    their approval keys. ``system_root`` stands in for ``/``, as in ``Places``."""
+    out: list[ApprovalSettings] = []
+    paths = settings_paths(
+        home=str(home), cwd=str(cwd), platform=platform, environ=environ, system_root=system_root
+    )
+    for scope, path in paths:
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            out.append(ApprovalSettings(scope=scope, source=path, state="unreadable"))
+            continue
+        out.append(parse_approval_settings(scope, path, data))
+    return tuple(out)
+
+
+def _approval(entry: ConfigEntry, settings: Sequence[ApprovalSettings]) -> ConfigEntry:
+    if entry.disabled:
+        return entry
+    for s in settings:  # highest precedence first; a name in a disabled list always wins
+        if entry.name in s.disabled:
+            return replace(entry, disabled=True, disabled_reason=f"disabled in {s.source}")
+    if any(entry.name in s.enabled for s in settings):
+        return entry
+    enable_all = next((s.enable_all for s in settings if s.enable_all is not None), None)
+    if enable_all:
+        return entry
+    return replace(entry, notes=(*entry.notes, NOT_APPROVED))
+
+
+def apply_project_approval(cf: ConfigFile, settings: Sequence[ApprovalSettings]) -> ConfigFile:
+    """Claude Code's ``.mcp.json`` servers as its settings approve them (pure): a name in any
+    ``disabledMcpjsonServers`` is switched off (naming the file); a name in no
+    ``enabledMcpjsonServers`` without ``enableAllProjectMcpServers: true`` (the highest-precedence
+    file that sets it decides) stays measured with a note. Unreadable settings files and
+    wrong-typed keys are problem lines on the config."""
+    if cf.state is ConfigState.ERROR or not cf.entries:
+        return cf
+    problems = list(cf.problems)
+    for s in settings:
+        if s.state == "unreadable":
+            problems.append(f"settings file {s.source} cannot be read: its approvals are unknown")
+        problems.extend(f"settings file {s.source}: {p}" for p in s.problems)
+    entries = tuple(_approval(e, settings) for e in cf.entries)
+    state = ConfigState.ALL_DISABLED if all(e.disabled for e in entries) else ConfigState.OK
+    return replace(cf, entries=entries, state=state, problems=tuple(problems))
+
+
+def is_project_mcp_json(loc: Location, path: Path) -> bool:
+    """The project file whose servers Claude Code asks about before loading them."""
+    return loc.client == NAME and loc.scope == Scope.PROJECT and path.name == ".mcp.json"
+
+
+CLIENT = Client(
+    name=NAME,
+    label="Claude Code",
+    syntax=VariableSyntax(braces=True, defaults=True),
+    parse=parse,
+    locations=locations,
+    project_files=PROJECT_FILES,
+    claims=(Claim("projects", 0, _has_project_servers),),
+    deferral=DeferralRule.TOOL_SEARCH,
+)
