@@ -44,6 +44,7 @@ def pct(share: float) -> str:
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> list[str]:
+    rows = [[terminal_line(c) for c in r] for r in rows]  # widths of what is shown
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for r in rows:
