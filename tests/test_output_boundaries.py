@@ -78,3 +78,20 @@ def test_markdown_as_the_comment_escapes_it() -> None:
         f"`<{ZWJ}!-- mcp-context-cost:v1 key=a -->`"
     )
     assert md_text("x\u202ey") == "x\\\\u202ey"
+
+
+def test_live_progress_keeps_its_own_sequence_and_escapes_names() -> None:
+    from mcpcost.audit.progress import LiveProgress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    raw = Tty()
+    stream = SafeStream(raw, ci_log=False)
+    live = LiveProgress(stream)  # type: ignore[arg-type]
+    live.started("evil\x1b]0;title\x07\u202e", 1)
+    live.finished("evil\x1b]0;title\x07\u202e", "measured", 1, 1)
+    shown = raw.getvalue()
+    assert shown.startswith("\r\x1b[2Kmeasuring [0/1] evil\\x1b]0;title\\x07\\u202e")
+    assert shown.endswith("\r\x1b[2K") and shown.count("\x1b") == shown.count("\r\x1b[2K")
