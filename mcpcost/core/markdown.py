@@ -8,7 +8,8 @@ Whatever the input, the output has no raw HTML (tags, comments, so no spoofed co
 link, image or autolink (``<...>``, ``https://``, ``www.``), no character entity (``&commat;``,
 ``&#64;``), no @mention or issue reference, and cannot break a table row or start a new line.
 
-* ``one_line``: line breaks and runs of white space folded to one space.
+* ``one_line``: line breaks and runs of white space folded to one space; control and bidi
+  characters shown escaped (``\\x1b``, ``\\u202e``) as on a terminal.
 * ``truncate``: at most ``limit`` characters, an ellipsis marking a cut, never ending on a lone
   backslash (which would escape the ellipsis or the cell's closing pipe).
 * ``escape_html``: ``&``, ``<``, ``>`` and quotes as entities.
