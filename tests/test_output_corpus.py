@@ -63,8 +63,10 @@ def hostile_servers(tmp: Path) -> dict[str, dict[str, Any]]:
     serve = payload_file(tmp, "serve", serving_payload())
     stderr = payload_file(tmp, "stderr", {"stderr": f"{ALL}\ntoken=${SECRET_VAR}", "exitCode": 1})
     error = payload_file(tmp, "error", {"listError": ALL})
+    # each case both behind its key and bare, so some names start a line of the table
     servers: dict[str, dict[str, Any]] = {
-        name: {"command": sys.executable, "args": [str(HOSTILE), serve]} for name in names()
+        name: {"command": sys.executable, "args": [str(HOSTILE), serve]}
+        for name in [*names(), *CASES.values()]
     }
     servers[f"fails {CASES['osc-window-title']}"] = {
         "command": sys.executable,
@@ -130,8 +132,11 @@ def test_audit_text_escapes_every_case(hostile_config: Path, ci: bool) -> None:
     # the hostile text reached the heaviest-tools lines, the table and the notes, escaped
     assert "\\x1b[31mred\\x1b[0m" in out and "\\u202e" in out and "\\x1b]0;pwned" in out
     assert "\\x1b]0;pwned" in err  # a progress line named the failing server
-    if ci:
-        assert "\\u003a:error file=README.md" in out or "##\\u005berror]" in out
+    if ci:  # a bare name starts a table row: the runner would have read it as a command
+        assert "  \\u003a:error file=README.md,line=1::spoofed" in out
+        assert "##\\u005berror]legacy" in out
+    else:
+        assert "  ::error file=README.md,line=1::spoofed" in out
 
 
 def test_audit_json_keeps_every_value_and_stays_terminal_safe(hostile_config: Path) -> None:
