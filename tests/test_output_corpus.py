@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from mcpcost.core.markdown import code_span
 from mcpcost.core.model import METHODOLOGY_URL
 from tests.output_corpus import (
     CASES,
@@ -160,7 +161,9 @@ def test_audit_markdown_renders_nothing_hostile(hostile_config: Path) -> None:
     assert code == 0, err
     assert_terminal_safe(out, "--markdown")
     assert markdown_violations(out, own_links=(METHODOLOGY_URL,)) == []
-    assert "`ansi-colour \\x1b[31mred\\x1b[0m`" in out  # a name, as the comment shows it
+    assert "`ansi-colour \\x1b[31mred\\x1b[0m`" in out
+    # every name exactly as the Action's comment shows it (see the comment test below)
+    assert all(code_span(name) in out for name in names())
 
 
 def test_list_configs_text_and_json(hostile_config: Path) -> None:
@@ -317,6 +320,8 @@ def test_action_comment_summary_annotations_and_log(tmp_path: Path) -> None:
         assert markdown_violations(markdown, own_links=(run_url, METHODOLOGY_URL)) == [], where
         assert SECRET not in markdown, where
         assert "\\x1b" in markdown, where  # names and notes from the corpus are in it
+    # names escaped exactly as `audit --markdown` escapes them
+    assert all(code_span(name) in body for name in names() if len(name) < 80)
     assert body.startswith("<!-- mcp-context-cost:v1 key=default -->\n")
     assert body.count("<!-- mcp-context-cost") == 1
     # the one place the secret may appear is the runner's own mask command, which hides it
