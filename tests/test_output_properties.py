@@ -86,6 +86,7 @@ def _write_all(stream: SafeStream, chunks: list[str]) -> None:
 
 
 @given(st.lists(hostile_text, max_size=6))
+@settings(deadline=None)  # the machine is shared: time is not the property
 def test_terminal_sink(chunks: list[str]) -> None:
     raw = io.StringIO()
     _write_all(SafeStream(raw, ci_log=False), chunks)
@@ -127,6 +128,7 @@ def _report(cfg: Any, measure: Any) -> Any:
 
 
 @given(st.lists(hostile_text, max_size=6), st.integers(min_value=0, max_value=5))
+@settings(deadline=None)  # the machine is shared: time is not the property
 def test_ci_log_sink(chunks: list[str], split: int) -> None:
     raw = io.StringIO()
     _write_all(SafeStream(raw, ci_log=True), chunks)
@@ -140,6 +142,7 @@ def test_ci_log_sink(chunks: list[str], split: int) -> None:
 
 
 @given(hostile_text)
+@settings(deadline=None)  # the machine is shared: time is not the property
 def test_action_log_sink(text: str) -> None:
     raw = io.StringIO()
     log = Log(raw)
@@ -183,6 +186,7 @@ def test_audit_markdown_sink(server: str, note: str) -> None:
 
 
 @given(hostile_text)
+@settings(deadline=None)  # the machine is shared: time is not the property
 def test_html_sink(text: str) -> None:
     env = environment().overlay(
         loader=DictLoader({"probe.html.j2": '<td title="{{ v }}">{{ v }}</td>'})
@@ -197,6 +201,7 @@ def test_html_sink(text: str) -> None:
 
 
 @given(hostile_text)
+@settings(deadline=None)  # the machine is shared: time is not the property
 def test_json_sink(text: str) -> None:
     doc = stringify({"name": text, "tools": [text]})
     shown = terminal_text(doc)
