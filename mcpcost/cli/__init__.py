@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import TextIO, cast
 
 from mcpcost import __version__
+from mcpcost.cli.interrupts import handling_interrupts
 from mcpcost.cli.streams import safe_streams
 from mcpcost.core.terminal import terminal_line
-from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),
@@ -75,13 +76,15 @@ def _main(args: list[str], out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     module = importlib.import_module(COMMANDS[command][0])
     try:
-        code: int = module.run(args[1:], out, err)
-    except (UsageError, InputError) as exc:
+        with handling_interrupts() as caught:
+            code: int = module.run(args[1:], out, err)
+    except (UsageError, InputError, OutputError) as exc:
         err.write(f"{terminal_line(exc)}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("interrupted\n")
-        return 130
+        caught.reported = True
+        return caught.exit_code
     except BrokenPipeError:
         return 0
     except SystemExit as exc:  # argparse's --help
