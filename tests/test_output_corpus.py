@@ -316,8 +316,11 @@ def test_action_comment_summary_annotations_and_log(tmp_path: Path) -> None:
     (comment,) = fake.comments.values()
     body = comment["body"]
     run_url = "https://github.example/octo/repo/actions/runs/99"
+    action_url = "https://github.com/mcp-context-cost/action"  # templates/action_link.md.j2
     for markdown, where in ((body, "comment"), (summary, "summary")):
-        assert markdown_violations(markdown, own_links=(run_url, METHODOLOGY_URL)) == [], where
+        assert (
+            markdown_violations(markdown, own_links=(run_url, action_url, METHODOLOGY_URL)) == []
+        ), where
         assert SECRET not in markdown, where
         assert "\\x1b" in markdown, where  # names and notes from the corpus are in it
     # names escaped exactly as `audit --markdown` escapes them
