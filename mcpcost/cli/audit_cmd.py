@@ -36,12 +36,13 @@ from mcpcost.audit.deferral import SettingsSource, read_settings_sources
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.discovery import config_listing, discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
-from mcpcost.audit.gates import evaluate_gates
+from mcpcost.audit.gates import GateFinding, evaluate_gates, unmeasured_findings
 from mcpcost.audit.progress import progress_for
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
+from mcpcost.audit.sarif import entry_lines, locate, render_sarif
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.container_args import (
     add_container_arguments,
@@ -54,8 +55,16 @@ from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
+from mcpcost.core.output_tree import atomic_write
 from mcpcost.core.terminal import terminal_line
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.errors import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    InputError,
+    OutputError,
+    UsageError,
+)
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -107,6 +116,12 @@ def build_parser() -> ArgParser:
         docker_help="run each stdio server in a container: the config's env values go into it, "
         "its cwd and argv paths under the project or home are mounted read-only; `docker run` "
         "commands run on the host as written",
+    )
+    p.add_argument(
+        "--sarif",
+        metavar="FILE",
+        help="also write the gate findings and unmeasured servers as SARIF 2.1.0 to FILE "
+        "(for code scanning), each at the config line of its server",
     )
     p.add_argument("--claude", metavar="FILE_OR_URL",
                    help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
@@ -251,6 +266,8 @@ def run(
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:
         raise UsageError("mcpcost audit: --max-increase needs --baseline REPORT.json")
+    if args.list_configs and args.sarif:
+        raise UsageError("mcpcost audit: --sarif reports an audit; --list-configs launches none")
     env = dict(os.environ if environ is None else environ)
     home_dir = home or Path.home()
     cwd_dir = cwd or Path.cwd()
@@ -274,7 +291,9 @@ def run(
             from mcpcost.measuring import measure_server
 
             measure = partial(measure_server, timeout_s=args.timeout)
-        return _audit(args, out, err, files, measure, settings, env, baseline, divergence, now)
+        return _audit(
+            args, out, err, files, measure, settings, env, baseline, divergence, now, cwd_dir
+        )
 
 
 def _audit(
@@ -288,6 +307,7 @@ def _audit(
     baseline: Baseline | None,
     divergence: DivergenceRun | None,
     now: Callable[[], datetime] | None,
+    cwd: Path,
 ) -> int:
     report = run_audit(
         files,
@@ -303,6 +323,8 @@ def _audit(
     if not report.configs:
         if args.json:
             out.write(render_json(report))
+        if args.sarif:
+            write_sarif(args.sarif, report, files, (), cwd)
         err.write(_nothing_found(files, bool(args.config)))
         return EXIT_CHECK_FAILED
     if args.docker:
@@ -320,6 +342,8 @@ def _audit(
         or args.fail_on_unmeasured
     )
     shown = gates if wants_gates else None
+    if args.sarif:
+        write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
@@ -338,6 +362,25 @@ def _audit(
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
+
+
+def write_sarif(
+    path: str,
+    report: AuditReport,
+    files: list[ConfigFile],
+    failing: tuple[GateFinding, ...],
+    cwd: Path,
+) -> None:
+    """``--sarif``: failing findings as errors, every other server without a number as a warning."""
+    lines = entry_lines(files)
+    errors = locate(failing, report, lines)
+    warnings = locate(unmeasured_findings(report, failing), report, lines)
+    default = files[0].source if files else None
+    text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)
+    try:
+        atomic_write(path, text)
+    except OutputError as exc:
+        raise OutputError(f"mcpcost audit: --sarif: {exc}") from None
 
 
 def launch_isolations(report: AuditReport) -> list[Isolation]:

@@ -1,4 +1,7 @@
-"""``mcpcost count [FILE|-] [--json] [--canonical]``: tokens and sha256 of any JSON document."""
+"""``mcpcost count [FILE|-] [--json] [--canonical]``: tokens and sha256 of any JSON document.
+
+Exit 0 counted, 2 the input cannot be read or is not JSON.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from mcpcost.core.canonical import canonicalize
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.terminal import terminal_line
 from mcpcost.core.tokenizer import count_tokens
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError
+from mcpcost.errors import EXIT_OK, EXIT_USAGE, InputError
 
 
 def build_parser() -> ArgParser:
@@ -35,7 +38,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         label = "stdin" if args.source == "-" else args.source
         message = str(exc) if str(exc).startswith(label) else f"{label}: {exc}"
         err.write(terminal_line(message) + "\n")
-        return EXIT_CHECK_FAILED
+        return EXIT_USAGE
     if args.canonical:
         out.flush()
         buffer = getattr(out, "buffer", None)
