@@ -17,6 +17,7 @@ import pytest
 
 from mcpcost import __version__
 from mcpcost.cli import audit_cmd, main
+from mcpcost.core.markdown import md_text
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
@@ -512,4 +513,5 @@ def test_claude_project_approval_end_to_end(tmp_path: Path) -> None:
     assert f"switched off: off (disabled in {user})" in text
     assert "asks: not approved in any settings file" in text
     _, md, _ = cli_with(["--markdown", "--trust-project", "--client", "claude-code"], **kw)
-    assert f"- off: disabled in {user}" in md and "- asks: not approved" in md
+    # names are code spans and notes inert Markdown, as in the Action's comment
+    assert f"- `off`: {md_text(f'disabled in {user}')}" in md and "- `asks`: not approved" in md

@@ -2,8 +2,9 @@
 (``mcpcost.core.templating``; pure).
 
 Server and tool names, notes and paths come from the pull request (its config, the servers it
-starts), so every such string passes an escaping filter: no @mentions, no HTML, nothing that
-breaks a table row. The body always fits GitHub's 65,536-character limit: rows are dropped, with
+starts), so every such string passes ``mcpcost.core.markdown`` (names as ``code_span``, other text
+as ``md_text``, exactly as ``audit --markdown`` does): no @mentions, no HTML, links, entities or
+bare URLs, nothing that breaks a table row. The body always fits GitHub's 65,536-character limit: rows are dropped, with
 a note, until it does; the job summary carries the full table.
 """
 
@@ -47,16 +48,6 @@ def marker(key: str) -> str:
     return f"{MARKER_PREFIX}{key} -->"
 
 
-def escape_md(text: Any, limit: int = NOTE_CELL_LIMIT) -> str:
-    """Untrusted text as inert markdown: one line, no HTML, no mentions, no table breaks."""
-    return md_text(text, limit)
-
-
-def code(text: Any, limit: int = NAME_LIMIT) -> str:
-    """Untrusted text as an inline code span (mentions and HTML are inert inside one)."""
-    return code_span(text, limit)
-
-
 def arrow(base: int | None, head: int | None) -> str:
     if base is None and head is None:
         return "—"
@@ -85,10 +76,10 @@ def server_cells(config: ConfigDiffView, row: ServerDiffView) -> dict[str, str]:
     why = ""
     if row.unknown:
         side = row.base_status if row.kind is DiffKind.UNMEASURED_BEFORE else row.head_status
-        why = escape_md(f"{side}: {row.note}" if row.note else str(side))
+        why = md_text(f"{side}: {row.note}" if row.note else str(side), NOTE_CELL_LIMIT)
     return {
-        "config": code(config.source, 120),
-        "server": code(row.name),
+        "config": code_span(config.source, 120),
+        "server": code_span(row.name, NAME_LIMIT),
         "base": fmt(row.base_tokens) if row.base_tokens is not None else "—",
         "head": fmt(row.head_tokens) if row.head_tokens is not None else "—",
         "delta": delta,
@@ -145,13 +136,13 @@ def context(
         "config_count": len(outcome.configs),
         "configs": [
             {
-                "source": code(c.source, 120) + (f" ({c.change})" if c.change else ""),
-                "client": escape_md(c.client, 40),
+                "source": code_span(c.source, 120) + (f" ({c.change})" if c.change else ""),
+                "client": md_text(c.client, 40),
                 "arrow": arrow(c.base_total, c.head_total),
                 "delta": signed(c.delta) if c.delta is not None else "?",
                 "percent": pct(c.percent),
                 "exact": c.exact,
-                "problem": escape_md(c.problem) if c.problem else None,
+                "problem": md_text(c.problem, NOTE_CELL_LIMIT) if c.problem else None,
             }
             for c in outcome.configs
         ],
@@ -159,13 +150,13 @@ def context(
         "dropped": len(changed) - len(shown),
         "unchanged_count": len(unchanged),
         "unchanged": [
-            f"{code(c.source, 120)} {code(r.name)} ({fmt(r.head_tokens or 0)})"
+            f"{code_span(c.source, 120)} {code_span(r.name, NAME_LIMIT)} ({fmt(r.head_tokens or 0)})"
             for c, r in (unchanged if max_rows is None else unchanged[:max_rows])
         ],
         "tools": [
             {
-                "server": code(r.name),
-                "tool": code(t.tool),
+                "server": code_span(r.name, NAME_LIMIT),
+                "tool": code_span(t.tool, NAME_LIMIT),
                 "base": fmt(t.base_tokens) if t.base_tokens is not None else "🆕",
                 "head": fmt(t.head_tokens) if t.head_tokens is not None else "🗑️",
                 "delta": signed(t.delta),
@@ -173,20 +164,18 @@ def context(
             for _, r, t in shown_tools
         ],
         "tools_dropped": len(tools) - len(shown_tools),
-        "failures": [escape_md(r.text, 300) for r in outcome.verdict.failures],
-        "warnings": [escape_md(r.text, 300) for r in outcome.verdict.warnings],
-        "problems": [escape_md(p, 300) for p in outcome.problems],
+        "failures": [md_text(r.text, 300) for r in outcome.verdict.failures],
+        "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings],
+        "problems": [md_text(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),
         "deferring_clients": [
             code_span(client, 40)
             for client in sorted({c.client for c in outcome.configs})
             if client in DEFERS_BY_DEFAULT
         ],
-        "versions": [
-            (escape_md(k, 40), escape_md(v, 60)) for k, v in sorted(outcome.versions.items())
-        ],
-        "base_sha": escape_md(outcome.base_sha or "", 40),
-        "head_sha": escape_md(outcome.head_sha, 40),
+        "versions": [(md_text(k, 40), md_text(v, 60)) for k, v in sorted(outcome.versions.items())],
+        "base_sha": md_text(outcome.base_sha or "", 40),
+        "head_sha": md_text(outcome.head_sha, 40),
         "run_url": outcome.run_url,
         "budget": fmt(outcome.budget) if outcome.budget is not None else None,
         "max_increase": fmt(outcome.max_increase) if outcome.max_increase is not None else None,

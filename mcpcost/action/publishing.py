@@ -207,7 +207,7 @@ def write_annotations(outcome: Outcome, log: Log) -> None:
     ]
     kept, dropped = capped_annotations(notes)
     for note in kept:
-        log.line(note.render())
+        log.annotate(note)
     if dropped:
         log.info(f"{dropped} more annotations are in the job summary")
 

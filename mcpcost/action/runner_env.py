@@ -8,7 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from mcpcost.action.runner_files import neutralize_log_line, workflow_command
+from mcpcost.action.runner_files import Annotation, workflow_command
+from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
+from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
 
 
@@ -62,15 +64,32 @@ class Runner:
 
 
 class Log:
+    """The step's log: the only place the Action prints.
+
+    ``info`` takes any text (untrusted parts included) and prints one line that is neither a
+    terminal control sequence nor a workflow command (``mcpcost.core.terminal`` and
+    ``mcpcost.core.cilog``). ``command`` prints one of our own workflow commands, its message
+    escaped the same way before the command's own escaping. ``line`` is for a command already
+    built by ``runner_files`` (masks, annotations) and refuses anything that spans lines.
+    """
+
     def __init__(self, out: TextIO) -> None:
         self.out = out
 
-    def line(self, text: str) -> None:
-        self.out.write(text + "\n")
+    def line(self, command: str) -> None:
+        if "\n" in command or "\r" in command:
+            raise ValueError("a workflow command is one line")
+        self.out.write(command + "\n")
         self.out.flush()
 
     def info(self, text: str) -> None:
-        self.line(neutralize_log_line(text))
+        self.line(neutralize_workflow_commands(terminal_line(text)))
 
     def command(self, name: str, text: str, **props: str | int | None) -> None:
-        self.line(workflow_command(name, text, **props))
+        message = neutralize_log_text(terminal_text(text))
+        safe = {k: terminal_line(v) if isinstance(v, str) else v for k, v in props.items()}
+        self.line(workflow_command(name, message, **safe))
+
+    def annotate(self, note: Annotation) -> None:
+        """One ``::warning``/``::error`` annotation; its message and title escaped as ``command``."""
+        self.command(note.level, note.message, file=note.file, line=note.line, title=note.title)

@@ -37,12 +37,6 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def neutralize_log_line(text: str) -> str:
-    """Untrusted text for the log: one line, and it cannot begin a ``::command::``."""
-    line = escape_data(text)
-    return "\u200b" + line if line.lstrip().startswith("::") else line
-
-
 def workflow_command(command: str, message: str, **properties: str | int | None) -> str:
     """``::command k=v,...::message`` with every part escaped; None properties are left out."""
     props = ",".join(

@@ -2,13 +2,15 @@
 
 ``ProgressObserver`` is what the engine calls; ``progress_for(stream)`` picks a live single-line
 display when the stream is a terminal and plain lines otherwise. ``NullProgress`` says nothing.
-Only server names are shown, never commands, env or header values.
+Only server names are shown (escaped for the terminal), never commands, env or header values.
 """
 
 from __future__ import annotations
 
 import threading
 from typing import Protocol, TextIO
+
+from mcpcost.core.terminal import terminal_line
 
 
 class ProgressObserver(Protocol):
@@ -41,7 +43,9 @@ class LineProgress:
 
     def finished(self, name: str, status: str, done: int, total: int) -> None:
         with self._lock:
-            self._stream.write(f"  [{done}/{total}] {name} {status}\n")
+            self._stream.write(
+                f"  [{done}/{total}] {terminal_line(name)} {terminal_line(status)}\n"
+            )
             self._stream.flush()
 
 
@@ -56,12 +60,16 @@ class LiveProgress:
         self._width = width
 
     def _draw(self, total: int) -> None:
-        text = f"measuring [{self._done}/{total}] {', '.join(self._running)}"
+        names = ", ".join(terminal_line(name) for name in self._running)
+        text = f"measuring [{self._done}/{total}] {names}"
         if len(text) > self._width:
             text = text[: self._width - 1] + "…"
-        self._stream.write("\r\x1b[2K" + text)
+        # the line's own clear sequence bypasses the stream's escaping; the text does not
+        control = getattr(self._stream, "write_control", self._stream.write)
+        control("\r\x1b[2K")
+        self._stream.write(text)
         if self._done >= total:
-            self._stream.write("\r\x1b[2K")
+            control("\r\x1b[2K")
         self._stream.flush()
 
     def started(self, name: str, total: int) -> None:

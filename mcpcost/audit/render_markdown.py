@@ -2,8 +2,10 @@
 
 ``render_markdown(report, diff=None, gates=None) -> str``. One section per config (never summed
 across files), a table of measured servers, what was not measured, the deferral verdict in one
-sentence, then budget, diff and gate results. Table cells are escaped (``|``, backticks, newlines)
-so a server name cannot break the layout; commands and URLs never appear, only server names.
+sentence, then budget, diff and gate results. Untrusted text is escaped exactly as the Action's
+comment escapes it (``mcpcost.core.markdown``): names, clients, variables and paths as code spans
+(``name``), everything else as inert Markdown (``prose``): no HTML, links, images, autolinks,
+entities, mentions or table breaks. Commands and URLs never appear, only server names.
 """
 
 from __future__ import annotations
@@ -13,13 +15,18 @@ from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.render_text import n, pct, signed
 from mcpcost.audit.report import AuditReport, ConfigResult
-from mcpcost.core.markdown import code_text
+from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.model import METHODOLOGY_URL
 
 
-def cell(text: str) -> str:
-    """A table cell (also used inside code spans): pipes, backticks, line breaks, mentions."""
-    return code_text(text, mentions=True)
+def name(text: str) -> str:
+    """An untrusted name (server, client, variable, path) as an inline code span."""
+    return code_span(text)
+
+
+def prose(text: str) -> str:
+    """Untrusted text (a status, a note, a reason) as inert Markdown on one line."""
+    return md_text(text)
 
 
 def deferral_sentence(v: DeferralVerdict) -> str:
@@ -28,28 +35,28 @@ def deferral_sentence(v: DeferralVerdict) -> str:
         return "Client not known (`--config`): read as loaded up front on every request."
     if mode == "no-deferral-on-record":
         return (
-            f"No default deferral is on record for {cell(v.client)}: every request carries these "
+            f"No default deferral is on record for {prose(v.client)}: every request carries these "
             "tokens (an absence of a record about the client, not a measurement of it)."
         )
     st = v.setting
-    var = cell(st.variable or "") if st else ""
+    var = name(st.variable or "") if st else ""
     if mode == "loads-upfront":
-        return f"{cell(v.client)} loads every definition up front here ({var})."
+        return f"{prose(v.client)} loads every definition up front here ({var})."
     if mode == "defers-all":
         pinned = v.always_load
         extra = (
-            f" Pinned `alwaysLoad`: {cell(', '.join(pinned.servers))} ({n(pinned.tokens)} tokens) "
+            f" Pinned `alwaysLoad`: {', '.join(name(x) for x in pinned.servers)} ({n(pinned.tokens)} tokens) "
             "load at session start regardless."
             if pinned.servers
             else ""
         )
         return (
-            f"{cell(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
+            f"{prose(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
         )
     if mode == "threshold":
         side = {True: "at or above it: deferred", False: "under it: loaded up front",
                 None: "on a side that cannot be said"}[v.crosses]  # fmt: skip
-        return f"{cell(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
+        return f"{prose(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
     if mode == "setting-unrecognized":
         return f"{var} holds a value that is not documented: nothing is claimed from it."
     return (
@@ -61,7 +68,7 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
     claude = report.claude_divergence is not None
     floor = "≥ " if c.skipped else ""
     out = [
-        f"### {cell(c.client)} · `{cell(c.source)}`",
+        f"### {prose(c.client)} · {name(c.source)}",
         "",
         f"**{floor}{n(c.total_tokens)} tokens** of tool schemas — {pct(c.context_share)} of a "
         f"{n(report.context_window)}-token context window.",
@@ -75,7 +82,7 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
         for s in c.servers:
             ss = s.session_start
             start = "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
-            row = f"| {cell(s.name)} | {n(s.tool_count or 0)} | {n(s.tokens or 0)} | {pct(s.share or 0)} | {start} |"
+            row = f"| {name(s.name)} | {n(s.tool_count or 0)} | {n(s.tokens or 0)} | {pct(s.share or 0)} | {start} |"
             if claude:
                 row += f" {n(s.claude_tokens) if s.claude_tokens is not None else '—'} |"
             out.append(row)
@@ -83,16 +90,16 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
     if c.skipped:
         out += ["Not measured:", ""]
         out += [
-            f"- {cell(s.name)}: {cell(s.status)} — {cell(s.notes or 'no detail')}"
+            f"- {name(s.name)}: {prose(s.status)} — {prose(s.notes or 'no detail')}"
             for s in c.skipped
         ]
         out.append("")
     notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
     if notes:
-        out += ["Notes:", ""] + [f"- {cell(name)}: {cell(note)}" for name, note in notes] + [""]
+        out += ["Notes:", ""] + [f"- {name(who)}: {prose(note)}" for who, note in notes] + [""]
     if c.disabled_reasons:
         out += ["Switched off:", ""]
-        out += [f"- {cell(name)}: {cell(why)}" for name, why in c.disabled_reasons]
+        out += [f"- {name(who)}: {prose(why)}" for who, why in c.disabled_reasons]
         out.append("")
     if c.deferral is not None:
         out += [deferral_sentence(c.deferral), ""]
@@ -114,30 +121,30 @@ def render_markdown(
     if report.empty_configs:
         out += ["Configs with no live server:", ""]
         out += [
-            f"- {cell(e.client)} `{cell(e.source)}` ({cell(e.state)})" for e in report.empty_configs
+            f"- {prose(e.client)} {name(e.source)} ({prose(e.state)})" for e in report.empty_configs
         ]
         out.append("")
     if report.problems:
-        out += ["Problems:", ""] + [f"- {cell(p)}" for p in report.problems] + [""]
+        out += ["Problems:", ""] + [f"- {prose(p)}" for p in report.problems] + [""]
     if diff is not None:
-        out += [f"#### Diff vs baseline ({cell(diff.baseline_generated_at)})", ""]
+        out += [f"#### Diff vs baseline ({prose(diff.baseline_generated_at)})", ""]
         out += ["| config | before | after | change | exact |", "|---|---:|---:|---:|---|"]
         for d in diff.configs:
             before = "—" if d.before_total is None else n(d.before_total)
             change = "—" if d.delta is None else signed(d.delta)
             out.append(
-                f"| `{cell(d.source)}` | {before} | {n(d.after_total)} | {change} | {'yes' if d.exact else 'no'} |"
+                f"| {name(d.source)} | {before} | {n(d.after_total)} | {change} | {'yes' if d.exact else 'no'} |"
             )
         for dropped in diff.dropped_configs:
             out.append(
-                f"| `{cell(dropped.source)}` | {n(dropped.total_tokens)} | not found | — | no |"
+                f"| {name(dropped.source)} | {n(dropped.total_tokens)} | not found | — | no |"
             )
         out.append("")
     if gates is not None:
         if gates.passed:
             out.append("**Gates passed.**")
         else:
-            out += ["**Gate failed:**", ""] + [f"- {cell(r)}" for r in gates.reasons]
+            out += ["**Gate failed:**", ""] + [f"- {prose(r)}" for r in gates.reasons]
         out.append("")
     out.append(
         f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "

@@ -5,7 +5,9 @@ tokens, share, session-start cost, the Claude column with ``--claude``), the tot
 the context window, the deferral block (once per session), heaviest tools, trim advice, what was
 not measured and why, switched-off servers; then configs without live servers, unresolved
 references, problems, the budget, the baseline diff and the increase gate, and a two-line footer.
-Column widths follow the content; signed numbers use a real minus sign.
+Column widths follow the content; signed numbers use a real minus sign. Every line passes
+``mcpcost.core.terminal.terminal_line`` on the way out: a name, note or path from a config or a
+server cannot carry a control sequence, a bidi override or a line break into the terminal.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from mcpcost.audit.diff import AuditDiff, ConfigDiff
 from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
 from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.core.terminal import terminal_line
 
 RULE = "─"
 
@@ -41,6 +44,7 @@ def pct(share: float) -> str:
 
 
 def _table(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> list[str]:
+    rows = [[terminal_line(c) for c in r] for r in rows]  # widths of what is shown
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for r in rows:
@@ -436,4 +440,4 @@ def render_text(
         f"{PUBLISHED_BAND.low:.2f}×–{PUBLISHED_BAND.high:.2f}×.",
         f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
     ]
-    return "\n".join(line.rstrip() for line in out) + "\n"
+    return "\n".join(terminal_line(line.rstrip()) for line in out) + "\n"

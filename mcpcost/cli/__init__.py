@@ -8,12 +8,15 @@ imported only when run, so ``mcpcost count`` does not pay for the audit machiner
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TextIO, cast
 
 from mcpcost import __version__
 from mcpcost.cli.interrupts import handling_interrupts
+from mcpcost.cli.streams import safe_streams
+from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -46,10 +49,21 @@ def _help() -> str:
 def main(
     argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
-    """Run a command; returns the exit code."""
+    """Run a command; returns the exit code.
+
+    Both streams pass through the output boundary (``mcpcost.cli.streams``): untrusted text cannot
+    reach the terminal, or a GitHub Actions log, as control sequences or workflow commands.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    safe_out, safe_err = safe_streams(stdout or sys.stdout, stderr or sys.stderr, dict(os.environ))
+    try:
+        return _main(args, cast(TextIO, safe_out), cast(TextIO, safe_err))
+    finally:
+        safe_out.finish()
+        safe_err.finish()
+
+
+def _main(args: list[str], out: TextIO, err: TextIO) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         out.write(_help())
         return 0
@@ -72,7 +86,7 @@ def main(
         with handling_interrupts() as caught:
             code: int = module.run(args[1:], out, err)
     except (UsageError, InputError, OutputError) as exc:
-        err.write(f"{exc}\n")
+        err.write(f"{terminal_line(exc)}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("interrupted\n")

@@ -63,6 +63,7 @@ from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
 from mcpcost.core.output_tree import atomic_write
+from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
@@ -213,7 +214,7 @@ def listing_text(files: list[ConfigFile]) -> str:
                 tags.append(f"not launchable: {s.note}" if s.note else "not launchable")
             lines.append(f"  {s.name}" + (f"  [{'; '.join(tags)}]" if tags else ""))
         lines += [f"  problem: {p}" for p in item.problems]
-    return "\n".join(lines) + "\n"
+    return "".join(terminal_line(line) + "\n" for line in lines)
 
 
 def listing_json(files: list[ConfigFile]) -> str:
@@ -257,7 +258,7 @@ def _nothing_found(files: list[ConfigFile], explicit: bool) -> str:
         else:
             lines.append(f"  {f.client}: {f.source} was read and declares no server")
         lines += [f"    {p}" for p in f.problems]
-    return "\n".join(lines) + "\n"
+    return "".join(terminal_line(line) + "\n" for line in lines)
 
 
 def run(
@@ -376,7 +377,7 @@ def _audit(
     }
     for finding in gates.findings:
         if finding not in shown_elsewhere:
-            err.write(f"UNMEASURED FAIL: {finding.text}\n")
+            err.write(f"UNMEASURED FAIL: {terminal_line(finding.text)}\n")
     if not report.audited_anything:
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED

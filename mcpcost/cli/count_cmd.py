@@ -11,6 +11,7 @@ from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import read_source
 from mcpcost.core.canonical import canonicalize
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.terminal import terminal_line
 from mcpcost.core.tokenizer import count_tokens
 from mcpcost.errors import EXIT_OK, EXIT_USAGE, InputError
 
@@ -35,7 +36,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         canonical = canonicalize(parse_json(read_source(args.source)))
     except InputError as exc:
         label = "stdin" if args.source == "-" else args.source
-        err.write(f"{label}: {exc}\n" if not str(exc).startswith(label) else f"{exc}\n")
+        message = str(exc) if str(exc).startswith(label) else f"{label}: {exc}"
+        err.write(terminal_line(message) + "\n")
         return EXIT_USAGE
     if args.canonical:
         out.flush()

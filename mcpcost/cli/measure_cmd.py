@@ -59,6 +59,7 @@ from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.names import name_problem
 from mcpcost.core.output_tree import open_tree
 from mcpcost.core.spec import ServerSpec
+from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 
 if TYPE_CHECKING:
@@ -323,9 +324,12 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 
 
 def summary_line(name: str, m: Measurement) -> str:
+    """One line, whatever the server wrote into its error notes (escaped for the terminal)."""
     if m.has_number:
         return f"{name}: {m.total_tokens} tokens across {m.tool_count} tools ({m.status})"
-    return f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
+    return terminal_line(
+        f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
+    )
 
 
 def run(
@@ -338,7 +342,8 @@ def run(
     env = dict(os.environ if environ is None else environ)
     trust = container_trust("mcpcost measure", args.ca_bundle, env) if args.docker else None
     timeout: float = args.timeout
-    err.write(f"measuring {spec.name}: {spec.display()} (two captures, {timeout:g}s budget)\n")
+    launch = terminal_line(spec.display())
+    err.write(f"measuring {spec.name}: {launch} (two captures, {timeout:g}s budget)\n")
     with contextlib.ExitStack() as stack:
         if args.docker:
             measured = _measure_in_container(spec, args, env, trust, err, stack)
@@ -387,7 +392,7 @@ def run(
         except OSError as exc:
             raise InputError(f"mcpcost measure: cannot write under {args.out}: "
                              f"{exc.strerror or exc}") from None  # fmt: skip
-        err.write(f"wrote {paths[0]} and {paths[1]}\n")
+        err.write(f"wrote {terminal_line(paths[0])} and {terminal_line(paths[1])}\n")
     if args.json:
         out.write(render_measurement(measurement))
     else:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
+from mcpcost.core.terminal import terminal_line
 from mcpcost.sweep.catalog import Catalog, read_catalog
 from mcpcost.sweep.merge import merge
 
@@ -33,7 +34,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     catalog = load_optional_catalog(args.servers)
 
     def progress(line: str) -> None:
-        err.write(line + "\n")
+        err.write(terminal_line(line) + "\n")
 
     outcome = merge([Path(s) for s in args.shards], Path(args.out), catalog, progress=progress)
     return outcome.exit_code

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.merge_cmd import load_optional_catalog
+from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_OK, InputError
 from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.publish import publish
@@ -51,7 +52,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         f"{len(result.written)} file(s) changed, {len(result.removed)} stale page(s) removed\n"
     )
     for rel in result.written:
-        out.write(f"  {rel}\n")
+        out.write(f"  {terminal_line(rel)}\n")
     for rel in result.removed:
-        out.write(f"  removed {rel}\n")
+        out.write(f"  removed {terminal_line(rel)}\n")
     return EXIT_OK

@@ -15,6 +15,7 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, InputError, UsageError
 from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, read_catalog
@@ -73,7 +74,8 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
     clock = _utcnow
 
     def progress(line: str) -> None:
-        err.write(line + "\n")
+        # names, notes and registry text in these lines come from the catalog and the servers
+        err.write(terminal_line(line) + "\n")
         err.flush()
 
     pre_check = None

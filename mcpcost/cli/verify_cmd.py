@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import is_url, read_source
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.terminal import terminal_line
 from mcpcost.core.verify import VerifyResult, VerifyVerdict, verify_document
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError
 
@@ -117,20 +118,21 @@ def result_json(item: SourceResult) -> dict[str, Any]:
 def text_lines(item: SourceResult) -> list[str]:
     result = item.result
     if result is None:
-        return [f"{item.unreadable}"]
-    name = result.server_name or item.source
+        return [terminal_line(item.unreadable)]
+    name = terminal_line(result.server_name or item.source)
     if result.verdict == VerifyVerdict.AGREES:
         return [
-            f"OK {name}: {result.rederived_tokens} tokens ({result.encoding}, methodology "
-            f"{result.methodology_version}) — capture, hash, and count all agree",
-            f"badge: {result.badge}",
+            f"OK {name}: {result.rederived_tokens} tokens ({terminal_line(result.encoding)}, "
+            f"methodology {terminal_line(result.methodology_version)}) — capture, hash, and count "
+            "all agree",
+            f"badge: {terminal_line(result.badge)}",
         ]
     if result.verdict == VerifyVerdict.RECORDED:
         return [
-            f"RECORDED {name}: {result.recorded_status} (recorded, not measured: "
+            f"RECORDED {name}: {terminal_line(result.recorded_status)} (recorded, not measured: "
             "nothing to re-derive)"
         ]
-    return [f"FAIL {name}:", *(f"  - {problem}" for problem in result.problems)]
+    return [f"FAIL {name}:", *(f"  - {terminal_line(problem)}" for problem in result.problems)]
 
 
 def exit_code(items: list[SourceResult], *, strict: bool) -> int:
@@ -154,7 +156,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
         if args.json:
             out.write(stringify(result_json(item)) + "\n")
         elif item.result is None:
-            err.write(f"{item.unreadable}\n")
+            err.write(f"{terminal_line(item.unreadable)}\n")
         else:
             out.write("".join(line + "\n" for line in text_lines(item)))
     counts = {v: sum(1 for i in items if i.result and i.result.verdict == v) for v in VerifyVerdict}

@@ -2,37 +2,56 @@
 
 Server names, tool names, failure notes and config paths come from people we do not trust: a PR's
 config, a registry entry, a server's own answer. Every renderer of Markdown (the Action's comment
-and summary, ``audit --markdown``, the sweep's pages) passes such text through this module.
+and summary, ``audit --markdown``, the sweep's pages) passes such text through this module, and
+the first two escape the same way: a name is a ``code_span``, any other text is ``md_text``.
+Whatever the input, the output has no raw HTML (tags, comments, so no spoofed comment marker), no
+link, image or autolink (``<...>``, ``https://``, ``www.``), no character entity (``&commat;``,
+``&#64;``), no @mention or issue reference, and cannot break a table row or start a new line.
 
-* ``one_line``: line breaks and runs of white space folded to one space.
+* ``one_line``: line breaks and runs of white space folded to one space; control and bidi
+  characters shown escaped (``\\x1b``, ``\\u202e``) as on a terminal.
 * ``truncate``: at most ``limit`` characters, an ellipsis marking a cut, never ending on a lone
   backslash (which would escape the ellipsis or the cell's closing pipe).
 * ``escape_html``: ``&``, ``<``, ``>`` and quotes as entities.
 * ``neutralize_mentions``: ``@name`` and ``#123`` broken with a zero-width joiner so GitHub links
   and notifies no one.
+* ``neutralize_urls``: a zero-width joiner after the scheme of ``http://``, ``https://`` and
+  ``ftp://``, inside ``www.`` and after the ``@`` of an address, so GitHub's bare-URL and e-mail
+  autolinking finds nothing.
 * ``md_text``: text for a table cell or a line of prose: one line, Markdown's active characters
-  backslash-escaped (so no HTML, links, code or cell breaks), mentions optionally neutralised.
+  and ``&`` backslash-escaped (so no HTML, links, entities, code or cell breaks), bare URLs and
+  mentions neutralised (mentions optionally).
 * ``code_text`` / ``code_span``: text for inside an inline code span, where backslashes are
-  literal: backticks become apostrophes and pipes are escaped for the table parser.
+  literal and nothing is parsed: backticks become apostrophes, pipes are escaped for the table
+  parser and ``<!--`` is broken with a zero-width joiner (so the text cannot carry the comment
+  marker).
 """
 
 from __future__ import annotations
 
 import re
 
+from mcpcost.core.terminal import terminal_line
+
 ELLIPSIS = "…"
 ZWJ = "\u200d"
-MD_ACTIVE = frozenset("\\`*_{}[]()<>#+!|~")
+MD_ACTIVE = frozenset("\\`*_{}[]()<>#+!|~&")
+HTML_COMMENT_OPEN = "<!--"
 _SPACE = re.compile(r"\s+")
+_URL_SCHEME = re.compile(r"(?i)(https?|ftp)(?=:)")
+_WWW = re.compile(r"(?i)(www)(?=\.)")
+_EMAIL_AT = re.compile(r"(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9])")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _ISSUE_REF = re.compile(r"#(?=\d)")
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 
 
 def one_line(value: object) -> str:
-    """``str(value)`` (None as empty) with every run of white space folded to one space."""
+    """``str(value)`` (None as empty) with every run of white space folded to one space, and the
+    control and bidi characters left escaped visibly (``mcpcost.core.terminal``): an override
+    would reorder what a reader sees on GitHub as it would on a terminal."""
     text = "" if value is None else str(value)
-    return _SPACE.sub(" ", text).strip()
+    return terminal_line(_SPACE.sub(" ", text).strip())
 
 
 def truncate(text: str, limit: int | None) -> str:
@@ -53,6 +72,16 @@ def escape_html(text: str) -> str:
     return "".join(_HTML.get(c, c) for c in text)
 
 
+def neutralize_urls(text: str) -> str:
+    """Bare URLs (``https://...``, ``www....``, ``a@b.c``) made inert with a zero-width joiner."""
+    text = _WWW.sub("\\1" + ZWJ, _URL_SCHEME.sub("\\1" + ZWJ, text))
+    return _EMAIL_AT.sub("@" + ZWJ, text)
+
+
+def _break_comment_open(text: str) -> str:
+    return text.replace(HTML_COMMENT_OPEN, "<" + ZWJ + "!--")
+
+
 def neutralize_mentions(text: str) -> str:
     """``@user``, ``@org/team`` and ``#123`` made inert with a zero-width joiner."""
     return _ISSUE_REF.sub("#" + ZWJ, _MENTION.sub("@" + ZWJ, text))
@@ -65,8 +94,9 @@ def md_text(
     mentions: bool = True,
     active: frozenset[str] = MD_ACTIVE,
 ) -> str:
-    """Untrusted text as inert Markdown for a table cell or prose line."""
-    text = "".join("\\" + c if c in active else c for c in one_line(value))
+    """Untrusted text as inert Markdown for a table cell or prose line (``&`` always escaped)."""
+    text = _break_comment_open(neutralize_urls(one_line(value)))
+    text = "".join("\\" + c if c in active or c == "&" else c for c in text)
     if mentions:
         text = neutralize_mentions(text)
     return truncate(text, limit)
@@ -74,7 +104,7 @@ def md_text(
 
 def code_text(value: object, limit: int | None = None, *, mentions: bool = False) -> str:
     """Untrusted text for inside an inline code span in a table (backslashes stay literal)."""
-    text = one_line(value).replace("`", "'").replace("|", "\\|")
+    text = _break_comment_open(one_line(value)).replace("`", "'").replace("|", "\\|")
     if mentions:
         text = neutralize_mentions(text)
     return truncate(text, limit)

@@ -1,7 +1,9 @@
 """Rendering: leaderboard (md, csv), server pages, index and dashboard from a ``Board``.
 
-Every page goes through a sandboxed Jinja environment; HTML templates autoescape, markdown
-cells pass through ``md_cell``. Output is a function of the inputs alone: no timestamps.
+Every page goes through a sandboxed Jinja environment; HTML templates autoescape (and the
+dashboard's server text is shown with control and bidi characters escaped, ``terminal_line``),
+markdown cells pass through ``md_cell`` (``mcpcost.core.markdown``). Output is a function of the
+inputs alone: no timestamps.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from mcpcost.core.model import METHODOLOGY_VERSION
 from mcpcost.core.status import Status
 from mcpcost.core.templating import render as render_template
 from mcpcost.core.templating import thousands
+from mcpcost.core.terminal import terminal_line
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
@@ -352,10 +355,10 @@ def dashboard(board: Board, est: Estimator | None) -> str:
                 "band": r.band,
                 "band_text": f"{r.band.label} ({r.band.range_text})" if r.band else "",
                 "tools": r.tool_count,
-                "category": r.category or "—",
+                "category": terminal_line(r.category) or "—",
                 "status": str(r.status),
-                "largest": f"{lt[0]} ({lt[1]:,})" if lt else "—",
-                "version": (m.server_version if m else None) or "—",
+                "largest": f"{terminal_line(lt[0])} ({lt[1]:,})" if lt else "—",
+                "version": terminal_line(m.server_version if m else None) or "—",
                 "spark": sparkline(series),
                 "trend": trend_text(r.series.rows),
                 "trend_note": trend_note(r),
@@ -378,7 +381,7 @@ def dashboard(board: Board, est: Estimator | None) -> str:
         claude_model=board.divergence_model or "",
         claude_date=board.divergence_date or "",
         not_measured=[
-            {"name": r.name, "status": str(r.status), "note": r.note[:MD_CELL_MAX]}
+            {"name": r.name, "status": str(r.status), "note": terminal_line(r.note[:MD_CELL_MAX])}
             for r in board.not_measured
         ],
         estimator=estimator_context(est),

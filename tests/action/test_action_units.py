@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from mcpcost.action.comment import code, escape_md
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_files import (
     Annotation,
@@ -20,6 +19,7 @@ from mcpcost.action.runner_files import (
     workflow_command,
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
+from mcpcost.core.markdown import code_span, md_text
 from mcpcost.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,11 +90,11 @@ def test_bad_settings_name_the_input(name: str, value: str, fragment: str) -> No
 
 def test_escaping_untrusted_text() -> None:
     nasty = "@octocat <img src=x> | `x` #12\n::error::boom"
-    md = escape_md(nasty)
+    md = md_text(nasty, 160)
     assert "@octocat" not in md and "\n" not in md
     assert all(md[i - 1] == "\\" for i, ch in enumerate(md) if ch in "<>")
     assert "| " not in md.replace("\\|", "")
-    c = code("a|b`c@d")
+    c = code_span("a|b`c@d", 80)
     assert c == "`a\\|b'c@d`"
     cmd = workflow_command("warning", "50%\n::error::x", file="a,b:c", line=3)
     assert cmd == "::warning file=a%2Cb%3Ac,line=3::50%25%0A::error::x"

@@ -1,0 +1,97 @@
+"""The boundary modules by example: what each one turns hostile text into."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from mcpcost.cli.streams import SafeStream
+from mcpcost.core.cilog import is_workflow_command, neutralize_workflow_commands
+from mcpcost.core.markdown import ZWJ, code_span, md_text
+from mcpcost.core.terminal import terminal_line, terminal_text
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
+        ("\x1b]8;;https://e\x1b\\x\x1b]8;;\x1b\\", "\\x1b]8;;https://e\\x1b\\x\\x1b]8;;\\x1b\\"),
+        ("a\rb", "a\\x0db"),
+        ("\x9b2J", "\\u009b2J"),
+        ("abc\u202edef", "abc\\u202edef"),
+        ("\u2066x\u2069", "\\u2066x\\u2069"),
+        ("one\ntwo", "one\\x0atwo"),
+        ("café 日本語 🚀 — ≥", "café 日本語 🚀 — ≥"),
+    ],
+)
+def test_terminal_line(raw: str, shown: str) -> None:
+    assert terminal_line(raw) == shown
+
+
+def test_terminal_text_keeps_line_breaks_and_json_values() -> None:
+    assert terminal_text("a\x1b\nb") == "a\\x1b\nb"
+    doc = json.dumps({"n": "x\u202e\x85y"}, ensure_ascii=False)
+    assert json.loads(terminal_text(doc)) == {"n": "x\u202e\x85y"}
+
+
+@pytest.mark.parametrize(
+    ("line", "safe"),
+    [
+        ("::error::x", "\\u003a:error::x"),
+        ("  \t::add-mask::x", "  \t\\u003a:add-mask::x"),
+        ("\u3000::warning::x", "\u3000\\u003a:warning::x"),
+        ("text ##[error]x", "text ##\\u005berror]x"),
+        ("a :: b", "a :: b"),
+    ],
+)
+def test_workflow_commands_neutralised(line: str, safe: str) -> None:
+    assert is_workflow_command(line) == (line != safe)
+    assert neutralize_workflow_commands(line) == safe
+    assert not is_workflow_command(safe)
+
+
+def test_cli_stream_neutralises_commands_split_across_writes() -> None:
+    raw = io.StringIO()
+    stream = SafeStream(raw, ci_log=True)
+    for part in (" :", ":error::x\nok #", "#[group]y\n", "::tail"):
+        stream.write(part)
+    stream.finish()
+    assert raw.getvalue() == " \\u003a:error::x\nok ##\\u005bgroup]y\n\\u003a:tail"
+
+
+def test_cli_stream_outside_ci_only_escapes() -> None:
+    raw = io.StringIO()
+    stream = SafeStream(raw, ci_log=False)
+    stream.write("::error::x \x1b[2J\n")
+    stream.write_control("\r\x1b[2K")
+    assert raw.getvalue() == "::error::x \\x1b[2J\n\r\x1b[2K"
+
+
+def test_markdown_as_the_comment_escapes_it() -> None:
+    assert md_text("&commat;x &#64;y", mentions=False) == "\\&commat;x \\&\\#64;y"
+    assert md_text("see https://e.x and www.e.x") == f"see https{ZWJ}://e.x and www{ZWJ}.e.x"
+    assert md_text("<!-- m -->").startswith("\\<" + ZWJ + "\\!--")
+    assert code_span("<!-- mcp-context-cost:v1 key=a -->") == (
+        f"`<{ZWJ}!-- mcp-context-cost:v1 key=a -->`"
+    )
+    assert md_text("x\u202ey") == "x\\\\u202ey"
+
+
+def test_live_progress_keeps_its_own_sequence_and_escapes_names() -> None:
+    from mcpcost.audit.progress import LiveProgress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    raw = Tty()
+    stream = SafeStream(raw, ci_log=False)
+    live = LiveProgress(stream)  # type: ignore[arg-type]
+    live.started("evil\x1b]0;title\x07\u202e", 1)
+    live.finished("evil\x1b]0;title\x07\u202e", "measured", 1, 1)
+    shown = raw.getvalue()
+    assert shown.startswith("\r\x1b[2Kmeasuring [0/1] evil\\x1b]0;title\\x07\\u202e")
+    assert shown.endswith("\r\x1b[2K") and shown.count("\x1b") == shown.count("\r\x1b[2K")
