@@ -185,6 +185,7 @@ def discover(
                         platform=platform,
                         environ=environ,
                         system_root=system_root,
+                        context=context,
                     )
                 cf = apply_project_approval(cf, approval)
             out.append(cf)

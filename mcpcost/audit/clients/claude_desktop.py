@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpcost.audit.clients.client import Client, Location, Places, Scope
+from mcpcost.audit.clients.client import Client, Location, Places, Scope, SessionRule
 from mcpcost.audit.clients.shapes import Dialect, map_parser
 from mcpcost.audit.variables import NONE
 
@@ -26,4 +26,5 @@ CLIENT = Client(
     syntax=NONE,
     parse=map_parser("mcpServers", DIALECT),
     locations=locations,
+    session=SessionRule(alternatives=True),
 )
