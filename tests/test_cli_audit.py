@@ -220,7 +220,7 @@ def demo(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("spelling", [["--budget", "1"], ["--budget=1"]])
 def test_budget_both_spellings_fail_the_gate(demo: Path, spelling: list[str]) -> None:
     code, out, _ = cli_with(["--config", str(demo), *spelling], measure=fake_measure())
-    assert code == 1 and "BUDGET FAIL" in out
+    assert code == 1 and "Budget 1: FAILED" in out and "over the 1 budget" in out
 
 
 def test_baseline_round_trip_and_max_increase(demo: Path, tmp_path: Path) -> None:

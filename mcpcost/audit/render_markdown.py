@@ -1,8 +1,9 @@
 """``audit --markdown``: the report as GitHub-flavoured Markdown (PR comments, job summaries).
 
-``render_markdown(report, diff=None, gates=None) -> str``. One section per config (never summed
-across files), a table of measured servers, what was not measured, the deferral verdict in one
-sentence, then budget, diff and gate results. Table cells are escaped (``|``, backticks, newlines)
+``render_markdown(report, diff=None, gates=None, by_file=False) -> str``. A summary, then one
+section per client session (the files one client loads together; ``by_file``: per config file), a
+table of measured servers with the file each comes from, what was not measured, the deferral
+verdict in one sentence, then budget, diff and gate results, causes first. Table cells are escaped (``|``, backticks, newlines)
 so a server name cannot break the layout; commands and URLs never appear, only server names.
 """
 
@@ -11,9 +12,17 @@ from __future__ import annotations
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.render_text import n, pct, signed
-from mcpcost.audit.report import AuditReport, ConfigResult
+from mcpcost.audit.render_text import (
+    budget_verdict,
+    increase_verdict,
+    n,
+    pct,
+    signed,
+    summary_block,
+)
+from mcpcost.audit.report import AuditReport, ConfigResult, SessionResult
 from mcpcost.core.markdown import code_text
+from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
 
 
@@ -99,8 +108,63 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
     return out
 
 
+def _start(ss: SessionStart | None) -> str:
+    return "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
+
+
+def _session(s: SessionResult, report: AuditReport) -> list[str]:
+    claude = report.claude_divergence is not None
+    floor = "≥ " if s.skipped else ""
+    numbered = {src: i for i, src in enumerate(s.sources, start=1)}
+    out = [
+        f"### {cell(s.label)}",
+        "",
+        f"**{floor}{n(s.total_tokens)} tokens** of tool schemas — {pct(s.context_share)} of a "
+        f"{n(report.context_window)}-token context window.",
+        "",
+        "Files: " + " · ".join(f"{numbered[src]}. `{cell(src)}`" for src in s.sources),
+        "",
+    ]
+    if s.servers:
+        head = "| server | tools | tokens | share | session start |"
+        head += (" claude |" if claude else "") + " from |"
+        out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "") + "---:|"]
+        for e in s.servers:
+            v = e.server
+            row = (
+                f"| {cell(v.name)} | {n(v.tool_count or 0)} | {n(v.tokens or 0)} | "
+                f"{pct(v.share or 0)} | {_start(v.session_start)} |"
+            )
+            if claude:
+                row += f" {n(v.claude_tokens) if v.claude_tokens is not None else '—'} |"
+            out.append(row + f" {numbered[e.source]} |")
+        out.append("")
+    if s.skipped:
+        out += ["Not measured:", ""]
+        out += [
+            f"- {cell(e.server.name)} ({numbered[e.source]}): {cell(e.server.status)} — "
+            f"{cell(e.server.notes or 'no detail')}"
+            for e in s.skipped
+        ]
+        out.append("")
+    if s.overridden:
+        out += ["Declared twice, loaded once:", ""]
+        out += [
+            f"- {cell(o.name)} ({numbered.get(o.source, '?')}): not loaded — {cell(o.why)}"
+            for o in s.overridden
+        ]
+        out.append("")
+    if s.deferral is not None:
+        out += [deferral_sentence(s.deferral), ""]
+    return out
+
+
 def render_markdown(
-    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+    report: AuditReport,
+    diff: AuditDiff | None = None,
+    gates: GateResult | None = None,
+    *,
+    by_file: bool = False,
 ) -> str:
     out = [
         "## MCP context cost",
@@ -108,9 +172,15 @@ def render_markdown(
         f"methodology {report.methodology_version} · {report.encoding} · context window "
         f"{n(report.context_window)}",
         "",
+        *(f"- {cell(line)}" for line in summary_block(report, gates, by_file)),
+        "",
     ]
-    for c in report.configs:
-        out += _config(c, report)
+    if by_file:
+        for c in report.configs:
+            out += _config(c, report)
+    else:
+        for s in report.sessions:
+            out += _session(s, report)
     if report.empty_configs:
         out += ["Configs with no live server:", ""]
         out += [
@@ -137,7 +207,18 @@ def render_markdown(
         if gates.passed:
             out.append("**Gates passed.**")
         else:
-            out += ["**Gate failed:**", ""] + [f"- {cell(r)}" for r in gates.reasons]
+            out += ["**Gate failed:**", ""]
+            if gates.budget is not None and not gates.budget.passed:
+                out.append(f"- {cell(budget_verdict(gates.budget))}")
+                out += [f"  - {cell(f.text)}" for f in gates.budget.findings]
+            if gates.increase is not None and not gates.increase.passed:
+                out.append(f"- {cell(increase_verdict(gates.increase))}")
+                out += [f"  - {cell(f.text)}" for f in gates.increase.findings]
+            shown = {
+                *(gates.budget.findings if gates.budget else ()),
+                *(gates.increase.findings if gates.increase else ()),
+            }
+            out += [f"- {cell(f.text)}" for f in gates.findings if f not in shown]
         out.append("")
     out.append(
         f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "

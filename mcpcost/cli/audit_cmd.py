@@ -80,7 +80,7 @@ def build_parser() -> ArgParser:
     fmt.add_argument("--json", action="store_true", help="the report as one JSON object")
     fmt.add_argument("--markdown", action="store_true", help="the report as Markdown")
     p.add_argument("--by-file", action="store_true",
-                   help="text: one block per config file instead of per client session")  # fmt: skip
+                   help="one block per config file instead of per client session (text, Markdown)")  # fmt: skip
     p.add_argument("--budget", type=positive_int, metavar="N",
                    help="fail when any client session (the files one client loads "
                         "together) costs more than N tokens")  # fmt: skip
@@ -320,7 +320,7 @@ def _audit(
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
-        out.write(render_markdown(report, diff, shown))
+        out.write(render_markdown(report, diff, shown, by_file=args.by_file))
     else:
         out.write(
             render_text(report, diff, shown, width=text_width(env, out), by_file=args.by_file)
