@@ -147,6 +147,17 @@ def _session(s: SessionResult, report: AuditReport) -> list[str]:
             for e in s.skipped
         ]
         out.append("")
+    notes = [(e, note) for e in (*s.servers, *s.skipped) for note in e.server.config_notes]
+    if notes:
+        out += ["Notes:", ""]
+        out += [f"- {cell(e.server.name)}: {cell(note)}" for e, note in notes]
+        out.append("")
+    by_source = {c.source: c for c in report.configs}
+    off = [r for src in s.sources if src in by_source for r in by_source[src].disabled_reasons]
+    if off:
+        out += ["Switched off:", ""]
+        out += [f"- {cell(name)}: {cell(why)}" for name, why in off]
+        out.append("")
     if s.overridden:
         out += ["Declared twice, loaded once:", ""]
         out += [

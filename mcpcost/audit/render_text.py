@@ -427,9 +427,10 @@ def increase_block(g: IncreaseGate) -> list[str]:
     over = [f for f in g.findings if f.gate is Gate.INCREASE and "allowed" in f.text]
     rest = [f for f in g.findings if f not in over]
     out += [f"  {f.text}" for f in over]
-    if rest:
-        if over:
-            out.append("  Also unknown, each a reason of its own:")
+    if rest and over:
+        out.append("  Also unknown, each a reason of its own:")
+        out += [f"    {f.text}" for f in rest]
+    else:
         out += [f"  {f.text}" for f in rest]
     return out
 
@@ -552,11 +553,12 @@ def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) 
         top = report.sessions[0]
         floor = "at least " if top.skipped else ""
         up = upfront_tokens(top.deferral) if top.deferral is not None else None
-        paid = (
-            ""
-            if up is None or up == top.total_tokens
-            else f"; {n(up)} of them load up front on every request"
-        )
+        if up is None or up == top.total_tokens:
+            paid = ""
+        elif up == 0:
+            paid = "; the client defers them all"
+        else:
+            paid = f"; {n(up)} of them load up front on every request"
         out.append(
             f"Heaviest session: {top.label}, {floor}{n(top.total_tokens)} tokens of tool "
             f"definitions ({pct(top.context_share)} of the context window){paid}."

@@ -94,6 +94,6 @@ CLIENT = Client(
     session=SessionRule(
         precedence=("project", "user"),
         documented=True,
-        source="https://developers.openai.com/codex/config-advanced",
+        source="https://developers.openai.com/codex/config-basic",
     ),
 )
