@@ -34,13 +34,13 @@ def _configs(extra: bool) -> list[Any]:
             "/home/ana/.claude.json",
             entry("alpha"),
             replace(entry("beta"), scope="local"),
-        ),  # fmt: skip
+        ),
         replace(config("claude-code", "/work/shop/.mcp.json", *mcp_json), scope="project"),
         config("cursor", "/home/ana/.cursor/mcp.json", entry("beta"), entry("gamma")),
         replace(
             config("cursor", "/work/shop/.cursor/mcp.json", entry("gamma", "gamma-project")),
             scope="project",
-        ),  # fmt: skip
+        ),
         config("gemini", "/home/ana/.gemini/settings.json", entry("alpha")),
     ]
 
