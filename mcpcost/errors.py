@@ -7,6 +7,9 @@ McpcostError                 base of everything we raise on purpose
 ├── ConfigError              a client config we cannot use     -> exit 2
 ├── TokenizerError           the bundled tokenizer is missing or corrupt
 └── TransportError           talking to a server failed (mapped to a status, not an exit)
+
+Every exception class defined anywhere in mcpcost derives from ``McpcostError``; one that must
+also be caught as a builtin (``IncomparableUnits`` as a ``TypeError``) takes it as a second base.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import pytest
 
 from mcpcost.core.status import Status
 from mcpcost.measuring.classify import classify_failure, says_auth, stderr_message_lines
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     HTTPStatusError,
     ProtocolError,
     RPCError,

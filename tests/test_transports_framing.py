@@ -9,7 +9,7 @@ from typing import IO
 import pytest
 
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.transports.errors import ProtocolError, TransportClosed, TransportTimeout
+from mcpcost.transports.failures import ProtocolError, TransportClosed, TransportTimeout
 from mcpcost.transports.framing import LineTransport, StderrTail
 
 

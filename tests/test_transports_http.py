@@ -13,7 +13,7 @@ import pytest
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.transports.auto import AutoTransport
 from mcpcost.transports.base import Transport
-from mcpcost.transports.errors import HTTPStatusError, TransportClosed, TransportTimeout
+from mcpcost.transports.failures import HTTPStatusError, TransportClosed, TransportTimeout
 from mcpcost.transports.http import StreamableHTTPTransport
 from mcpcost.transports.http_common import well_known_urls
 from mcpcost.transports.legacy_sse import LegacySSETransport

@@ -17,7 +17,7 @@ import pytest
 
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.spec import ServerSpec
-from mcpcost.transports.errors import ProtocolError, RPCError, TransportTimeout
+from mcpcost.transports.failures import ProtocolError, RPCError, TransportTimeout
 from mcpcost.transports.http import StreamableHTTPTransport
 from mcpcost.transports.session import (
     CLIENT_INFO,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcpcost.core.spec import ServerSpec
-from mcpcost.transports.errors import SpawnFailed, TransportClosed
+from mcpcost.transports.failures import SpawnFailed, TransportClosed
 from mcpcost.transports.stdio import group_alive, safe_base_env, server_env, spawn_stdio
 from tests.servers.registry import fixture_argv, pid_alive
 

@@ -43,7 +43,12 @@ from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import DEFAULT_WIDTH, render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
-from mcpcost.cli.container_args import add_container_arguments, require_docker_for
+from mcpcost.cli.container_args import (
+    add_container_arguments,
+    container_trust,
+    open_engine,
+    require_docker_for,
+)
 from mcpcost.cli.io import read_source
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.divergence import DivergenceRun, parse_divergence
@@ -382,34 +387,16 @@ def _container_measure(
     stack: contextlib.ExitStack,
 ) -> MeasureFn | None:
     """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
-    from mcpcost.measuring.containers import (
-        DEFAULT_DOCKER_HOST,
-        CABundleError,
-        ContainerLauncher,
-        ContainerOptions,
-        EngineUnavailable,
-        closing_client,
-        container_measure,
-        engine_address,
-        engine_label,
-        host_trust,
-    )
+    from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 
-    try:
-        trust = host_trust(args.ca_bundle, env)
-    except CABundleError as exc:
-        raise UsageError(f"mcpcost audit: {exc}") from None
+    trust = container_trust("mcpcost audit", args.ca_bundle, env)
     docker_host = engine_address(args.docker_host, env)
     config_dirs = [os.path.dirname(os.path.abspath(f.source)) for f in files]
     roots = tuple(dict.fromkeys([str(cwd), str(home), *config_dirs]))
     options = ContainerOptions(image_override=args.image, docker_host=docker_host, trust=trust,
                                roots=roots, home=str(home), base_dir=str(cwd))  # fmt: skip
-    address = docker_host or DEFAULT_DOCKER_HOST
-    try:
-        client = stack.enter_context(closing_client(address))
-    except EngineUnavailable as exc:
-        err.write(f"mcpcost audit: cannot reach a container engine at {engine_label(address)} "
-                  f"({exc}); set --docker-host or DOCKER_HOST\n")  # fmt: skip
+    engine = open_engine("mcpcost audit", docker_host, err, stack)
+    if engine is None:
         return None
-    err.write(f"--docker: stdio servers run in containers (engine {engine_label(address)})\n")
-    return container_measure(ContainerLauncher(client), options, timeout_s=args.timeout)
+    err.write(f"--docker: stdio servers run in containers (engine {engine.label})\n")
+    return container_measure(engine.launcher, options, timeout_s=args.timeout)

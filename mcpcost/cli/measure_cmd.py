@@ -34,7 +34,12 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
 from mcpcost.cli.args import ArgParser, positive_float
-from mcpcost.cli.container_args import add_container_arguments, require_docker_for
+from mcpcost.cli.container_args import (
+    add_container_arguments,
+    container_trust,
+    open_engine,
+    require_docker_for,
+)
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
@@ -257,7 +262,7 @@ def run(
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command)
     env = dict(os.environ if environ is None else environ)
-    trust = _trust(args.ca_bundle, env) if args.docker else None
+    trust = container_trust("mcpcost measure", args.ca_bundle, env) if args.docker else None
     timeout: float = args.timeout
     err.write(f"measuring {spec.name}: {spec.display()} (two captures, {timeout:g}s budget)\n")
     with contextlib.ExitStack() as stack:
@@ -300,16 +305,6 @@ def run(
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
 
 
-def _trust(ca_bundle: str | None, env: Mapping[str, str]) -> HostTrust:
-    """``--ca-bundle`` resolved (a usage error when it names no file) and the host proxy."""
-    from mcpcost.measuring.containers import CABundleError, host_trust
-
-    try:
-        return host_trust(ca_bundle, env)
-    except CABundleError as exc:
-        raise UsageError(f"mcpcost measure: {exc}") from None
-
-
 def _measure_in_container(
     spec: ServerSpec,
     args: argparse.Namespace,
@@ -320,14 +315,9 @@ def _measure_in_container(
 ) -> Measurement | None:
     """``--docker``: the measurement, or None (after one line on stderr) without an engine."""
     from mcpcost.measuring.containers import (
-        DEFAULT_DOCKER_HOST,
-        ContainerLauncher,
         ContainerOptions,
-        EngineUnavailable,
-        closing_client,
         container_measure,
         engine_address,
-        engine_label,
         place,
     )
 
@@ -343,13 +333,9 @@ def _measure_in_container(
     else:
         err.write(f"in a container: {placement.isolation.image}"
                   f" ({placement.isolation.note})\n")  # fmt: skip
-    address = docker_host or DEFAULT_DOCKER_HOST
-    try:
-        client = stack.enter_context(closing_client(address))
-    except EngineUnavailable as exc:
-        err.write(f"mcpcost measure: cannot reach a container engine at {engine_label(address)} "
-                  f"({exc}); set --docker-host or DOCKER_HOST\n")  # fmt: skip
+    engine = open_engine("mcpcost measure", docker_host, err, stack)
+    if engine is None:
         return None
-    measure = container_measure(ContainerLauncher(client), options, timeout_s=args.timeout,
+    measure = container_measure(engine.launcher, options, timeout_s=args.timeout,
                                 retry_timeouts=not args.no_retry, protocol=args.protocol)  # fmt: skip
     return measure(spec)

@@ -9,14 +9,19 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
-from mcpcost.cli.container_args import add_container_arguments, require_docker_for
+from mcpcost.cli.container_args import (
+    add_container_arguments,
+    container_trust,
+    open_engine,
+    require_docker_for,
+)
 from mcpcost.errors import EXIT_USAGE, InputError, UsageError
-from mcpcost.measuring.containers import DEFAULT_DOCKER_HOST, engine_address
+from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, read_catalog
 from mcpcost.sweep.runner import SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
 
-__all__ = ["DEFAULT_DOCKER_HOST", "build_parser", "engine_address", "run"]
+__all__ = ["build_parser", "run"]
 
 
 def build_parser() -> ArgParser:
@@ -131,19 +136,7 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
     launcher = None
     trust = None
     if args.docker:
-        from mcpcost.measuring.containers import (
-            CABundleError,
-            ContainerLauncher,
-            EngineUnavailable,
-            closing_client,
-            engine_label,
-            host_trust,
-        )
-
-        try:
-            trust = host_trust(args.ca_bundle, env)
-        except CABundleError as exc:
-            raise UsageError(f"mcpcost sweep: {exc}") from None
+        trust = container_trust("mcpcost sweep", args.ca_bundle, env)
         bundle = trust.ca_bundle
         if args.ca_bundle is not None:
             progress(
@@ -151,16 +144,10 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
                 if bundle is not None
                 else "--ca-bundle auto: no host CA bundle found; containers keep their own"
             )
-        address = docker_host or DEFAULT_DOCKER_HOST
-        try:
-            client = stack.enter_context(closing_client(address))
-        except EngineUnavailable as exc:
-            err.write(
-                f"mcpcost sweep: cannot reach a container engine at {engine_label(address)} "
-                f"({exc}); set --docker-host or DOCKER_HOST\n"
-            )
+        engine = open_engine("mcpcost sweep", docker_host, err, stack)
+        if engine is None:
             return EXIT_USAGE
-        launcher = ContainerLauncher(client)
+        launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
 
     options = SweepOptions(

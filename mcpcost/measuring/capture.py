@@ -13,7 +13,7 @@ from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.measuring.classify import classify_failure
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
-from mcpcost.transports.errors import TransportClosed, TransportTimeout
+from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
 
 

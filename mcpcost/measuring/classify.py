@@ -14,7 +14,7 @@ import re
 
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
     HTTPStatusError,
     RPCError,

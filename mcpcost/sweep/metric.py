@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mcpcost.errors import McpcostError
+
 NPM_WEEKLY = "npm-weekly-downloads"
 PYPI_WEEKLY = "pypi-weekly-downloads"
 GITHUB_STARS = "github-stars"
@@ -23,8 +25,8 @@ UNITS = (NPM_WEEKLY, PYPI_WEEKLY, GITHUB_STARS)
 MAPPING_KEYS = ("value", "unit")
 
 
-class IncomparableUnits(TypeError):
-    """Two figures in different units were compared."""
+class IncomparableUnits(McpcostError, TypeError):
+    """Two figures in different units were compared (a ``TypeError``, as ordering errors are)."""
 
 
 @dataclass(frozen=True)

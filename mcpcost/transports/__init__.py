@@ -9,7 +9,7 @@
 * ``sse``         a pure Server-Sent Events decoder
 * ``session``     JSON-RPC requests, the era handshake, paginated ``tools/list``
 * ``open``        the default factory (spec -> transport)
-* ``errors``      typed failures the measurer turns into statuses
+* ``failures``    typed failures the measurer turns into statuses
 """
 
 from __future__ import annotations

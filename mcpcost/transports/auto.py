@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mcpcost.transports.base import Diagnostics, Message, Transport
-from mcpcost.transports.errors import HTTPStatusError
+from mcpcost.transports.failures import HTTPStatusError
 
 FALLBACK_STATUSES = frozenset({400, 404, 405})
 

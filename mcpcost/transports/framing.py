@@ -25,7 +25,7 @@ from typing import IO, Any
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.errors import ProtocolError, TransportClosed
+from mcpcost.transports.failures import ProtocolError, TransportClosed
 from mcpcost.transports.inbox import take
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024

@@ -22,7 +22,7 @@ import requests
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.base import Message
-from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed
+from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed
 from mcpcost.transports.http_base import HTTPTransportBase
 from mcpcost.transports.http_common import iter_stream, parse_jsonrpc_body, read_body
 from mcpcost.transports.sse import SSEDecoder

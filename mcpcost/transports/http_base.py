@@ -14,7 +14,7 @@ import requests
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.errors import HTTPStatusError
+from mcpcost.transports.failures import HTTPStatusError
 from mcpcost.transports.http_common import (
     MAX_BODY_BYTES,
     PROBE_TIMEOUT_S,

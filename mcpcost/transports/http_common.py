@@ -15,7 +15,7 @@ import urllib3
 from mcpcost import __version__
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError
-from mcpcost.transports.errors import HTTPStatusError, ProtocolError, TransportClosed
+from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed
 
 USER_AGENT = f"mcp-context-cost/{__version__}"
 MAX_BODY_BYTES = 64 * 1024 * 1024

@@ -7,7 +7,7 @@ import queue
 import time
 from typing import TypeVar
 
-from mcpcost.transports.errors import TransportTimeout
+from mcpcost.transports.failures import TransportTimeout
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ import requests
 
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.transports.base import Message
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     HTTPStatusError,
     ProtocolError,
     TransportClosed,

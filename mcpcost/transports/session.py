@@ -26,7 +26,7 @@ from typing import Any
 
 from mcpcost import __version__
 from mcpcost.transports.base import Message, Transport
-from mcpcost.transports.errors import (
+from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
     UNSUPPORTED_PROTOCOL_VERSION,
     ProtocolError,

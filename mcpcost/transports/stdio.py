@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping
 
 from mcpcost.core.spec import ServerSpec
-from mcpcost.transports.errors import SpawnFailed
+from mcpcost.transports.failures import SpawnFailed
 from mcpcost.transports.framing import LineTransport
 
 TERM_GRACE_S = 2.0

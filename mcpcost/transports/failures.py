@@ -16,10 +16,8 @@ from typing import Any
 from mcpcost.errors import TransportError
 
 # JSON-RPC codes the session and the measurer act on.
-METHOD_NOT_FOUND = -32601
 AUTH_REQUIRED_CODE = -32001
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-MODERN_SPEC_CODES = frozenset(range(-32099, -32019))  # -32020..-32099: reserved by 2026-07-28
 
 
 class TransportClosed(TransportError):
@@ -41,7 +39,6 @@ class TransportTimeout(TransportError):
 
     def __init__(self, waited_ms: int, waiting_for: str) -> None:
         super().__init__(f"timeout after {waited_ms}ms waiting for {waiting_for}")
-        self.waited_ms = waited_ms
         self.waiting_for = waiting_for
 
 
