@@ -306,11 +306,11 @@ def budget_verdict(b: BudgetVerdict) -> str:
         )
     parts = []
     if over:
-        names = ", ".join(f"{s.label} {n(s.total)}" for s in over)
-        parts.append(f"{len(over)} session{'s' if len(over) != 1 else ''} over ({names})")
+        names = ", ".join(f"{s.label} at {n(s.total)}" for s in over)
+        parts.append(f"{len(over)} session{'s' if len(over) != 1 else ''} over: {names}")
     if unknown:
-        parts.append(f"{len(unknown)} that cannot be judged")
-    return f"Budget {n(b.limit)}: FAILED — {' and '.join(parts)}."
+        parts.append(f"{len(unknown)} cannot be judged")
+    return f"Budget {n(b.limit)}: FAILED — {'; '.join(parts)}."
 
 
 def budget_block(b: BudgetVerdict) -> list[str]:

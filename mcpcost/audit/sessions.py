@@ -128,7 +128,7 @@ def plan_sessions(files: Sequence[SessionFile]) -> list[SessionPlan]:
                     SessionPlan(
                         key=f"file:{f.source}",
                         client=client,
-                        label=f"--config {f.source}",
+                        label=f.source,
                         sources=(f.source,),
                         members=tuple((f.source, name) for name, _ in f.entries),
                         overridden=(),
