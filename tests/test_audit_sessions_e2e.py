@@ -39,33 +39,64 @@ def populate(home: Path, cwd: Path, argv: dict[str, list[str]]) -> None:
     mem, seq, time = argv["memory"], argv["sequential-thinking"], argv["time"]
     # Claude Code: user scope and the project's local block in ~/.claude.json, the approvals
     # recorded there, and the project's .mcp.json
-    _write(home / ".claude.json", {
-        "mcpServers": {"memory": _stdio(mem, "cc-user"), "time": _stdio(time, "cc-user")},
-        "projects": {str(cwd): {
-            "mcpServers": {"time": _stdio(time, "cc-local")},
-            "enabledMcpjsonServers": ["thinking"],
-            "disabledMcpjsonServers": ["memory"],
-        }},
-    })  # fmt: skip
-    _write(cwd / ".mcp.json", {"mcpServers": {
-        "thinking": _stdio(seq, "cc-project"),
-        "time": _stdio(time, "cc-project"),  # local > project: not loaded
-        "memory": _stdio(mem, "cc-project"),  # disabled in ~/.claude.json's project block
-    }})  # fmt: skip
+    _write(
+        home / ".claude.json",
+        {
+            "mcpServers": {"memory": _stdio(mem, "cc-user"), "time": _stdio(time, "cc-user")},
+            "projects": {
+                str(cwd): {
+                    "mcpServers": {"time": _stdio(time, "cc-local")},
+                    "enabledMcpjsonServers": ["thinking"],
+                    "disabledMcpjsonServers": ["memory"],
+                }
+            },
+        },
+    )
+    _write(
+        cwd / ".mcp.json",
+        {
+            "mcpServers": {
+                "thinking": _stdio(seq, "cc-project"),
+                "time": _stdio(time, "cc-project"),  # local > project: not loaded
+                "memory": _stdio(mem, "cc-project"),  # disabled in ~/.claude.json's project block
+            }
+        },
+    )
     # Cursor: global and project; the project entry of a shared name wins
-    _write(home / ".cursor" / "mcp.json", {"mcpServers": {
-        "memory": _stdio(mem, "cursor-global"), "time": _stdio(time, "cursor-global")}})  # fmt: skip
+    _write(
+        home / ".cursor" / "mcp.json",
+        {
+            "mcpServers": {
+                "memory": _stdio(mem, "cursor-global"),
+                "time": _stdio(time, "cursor-global"),
+            }
+        },
+    )
     _write(cwd / ".cursor" / "mcp.json", {"mcpServers": {"time": _stdio(time, "cursor-project")}})
     # Gemini CLI: user and project settings; project > user
-    _write(home / ".gemini" / "settings.json", {"theme": "x", "mcpServers": {
-        "thinking": _stdio(seq, "gemini-user"), "time": _stdio(time, "gemini-user")}})  # fmt: skip
-    _write(cwd / ".gemini" / "settings.json", {"mcpServers": {
-        "thinking": _stdio(seq, "gemini-project")}})  # fmt: skip
+    _write(
+        home / ".gemini" / "settings.json",
+        {
+            "theme": "x",
+            "mcpServers": {
+                "thinking": _stdio(seq, "gemini-user"),
+                "time": _stdio(time, "gemini-user"),
+            },
+        },
+    )
+    _write(
+        cwd / ".gemini" / "settings.json",
+        {"mcpServers": {"thinking": _stdio(seq, "gemini-project")}},
+    )
     # VS Code: the user profile's mcp.json and the workspace's
-    _write(home / ".config" / "Code" / "User" / "mcp.json", {"servers": {
-        "memory": {"type": "stdio", **_stdio(mem, "vscode-user")}}})  # fmt: skip
-    _write(cwd / ".vscode" / "mcp.json", {"servers": {
-        "thinking": {"type": "stdio", **_stdio(seq, "vscode-workspace")}}})  # fmt: skip
+    _write(
+        home / ".config" / "Code" / "User" / "mcp.json",
+        {"servers": {"memory": {"type": "stdio", **_stdio(mem, "vscode-user")}}},
+    )
+    _write(
+        cwd / ".vscode" / "mcp.json",
+        {"servers": {"thinking": {"type": "stdio", **_stdio(seq, "vscode-workspace")}}},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -90,8 +121,15 @@ def own(argvs: dict[str, list[str]]) -> dict[str, int]:
 
 def audit(home: Path, cwd: Path, *args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = audit_cmd.run(["--concurrency", "3", "--timeout", "60", *args], out, err,
-                         environ=ENV, home=home, cwd=cwd, platform="linux")  # fmt: skip
+    code = audit_cmd.run(
+        ["--concurrency", "3", "--timeout", "60", *args],
+        out,
+        err,
+        environ=ENV,
+        home=home,
+        cwd=cwd,
+        platform="linux",
+    )
     return code, out.getvalue(), err.getvalue()
 
 
@@ -158,8 +196,11 @@ def test_each_client_decides_a_shared_name_by_its_own_precedence(place: Any) -> 
         return {(o["name"], o["source"], o["by"]) for o in _session(report, client)["overridden"]}
 
     # Claude Code: local (the project block of ~/.claude.json) > project > user
-    assert winners("claude-code") == {"time": claude_json, "memory": claude_json,
-                                      "thinking": mcp_json}  # fmt: skip
+    assert winners("claude-code") == {
+        "time": claude_json,
+        "memory": claude_json,
+        "thinking": mcp_json,
+    }
     assert losers("claude-code") == {("time", mcp_json, claude_json)}
     # approvals recorded in ~/.claude.json's project block count like a settings file's
     (mcp,) = [c for c in report["configs"] if c["source"] == mcp_json]
@@ -222,11 +263,16 @@ def test_a_known_increase_is_the_cause_and_unknowns_follow(
     cursor_project = cwd / ".cursor" / "mcp.json"
     before = cursor_project.read_text("utf-8")
     try:
-        _write(cursor_project, {"mcpServers": {
-            "time": _stdio(argvs["time"], "cursor-project"),
-            "thinking": _stdio(argvs["sequential-thinking"], "cursor-project"),
-            "broken": {"command": str(tmp_path / "no-such-server")},
-        }})  # fmt: skip
+        _write(
+            cursor_project,
+            {
+                "mcpServers": {
+                    "time": _stdio(argvs["time"], "cursor-project"),
+                    "thinking": _stdio(argvs["sequential-thinking"], "cursor-project"),
+                    "broken": {"command": str(tmp_path / "no-such-server")},
+                }
+            },
+        )
         code, text, err = audit(home, cwd, "--baseline", str(baseline), "--max-increase", "500")
     finally:
         cursor_project.write_text(before, "utf-8")
