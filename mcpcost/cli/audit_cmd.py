@@ -84,11 +84,18 @@ def build_parser() -> ArgParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="the report as one JSON object")
     fmt.add_argument("--markdown", action="store_true", help="the report as Markdown")
-    p.add_argument("--by-file", action="store_true",
-                   help="one block per config file instead of per client session (text, Markdown)")  # fmt: skip
-    p.add_argument("--budget", type=positive_int, metavar="N",
-                   help="fail when any client session (the files one client loads "
-                        "together) costs more than N tokens")  # fmt: skip
+    p.add_argument(
+        "--by-file",
+        action="store_true",
+        help="one block per config file instead of per client session (text, Markdown)",
+    )
+    p.add_argument(
+        "--budget",
+        type=positive_int,
+        metavar="N",
+        help="fail when any client session (the files one client loads together) costs more "
+        "than N tokens",
+    )
     p.add_argument("--baseline", metavar="FILE", help="an earlier audit --json report to diff")
     p.add_argument("--max-increase", type=non_negative_int, metavar="N",
                    help="fail when a config grew by more than N tokens vs --baseline")  # fmt: skip
