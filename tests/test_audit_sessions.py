@@ -90,3 +90,16 @@ def test_clients_never_share_a_session_and_unknown_files_stand_alone() -> None:
         ("/y.json",),
     ]
     assert all(not p.overridden for p in plans)
+
+
+def test_one_path_read_for_two_clients_joins_each_clients_session() -> None:
+    from tests.test_audit_report import TABLE, config, entry, report_for
+
+    shared = "/h/.config/Code/User/settings.json"
+    report = report_for(
+        [config("vscode", shared, entry("alpha")), config("cline", shared, entry("beta"))], TABLE
+    )
+    by_client = {s.client: s for s in report.sessions}
+    assert [e.server.name for e in by_client["vscode"].servers] == ["alpha"]
+    assert [e.server.name for e in by_client["cline"].servers] == ["beta"]
+    assert all(c.deferral is not None and c.deferral.client == c.client for c in report.configs)

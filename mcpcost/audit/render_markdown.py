@@ -152,8 +152,13 @@ def _session(s: SessionResult, report: AuditReport) -> list[str]:
         out += ["Notes:", ""]
         out += [f"- {cell(e.server.name)}: {cell(note)}" for e, note in notes]
         out.append("")
-    by_source = {c.source: c for c in report.configs}
-    off = [r for src in s.sources if src in by_source for r in by_source[src].disabled_reasons]
+    by_file = {(c.client, c.source): c for c in report.configs}
+    off = [
+        r
+        for src in s.sources
+        if (s.client, src) in by_file
+        for r in by_file[(s.client, src)].disabled_reasons
+    ]
     if off:
         out += ["Switched off:", ""]
         out += [f"- {cell(name)}: {cell(why)}" for name, why in off]

@@ -468,7 +468,10 @@ def _cut(text: str, width: int) -> str:
 
 
 def session_block(
-    s: SessionResult, report: AuditReport, by_source: Mapping[str, ConfigResult], width: int
+    s: SessionResult,
+    report: AuditReport,
+    by_file: Mapping[tuple[str, str], ConfigResult],
+    width: int,
 ) -> list[str]:
     claude = report.claude_divergence is not None
     numbered = _files(s.sources)
@@ -479,8 +482,10 @@ def session_block(
     if len(s.sources) == 1:
         out.append(f"  file: {s.sources[0]}")
     else:
-        scopes = {c.source: c.scope for c in by_source.values()}
-        out += [f"  [{numbered[src]}] {src} ({scopes.get(src, '?')})" for src in s.sources]
+        scope = {
+            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
+        }
+        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
     if s.servers:
         out += session_table(s, claude, numbered)
         out.append("")
@@ -531,8 +536,10 @@ def session_block(
     off = [
         (name, src)
         for src in s.sources
-        if src in by_source
-        for name in _with_reasons(by_source[src].disabled, by_source[src].disabled_reasons)
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
     ]
     if off:
         out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
@@ -638,7 +645,7 @@ def render_text(
         "",
         legend(report, by_file),
     ]
-    by_source = {c.source: c for c in report.configs}
+    by_file = {(c.client, c.source): c for c in report.configs}
     if by_file:
         shown: set[int] = set()
         for c in report.configs:
@@ -647,7 +654,7 @@ def render_text(
     else:
         for s in report.sessions:
             out.append("")
-            out += session_block(s, report, by_source, width)
+            out += session_block(s, report, by_file, width)
     if report.empty_configs:
         out += ["", "configs with no live server"]
         for e in report.empty_configs:

@@ -390,11 +390,11 @@ def disabled_reasons(config: ConfigFile) -> tuple[tuple[str, str], ...]:
 
 
 def _session_files(
-    configs: Sequence[ConfigResult], files: Mapping[str, ConfigFile]
+    configs: Sequence[ConfigResult], files: Mapping[tuple[str, str], ConfigFile]
 ) -> list[SessionFile]:
     out = []
     for c in configs:
-        scopes = {e.name: e.scope or c.scope for e in files[c.source].live_entries}
+        scopes = {e.name: e.scope or c.scope for e in files[(c.client, c.source)].live_entries}
         names = [s.name for s in (*c.servers, *c.skipped)]
         out.append(
             SessionFile(
@@ -409,7 +409,7 @@ def _session_files(
 
 def build_sessions(
     configs: Sequence[ConfigResult],
-    files: Mapping[str, ConfigFile],
+    files: Mapping[tuple[str, str], ConfigFile],
     *,
     context_window: int,
     shell_environ: Mapping[str, str] | None,
@@ -418,12 +418,12 @@ def build_sessions(
 ) -> list[SessionResult]:
     """The client sessions these configs form (``sessions.plan_sessions``), with their totals
     and one deferral verdict each; heaviest first."""
-    by_source = {c.source: c for c in configs}
+    by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
     out: list[SessionResult] = []
     for plan in plan_sessions(_session_files(configs, files)):
         entries: list[SessionEntry] = []
         for source, name in plan.members:
-            c = by_source[source]
+            c = by_file[(plan.client, source)]
             found = next(s for s in (*c.servers, *c.skipped) if s.name == name)
             entries.append(SessionEntry(server=found, source=source))
         measured = [e for e in entries if e.server.measured]
@@ -485,12 +485,12 @@ def attach_deferral(
     configs: Sequence[ConfigResult], sessions: Sequence[SessionResult]
 ) -> list[ConfigResult]:
     """Each config file carries the verdict of the (first) session that loads it."""
-    verdicts: dict[str, DeferralVerdict] = {}
+    verdicts: dict[tuple[str, str], DeferralVerdict] = {}
     for session in sessions:
         for source in session.sources:
             if session.deferral is not None:
-                verdicts.setdefault(source, session.deferral)
-    return [replace(c, deferral=verdicts.get(c.source)) for c in configs]
+                verdicts.setdefault((session.client, source), session.deferral)
+    return [replace(c, deferral=verdicts.get((c.client, c.source))) for c in configs]
 
 
 def env_variants(configs: Sequence[ConfigFile]) -> list[EnvVariant]:
@@ -556,7 +556,7 @@ def build_report(
     order = {c.source: i for i, c in enumerate(configs)}
     sessions = build_sessions(
         sorted(results, key=lambda r: order[r.source]),  # discovery order: user, project, ...
-        {c.source: c for c in configs},
+        {(c.client, c.source): c for c in configs},
         context_window=context_window,
         shell_environ=shell_environ,
         settings=settings,
