@@ -645,7 +645,7 @@ def render_text(
         "",
         legend(report, by_file),
     ]
-    by_file = {(c.client, c.source): c for c in report.configs}
+    files = {(c.client, c.source): c for c in report.configs}
     if by_file:
         shown: set[int] = set()
         for c in report.configs:
@@ -654,7 +654,7 @@ def render_text(
     else:
         for s in report.sessions:
             out.append("")
-            out += session_block(s, report, by_file, width)
+            out += session_block(s, report, files, width)
     if report.empty_configs:
         out += ["", "configs with no live server"]
         for e in report.empty_configs:
