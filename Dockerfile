@@ -1,25 +1,26 @@
-# The GitHub Action's image. The runner builds it from the action's directory on every job, so
-# it is layered for speed: the runtime first (from pyproject.toml alone), the code last.
+# The GitHub Action's image. Releases build it once per version tag and publish it (the released
+# action.yml pulls it by digest); the default branch's action.yml builds it from this file, so
+# development needs no registry.
 #
-# Fast path: build Dockerfile.base once, publish it, and build this file with
-#   --build-arg BASE=ghcr.io/<owner>/mcp-context-cost-base:<version>
-# Every runtime step then finds its work done and a run only copies the code (seconds).
-# Locally, without a registry: --build-arg BASE="$(scripts/setup-podman.sh --print-prebuilt)",
-# the localhost/mcpcost-prebuilt:<key> image setup-podman.sh builds from Dockerfile.base (what
-# scripts/container-action-test.sh uses). Its plain localhost/mcpcost-base:bookworm is only the
-# Python underneath: as BASE it would install the whole runtime again.
-ARG BASE=python:3.12-slim-bookworm
+# BASE is a plain Debian bookworm: debian:bookworm-slim on GitHub, the debootstrap image
+# scripts/setup-podman.sh makes here (scripts/build-image.sh builds this file on it). The runtime
+# comes from scripts/image-deps.sh on either, so what is built here is what is released.
+# Fast path for local tests: --build-arg BASE="$(scripts/setup-podman.sh --print-prebuilt)",
+# the runtime already installed by Dockerfile.base, so a build only copies the code.
+ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 
-# Runtime layer: git, Node.js/npm, uv and the dependencies listed in pyproject.toml (read with
-# tomllib, never repeated here). Rebuilt only when pyproject.toml or the script changes.
+# Runtime layer: Python's venv with the dependencies listed in pyproject.toml (read with tomllib,
+# never repeated here), Node.js with npm/npx, uv/uvx and git. Rebuilt only when
+# pyproject.toml or the script changes.
 COPY pyproject.toml scripts/image-deps.sh /app/build/
 RUN sh /app/build/image-deps.sh /app/build/pyproject.toml
 
 # Code layer: the package (the o200k_base tokenizer data ships inside it) and the entry point.
 COPY mcpcost /app/mcpcost
 COPY entrypoint.py /app/entrypoint.py
-ENV PYTHONPATH=/app PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+ENV PATH=/opt/mcpcost/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PYTHONPATH=/app PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 
 # No USER: the runner mounts the workspace owned by another uid; root is required.
 ENTRYPOINT ["/usr/bin/env", "python3", "/app/entrypoint.py"]

@@ -7,6 +7,11 @@ it starts 8 servers at once (two captures each). Target (issue 4): audit wall <=
 slowest server's bare floor. On a machine with few cores the 8 start-ups are CPU-bound: their
 summed CPU seconds divided by the usable CPUs is a lower bound no client can beat, printed too.
 
+The dual-launch floor (issue 13) is the least any tool that checks for dynamic output can do:
+every server launched twice, all eight at once, by the bare client. ``mcpcost audit`` as a user
+runs it (a fresh process: interpreter, imports, tokenizer, the eight launches) is timed against
+it, interleaved run by run. Target: at most 1.10x.
+
     python bench/audit_wall.py [--repeat N] [--concurrency N]
 """
 
@@ -17,15 +22,17 @@ import io
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from measure_floor import floor_with_cpu, machine_line  # noqa: E402
+from measure_floor import floor_once, floor_with_cpu, machine_line  # noqa: E402
 
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY  # noqa: E402
 from mcpcost.cli import main  # noqa: E402
@@ -72,13 +79,34 @@ def audit_wall(config: Path, concurrency: int, repeat: int) -> list[float]:
     for _ in range(repeat):
         out, err = io.StringIO(), io.StringIO()
         t0 = time.perf_counter()
-        code = main(["audit", "--config", str(config), "--json", "--concurrency", str(concurrency),
-                     "--timeout", str(TIMEOUT_S)], out, err)  # fmt: skip
+        argv = ["audit", "--config", str(config), "--json", "--concurrency", str(concurrency)]
+        code = main([*argv, "--timeout", str(TIMEOUT_S)], out, err)
         times.append(time.perf_counter() - t0)
         report = json.loads(out.getvalue())
         if code != 0 or report["configs"][0]["serverCount"] != len(SERVERS):
             raise SystemExit(f"audit failed ({code}): {err.getvalue()}")
     return times
+
+
+def dual_launch_floor() -> float:
+    """Wall seconds of every server launched twice, all at once, by the bare client."""
+    env = safe_base_env(os.environ)
+    argvs = [argv for argv in SERVERS.values() for _ in range(2)]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=len(argvs)) as pool:
+        list(pool.map(lambda argv: floor_once(argv, env), argvs))
+    return time.perf_counter() - t0
+
+
+def audit_cli_once(config: Path) -> float:
+    """Wall seconds of ``python -m mcpcost audit --config CONFIG --json`` in a fresh process."""
+    argv = [sys.executable, "-m", "mcpcost", "audit", "--config", str(config), "--json"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"audit failed ({proc.returncode}): {proc.stderr}")
+    return elapsed
 
 
 def engine_overhead(concurrency: int, seconds: float = 0.5) -> float:
@@ -116,17 +144,26 @@ def run() -> None:
     bound = max(slowest, cpu_total / (usable or 1))
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "mcp.json"
-        config.write_text(json.dumps({"mcpServers": {
-            name: {"command": argv[0], "args": argv[1:]} for name, argv in SERVERS.items()
-        }}), "utf-8")  # fmt: skip
+        servers = {name: {"command": a[0], "args": a[1:]} for name, a in SERVERS.items()}
+        config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
         walls = audit_wall(config, args.concurrency, args.repeat)
+        dual_floors, cli_walls = [], []
+        for _ in range(args.repeat):
+            dual_floors.append(dual_launch_floor())
+            cli_walls.append(audit_cli_once(config))
     best, median = min(walls), statistics.median(walls)
     print(f"slowest bare floor       {slowest * 1000:8.0f} ms")
-    print(f"CPU of the 8 launches    {cpu_total:8.2f} s on {usable} usable CPUs -> "
-          f"{cpu_total / (usable or 1) * 1000:.0f} ms at the least")  # fmt: skip
+    least = cpu_total / (usable or 1) * 1000
+    print(f"CPU of the 8 launches    {cpu_total:8.2f} s on {usable} usable CPUs -> {least:.0f} ms")
     print(f"audit wall (best)        {best * 1000:8.0f} ms   {best / slowest:.2f}x slowest floor")
-    print(f"audit wall (median)      {median * 1000:8.0f} ms   {median / slowest:.2f}x slowest "
-          f"floor, {median / bound:.2f}x max(slowest floor, CPU bound)")  # fmt: skip
+    print(
+        f"audit wall (median)      {median * 1000:8.0f} ms   {median / slowest:.2f}x slowest "
+        f"floor, {median / bound:.2f}x max(slowest floor, CPU bound)"
+    )
+    dual, cli = statistics.median(dual_floors), statistics.median(cli_walls)
+    print(f"dual-launch floor (med)  {dual * 1000:8.0f} ms   8 bare launches at once")
+    print(f"mcpcost audit CLI (med)  {cli * 1000:8.0f} ms   {cli / dual:.2f}x dual-launch floor")
+    print("target: audit CLI <= 1.10x the dual-launch floor")
     print(f"engine alone, 4 x 500 ms I/O-bound stand-ins: {engine_overhead(args.concurrency):.2f}x")
     print(f"concurrency {args.concurrency}; target <= 1.15x slowest floor")
     print(machine_line("after"))

@@ -4,7 +4,9 @@ McpcostError                 base of everything we raise on purpose
 ├── UsageError               bad flags or arguments            -> exit 2
 ├── InputError               unreadable or malformed input     -> exit 2
 │   └── JSONSyntaxError      text that ECMAScript JSON.parse would reject
+│       └── JSONTooDeep      valid JSON nested past the one depth limit we parse
 ├── ConfigError              a client config we cannot use     -> exit 2
+├── OutputError              a file we cannot write            -> exit 2
 ├── TokenizerError           the bundled tokenizer is missing or corrupt
 └── TransportError           talking to a server failed (mapped to a status, not an exit)
 
@@ -35,8 +37,20 @@ class JSONSyntaxError(InputError, ValueError):
     """Text that ECMAScript ``JSON.parse`` would reject."""
 
 
+class JSONTooDeep(JSONSyntaxError):
+    """Valid JSON nested deeper than ``core.jsonvalue.MAX_DEPTH``: refused, never half-parsed.
+
+    A subclass of JSONSyntaxError so every reader of files reports it as unreadable input; the
+    transports catch it first and report the server's message as a protocol error.
+    """
+
+
 class ConfigError(InputError):
     """A client configuration file that cannot be used."""
+
+
+class OutputError(McpcostError):
+    """A file could not be written (disk full, permissions, a symbolic link in the way)."""
 
 
 class TokenizerError(McpcostError):

@@ -6,11 +6,27 @@
 # RUNNER_DIR holds workspace/ (a git repo), workflow/event.json, file_commands/ and env.list
 # (one NAME=value per line, container paths). The build's log is written to RUNNER_DIR/build.log.
 # The base defaults to the prebuilt image of this checkout (scripts/setup-podman.sh builds it),
-# so the build installs nothing and only copies the code. Exits with the container's status
-# (3 when the base image is missing, 4 when the build fails).
+# so the build installs nothing and only copies the code. MCPCOST_RUN_IMAGE names an image that
+# is already built (e.g. the last line of scripts/build-image.sh) to run as it is, without a build.
+# Exits with the container's status (3 when the base image is missing, 4 when the build fails).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 runner=${1:?usage: $0 RUNNER_DIR}
+run_container() {
+  exec podman run --rm --network host \
+    --workdir /github/workspace \
+    -v "$runner/workspace:/github/workspace" \
+    -v "$runner/workflow:/github/workflow" \
+    -v "$runner/file_commands:/github/file_commands" \
+    -v "$runner/home:/github/home" \
+    ${MCPCOST_EXTRA_MOUNT:+-v "$MCPCOST_EXTRA_MOUNT"} \
+    --env-file "$runner/env.list" \
+    "$1"
+}
+if [[ -n "${MCPCOST_RUN_IMAGE:-}" ]]; then
+  podman image exists "$MCPCOST_RUN_IMAGE" || { echo "image $MCPCOST_RUN_IMAGE is missing" >&2; exit 3; }
+  run_container "$MCPCOST_RUN_IMAGE"
+fi
 base=${MCPCOST_BASE_IMAGE:-$(bash "$here/scripts/setup-podman.sh" --print-prebuilt)}
 image=${MCPCOST_ACTION_IMAGE:-localhost/mcpcost-action:test}
 podman image exists "$base" || { echo "base image $base is missing (scripts/setup-podman.sh)" >&2; exit 3; }
@@ -25,12 +41,4 @@ new_id=$(podman image inspect --format '{{.Id}}' "$image")
 if [[ -n "$old_id" && "$old_id" != "$new_id" ]]; then
   podman image rm "$old_id" >/dev/null 2>&1 || true
 fi
-exec podman run --rm --network host \
-  --workdir /github/workspace \
-  -v "$runner/workspace:/github/workspace" \
-  -v "$runner/workflow:/github/workflow" \
-  -v "$runner/file_commands:/github/file_commands" \
-  -v "$runner/home:/github/home" \
-  ${MCPCOST_EXTRA_MOUNT:+-v "$MCPCOST_EXTRA_MOUNT"} \
-  --env-file "$runner/env.list" \
-  "$image"
+run_container "$image"

@@ -76,7 +76,9 @@ python_venv() {
   fi
   rm -rf "$venv"
   bash "$ROOT/scripts/make-venv.sh" "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+  local vpy="$venv/bin/python"
+  [[ -x "$vpy" ]] || vpy="$venv/Scripts/python.exe" # a Windows venv
+  "$vpy" -m pip install --quiet --disable-pip-version-check \
     --no-input -r "$dir/requirements.txt" >&2
   echo "$hash" >"$stamp"
   say "python: installed $(grep -c '==' "$dir/requirements.txt") pinned packages"

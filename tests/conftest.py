@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,22 @@ def reference_captures() -> list[Path]:
     if not files:
         pytest.skip(f"no reference captures in {REFERENCE_CAPTURES}")
     return files
+
+
+# Test modules that read /proc (Linux only) or signal POSIX process groups (not on Windows).
+# They skip elsewhere; the platform layer's macOS and Windows logic is covered by
+# test_platform_recorded.py on every system.
+NEEDS_PROC = frozenset({"test_measuring_server.py", "test_interrupts.py", "test_platform_linux.py"})
+NEEDS_PROCESS_GROUPS = frozenset({"test_transports_stdio.py", "test_servers_smoke.py"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    chromium = shutil.which("chromium") is not None
+    for item in items:
+        name = item.path.name
+        if item.get_closest_marker("chromium") and not chromium:
+            item.add_marker(pytest.mark.skip(reason="chromium is not installed"))
+        if name in NEEDS_PROC and not sys.platform.startswith("linux"):
+            item.add_marker(pytest.mark.skip(reason="reads /proc (Linux only)"))
+        elif name in NEEDS_PROCESS_GROUPS and sys.platform == "win32":
+            item.add_marker(pytest.mark.skip(reason="POSIX process groups (not on Windows)"))

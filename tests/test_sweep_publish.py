@@ -12,11 +12,12 @@ import pytest
 
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import NOT_CAPTURED, Isolation, Measurement, render_measurement
+from mcpcost.core.output_tree import atomic_write
 from mcpcost.core.status import Status
 from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.estimator import fit
-from mcpcost.sweep.files import atomic_write, measurement_path
-from mcpcost.sweep.guard import PriorFiles, Snapshot, judge
+from mcpcost.sweep.files import measurement_path
+from mcpcost.sweep.guard import Snapshot, judge
 from mcpcost.sweep.history import HistoryRow, fold, parse_history, plottable, render_history
 from mcpcost.sweep.pages import md_cell, sparkline
 from mcpcost.sweep.publish import publish
@@ -152,8 +153,8 @@ def test_history_fold_trend_and_isolation_cut() -> None:
 
 
 def test_guard_thresholds() -> None:
-    good = PriorFiles(b"{}", b"{}", Status.MEASURED)
-    snap = Snapshot({f"s{i}": good for i in range(10)} | {"new": PriorFiles(None, None, None)})
+    good = Status.MEASURED
+    snap = Snapshot({f"s{i}": good for i in range(10)} | {"new": None})
     fail = Status.STARTUP_FAILURE
     five = {f"s{i}": (fail if i < 5 else Status.MEASURED) for i in range(10)}
     assert judge(snap, five).fault  # 5 of 10 = 50%
@@ -162,7 +163,7 @@ def test_guard_thresholds() -> None:
     many = {f"s{i}": (fail if i < 6 else Status.MEASURED) for i in range(10)} | {
         "a": fail, "b": fail, "c": fail, "d": fail, "e": fail, "f": fail}  # fmt: skip
     assert judge(Snapshot({f"s{i}": good for i in range(20)}), many).comparable == 10
-    none = judge(Snapshot({"new": PriorFiles(None, None, None)}), {"new": fail})
+    none = judge(Snapshot({"new": None}), {"new": fail})
     assert not none.fault and not none.performed and "not performed" in none.reason
 
 
@@ -184,6 +185,7 @@ def test_sparkline_geometry() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.chromium
 def test_dashboard_in_headless_chromium_has_no_console_errors(site: Path, tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
@@ -466,6 +468,7 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.chromium
 def test_reference_dashboard_screenshot_has_no_console_messages(tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")

@@ -197,7 +197,7 @@ def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureFn:
 
 
 @pytest.mark.slow
-def test_harness_fault_restores_every_file_and_exits_1(
+def test_harness_fault_leaves_every_published_file_and_exits_1(
     first_sweep: tuple[Path, SweepOutcome, list[str]], cat: Catalog
 ) -> None:
     missing = {name: why for name in REAL if (why := real_server_missing(name)) is not None}

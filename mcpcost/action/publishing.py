@@ -8,9 +8,9 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from mcpcost.action.badge_commit import commit_badge
@@ -26,6 +26,7 @@ from mcpcost.action.summary import render_summary
 from mcpcost.audit.render_json import report_to_json
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.output_tree import write_in_tree
 from mcpcost.errors import InputError
 
 COMMENT_PERMISSION = "pull-requests: write (or issues: write)"
@@ -34,23 +35,15 @@ ARTIFACT_PERMISSION = "actions: read"
 MAX_ARTIFACT_BYTES = 20 * 1024 * 1024
 
 
-def write_atomic(path: str, text: str, owner_of: str | None = None) -> None:
-    """Write via a temp file in the same directory; hand it to the workspace's owner if root."""
-    directory = os.path.dirname(path) or "."
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    if owner_of is not None and os.geteuid() == 0:
-        st = os.stat(owner_of)
-        for p in (directory, path):
-            os.chown(p, st.st_uid, st.st_gid)
+def write_workspace_file(workspace: str, rel: str, text: str) -> None:
+    """Write ``workspace/rel`` through the one file boundary (atomic, no symbolic link below
+    the workspace); when running as root, hand what was written to the workspace's owner."""
+    write_in_tree(Path(workspace), rel, text)
+    if os.geteuid() == 0:
+        st = os.stat(workspace)
+        path = os.path.join(workspace, rel)
+        for p in (os.path.dirname(path), path):
+            os.chown(p, st.st_uid, st.st_gid, follow_symlinks=False)
 
 
 def should_create(mode: CommentMode, outcome: Outcome) -> bool:
@@ -91,26 +84,22 @@ def publish(
     outcome, j = judged.outcome, judged.judgement
     outputs.update(scalar_outputs(outcome))
     report_path = os.path.join(settings.output_dir, "report.json")
-    write_atomic(
-        os.path.join(runner.workspace, report_path),
-        stringify_pretty(outcome.to_dict()) + "\n",
-        runner.workspace,
-    )
+    write_workspace_file(runner.workspace, report_path, stringify_pretty(outcome.to_dict()) + "\n")
     outputs["report-path"] = report_path
     # the engine's own reports, exactly as `mcpcost audit --json` writes them
     audits = [("audit.json", report_to_json(j.head, j.diff, j.gates))]
     if j.base is not None:
         audits.append(("audit-base.json", report_to_json(j.base)))
     for name, data in audits:
-        write_atomic(
-            os.path.join(runner.workspace, settings.output_dir, name),
-            stringify_pretty(data) + "\n",
+        write_workspace_file(
             runner.workspace,
+            os.path.join(settings.output_dir, name),
+            stringify_pretty(data) + "\n",
         )
     rendered = render_comment(outcome, key=settings.comment_key)
     if outcome.pr_number is not None:
         comment_path = os.path.join(settings.output_dir, "comment.md")
-        write_atomic(os.path.join(runner.workspace, comment_path), rendered.body, runner.workspace)
+        write_workspace_file(runner.workspace, comment_path, rendered.body)
         outputs["comment-path"] = comment_path
     if settings.summary and runner.summary_path:
         append_text(runner.summary_path, render_summary(outcome))

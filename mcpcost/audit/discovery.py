@@ -31,6 +31,7 @@ from mcpcost.audit.clients.claude_code import (
     read_approval_settings,
 )
 from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.transports.processes.macos import MacPlatform, shell_path_note
 
 __all__ = [
     "KNOWN_CLIENTS",
@@ -120,6 +121,26 @@ def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -
     )
 
 
+# macOS apps that start servers with launchd's PATH rather than the login shell's.
+GUI_PATH_CLIENTS = frozenset({"claude-desktop"})
+
+
+def note_shell_path_only(cf: ConfigFile, environ: Mapping[str, str]) -> ConfigFile:
+    """On macOS, note each server of a GUI client whose command is found only through the
+    shell's PATH: it works from a terminal (and in this audit) and may fail in the app."""
+    if cf.client not in GUI_PATH_CLIENTS or not cf.entries:
+        return cf
+    mac = MacPlatform()
+    path = {"PATH": environ.get("PATH", "")}
+    entries = []
+    for e in cf.entries:
+        spec = e.spec
+        if spec is not None and spec.argv and mac.resolve(spec.argv[:1], path).shell_path_only:
+            e = replace(e, notes=(*e.notes, shell_path_note(spec.argv[0])))
+        entries.append(e)
+    return replace(cf, entries=tuple(entries))
+
+
 def _has_section(cf: ConfigFile) -> bool:
     return cf.state is not ConfigState.DECLARES_NOTHING or bool(cf.problems)
 
@@ -188,6 +209,8 @@ def discover(
                         context=context,
                     )
                 cf = apply_project_approval(cf, approval)
+            if platform == "darwin":
+                cf = note_shell_path_only(cf, environ)
             out.append(cf)
     return out
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from mcpcost import __version__
-from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.cli.interrupts import handling_interrupts
+from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),
@@ -61,13 +62,15 @@ def main(
         return EXIT_USAGE
     module = importlib.import_module(COMMANDS[command][0])
     try:
-        code: int = module.run(args[1:], out, err)
-    except (UsageError, InputError) as exc:
+        with handling_interrupts() as caught:
+            code: int = module.run(args[1:], out, err)
+    except (UsageError, InputError, OutputError) as exc:
         err.write(f"{exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("interrupted\n")
-        return 130
+        caught.reported = True
+        return caught.exit_code
     except BrokenPipeError:
         return 0
     except SystemExit as exc:  # argparse's --help

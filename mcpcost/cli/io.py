@@ -48,4 +48,7 @@ def fetch_url(url: str) -> bytes:
                 chunks.append(chunk)
             return b"".join(chunks)
     except requests.RequestException as exc:
-        raise InputError(f"failed to fetch {url}: {type(exc).__name__}") from None
+        from mcpcost.transports.http_common import classify_request_failure
+
+        _, what = classify_request_failure(exc, url)
+        raise InputError(f"failed to fetch {url}: {what}") from None

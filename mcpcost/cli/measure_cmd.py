@@ -27,7 +27,6 @@ import contextlib
 import os
 import re
 import shlex
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -42,6 +41,7 @@ from mcpcost.cli.container_args import (
 )
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.output_tree import open_tree
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 
@@ -220,32 +220,15 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
                             launch_command=args.command_line), args  # fmt: skip
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory, then rename over the target."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with_suppressed_unlink(tmp)
-        raise
-
-
-def with_suppressed_unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
 def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[Path, Path]:
-    result = out_dir / "results" / name / "measurement.json"
-    badge = out_dir / "badges" / f"{name}.json"
-    write_atomic(result, render_measurement(measurement))
-    write_atomic(badge, badge_file_text(measurement))
-    return result, badge
+    """Write the measurement and its badge under ``out_dir``, both or neither."""
+    result_rel = f"results/{name}/measurement.json"
+    badge_rel = f"badges/{name}.json"
+    with open_tree(out_dir) as txn:
+        txn.put(result_rel, render_measurement(measurement))
+        txn.put(badge_rel, badge_file_text(measurement))
+        txn.commit()
+    return out_dir / result_rel, out_dir / badge_rel
 
 
 def summary_line(name: str, m: Measurement) -> str:

@@ -27,9 +27,10 @@ __all__ = ["build_parser", "run"]
 def build_parser() -> ArgParser:
     p = ArgParser(
         prog="mcpcost sweep",
-        description="Measure every sweepable entry of a catalog, persist results/<name>/"
+        description="Measure every sweepable entry of a catalog, stage results/<name>/"
         "measurement.json and badges/<name>.json as each finishes, apply the harness guard, "
-        "then fold history and regenerate the published pages.",
+        "then fold history, regenerate the pages and publish everything in one commit "
+        "(a killed sweep leaves the previous tree; see docs/GUARANTEES.md).",
     )
     p.add_argument("--servers", default="servers.yaml", metavar="FILE", help="catalog file")
     p.add_argument("--only", metavar="A,B", help="comma-separated entry names to sweep")
@@ -96,7 +97,10 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
                 with session.get(url, timeout=30) as resp:
                     status, body = resp.status_code, resp.content
             except requests.RequestException as exc:
-                raise InputError(f"registry request failed: {type(exc).__name__}") from None
+                from mcpcost.transports.http_common import classify_request_failure
+
+                _, what = classify_request_failure(exc, url)
+                raise InputError(f"registry request failed: {what}") from None
             if status != 200:
                 raise InputError(f"registry answered HTTP {status} for {url}")
             return parse_json(body)

@@ -16,22 +16,28 @@ module reproduces the JavaScript behaviour:
 
 Values are plain Python objects: ``dict`` (str keys), ``list``, ``str``, ``int``, ``float``,
 ``bool`` and ``None``.
+
+One depth limit, ``MAX_DEPTH``, applies to everything parsed: a value nested deeper (the outermost
+object or array is level 1) is refused with ``JSONTooDeep`` before any parsing, so no later step
+(serialising, hashing, rendering) can run out of stack on it, whichever command or thread runs it.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeAlias
 
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 
 JSONValue: TypeAlias = Any
 """A parsed JSON value (dict, list, str, int, float, bool or None)."""
 
 _MAX_SAFE = 2**53
+MAX_DEPTH = 512
 _ARRAY_INDEX_MAX = 2**32 - 2
 
 
@@ -76,18 +82,48 @@ def decode_wire_bytes(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_DROP_ASCII_NON_BRACKETS = str.maketrans(
+    "", "", "".join(chr(i) for i in range(128) if chr(i) not in "[]{}")
+)
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def nesting_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
+    """True when ``text`` opens more than ``limit`` arrays/objects inside one another.
+
+    Brackets inside strings do not count. Runs at C speed: escape pairs are dropped, so the text
+    splits on quotes into outside/inside runs; the outside runs keep only their brackets, and the
+    running depth is accumulated. (For text that is not JSON the answer may be off; parsing then
+    fails anyway.)
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(unescaped.split('"')[0::2])
+    brackets = outside.translate(_DROP_ASCII_NON_BRACKETS)
+    if not brackets.isascii():
+        brackets = _NOT_BRACKETS.sub("", brackets)
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0) > limit
+
+
 def parse_json(text: str | bytes) -> JSONValue:
-    """Parse ``text`` exactly as ECMAScript ``JSON.parse`` would, or raise JSONSyntaxError."""
+    """Parse ``text`` exactly as ECMAScript ``JSON.parse`` would, or raise JSONSyntaxError.
+
+    Valid JSON nested deeper than ``MAX_DEPTH`` raises ``JSONTooDeep``.
+    """
     if isinstance(text, bytes | bytearray):
         text = decode_wire_bytes(bytes(text))
     if text.startswith("\ufeff"):
         raise JSONSyntaxError("unexpected byte order mark at position 0: not valid JSON")
+    if nesting_depth_exceeds(text):
+        raise JSONTooDeep(f"nested deeper than {MAX_DEPTH} levels, the limit mcpcost parses")
     try:
         value, end = _DECODER.raw_decode(text, _skip_ws(text, 0))
     except json.JSONDecodeError as exc:
         raise JSONSyntaxError(f"{exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise JSONSyntaxError("nesting too deep to parse") from None
+    except RecursionError:  # only when called with nearly the whole stack already in use
+        raise JSONTooDeep(f"JSON nested too deep to parse here (limit {MAX_DEPTH})") from None
     end = _skip_ws(text, end)
     if end != len(text):
         line = text.count("\n", 0, end) + 1

@@ -1,6 +1,6 @@
 """Which status a failed capture gets. Pure: typed error in, (status, message) out.
 
-Order: the timer (``timeout``); HTTP 401/403 (``remote-auth-wall`` when OAuth protected-resource
+Order: the timer, or a connection to a remote server that was never made (``timeout``); HTTP 401/403 (``remote-auth-wall`` when OAuth protected-resource
 metadata is advertised, else ``auth-required``); JSON-RPC -32001 (``auth-required``); then, only as
 a last resort, a narrow phrase test on what the server itself said (its JSON-RPC error message, or
 stderr lines that are not stack frames). Everything else, including process exits, spawn
@@ -16,6 +16,7 @@ from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
+    ConnectTimedOut,
     HTTPStatusError,
     RPCError,
     TransportClosed,
@@ -49,7 +50,7 @@ def says_auth(text: str) -> bool:
 
 def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, str]:
     """Status and message for a failed capture."""
-    if isinstance(exc, TransportTimeout):
+    if isinstance(exc, TransportTimeout | ConnectTimedOut):
         return Status.TIMEOUT, str(exc)
     if isinstance(exc, HTTPStatusError):
         if exc.is_auth:

@@ -1,54 +1,47 @@
-"""Where a sweep's files live under an output root, and atomic writes."""
+"""Where a sweep's files live under an output root, and reading them back.
+
+Writing goes through ``mcpcost.core.output_tree`` (atomic, no symbolic links below the root); reads
+here never follow a link below the root either, so a planted ``results/<name>`` link cannot feed
+another directory's files into the published pages.
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
+import stat
 from pathlib import Path
 
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
+from mcpcost.core.output_tree import TreeTransaction, read_in_tree
 from mcpcost.errors import InputError
 
 
+def measurement_rel(name: str) -> str:
+    return f"results/{name}/measurement.json"
+
+
+def badge_rel(name: str) -> str:
+    return f"badges/{name}.json"
+
+
 def measurement_path(root: Path, name: str) -> Path:
-    return root / "results" / name / "measurement.json"
+    return root / measurement_rel(name)
 
 
 def badge_path(root: Path, name: str) -> Path:
-    return root / "badges" / f"{name}.json"
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write via a temp file in the same directory and ``os.replace``; readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    return root / badge_rel(name)
 
 
 def read_bytes(path: Path) -> bytes | None:
+    """Bytes of a file, or None when it is missing or not a regular file."""
     try:
         return path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
 
 
-def load_measurement(path: Path) -> Measurement | None:
-    """A measurement file, or None when it is missing or unparseable (never raises)."""
-    data = read_bytes(path)
+def parse_measurement(data: bytes | None) -> Measurement | None:
     if data is None:
         return None
     try:
@@ -57,15 +50,39 @@ def load_measurement(path: Path) -> Measurement | None:
         return None
 
 
-def load_measurements(root: Path) -> dict[str, Measurement]:
-    """Every readable ``results/<name>/measurement.json`` under root, by directory name."""
-    out: dict[str, Measurement] = {}
+def load_measurement(path: Path) -> Measurement | None:
+    """A measurement file, or None when it is missing or unparseable (never raises)."""
+    return parse_measurement(read_bytes(path))
+
+
+def result_names(root: Path) -> set[str]:
+    """Names of the real directories (not links) under ``root/results``."""
     results = root / "results"
-    if not results.is_dir():
-        return out
-    for sub in sorted(results.iterdir()):
-        if sub.is_dir():
-            m = load_measurement(sub / "measurement.json")
-            if m is not None:
-                out[sub.name] = m
+    try:
+        if results.is_symlink() or not results.is_dir():
+            return set()
+        names = set()
+        for entry in os.scandir(results):
+            if stat.S_ISDIR(entry.stat(follow_symlinks=False).st_mode):
+                names.add(entry.name)
+        return names
+    except OSError:
+        return set()
+
+
+def load_measurements(root: Path, txn: TreeTransaction | None = None) -> dict[str, Measurement]:
+    """Every readable ``results/<name>/measurement.json``, by directory name.
+
+    With a transaction, what it has staged is read over the tree.
+    """
+    names = result_names(root)
+    if txn is not None:
+        names |= txn.staged_names("results")
+    out: dict[str, Measurement] = {}
+    for name in sorted(names):
+        rel = measurement_rel(name)
+        data = txn.read(rel) if txn is not None else read_in_tree(root, rel)
+        m = parse_measurement(data)
+        if m is not None:
+            out[name] = m
     return out

@@ -13,16 +13,11 @@ from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement
+from mcpcost.core.output_tree import open_tree, read_in_tree
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import NAME_RE, Catalog
-from mcpcost.sweep.files import (
-    atomic_write,
-    badge_path,
-    load_measurement,
-    measurement_path,
-    read_bytes,
-)
+from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement, result_names
 from mcpcost.sweep.guard import take_snapshot
 from mcpcost.sweep.runner import Progress, SweepOutcome, conclude
 
@@ -33,18 +28,15 @@ def collect(shard_dirs: Sequence[Path]) -> dict[str, tuple[Path, Measurement]]:
     for shard in shard_dirs:
         if not shard.is_dir():
             raise InputError(f"{shard}: not a directory")
-        results = shard / "results"
-        if not results.is_dir():
-            continue
-        for sub in sorted(results.iterdir()):
-            if not sub.is_dir() or not NAME_RE.match(sub.name):
+        for name in sorted(result_names(shard)):
+            if not NAME_RE.match(name):
                 continue
-            m = load_measurement(sub / "measurement.json")
+            m = parse_measurement(read_in_tree(shard, measurement_rel(name)))
             if m is None:
                 continue
-            prior = found.get(sub.name)
+            prior = found.get(name)
             if prior is None or m.measured_at > prior[1].measured_at:
-                found[sub.name] = (shard, m)
+                found[name] = (shard, m)
     return found
 
 
@@ -56,19 +48,24 @@ def merge(
     progress: Progress,
     publish_pages: bool = True,
 ) -> SweepOutcome:
-    """Copy every shard's files into ``root`` byte for byte, then guard and publish."""
+    """Copy every shard's files into ``root`` byte for byte, then guard and publish.
+
+    Like a sweep, the copies are staged and reach ``root`` in one commit, or not at all.
+    """
     found = collect(shard_dirs)
-    snapshot = take_snapshot(root, sorted(found))
-    statuses: dict[str, Status] = {}
-    for name in sorted(found):
-        shard, m = found[name]
-        data = read_bytes(measurement_path(shard, name))
-        assert data is not None
-        atomic_write(measurement_path(root, name), data)
-        badge = read_bytes(badge_path(shard, name))
-        atomic_write(badge_path(root, name), badge if badge is not None else badge_file_text(m))
-        statuses[name] = m.status
-    progress(f"merged {len(found)} measurements from {len(shard_dirs)} shard(s)")
-    return conclude(
-        root, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
-    )
+    with open_tree(root) as txn:
+        snapshot = take_snapshot(root, sorted(found))
+        statuses: dict[str, Status] = {}
+        for name in sorted(found):
+            shard, m = found[name]
+            data = read_in_tree(shard, measurement_rel(name))
+            if data is None:
+                raise InputError(f"{shard / measurement_rel(name)}: vanished while merging")
+            txn.put(measurement_rel(name), data)
+            badge = read_in_tree(shard, badge_rel(name))
+            txn.put(badge_rel(name), badge if badge is not None else badge_file_text(m))
+            statuses[name] = m.status
+        progress(f"merged {len(found)} measurements from {len(shard_dirs)} shard(s)")
+        return conclude(
+            txn, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
+        )

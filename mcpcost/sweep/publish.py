@@ -3,21 +3,25 @@
 Order: history fold -> estimator -> leaderboard (md, csv) -> server pages + index -> dashboard.
 Files whose content would not change are not rewritten. Server pages that an earlier publish
 wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
-number; any other file under ``docs/servers/`` is left alone.
+number; any other file under ``docs/servers/`` is left alone. Every change is staged in a
+``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.core.output_tree``).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
+from mcpcost.core.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.errors import InputError
 from mcpcost.sweep import pages
 from mcpcost.sweep.catalog import Catalog
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
-from mcpcost.sweep.files import atomic_write, load_measurements, read_bytes
+from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.history import fold, parse_history, render_history
 from mcpcost.sweep.views import build_board
 
@@ -33,8 +37,8 @@ class Published:
     removed: tuple[str, ...] = ()
 
 
-def _read_json(path: Path) -> Any:
-    data = read_bytes(path)
+def _read_json(txn: TreeTransaction, rel: str) -> Any:
+    data = txn.read(rel)
     if data is None:
         return None
     try:
@@ -43,78 +47,95 @@ def _read_json(path: Path) -> Any:
         return None
 
 
-def _write_if_changed(root: Path, rel: str, text: str, written: list[str]) -> None:
-    path = root / rel
-    data = text.encode("utf-8")
-    if read_bytes(path) != data:
-        atomic_write(path, data)
+def _write_if_changed(txn: TreeTransaction, rel: str, text: str, written: list[str]) -> None:
+    if txn.put_if_changed(rel, text):
         written.append(rel)
 
 
-def fold_history(root: Path) -> list[str]:
-    """Fold every measurement into results/history.csv; returns the paths written."""
+HISTORY = "results/history.csv"
+
+
+def fold_history(txn: TreeTransaction) -> list[str]:
+    """Fold every measurement into results/history.csv; returns the paths staged."""
     written: list[str] = []
-    path = root / "results" / "history.csv"
-    old = read_bytes(path)
+    old = txn.read(HISTORY)
     rows = parse_history(old.decode("utf-8", "replace")) if old is not None else []
-    rows = fold(rows, load_measurements(root))
-    _write_if_changed(root, "results/history.csv", render_history(rows), written)
+    rows = fold(rows, load_measurements(txn.root, txn))
+    _write_if_changed(txn, HISTORY, render_history(rows), written)
     return written
 
 
 SERVER_PAGES = "docs/servers"
 
 
-def is_generated_page(path: Path) -> bool:
-    """True for a regular file whose first line is the mark publish writes into server pages."""
-    if path.is_symlink() or not path.is_file():
+def is_generated_page(root: Path, rel: str) -> bool:
+    """True for a regular file (not a link) whose first line is the mark of server pages."""
+    data = read_in_tree(root, rel)
+    if data is None:
         return False
     mark = pages.GENERATED_MARK.encode("utf-8")
-    with path.open("rb") as fh:
-        first = fh.readline(len(mark) + 2)
-    return first.rstrip(b"\r\n") == mark
+    return data.split(b"\n", 1)[0].rstrip(b"\r") == mark
 
 
-def remove_stale_pages(root: Path, keep: set[str]) -> list[str]:
-    """Delete generated server pages not in ``keep`` (paths relative to root), in name order."""
+def _page_names(root: Path) -> list[str]:
     folder = root / SERVER_PAGES
-    if not folder.is_dir():
+    try:
+        if folder.is_symlink() or not folder.is_dir():
+            return []
+        return sorted(
+            e.name
+            for e in os.scandir(folder)
+            if e.name.endswith(".md") and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
+        )
+    except OSError:
         return []
+
+
+def remove_stale_pages(txn: TreeTransaction, keep: set[str]) -> list[str]:
+    """Stage the removal of generated server pages not in ``keep``, in name order."""
     removed: list[str] = []
-    for path in sorted(folder.glob("*.md")):
-        rel = f"{SERVER_PAGES}/{path.name}"
-        if rel not in keep and is_generated_page(path):
-            path.unlink()
+    for name in _page_names(txn.root):
+        rel = f"{SERVER_PAGES}/{name}"
+        if rel not in keep and is_generated_page(txn.root, rel):
+            txn.remove(rel)
             removed.append(rel)
     return removed
 
 
-def publish(root: Path, catalog: Catalog | None) -> Published:
-    """Write history, estimator, leaderboard, server pages, index and dashboard under root."""
-    written = fold_history(root)
-    measurements = load_measurements(root)
-    history_bytes = read_bytes(root / "results" / "history.csv") or b""
+def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
+    """Stage history, estimator, leaderboard, server pages, index and dashboard in ``txn``."""
+    written = fold_history(txn)
+    measurements = load_measurements(txn.root, txn)
+    history_bytes = txn.read(HISTORY) or b""
     history = parse_history(history_bytes.decode("utf-8", "replace"))
     board = build_board(
         catalog,
         measurements,
         history,
-        divergence=_read_json(root / "results" / "divergence.json"),
-        session_backfill=_read_json(root / "results" / "session-start.json"),
+        divergence=_read_json(txn, "results/divergence.json"),
+        session_backfill=_read_json(txn, "results/session-start.json"),
     )
     est = fit(samples_from(measurements))
     if est is not None:
         _write_if_changed(
-            root, "results/estimator.json", stringify_pretty(est.to_dict()) + "\n", written
+            txn, "results/estimator.json", stringify_pretty(est.to_dict()) + "\n", written
         )
-    _write_if_changed(root, "results/leaderboard.md", pages.leaderboard_md(board, est), written)
-    _write_if_changed(root, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
+    _write_if_changed(txn, "results/leaderboard.md", pages.leaderboard_md(board, est), written)
+    _write_if_changed(txn, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
     keep = {f"{SERVER_PAGES}/index.md"}
     for row in board.measured:
         rel = f"{SERVER_PAGES}/{row.name}.md"
         keep.add(rel)
-        _write_if_changed(root, rel, pages.server_page(row, history), written)
-    removed = remove_stale_pages(root, keep)
-    _write_if_changed(root, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)
-    _write_if_changed(root, "docs/dashboard.html", pages.dashboard(board, est), written)
+        _write_if_changed(txn, rel, pages.server_page(row, history), written)
+    removed = remove_stale_pages(txn, keep)
+    _write_if_changed(txn, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)
+    _write_if_changed(txn, "docs/dashboard.html", pages.dashboard(board, est), written)
     return Published(tuple(written), len(board.measured), board.total, est, tuple(removed))
+
+
+def publish(root: Path, catalog: Catalog | None) -> Published:
+    """Regenerate every published file under root, all at once (see ``core.output_tree``)."""
+    with open_tree(root) as txn:
+        result = publish_into(txn, catalog)
+        txn.commit()
+    return result

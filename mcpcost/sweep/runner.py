@@ -1,9 +1,14 @@
-"""Run a sweep: measure each selected entry, persist as each finishes, guard, then publish.
+"""Run a sweep: measure each selected entry, stage each result as it lands, guard, then publish.
 
 The measuring itself is passed in (``MeasureFn``): the CLI wires it to
 ``mcpcost.measuring.measure_server``; tests may pass their own. The runner adds what is about
 sweeps: dummy environments, the container plan, the cold-cache retry for docker
-startup-failures, immediate atomic persistence, progress, the harness guard and publishing.
+startup-failures, progress, the harness guard and publishing.
+
+Results are staged as they land, apart from the published tree, and reach it in one commit
+after the guard approved them (``mcpcost.core.output_tree.open_tree``): a sweep killed at any
+instant leaves the previous tree, or (once the commit point is passed) the new one, completed by
+the next command; never a mix the guard would have refused.
 
 A startup-failure because the launcher itself (``npx``, ``uvx``, ``docker``) is not on PATH, on
 the host or in the image, gets a note that names it and says how to get it; it is not retried
@@ -27,13 +32,14 @@ from pathlib import Path
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.clock import iso_utc
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
+from mcpcost.core.output_tree import TreeTransaction, open_tree, pause_point
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
-from mcpcost.sweep.files import atomic_write, badge_path, measurement_path
-from mcpcost.sweep.guard import Snapshot, Verdict, judge, restore, take_snapshot
+from mcpcost.sweep.files import badge_rel, measurement_rel
+from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
 from mcpcost.sweep.isolation import (
     ContainerPlan,
     HostTrust,
@@ -41,7 +47,7 @@ from mcpcost.sweep.isolation import (
     self_docker_isolation,
     with_docker_host,
 )
-from mcpcost.sweep.publish import Published, publish
+from mcpcost.sweep.publish import Published, publish_into
 
 DEFAULT_TIMEOUT_S = 60.0
 COLD_RETRY_MIN_TIMEOUT_S = 240.0
@@ -94,11 +100,14 @@ class SweepOptions:
 
 @dataclass(frozen=True)
 class SweepOutcome:
-    """What happened: per-server statuses, the guard's verdict, and what was published."""
+    """What happened: per-server statuses, the guard's verdict, and what was published.
+
+    ``discarded`` counts the servers whose new results a harness fault threw away.
+    """
 
     statuses: dict[str, Status]
     verdict: Verdict
-    restored: int
+    discarded: int
     published: Published | None
 
     @property
@@ -255,10 +264,10 @@ def measure_entry(
     return first.with_(notes=(COLD_RETRY_PREFIX + (first.notes or ""))[:NOTES_MAX])
 
 
-def persist(root: Path, name: str, m: Measurement) -> None:
-    """Write measurement.json and the badge for one server, each atomically."""
-    atomic_write(measurement_path(root, name), render_measurement(m))
-    atomic_write(badge_path(root, name), badge_file_text(m))
+def persist(txn: TreeTransaction, name: str, m: Measurement) -> None:
+    """Stage measurement.json and the badge for one server (each only when its bytes change)."""
+    txn.put_if_changed(measurement_rel(name), render_measurement(m))
+    txn.put_if_changed(badge_rel(name), badge_file_text(m))
 
 
 def progress_line(name: str, m: Measurement, seconds: float) -> str:
@@ -271,7 +280,7 @@ def progress_line(name: str, m: Measurement, seconds: float) -> str:
 
 def measure_all(
     entries: Sequence[CatalogEntry],
-    root: Path,
+    txn: TreeTransaction,
     measure: MeasureFn,
     options: SweepOptions,
     *,
@@ -279,7 +288,7 @@ def measure_all(
     progress: Progress,
     pre_check: PreCheck | None = None,
 ) -> dict[str, Status]:
-    """Measure entries concurrently; each result is persisted the moment it is known."""
+    """Measure entries concurrently; each result is staged the moment it is known."""
     lock = threading.Lock()
     statuses: dict[str, Status] = {}
     total = len(entries)
@@ -296,14 +305,15 @@ def measure_all(
         for future in as_completed(futures):
             name, m, seconds = future.result()
             with lock:
-                persist(root, name, m)
+                persist(txn, name, m)
                 statuses[name] = m.status
                 progress(f"[{len(statuses)}/{total}] {progress_line(name, m, seconds)}")
+                pause_point("result-staged")
     return statuses
 
 
 def conclude(
-    root: Path,
+    txn: TreeTransaction,
     catalog: Catalog | None,
     snapshot: Snapshot,
     statuses: dict[str, Status],
@@ -311,18 +321,20 @@ def conclude(
     progress: Progress,
     publish_pages: bool = True,
 ) -> SweepOutcome:
-    """Apply the harness guard; on a fault restore and stop, otherwise publish."""
+    """Apply the harness guard; on a fault drop the staged results, otherwise publish them."""
     verdict = judge(snapshot, statuses)
     progress(verdict.reason)
     if verdict.fault:
-        restored = restore(root, snapshot)
+        txn.discard()
         progress("HARNESS FAULT — refusing to publish this sweep")
         progress(
             f"regressed: {len(verdict.regressed)} ({', '.join(verdict.regressed)}); "
-            f"servers restored to their previous files: {restored}"
+            f"the published files are left as they were; new results dropped: {len(statuses)}"
         )
-        return SweepOutcome(statuses, verdict, restored, None)
-    published = publish(root, catalog) if publish_pages else None
+        return SweepOutcome(statuses, verdict, len(statuses), None)
+    published = publish_into(txn, catalog) if publish_pages else None
+    pause_point("staged")
+    txn.commit()
     good = sum(1 for s in statuses.values() if s.has_number)
     progress(f"done: {good}/{len(statuses)} measured")
     return SweepOutcome(statuses, verdict, 0, published)
@@ -342,10 +354,12 @@ def run_sweep(
 ) -> SweepOutcome:
     """The whole sweep over ``selected`` (a subset of ``catalog``), writing under ``root``."""
     sweepable = [e for e in selected if e.sweepable]
-    snapshot = take_snapshot(root, [e.name for e in sweepable])
-    statuses = measure_all(
-        sweepable, root, measure, options, clock=clock, progress=progress, pre_check=pre_check
-    )
-    return conclude(
-        root, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
-    )
+    with open_tree(root) as txn:
+        snapshot = take_snapshot(root, [e.name for e in sweepable])
+        pause_point("measuring")
+        statuses = measure_all(
+            sweepable, txn, measure, options, clock=clock, progress=progress, pre_check=pre_check
+        )
+        return conclude(
+            txn, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
+        )

@@ -2,7 +2,8 @@
 
 TransportError (mcpcost.errors)
 ├── TransportClosed     the server went away (process exit, stream end); exit code + stderr tail
-│   └── SpawnFailed     the process could not be started at all
+│   ├── SpawnFailed     the process could not be started at all
+│   └── ConnectTimedOut no connection to a remote server within the connect limit
 ├── TransportTimeout    nothing arrived in time (per-request timer or the capture deadline)
 ├── HTTPStatusError     an HTTP answer we cannot use; 401/403 carry the auth signals
 ├── ProtocolError       the server broke the protocol (bad framing, oversize, pagination guards)
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpcost.errors import TransportError
+from mcpcost.errors import McpcostError, TransportError
 
 # JSON-RPC codes the session and the measurer act on.
 AUTH_REQUIRED_CODE = -32001
@@ -32,6 +33,14 @@ class TransportClosed(TransportError):
 
 class SpawnFailed(TransportClosed):
     """The server process could not be started (missing executable, permissions, bad cwd)."""
+
+
+class ConnectTimedOut(TransportClosed):
+    """No TCP/TLS connection to a remote server could be made within the connect limit.
+
+    A closed-transport error rather than a ``TransportTimeout`` so the session reports it as it
+    is instead of as a wait for a message; the status is still ``timeout``.
+    """
 
 
 class TransportTimeout(TransportError):
@@ -70,6 +79,11 @@ class HTTPStatusError(TransportError):
 
 class ProtocolError(TransportError):
     """The server broke the wire protocol or tripped one of our guards."""
+
+
+def too_deep(exc: McpcostError) -> ProtocolError:
+    """The protocol error for a server message past the JSON depth limit (``JSONTooDeep``)."""
+    return ProtocolError(f"the server sent a message that is valid JSON but {exc}")
 
 
 class RPCError(TransportError):

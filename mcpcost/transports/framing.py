@@ -20,17 +20,18 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from mcpcost.core.jsonvalue import parse_json, stringify
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.failures import ProtocolError, TransportClosed
+from mcpcost.transports.failures import ProtocolError, TransportClosed, too_deep
 from mcpcost.transports.inbox import take
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
 _CHUNK = 1 << 16
+READERS_GRACE_S = 0.5  # for the readers to see end-of-stream once the server's tree is gone
 
 
 class _EndOfStream:
@@ -59,9 +60,36 @@ class StderrTail:
             return bytes(self._buf).decode("utf-8", errors="replace")
 
 
-def _reader(stream: IO[bytes]) -> Callable[[int], bytes]:
+class ReadableStream(Protocol):
+    """A server's output as we read it: a binary file, a socket file, or a platform pipe end
+    (anything with ``read1`` or ``read``, and ``close``)."""
+
+    def close(self) -> None: ...
+
+
+def _reader(stream: ReadableStream) -> Callable[[int], bytes]:
     read1 = getattr(stream, "read1", None)
-    return read1 if callable(read1) else stream.read
+    if callable(read1):
+        return read1  # type: ignore[no-any-return]
+    read: Callable[[int], bytes] = getattr(stream, "read")  # noqa: B009
+    return read
+
+
+def _close_without_waiting(stream: ReadableStream | IO[bytes], busy: bool) -> None:
+    """Close our end of a stream. While another thread is still blocked on it (a process we
+    could not stop still holds the other end), a buffered file's ``close`` would wait for that
+    thread: then the close runs on a daemon thread and we go on without it."""
+
+    def close() -> None:
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
+
+    if busy:
+        threading.Thread(target=close, daemon=True, name="mcpcost-close-stream").start()
+    else:
+        close()
 
 
 class LineTransport:
@@ -69,9 +97,9 @@ class LineTransport:
 
     def __init__(
         self,
-        stdout: IO[bytes],
+        stdout: ReadableStream,
         stdin: IO[bytes],
-        stderr: IO[bytes] | None,
+        stderr: ReadableStream | None,
         *,
         terminate: Callable[[], None],
         exit_code: Callable[[], int | None] | None = None,
@@ -132,6 +160,8 @@ class LineTransport:
                     break
             if pending.strip() and error is None:
                 self._line(bytes(pending))
+        except ProtocolError as exc:
+            error = exc
         except (OSError, ValueError) as exc:  # stream closed under us during close()
             if not self._closed:
                 error = TransportClosed(f"reading server output failed: {exc}")
@@ -143,6 +173,8 @@ class LineTransport:
             return
         try:
             value: Any = parse_json(text)
+        except JSONTooDeep as exc:
+            raise too_deep(exc) from None
         except JSONSyntaxError:
             self._ignored += 1
             return
@@ -187,23 +219,24 @@ class LineTransport:
         return None
 
     def close(self) -> None:
+        """End the server and release our ends, never waiting on a peer: after the server's
+        tree is stopped the readers get ``READERS_GRACE_S`` to see end-of-stream; a stream whose
+        reader is still blocked (held open by a process outside the tree) is closed without
+        waiting for it."""
         if self._closed:
             return
         self._closed = True
-        try:
-            self._stdin.close()
-        except (OSError, ValueError):
-            pass
+        writing = not self._write_lock.acquire(blocking=False)  # a send blocked on a full pipe
+        if not writing:
+            self._write_lock.release()
+        _close_without_waiting(self._stdin, busy=writing)
         self._terminate()
-        self._out_thread.join(timeout=2.0)
-        if self._err_thread is not None:
-            self._err_thread.join(timeout=2.0)
-        for stream in (self._stdout, self._stderr):
+        deadline = time.monotonic() + READERS_GRACE_S
+        for thread, stream in ((self._out_thread, self._stdout), (self._err_thread, self._stderr)):
+            if thread is not None:
+                thread.join(timeout=max(deadline - time.monotonic(), 0.0))
             if stream is not None:
-                try:
-                    stream.close()
-                except (OSError, ValueError):
-                    pass
+                _close_without_waiting(stream, busy=thread is not None and thread.is_alive())
 
     @property
     def diagnostics(self) -> Diagnostics:

@@ -20,11 +20,16 @@ from typing import Any
 import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
-from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed
+from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed, too_deep
 from mcpcost.transports.http_base import HTTPTransportBase
-from mcpcost.transports.http_common import iter_stream, parse_jsonrpc_body, read_body
+from mcpcost.transports.http_common import (
+    iter_stream,
+    parse_jsonrpc_body,
+    read_body,
+    request_failure,
+)
 from mcpcost.transports.sse import SSEDecoder
 
 DELETE_TIMEOUT_S = 2.0
@@ -98,9 +103,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._queue.put(exc)
         except requests.RequestException as exc:
             if not self._closed:
-                self._queue.put(
-                    TransportClosed(f"HTTP request to {self.url} failed: {type(exc).__name__}")
-                )
+                self._queue.put(request_failure(exc, self.url, self._timeouts()))
 
     def _exchange(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
         resp = self._http.post(
@@ -131,6 +134,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 self._add_bytes(len(payload))
                 try:
                     value: Any = parse_json(payload)
+                except JSONTooDeep as exc:
+                    raise too_deep(exc) from None
                 except JSONSyntaxError:
                     raise ProtocolError(
                         f"server answered with {ctype or 'no content type'} that is not JSON"

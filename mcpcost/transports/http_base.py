@@ -12,9 +12,9 @@ from typing import Any
 import requests
 
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.errors import JSONSyntaxError
+from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.failures import HTTPStatusError
+from mcpcost.transports.failures import HTTPStatusError, too_deep
 from mcpcost.transports.http_common import (
     MAX_BODY_BYTES,
     PROBE_TIMEOUT_S,
@@ -26,6 +26,9 @@ from mcpcost.transports.inbox import take
 
 Item = Message | Exception
 CONNECT_TIMEOUT_CAP_S = 30.0
+# A connect gives up before the capture's own deadline, so a peer that never accepts is
+# reported as such ("waiting for a TCP connection to ...") rather than as a silent server.
+CONNECT_TIMEOUT_SHARE = 0.8
 
 
 class HTTPTransportBase:
@@ -105,7 +108,7 @@ class HTTPTransportBase:
 
     def _timeouts(self) -> tuple[float, float]:
         """(connect, read) limits for one HTTP call."""
-        return min(self._timeout, CONNECT_TIMEOUT_CAP_S), self._timeout
+        return min(self._timeout * CONNECT_TIMEOUT_SHARE, CONNECT_TIMEOUT_CAP_S), self._timeout
 
     def _status_error(self, resp: requests.Response, body: bytes) -> HTTPStatusError:
         return status_error(self._http, resp, body, min(PROBE_TIMEOUT_S, self._timeout))
@@ -125,6 +128,8 @@ class HTTPTransportBase:
             return
         try:
             value: Any = parse_json(data)
+        except JSONTooDeep as exc:
+            raise too_deep(exc) from None
         except JSONSyntaxError:
             return
         for item in value if isinstance(value, list) else [value]:

@@ -24,7 +24,7 @@ from mcpcost.transports.failures import (
     TransportTimeout,
 )
 from mcpcost.transports.http_base import HTTPTransportBase
-from mcpcost.transports.http_common import iter_stream, read_body
+from mcpcost.transports.http_common import iter_stream, read_body, request_failure
 from mcpcost.transports.sse import SSEDecoder
 
 
@@ -64,8 +64,8 @@ class LegacySSETransport(HTTPTransportBase):
                 if resp.status_code >= 400:
                     raise self._status_error(resp, read_body(resp, 1 << 20))
         except requests.RequestException as exc:
-            raise TransportClosed(
-                f"POST to the SSE endpoint failed: {type(exc).__name__}"
+            raise request_failure(
+                exc, endpoint, self._timeouts(), "POST to the SSE endpoint failed: "
             ) from None
 
     def negotiated(self, protocol_version: str, *, modern: bool) -> None:
@@ -92,7 +92,7 @@ class LegacySSETransport(HTTPTransportBase):
         except (HTTPStatusError, ProtocolError, TransportClosed) as exc:
             error = exc
         except requests.RequestException as exc:
-            error = TransportClosed(f"SSE stream from {self.url} failed: {type(exc).__name__}")
+            error = request_failure(exc, self.url, self._timeouts())
         self._stream_error = error
         self._endpoint_ready.set()
         if not self._closed:

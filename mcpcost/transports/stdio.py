@@ -1,40 +1,70 @@
-"""Local stdio servers: spawn the exact argv (no shell) in its own process group.
+"""Local stdio servers: spawn the exact argv (no shell) as a process tree of its own.
+
+Starting, stopping and watching the tree belong to the platform layer
+(``transports.processes``): on Linux and macOS the server gets a new session, so on close the
+whole group (``npx`` and the node it starts, ``uvx`` and its python, anything they fork)
+receives SIGTERM, then SIGKILL after a grace period; on Windows the tree is a Job Object. The
+line framing itself lives in ``transports.framing`` so it can run over other byte streams too.
 
 The environment is a small safe base taken from ours (``safe_base_env``) plus the spec's env; the
-working directory is the spec's ``cwd``. The process gets a new session, so on close the whole
-tree (``npx`` and the node it starts, ``uvx`` and its python, anything they fork) receives SIGTERM,
-then SIGKILL after a grace period, and the direct child is reaped. The line framing itself lives
-in ``transports.framing`` so it can run over other byte streams too.
+working directory is the spec's ``cwd``. The base is what a server needs to start as it would
+from the user's shell: the path, home, user, locale, time zone and temporary directories, and the
+variables that configure package managers, certificates and proxies (``PASSTHROUGH_NAMES`` and
+``PASSTHROUGH_PREFIXES``, documented in docs/PLATFORMS.md). Anything else reaches a server only
+when its config names it. Values are passed through, never printed.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Mapping
 
 from mcpcost.core.spec import ServerSpec
 from mcpcost.transports.failures import SpawnFailed
 from mcpcost.transports.framing import LineTransport
+from mcpcost.transports.processes import (
+    ProcessPlatform,
+    StartRefused,
+    current_platform,
+    start_tree,
+    stop_tree,
+)
+from mcpcost.transports.processes.posix import PosixPlatform
 
 TERM_GRACE_S = 2.0
 
 _BASE_NAMES = (
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "TMP", "TEMP",
-    "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
-)  # fmt: skip
-_WINDOWS_NAMES = ("SYSTEMROOT", "SystemRoot", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PATHEXT",
-                  "COMSPEC", "WINDIR")  # fmt: skip
+    *("PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "TMP", "TEMP"),
+    *("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"),
+)
+_WINDOWS_NAMES = (
+    *("SYSTEMROOT", "SystemRoot", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PATHEXT"),
+    *("COMSPEC", "WINDIR"),
+)
+# Package managers, certificates and proxies: how the user's shell configures fetching a server.
+PASSTHROUGH_NAMES = (
+    *("all_proxy", "ALL_PROXY"),
+    *("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"),
+    *("CURL_CA_BUNDLE", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH"),
+)
+PASSTHROUGH_PREFIXES = ("NPM_CONFIG_", "PNPM_", "YARN_", "BUN_", "UV_", "PIP_", "XDG_")
+CASE_INSENSITIVE_PREFIXES = ("NPM_CONFIG_",)  # npm reads npm_config_* in any case
+
+
+def passes_through(name: str) -> bool:
+    """True for a variable that configures package managers, certificates, proxies or XDG dirs."""
+    if name in PASSTHROUGH_NAMES or name.startswith(PASSTHROUGH_PREFIXES):
+        return True
+    return name.upper().startswith(CASE_INSENSITIVE_PREFIXES)
 
 
 def safe_base_env(environ: Mapping[str, str], *, windows: bool = False) -> dict[str, str]:
-    """The variables a server may inherit from us: path, home, user, locale, TZ, temp, proxies."""
+    """The variables a server may inherit from us: path, home, user, locale, TZ, temp, proxies,
+    and the package-manager, certificate and XDG configuration (see ``passes_through``)."""
     names = _BASE_NAMES + (_WINDOWS_NAMES if windows else ())
     out = {k: environ[k] for k in names if k in environ}
-    out.update({k: v for k, v in environ.items() if k.startswith("LC_")})
+    out.update({k: v for k, v in environ.items() if k.startswith("LC_") or passes_through(k)})
     return out
 
 
@@ -46,65 +76,11 @@ def server_env(spec: ServerSpec, environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def group_alive(pgid: int) -> bool:
-    """True while any process of the group exists (zombies awaiting a reaper count as gone)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return any(_state(pid) not in ("Z", "X", None) for pid in _group_members(pgid))
-
-
-def _group_members(pgid: int) -> list[int]:
-    if not os.path.isdir("/proc"):
-        return [pgid]
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.getpgid(int(entry)) == pgid:
-                    members.append(int(entry))
-            except OSError:
-                continue
-    return members
-
-
-def _state(pid: int) -> str | None:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read().decode("ascii", "replace")
-    except OSError:
-        return "?" if not os.path.isdir("/proc") else None
-    return stat.rsplit(")", 1)[-1].split()[0]
-
-
-def end_process_group(proc: subprocess.Popen[bytes], grace_s: float = TERM_GRACE_S) -> None:
-    """SIGTERM the process group, SIGKILL it after ``grace_s``, reap the direct child."""
-    pgid = proc.pid
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        pass
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        proc.poll()
-        if not group_alive(pgid):
-            break
-        time.sleep(0.01)
-    else:
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
-        proc.wait(timeout=grace_s)
-    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
-        proc.kill()
-        proc.wait()
-    stop = time.monotonic() + 1.0
-    while group_alive(pgid) and time.monotonic() < stop:
-        time.sleep(0.01)
+    """POSIX: true while any process of the group exists (zombies count as gone)."""
+    platform = current_platform()
+    if not isinstance(platform, PosixPlatform):
+        raise NotImplementedError("process groups are a POSIX notion; use ProcessPlatform.alive")
+    return platform.group_alive(pgid)
 
 
 def spawn_stdio(
@@ -113,34 +89,28 @@ def spawn_stdio(
     environ: Mapping[str, str] | None = None,
     grace_s: float = TERM_GRACE_S,
     max_line_bytes: int | None = None,
+    platform: ProcessPlatform | None = None,
 ) -> LineTransport:
     """Start the spec's argv and return the line transport over its pipes."""
     if not spec.argv:
         raise SpawnFailed("spawn failed: no command to run")
     env = server_env(spec, os.environ if environ is None else environ)
+    where = platform or current_platform()
     try:
-        proc = subprocess.Popen(
-            list(spec.argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=spec.cwd,
-            start_new_session=True,
-            close_fds=True,
-        )
+        tree = start_tree(where, spec.argv, env=env, cwd=spec.cwd)
+    except StartRefused as exc:
+        raise SpawnFailed(f"spawn failed: {exc}") from None
     except (OSError, ValueError) as exc:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise SpawnFailed(f"spawn failed: {spec.argv[0]}: {detail}") from None
-    assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
     extra = {} if max_line_bytes is None else {"max_line_bytes": max_line_bytes}
     return LineTransport(
-        proc.stdout,
-        proc.stdin,
-        proc.stderr,
-        terminate=lambda: end_process_group(proc, grace_s),
-        exit_code=proc.poll,
-        pgid=proc.pid,
+        tree.stdout,
+        tree.stdin,
+        tree.stderr,
+        terminate=lambda: stop_tree(tree, grace_s),
+        exit_code=tree.exit_code,
+        pgid=tree.group,
         kind="stdio",
         **extra,
     )

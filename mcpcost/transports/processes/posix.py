@@ -1,0 +1,219 @@
+"""What Linux and macOS share: a server starts in a new session (so its process group is its
+tree), stops by SIGTERM to the group then SIGKILL after the grace period, and our reading ends of
+its pipes never wait on a peer.
+
+The system calls are reached through ``PosixSystem`` so tests can record which calls are made,
+in which order, with which arguments; ``RealPosixSystem`` makes them. Only the member listing
+differs between the systems (``/proc`` on Linux, ``ps`` on macOS): ``PosixPlatform.member_states``.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import IO, Protocol
+
+from mcpcost.transports.processes.base import ProcessTree, ReadableEnd, Resolution
+
+SIGTERM = signal.SIGTERM
+SIGKILL: int = getattr(signal, "SIGKILL", 9)  # absent from the signal module on Windows
+POLL_S = 0.05
+GONE_STATES = frozenset({"Z", "X"})  # zombie / dead: nothing left to stop
+REAP_WAIT_S = 1.0
+
+
+class PollingReader:
+    """Our end of a pipe, read with ``select`` so ``close`` never waits on the process holding
+    the other end (a server's background process in another session can keep a pipe open long
+    after the server itself is gone).
+
+    ``read1`` returns ``b""`` once ``close`` was called; the file is closed by whichever of the
+    two runs last, so the descriptor is never closed under a reader still using it.
+    """
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self._file = file
+        self._fd = file.fileno()
+        self._closing = threading.Event()
+        self._lock = threading.Lock()
+
+    def read1(self, size: int, /) -> bytes:
+        with self._lock:
+            while not self._closing.is_set():
+                ready, _, _ = select.select([self._fd], [], [], POLL_S)
+                if ready:
+                    return os.read(self._fd, size)
+            return b""
+
+    def close(self) -> None:
+        self._closing.set()
+        with self._lock:  # a reader leaves within POLL_S once closing is set
+            self._file.close()
+
+
+class PosixSystem(Protocol):
+    """The calls the POSIX process layer makes (recorded in tests, real in ``RealPosixSystem``)."""
+
+    def popen(
+        self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None
+    ) -> subprocess.Popen[bytes]: ...
+
+    def reader(self, file: IO[bytes]) -> ReadableEnd: ...
+
+    def killpg(self, pgid: int, sig: int) -> None: ...
+
+    def kill(self, pid: int, sig: int) -> None: ...
+
+    def which(self, command: str, path: str | None) -> str | None: ...
+
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class RealPosixSystem:
+    """The real calls: a new session per server, pipes read by ``PollingReader``."""
+
+    def popen(
+        self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None
+    ) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+    def reader(self, file: IO[bytes]) -> ReadableEnd:
+        return PollingReader(file)
+
+    def killpg(self, pgid: int, sig: int) -> None:
+        os.killpg(pgid, sig)
+
+    def kill(self, pid: int, sig: int) -> None:
+        os.kill(pid, sig)
+
+    def which(self, command: str, path: str | None) -> str | None:
+        return shutil.which(command, path=path)
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+class PosixPlatform:
+    """Process trees as process groups; subclasses say how to list a group's members."""
+
+    name = "posix"
+
+    def __init__(self, system: PosixSystem) -> None:
+        self.system = system
+
+    # -- what differs per system ----------------------------------------------------------
+    def member_states(self, pgid: int) -> list[str] | None:
+        """One-letter states of the group's processes, or ``None`` when they cannot be listed."""
+        raise NotImplementedError
+
+    def shell_path_only(self, command: str, found: str | None, env: Mapping[str, str]) -> bool:
+        return False
+
+    def strays(self, tree: ProcessTree) -> list[int]:
+        """Descendants of the server that left its process group (a background process in a
+        session of its own), while they are still its descendants; empty where they cannot be
+        listed."""
+        return []
+
+    # -- the interface --------------------------------------------------------------------
+    def resolve(self, argv: Sequence[str], env: Mapping[str, str]) -> Resolution:
+        found = self.system.which(argv[0], env.get("PATH")) if argv else None
+        only = self.shell_path_only(argv[0], found, env) if argv else False
+        return Resolution(tuple(argv), found=found, shell_path_only=only)
+
+    def start(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None) -> ProcessTree:
+        proc = self.system.popen(argv, env=env, cwd=cwd)
+        assert proc.stdout is not None and proc.stderr is not None
+        return ProcessTree(
+            proc,
+            platform=self,
+            group=proc.pid,  # the session leader's pid is its group id
+            stdout=self.system.reader(proc.stdout),
+            stderr=self.system.reader(proc.stderr),
+        )
+
+    def group_alive(self, pgid: int) -> bool:
+        try:
+            self.system.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        states = self.member_states(pgid)
+        if states is None:  # the group exists and we cannot look closer
+            return True
+        return any(s not in GONE_STATES for s in states)
+
+    def alive(self, tree: ProcessTree) -> bool:
+        return self.group_alive(tree.group)
+
+    def _signal_group(self, pgid: int, sig: int) -> None:
+        try:
+            self.system.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _signal_pids(self, pids: list[int], sig: int) -> None:
+        for pid in pids:
+            try:
+                self.system.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def process_alive(self, pid: int) -> bool:
+        """True while ``pid`` exists (a zombie counts as alive where it cannot be told apart)."""
+        try:
+            self.system.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def kill(self, tree: ProcessTree) -> None:
+        self._signal_pids(self.strays(tree), SIGKILL)
+        self._signal_group(tree.group, SIGKILL)
+
+    def stop(self, tree: ProcessTree, grace_s: float) -> None:
+        sys_ = self.system
+        strays = self.strays(tree)  # before the server ends and they are handed to init
+        self._signal_pids(strays, SIGTERM)
+        self._signal_group(tree.group, SIGTERM)
+        deadline = sys_.monotonic() + grace_s
+        while sys_.monotonic() < deadline:
+            tree.proc.poll()
+            strays = [p for p in strays if self.process_alive(p)]
+            if not strays and not self.group_alive(tree.group):
+                break
+            sys_.sleep(0.01)
+        else:
+            self._signal_group(tree.group, SIGKILL)
+            self._signal_pids(strays, SIGKILL)
+        try:
+            tree.proc.wait(timeout=max(grace_s, REAP_WAIT_S))
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+            tree.proc.kill()
+            tree.proc.wait()
+        stop = sys_.monotonic() + REAP_WAIT_S
+        while self.group_alive(tree.group) and sys_.monotonic() < stop:
+            sys_.sleep(0.01)

@@ -1,0 +1,129 @@
+"""Every server tree this process has started and not yet stopped, so an interrupt can end them.
+
+``start_tree`` registers a tree, ``stop_tree`` unregisters it. On the interrupt path
+``stop_every_tree`` (and ``kill_every_tree``, which does not wait) closes the registry, so every
+later start is refused with ``StartRefused``, and stops all the live trees at once. Trees still registered
+when the interpreter exits are killed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Mapping, Sequence
+
+from mcpcost.transports.processes.base import ProcessPlatform, ProcessTree, StartRefused
+
+INTERRUPT_GRACE_S = 0.5
+
+
+class LiveTrees:
+    """A thread-safe set of started, not yet stopped trees that can be closed to new ones."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._trees: dict[int, ProcessTree] = {}
+        self._closed = False
+
+    def add(self, tree: ProcessTree) -> bool:
+        with self._lock:
+            if self._closed:
+                return False
+            self._trees[id(tree)] = tree
+            return True
+
+    def discard(self, tree: ProcessTree) -> None:
+        with self._lock:
+            self._trees.pop(id(tree), None)
+
+    def snapshot(self) -> list[ProcessTree]:
+        with self._lock:
+            return list(self._trees.values())
+
+    def close(self) -> list[ProcessTree]:
+        with self._lock:
+            self._closed = True
+            return list(self._trees.values())
+
+    def reopen(self) -> None:
+        with self._lock:
+            self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+LIVE = LiveTrees()
+
+
+def _kill_left_over_trees() -> None:
+    """At interpreter exit: no server tree outlives the process that started it, even one a
+    caller forgot to close."""
+    for tree in LIVE.snapshot():
+        try:
+            tree.platform.kill(tree)
+        except OSError:
+            continue
+
+
+atexit.register(_kill_left_over_trees)
+
+
+def start_tree(
+    platform: ProcessPlatform,
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: str | None,
+    registry: LiveTrees = LIVE,
+) -> ProcessTree:
+    """Start ``argv`` on ``platform`` and register the tree (refused once interrupted)."""
+    if registry.closed:
+        raise StartRefused("not starting a server: the command is being interrupted")
+    tree = platform.start(argv, env=env, cwd=cwd)
+    if not registry.add(tree):  # the interrupt came while it was starting
+        platform.kill(tree)
+        platform.stop(tree, 0.0)
+        raise StartRefused("not starting a server: the command is being interrupted")
+    return tree
+
+
+def stop_tree(tree: ProcessTree, grace_s: float, *, registry: LiveTrees = LIVE) -> None:
+    """Stop the whole tree (see ``ProcessPlatform.stop``) and forget it."""
+    try:
+        tree.platform.stop(tree, grace_s)
+    finally:
+        registry.discard(tree)
+
+
+def kill_every_tree(registry: LiveTrees = LIVE) -> int:
+    """Force every registered tree to end now (no waiting); returns how many there were."""
+    trees = registry.close()
+    for tree in trees:
+        try:
+            tree.platform.kill(tree)
+        except OSError:
+            continue
+    return len(trees)
+
+
+def stop_every_tree(grace_s: float = INTERRUPT_GRACE_S, *, registry: LiveTrees = LIVE) -> int:
+    """Refuse new trees and stop every registered one, all at once, within about ``grace_s``
+    plus the reap wait; returns how many there were."""
+    trees = registry.close()
+    threads = [
+        threading.Thread(
+            target=stop_tree,
+            args=(t, grace_s),
+            kwargs={"registry": registry},
+            daemon=True,
+            name="mcpcost-stop-tree",
+        )
+        for t in trees
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=grace_s + 2.0)
+    return len(trees)

@@ -1,0 +1,113 @@
+"""SIGINT and SIGTERM during ``measure``, ``audit`` and ``sweep`` with real servers: the command
+exits within 3 s with 128 + the signal number, no server it started is left running, and the
+published tree is as it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.servers.registry import FIXTURES_DIR
+from tests.test_platform_linux import tagged
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="scans /proc"),
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+PLATFORM_SERVER = FIXTURES_DIR / "platform_server.py"
+SERVERS = 3
+EXIT_WITHIN_S = 3.0
+
+
+def hang_argv(tag: str, n: int) -> list[str]:
+    return [sys.executable, str(PLATFORM_SERVER), "--mode", "hang", "--tag", f"{tag}-{n}"]
+
+
+def command(kind: str, tag: str, tmp: Path) -> list[str]:
+    base = [sys.executable, "-m", "mcpcost"]
+    if kind == "measure":
+        return [*base, "measure", "--timeout", "60", "--", *hang_argv(tag, 0)]
+    if kind == "audit":
+        servers = {
+            f"s{n}": {"command": hang_argv(tag, n)[0], "args": hang_argv(tag, n)[1:]}
+            for n in range(SERVERS)
+        }
+        config = tmp / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": servers}))
+        return [*base, "audit", "--config", str(config), "--timeout", "60"]
+    lines = ["servers:"]
+    for n in range(SERVERS + 2):  # more servers than the concurrency: some are still queued
+        lines += [
+            f"  - name: s{n}",
+            f"    command: {shlex.join(hang_argv(tag, n))!r}",
+            "    category: community",
+        ]
+    catalog = tmp / "servers.yaml"
+    catalog.write_text("\n".join(lines) + "\n")
+    return [
+        *base,
+        "sweep",
+        "--servers",
+        str(catalog),
+        "--out",
+        str(tmp / "site"),
+        "--concurrency",
+        str(SERVERS),
+        "--timeout",
+        "60",
+    ]
+
+
+def published(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("kind", ["measure", "audit", "sweep"])
+def test_a_signal_ends_the_command_promptly_with_nothing_left(
+    kind: str, sig: signal.Signals, tmp_path: Path
+) -> None:
+    tag = f"mcpcost-interrupt-{uuid.uuid4().hex}"
+    site = tmp_path / "site"
+    (site / "results" / "s0").mkdir(parents=True)
+    (site / "results" / "s0" / "measurement.json").write_text('{"status": "measured"}\n')
+    before = published(site)
+    expected = 2 if kind == "measure" else SERVERS  # measure runs two captures at once
+    proc = subprocess.Popen(
+        command(kind, tag, tmp_path),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while len(tagged(tag)) < expected and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        assert len(tagged(tag)) >= expected, "the servers never started"
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert took < EXIT_WITHIN_S, (took, err)
+    assert proc.returncode == 128 + sig
+    assert b"interrupted" in err and b"Traceback" not in err
+    time.sleep(0.2)  # a SIGKILLed server is reaped by init a moment later
+    assert tagged(tag) == set()
+    assert published(site) == before

@@ -1,0 +1,223 @@
+"""The platform layer on this system (Linux) with real processes: the interface, a background
+process that escapes the tree while holding our pipes, and the environment servers inherit."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcpcost.cli import main
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.tokenizer import get_tokenizer
+from mcpcost.transports.processes import LiveTrees, current_platform, start_tree, stop_tree
+from mcpcost.transports.processes.linux import LinuxPlatform
+from mcpcost.transports.stdio import spawn_stdio
+from tests.servers.registry import FIXTURES_DIR
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+ROOT = Path(__file__).resolve().parent.parent
+PLATFORM_SERVER = FIXTURES_DIR / "platform_server.py"
+
+
+def platform_argv(mode: str, *extra: str) -> list[str]:
+    return [sys.executable, str(PLATFORM_SERVER), "--mode", mode, *extra]
+
+
+def tagged(tag: str) -> set[int]:
+    """Pids of live processes whose command line contains ``tag``."""
+    return {pid for pid, _, cmd in LinuxPlatform().processes() if tag in cmd}
+
+
+def wait_for_file(path: Path, limit_s: float = 15.0) -> str:
+    deadline = time.monotonic() + limit_s
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return path.read_text()
+
+
+@pytest.fixture
+def escaped_pids() -> Iterator[list[int]]:
+    """Background processes a test let escape; killed at the end whatever happened."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_the_interface_starts_watches_and_stops_a_tree(tmp_path: Path) -> None:
+    platform = current_platform()
+    assert platform.name == "linux"
+    assert platform.resolve(["sh", "-c", "x"], {"PATH": "/usr/bin:/bin"}).found in (
+        "/usr/bin/sh",
+        "/bin/sh",
+    )
+    assert platform.resolve(["no-such-command-xyz"], {"PATH": "/bin"}).found is None
+    registry = LiveTrees()
+    script = f"sleep 30 & echo $! > {tmp_path / 'bg.pid'}; sleep 30"
+    tree = start_tree(
+        platform,
+        ["sh", "-c", script],
+        env={"PATH": os.environ["PATH"]},
+        cwd=None,
+        registry=registry,
+    )
+    background = int(wait_for_file(tmp_path / "bg.pid"))
+    assert platform.alive(tree) and registry.snapshot() == [tree]
+    stop_tree(tree, 2.0, registry=registry)
+    tree.close_pipes()
+    assert not platform.alive(tree) and registry.snapshot() == []
+    assert background not in {pid for pid, _, _ in LinuxPlatform().processes()}
+    assert tree.exit_code() == -signal.SIGTERM
+
+
+def test_close_does_not_wait_for_a_process_that_escaped_with_our_pipes(
+    tmp_path: Path, escaped_pids: list[int]
+) -> None:
+    pid_file = tmp_path / "escaped.pid"
+    before = len(os.listdir("/proc/self/fd"))
+    t = spawn_stdio(ServerSpec.stdio("x", platform_argv("escape", "--pid-file", str(pid_file))))
+    escaped_pids.append(int(wait_for_file(pid_file)))
+    t.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+    assert t.receive(10)["id"] == 1
+    started = time.monotonic()
+    t.close()
+    assert time.monotonic() - started < 1.5
+    assert tagged(str(pid_file)) == set(escaped_pids)  # only the escaped one is left
+    deadline = time.monotonic() + 2
+    while len(os.listdir("/proc/self/fd")) > before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(os.listdir("/proc/self/fd")) == before  # our ends of its pipes are closed
+
+
+def test_a_child_that_left_the_group_is_stopped_with_the_server(
+    tmp_path: Path, escaped_pids: list[int]
+) -> None:
+    pid_file = tmp_path / "child.pid"
+    argv = platform_argv("escape", "--forks", "1", "--pid-file", str(pid_file))
+    t = spawn_stdio(ServerSpec.stdio("x", argv))
+    child = int(wait_for_file(pid_file))
+    escaped_pids.append(child)
+    assert os.getsid(child) == child  # a session (and group) of its own
+    started = time.monotonic()
+    t.close()
+    assert time.monotonic() - started < 1.5
+    assert tagged(str(pid_file)) == set()
+
+
+@pytest.mark.slow
+def test_measure_timeout_holds_when_a_background_process_keeps_the_pipes(
+    tmp_path: Path, escaped_pids: list[int]
+) -> None:
+    pid_file = tmp_path / "escaped.pid"
+    argv = [
+        "measure",
+        "--timeout",
+        "5",
+        "--json",
+        "--",
+        *platform_argv("escape", "--pid-file", str(pid_file)),
+    ]
+    out, err = io.StringIO(), io.StringIO()
+    get_tokenizer()  # loaded before the clock starts: the bound is on the servers, not on us
+    started = time.monotonic()
+    code = main(argv, out, err)
+    elapsed = time.monotonic() - started
+    survivors = tagged(str(pid_file))  # what is left of both captures' trees
+    escaped_pids.extend(survivors)
+    assert code == 0, err.getvalue()
+    assert json.loads(out.getvalue())["status"] == "measured"
+    assert elapsed < 5 + 2
+    # each capture's server left one background process in a session of its own; nothing else:
+    # a server would lead its own session (sid == pid) and be our child
+    assert 1 <= len(survivors) <= 2
+    parents = {pid: ppid for pid, ppid, _ in LinuxPlatform().processes()}
+    for pid in survivors:
+        assert os.getsid(pid) not in (pid, os.getsid(0)) and parents[pid] != os.getpid()
+
+
+def test_servers_get_package_manager_certificate_and_proxy_settings(tmp_path: Path) -> None:
+    secrets = {
+        "npm_config_registry": "https://npm.internal.example/s3cr3t-npm/",
+        "NPM_CONFIG_CAFILE": "/etc/corp/npm-ca.pem",
+        "PNPM_HOME": "/opt/pnpm-home",
+        "YARN_CACHE_FOLDER": "/opt/yarn-cache",
+        "BUN_INSTALL": "/opt/bun",
+        "UV_NATIVE_TLS": "true",
+        "UV_INDEX_URL": "https://user:uv-s3cr3t@pypi.internal.example/simple",
+        "PIP_INDEX_URL": "https://user:pip-s3cr3t@pypi.internal.example/simple",
+        "NODE_EXTRA_CA_CERTS": "/etc/corp/node-ca.pem",
+        "SSL_CERT_FILE": "/etc/corp/ca.pem",
+        "SSL_CERT_DIR": "/etc/corp/certs",
+        "REQUESTS_CA_BUNDLE": "/etc/corp/requests.pem",
+        "CURL_CA_BUNDLE": "/etc/corp/curl.pem",
+        "GIT_SSL_CAINFO": "/etc/corp/git.pem",
+        "HTTPS_PROXY": "http://proxy-user:proxy-s3cr3t@proxy.internal.example:3128",
+        "https_proxy": "http://proxy-user:proxy-s3cr3t@proxy.internal.example:3128",
+        "NO_PROXY": "localhost,127.0.0.1",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    withheld = {
+        "AWS_SECRET_ACCESS_KEY": "aws-s3cr3t",
+        "GITHUB_TOKEN": "gh-s3cr3t",
+        "NODE_OPTIONS": "--require /tmp/evil.js",
+        "PYTHONPATH": str(ROOT),
+    }
+    prefixes = ",".join(sorted({n.split("_")[0] for n in (*secrets, *withheld)}))
+    argv = [
+        sys.executable,
+        "-m",
+        "mcpcost",
+        "measure",
+        "--timeout",
+        "20",
+        "--json",
+        "--",
+        *platform_argv("env-report", "--prefixes", prefixes),
+    ]
+    env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/"), **secrets, **withheld}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    received = {tool["name"] for tool in json.loads(done.stdout)["tools"]}
+    assert received == set(secrets)
+    for value in (*secrets.values(), *withheld.values()):
+        if "s3cr3t" in value:
+            assert value not in done.stdout and value not in done.stderr
+
+
+def test_a_tree_left_open_is_killed_when_the_process_exits(tmp_path: Path) -> None:
+    tag = f"left-open-{uuid.uuid4().hex}"
+    script = (
+        "import sys\n"
+        "from mcpcost.core.spec import ServerSpec\n"
+        "from mcpcost.transports.stdio import spawn_stdio\n"
+        f"t = spawn_stdio(ServerSpec.stdio('x', ['sh', '-c', 'sleep 30; : {tag}']))\n"
+        "print(t.diagnostics.pgid, flush=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout)  # the server was started, and never closed (it ignores stdin's end)
+    deadline = time.monotonic() + 2
+    while tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert tagged(tag) == set()
