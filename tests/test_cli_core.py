@@ -62,14 +62,15 @@ def test_verify_json_one_object_per_input(good: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
     code, out, _ = run("verify", "--json", str(good), str(bad), str(tmp_path / "missing.json"))
-    assert code == 1
+    assert code == 2  # unreadable input
     lines = [json.loads(line) for line in out.splitlines()]
     assert [x["ok"] for x in lines] == [True, False, False]
+    assert [x["verdict"] for x in lines] == ["agrees", "unreadable", "unreadable"]
     assert lines[0]["badge"].startswith('{"schemaVersion":1')
     assert "badge" not in lines[1]
     assert lines[2]["problems"] == [f"{tmp_path / 'missing.json'}: no such file"]
-    assert set(lines[0]) == {"source", "ok", "serverName", "rederivedTokens", "rederivedSha",
-                             "problems", "badge"}  # fmt: skip
+    keys = "source ok verdict serverName rederivedTokens rederivedSha problems badge"
+    assert set(lines[0]) == set(keys.split())
 
 
 def test_verify_reports_each_problem_on_its_own_line(good: Path) -> None:
@@ -121,7 +122,7 @@ def server(good: Path) -> Iterator[str]:
 
 def test_verify_urls(server: str) -> None:
     code, out, _ = run("verify", "--json", f"{server}/m.json", f"{server}/gone.json")
-    assert code == 1
+    assert code == 2  # a URL that cannot be fetched is unreadable input
     first, second = (json.loads(x) for x in out.splitlines())
     assert first["ok"] and not second["ok"]
     assert second["problems"] == [f"failed to fetch {server}/gone.json: HTTP 404"]
@@ -144,7 +145,7 @@ def test_count_reads_stdin_and_rejects_invalid_json() -> None:
     code, out, _ = run("count", stdin=b"[]")
     assert code == 0 and out.startswith("1 tokens")
     code, out, err = run("count", "-", stdin=b"[1,]")
-    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
 
 
 def test_badge_command(good: Path) -> None:

@@ -112,8 +112,8 @@ def test_remote_auth_wall_exit_1() -> None:
     "argv",
     [
         [],
-        ["--name", "../evil", "--", "x"],
-        ["--name", "Upper", "--", "x"],
+        ["--name", "../evil", "--out", "o", "--", "x"],
+        ["--name", "a b", "--out", "o", "--", "x"],
         ["--url", "ftp://host/x"],
         ["--url", "http://h/x", "--", "cmd"],
         ["--url", "http://h/x", "--env", "A=1"],

@@ -114,9 +114,12 @@ def test_figures_in_different_units_are_never_ranked_together() -> None:
         ),
         (
             "servers:\n  - name: Bad/Name\n    command: x\n",
-            "x.yaml:2: servers[0].name must be a lowercase slug",
+            "x.yaml:2: servers[0].name 'Bad/Name' cannot name a results directory",
         ),
-        ("servers:\n  - name: a\n    comand: x\n", "x.yaml:3: servers[0]: unknown field 'comand'"),
+        (
+            "servers:\n  - name: a\n    comand: x\n",
+            "x.yaml:3: servers[0]: unknown field 'comand' (did you mean 'command'?)",
+        ),
         ("servers:\n  - name: a\n", "x.yaml:2: servers[0] (a): missing required field 'command'"),
         (
             "servers:\n  - name: a\n    command: npx pkg@1.0.0\n    version: 1.2.0\n",

@@ -28,8 +28,9 @@ from mcpcost.action.outcome import (
 )
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy, diff_reports
-from mcpcost.audit.gates import Gate, GateFinding, GateResult, evaluate_gates
+from mcpcost.audit.gates import Gate, GateResult, evaluate_gates
 from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report, first_line
+from mcpcost.audit.sarif import finding_line
 from mcpcost.core.model import Measurement
 
 
@@ -120,23 +121,6 @@ def judge(
 # --------------------------------------------------------------------------- verdict
 
 
-def entry_lines(configs: Sequence[ConfigFile]) -> dict[tuple[str, str], int]:
-    """(source, server name) -> the entry's line in that config."""
-    return {(c.source, e.name): e.line for c in configs for e in c.entries if e.line is not None}
-
-
-def _line(f: GateFinding, head: AuditReport, lines: Mapping[tuple[str, str], int]) -> int | None:
-    if f.source is None:
-        return None
-    if f.server is not None and (f.source, f.server) in lines:
-        return lines[(f.source, f.server)]
-    if f.gate is Gate.BUDGET:  # the heaviest server's entry, else the top of the judged file
-        config = next((c for c in head.configs if c.source == f.source), None)
-        heaviest = config.servers[0].name if config is not None and config.servers else None
-        return lines.get((f.source, heaviest), 1) if heaviest is not None else 1
-    return 1
-
-
 def verdict_of(
     j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
 ) -> VerdictView:
@@ -147,7 +131,7 @@ def verdict_of(
             source=f.source or "",
             text=f.text,
             server=f.server,
-            line=_line(f, j.head, lines),
+            line=finding_line(f, j.head, lines),
         )
         for f in j.gates.findings
     ]

@@ -14,13 +14,14 @@ from dataclasses import dataclass, replace
 from mcpcost.action import engine_seam
 from mcpcost.action.engine_seam import MeasureServer, measure_configs, with_cwd
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import Judgement, config_views, entry_lines, judge, verdict_of
+from mcpcost.action.judge import Judgement, config_views, judge, verdict_of
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
 from mcpcost.action.settings import Settings
 from mcpcost.action.sharing import needs_worktree, place
 from mcpcost.audit.config_file import ConfigFile
+from mcpcost.audit.sarif import entry_lines
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.model import Measurement
 from mcpcost.errors import InputError

@@ -24,6 +24,7 @@ from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
 from mcpcost.audit.render_json import report_to_json
+from mcpcost.audit.sarif import render_sarif
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.output_tree import write_in_tree
@@ -103,6 +104,9 @@ def publish(
         outputs["comment-path"] = comment_path
     if settings.summary and runner.summary_path:
         append_text(runner.summary_path, render_summary(outcome))
+    if settings.sarif:
+        write_sarif_file(settings.sarif, outcome, runner.workspace)
+        outputs["sarif-path"] = settings.sarif
     if settings.annotations:
         write_annotations(outcome, log)
     for reason in outcome.verdict.failures:
@@ -180,6 +184,13 @@ def post(
         outputs["comment-id"] = str(result.comment_id)
     if result.url:
         outputs["comment-url"] = result.url
+
+
+def write_sarif_file(path: str, outcome: Outcome, workspace: str) -> None:
+    """The ``sarif`` input: failures as errors, warnings as warnings, repository-relative."""
+    default = next((c.source for c in outcome.configs if c.source), None)
+    text = render_sarif(outcome.verdict.failures, outcome.verdict.warnings, default_source=default)
+    write_workspace_file(workspace, path, text)
 
 
 def write_annotations(outcome: Outcome, log: Log) -> None:

@@ -61,6 +61,7 @@ class Settings:
     output_dir: str = ".mcp-context-cost"
     artifact_name: str = "mcp-context-cost"
     artifact_path: str | None = None
+    sarif: str | None = None  # where to write the SARIF log, relative to the workspace
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -227,4 +228,5 @@ _CLEANERS = {
     "output_dir": clean_relative_path,
     "artifact_name": clean_key,
     "artifact_path": clean_optional_path,
+    "sarif": clean_relative_path,
 }

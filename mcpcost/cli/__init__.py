@@ -57,8 +57,14 @@ def main(
         return 0
     command = args[0]
     if command not in COMMANDS:
-        err.write(f"mcpcost: unknown command {command!r} (mcp-context-cost {__version__}); "
-                  f"commands: {', '.join(COMMANDS)}\n")  # fmt: skip
+        from mcpcost.core.suggest import did_you_mean
+
+        meant = did_you_mean(command, COMMANDS)
+        hint = f"did you mean {meant!r}? " if meant else ""
+        err.write(
+            f"mcpcost: unknown command {command!r} (mcp-context-cost {__version__}); {hint}"
+            f"commands: {', '.join(COMMANDS)}\n"
+        )
         return EXIT_USAGE
     module = importlib.import_module(COMMANDS[command][0])
     try:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import NoReturn
 
 from mcpcost import __version__
+from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import UsageError
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -18,11 +22,33 @@ class ArgParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         if message.startswith("unrecognized arguments"):
+            hints = self._flag_hints(message.removeprefix("unrecognized arguments:").split())
             message = (
-                f"{message} (mcp-context-cost {__version__} does not know these flags; "
+                f"{message}{hints} (mcp-context-cost {__version__} does not know these flags; "
                 f"see 'mcpcost {self.prog.split()[-1]} --help')"
             )
+        else:
+            choice = _INVALID_CHOICE.search(message)
+            if choice is not None:
+                choices = re.findall(r"'([^']*)'|([^,\s]+)", choice.group(2))
+                meant = did_you_mean(choice.group(1), [a or b for a, b in choices])
+                message += f"; did you mean {meant!r}?" if meant else ""
         raise UsageError(f"{self.prog}: {message}")
+
+    def _flag_hints(self, words: list[str]) -> str:
+        """``; did you mean --budget?`` for each unknown flag close to a known one."""
+        flags = [f for f in self._option_string_actions if f.startswith("--")]
+        hints: list[tuple[str, str]] = []
+        for word in words:
+            if not word.startswith("-"):
+                continue
+            flag = word.split("=", 1)[0]
+            meant = did_you_mean(flag, flags)
+            if meant is not None:
+                hints.append((flag, meant))
+        if len(hints) == 1:
+            return f"; did you mean {hints[0][1]}?"
+        return "".join(f"; did you mean {meant} for {flag}?" for flag, meant in hints)
 
     def parse_known_or_fail(self, argv: list[str]) -> argparse.Namespace:
         return self.parse_args(argv)

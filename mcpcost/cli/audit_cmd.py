@@ -36,12 +36,13 @@ from mcpcost.audit.deferral import SettingsSource, read_settings_sources
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.discovery import config_listing, discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
-from mcpcost.audit.gates import evaluate_gates
+from mcpcost.audit.gates import GateFinding, evaluate_gates, unmeasured_findings
 from mcpcost.audit.progress import progress_for
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import DEFAULT_WIDTH, render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
+from mcpcost.audit.sarif import entry_lines, locate, render_sarif
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.container_args import (
     add_container_arguments,
@@ -54,7 +55,15 @@ from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Isolation
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.core.output_tree import atomic_write
+from mcpcost.errors import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    InputError,
+    OutputError,
+    UsageError,
+)
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -116,6 +125,12 @@ def build_parser() -> ArgParser:
         docker_help="run each stdio server in a container: the config's env values go into it, "
         "its cwd and argv paths under the project or home are mounted read-only; `docker run` "
         "commands run on the host as written",
+    )
+    p.add_argument(
+        "--sarif",
+        metavar="FILE",
+        help="also write the gate findings and unmeasured servers as SARIF 2.1.0 to FILE "
+        "(for code scanning), each at the config line of its server",
     )
     p.add_argument("--claude", metavar="FILE_OR_URL",
                    help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
@@ -260,6 +275,8 @@ def run(
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:
         raise UsageError("mcpcost audit: --max-increase needs --baseline REPORT.json")
+    if args.list_configs and args.sarif:
+        raise UsageError("mcpcost audit: --sarif reports an audit; --list-configs launches none")
     env = dict(os.environ if environ is None else environ)
     home_dir = home or Path.home()
     cwd_dir = cwd or Path.cwd()
@@ -283,7 +300,9 @@ def run(
             from mcpcost.measuring import measure_server
 
             measure = partial(measure_server, timeout_s=args.timeout)
-        return _audit(args, out, err, files, measure, settings, env, baseline, divergence, now)
+        return _audit(
+            args, out, err, files, measure, settings, env, baseline, divergence, now, cwd_dir
+        )
 
 
 def _audit(
@@ -297,6 +316,7 @@ def _audit(
     baseline: Baseline | None,
     divergence: DivergenceRun | None,
     now: Callable[[], datetime] | None,
+    cwd: Path,
 ) -> int:
     report = run_audit(
         files,
@@ -312,6 +332,8 @@ def _audit(
     if not report.configs:
         if args.json:
             out.write(render_json(report))
+        if args.sarif:
+            write_sarif(args.sarif, report, files, (), cwd)
         err.write(_nothing_found(files, bool(args.config)))
         return EXIT_CHECK_FAILED
     if args.docker:
@@ -329,6 +351,8 @@ def _audit(
         or args.fail_on_unmeasured
     )
     shown = gates if wants_gates else None
+    if args.sarif:
+        write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
@@ -362,6 +386,25 @@ def text_width(environ: Mapping[str, str], out: TextIO) -> int:
     except (OSError, ValueError, AttributeError):
         pass
     return DEFAULT_WIDTH
+
+
+def write_sarif(
+    path: str,
+    report: AuditReport,
+    files: list[ConfigFile],
+    failing: tuple[GateFinding, ...],
+    cwd: Path,
+) -> None:
+    """``--sarif``: failing findings as errors, every other server without a number as a warning."""
+    lines = entry_lines(files)
+    errors = locate(failing, report, lines)
+    warnings = locate(unmeasured_findings(report, failing), report, lines)
+    default = files[0].source if files else None
+    text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)
+    try:
+        atomic_write(path, text)
+    except OutputError as exc:
+        raise OutputError(f"mcpcost audit: --sarif: {exc}") from None
 
 
 def launch_isolations(report: AuditReport) -> list[Isolation]:

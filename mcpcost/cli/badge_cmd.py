@@ -1,4 +1,7 @@
-"""``mcpcost badge MEASUREMENT.json [--label TEXT]``: the shields.io endpoint JSON."""
+"""``mcpcost badge MEASUREMENT.json [--label TEXT]``: the shields.io endpoint JSON.
+
+Exit 0 printed, 2 the input cannot be read or is not a measurement.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from mcpcost.cli.io import read_source
 from mcpcost.core.badge import DEFAULT_LABEL, badge_for_measurement
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
-from mcpcost.errors import EXIT_OK
+from mcpcost.errors import EXIT_OK, InputError
 
 
 def build_parser() -> ArgParser:
@@ -24,6 +27,11 @@ def build_parser() -> ArgParser:
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     args = build_parser().parse_args(argv)
-    measurement = Measurement.from_dict(parse_json(read_source(args.source)))
+    data = read_source(args.source)
+    try:
+        measurement = Measurement.from_dict(parse_json(data))
+    except InputError as exc:
+        label = "stdin" if args.source == "-" else args.source
+        raise InputError(f"{label}: not a measurement: {exc}") from None
     out.write(badge_for_measurement(measurement, args.label) + "\n")
     return EXIT_OK

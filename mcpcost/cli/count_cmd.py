@@ -1,4 +1,7 @@
-"""``mcpcost count [FILE|-] [--json] [--canonical]``: tokens and sha256 of any JSON document."""
+"""``mcpcost count [FILE|-] [--json] [--canonical]``: tokens and sha256 of any JSON document.
+
+Exit 0 counted, 2 the input cannot be read or is not JSON.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from mcpcost.cli.io import read_source
 from mcpcost.core.canonical import canonicalize
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.tokenizer import count_tokens
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError
+from mcpcost.errors import EXIT_OK, EXIT_USAGE, InputError
 
 
 def build_parser() -> ArgParser:
@@ -33,7 +36,7 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     except InputError as exc:
         label = "stdin" if args.source == "-" else args.source
         err.write(f"{label}: {exc}\n" if not str(exc).startswith(label) else f"{exc}\n")
-        return EXIT_CHECK_FAILED
+        return EXIT_USAGE
     if args.canonical:
         out.flush()
         buffer = getattr(out, "buffer", None)

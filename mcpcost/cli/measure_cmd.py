@@ -39,8 +39,10 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.names import name_problem
 from mcpcost.core.output_tree import open_tree
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
@@ -48,7 +50,6 @@ from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, U
 if TYPE_CHECKING:
     from mcpcost.measuring.containers import HostTrust
 
-NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 DUMMY_VALUE = "dummy"
@@ -171,12 +172,23 @@ def name_from_command(argv: list[str]) -> str:
 
 
 def check_name(name: str) -> str:
-    if not NAME_PATTERN.match(name) or ".." in name:
+    """``--name`` as a path under ``--out`` (the only place the rule applies)."""
+    problem = name_problem(name)
+    if problem is not None:
         raise UsageError(
-            f"mcpcost measure: invalid name {name!r} (use lowercase letters, digits, '.', '_', "
-            "'-', starting with a letter or digit, no '..')"
+            f"mcpcost measure: --name {name!r} cannot name the files under --out: it {problem}"
         )
     return name
+
+
+def check_out_dir(out: str) -> None:
+    """``--out`` must be a directory or creatable as one: checked before anything is launched."""
+    path = Path(out)
+    for at in (path, *path.parents):
+        if at.exists():
+            if not at.is_dir():
+                raise InputError(f"mcpcost measure: --out {out}: {at} is not a directory")
+            return
 
 
 def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, argparse.Namespace]:
@@ -192,6 +204,10 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
             raise UsageError(f"mcpcost measure: --command cannot be split ({exc})") from None
         if not command:
             raise UsageError("mcpcost measure: --command is empty")
+    if args.out is not None:
+        check_out_dir(args.out)
+        if args.name is not None:
+            check_name(args.name)
     if args.docker and args.url is not None:
         raise UsageError("mcpcost measure: --docker applies to stdio commands, not --url")
     require_docker_for(args, "mcpcost measure", ("image", "ca_bundle"))
@@ -206,7 +222,7 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
         if args.env or args.cwd:
             raise UsageError("mcpcost measure: --env and --cwd apply to stdio commands only")
         headers = parse_headers(args.header)
-        name = check_name(args.name if args.name is not None else name_from_url(args.url))
+        name = args.name if args.name is not None else name_from_url(args.url)
         spec = ServerSpec.remote(name, args.url, transport=args.transport or "auto",
                                  headers=headers)  # fmt: skip
         return spec, args
@@ -215,7 +231,7 @@ def spec_from_args(flags: list[str], command: list[str]) -> tuple[ServerSpec, ar
     if args.cwd is not None and not Path(args.cwd).is_dir():
         raise InputError(f"mcpcost measure: --cwd {args.cwd}: not a directory")
     env = parse_env(args.env)
-    name = check_name(args.name if args.name is not None else name_from_command(command))
+    name = args.name if args.name is not None else name_from_command(command)
     return ServerSpec.stdio(name, command, env=env, cwd=args.cwd,
                             launch_command=args.command_line), args  # fmt: skip
 
@@ -234,7 +250,7 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 def summary_line(name: str, m: Measurement) -> str:
     if m.has_number:
         return f"{name}: {m.total_tokens} tokens across {m.tool_count} tools ({m.status})"
-    return f"{name}: {m.status} — {m.notes or 'no details'}"
+    return f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
 
 
 def run(

@@ -1,4 +1,8 @@
-"""``mcpcost publish [--out DIR]``: regenerate history, leaderboard, pages and dashboard."""
+"""``mcpcost publish [--out DIR]``: regenerate history, leaderboard, pages and dashboard.
+
+A tree without any readable ``results/<name>/measurement.json`` (often a mistyped ``--out``) is
+refused with exit 2 before anything is written, unless ``--allow-empty`` asks for empty pages.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.merge_cmd import load_optional_catalog
-from mcpcost.errors import EXIT_OK
+from mcpcost.errors import EXIT_OK, InputError
+from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.publish import publish
 
 
@@ -20,13 +25,27 @@ def build_parser() -> ArgParser:
     )
     p.add_argument("--out", default=".", metavar="DIR", help="published tree (default: .)")
     p.add_argument("--servers", metavar="FILE", help="catalog (default: servers.yaml if present)")
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="publish even when DIR holds no results/<name>/measurement.json",
+    )
     return p
 
 
 def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     args = build_parser().parse_args(argv)
     catalog = load_optional_catalog(args.servers)
-    result = publish(Path(args.out), catalog)
+    root = Path(args.out)
+    if not args.allow_empty and not load_measurements(root):
+        where = (
+            "does not exist" if not root.exists() else "holds no results/<name>/measurement.json"
+        )
+        raise InputError(
+            f"mcpcost publish: {args.out} {where}; nothing to publish (check --out, "
+            "or pass --allow-empty to write empty pages)"
+        )
+    result = publish(root, catalog)
     out.write(
         f"published {result.measured}/{result.total} measured; "
         f"{len(result.written)} file(s) changed, {len(result.removed)} stale page(s) removed\n"

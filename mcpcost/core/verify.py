@@ -1,19 +1,34 @@
-"""Re-derive a published measurement from its raw capture and list every disagreement."""
+"""Re-derive a published measurement from its raw capture and list every disagreement.
+
+A measurement whose status carries no number (a timeout, a startup failure...) has nothing to
+re-derive: when it is recorded consistently (no total, count, hash, tools or capture) it is a
+recorded failure, not a disagreement; a failure record that claims numbers is a disagreement.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from mcpcost.core.badge import render_badge
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
+from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
+
+
+class VerifyVerdict(StrEnum):
+    """What verifying one measurement found."""
+
+    AGREES = "agrees"  # re-derived: capture, hash and counts agree
+    RECORDED = "recorded"  # a failure status recorded consistently: nothing to re-derive
+    DISAGREES = "disagrees"  # at least one problem
 
 
 @dataclass(frozen=True)
 class VerifyResult:
-    """Outcome of re-deriving one measurement."""
+    """Outcome of re-deriving one measurement (``ok``: it re-derived and everything agrees)."""
 
     ok: bool
     server_name: str | None
@@ -23,6 +38,15 @@ class VerifyResult:
     badge: str | None
     methodology_version: str | None = None
     encoding: str | None = None
+    recorded_status: str | None = None  # the failure status of a consistent failure record
+
+    @property
+    def verdict(self) -> VerifyVerdict:
+        if self.ok:
+            return VerifyVerdict.AGREES
+        if self.recorded_status is not None and not self.problems:
+            return VerifyVerdict.RECORDED
+        return VerifyVerdict.DISAGREES
 
 
 def _num(value: Any) -> int | float | None:
@@ -51,6 +75,22 @@ def verify_document(doc: Any, tokenizer: Tokenizer | None = None) -> VerifyResul
             f"encoding mismatch: re-derived with {ENCODING}, the file says {encoding!r}"
         )
     capture = doc.get("rawToolsCapture")
+    status = _status(doc.get("status"))
+    if status is None:
+        problems.append(f"unknown status {_show(doc.get('status'))}")
+    elif not status.has_number:
+        problems.extend(_failure_record_problems(doc, status))
+        return VerifyResult(
+            False,
+            name,
+            None,
+            None,
+            tuple(problems),
+            None,
+            methodology,
+            encoding,
+            recorded_status=str(status),
+        )
     if capture is None:
         problems.append("no rawToolsCapture in measurement")
         return VerifyResult(False, name, None, None, tuple(problems), None, methodology, encoding)
@@ -77,6 +117,27 @@ def verify_document(doc: Any, tokenizer: Tokenizer | None = None) -> VerifyResul
     ok = not problems
     badge = render_badge(tokens) if ok else None
     return VerifyResult(ok, name, tokens, sha, tuple(problems), badge, methodology, encoding)
+
+
+def _status(value: Any) -> Status | None:
+    try:
+        return Status(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _failure_record_problems(doc: dict[str, Any], status: Status) -> list[str]:
+    """A failure status with numbers or a capture beside it contradicts itself."""
+    claimed = [
+        key
+        for key in ("totalTokens", "toolCount", "canonicalSha256", "rawToolsCapture")
+        if doc.get(key) is not None
+    ]
+    if doc.get("tools") not in (None, []):
+        claimed.append("tools")
+    if not claimed:
+        return []
+    return [f"status {status} carries no number, but the file records {', '.join(claimed)}"]
 
 
 def _show(value: Any) -> str:

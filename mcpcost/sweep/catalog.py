@@ -20,14 +20,15 @@ from typing import Any
 
 import yaml
 
+from mcpcost.core.names import name_key, name_problem
 from mcpcost.core.spec import ServerSpec
+from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
 
 DUMMY_VALUE = "dummy"
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
 REMOTE_TRANSPORTS = ("auto", "http", "sse")
-NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KNOWN_KEYS = (
     "name",
@@ -148,18 +149,24 @@ def load_catalog(text: str, source: str = "servers.yaml") -> Catalog:
     servers = _top_level_servers(root, source)
     problems: list[str] = []
     entries: list[CatalogEntry] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[str, int]] = {}
     for index, node in enumerate(servers.value):
         entry = _entry(node, index, source, problems, loader)
         if entry is None:
             continue
-        if entry.name in seen:
+        key = name_key(entry.name)
+        if key in seen:
+            first, first_line = seen[key]
+            case = ""
+            if first != entry.name:
+                case = f", as {first!r}: names differing only in case share a directory on some "
+                case += "file systems"
             problems.append(
                 f"{source}:{entry.line}: servers[{index}] ({entry.name}): duplicate name "
-                f"{entry.name!r} (first on line {seen[entry.name]})"
+                f"{entry.name!r} (first on line {first_line}{case})"
             )
             continue
-        seen[entry.name] = entry.line
+        seen[key] = (entry.name, entry.line)
         entries.append(entry)
     if problems:
         raise CatalogError(problems)
@@ -207,7 +214,9 @@ def _entry(
         key_line = key_node.start_mark.line + 1
         key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
         if key not in KNOWN_KEYS:
-            problems.append(f"{source}:{key_line}: {where}: unknown field {key!r}")
+            meant = did_you_mean(key, KNOWN_KEYS) if isinstance(key, str) else None
+            hint = f" (did you mean {meant!r}?)" if meant else ""
+            problems.append(f"{source}:{key_line}: {where}: unknown field {key!r}{hint}")
             continue
         try:
             values[key] = loader.construct_object(value_node, deep=True)
@@ -239,8 +248,9 @@ def _entry(
     if "name" not in values:
         problems.append(f"{source}:{line}: {where}: missing required field 'name'")
         name = f"#{index}"
-    elif not isinstance(name, str) or not NAME_RE.match(name):
-        bad("name", "must be a lowercase slug (a-z, 0-9, '.', '_', '-'), got " + repr(name))
+    elif not isinstance(name, str) or name_problem(name) is not None:
+        why = name_problem(name) if isinstance(name, str) else "is not a string"
+        bad("name", f"{name!r} cannot name a results directory: it {why}")
         name = f"#{index}"
     where = f"servers[{index}] ({name})"
     url = opt_str("url")

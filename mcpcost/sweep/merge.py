@@ -13,10 +13,11 @@ from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement
+from mcpcost.core.names import name_problem
 from mcpcost.core.output_tree import open_tree, read_in_tree
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
-from mcpcost.sweep.catalog import NAME_RE, Catalog
+from mcpcost.sweep.catalog import Catalog
 from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement, result_names
 from mcpcost.sweep.guard import take_snapshot
 from mcpcost.sweep.runner import Progress, SweepOutcome, conclude
@@ -29,7 +30,7 @@ def collect(shard_dirs: Sequence[Path]) -> dict[str, tuple[Path, Measurement]]:
         if not shard.is_dir():
             raise InputError(f"{shard}: not a directory")
         for name in sorted(result_names(shard)):
-            if not NAME_RE.match(name):
+            if name_problem(name) is not None:
                 continue
             m = parse_measurement(read_in_tree(shard, measurement_rel(name)))
             if m is None:

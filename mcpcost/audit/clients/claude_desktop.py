@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mcpcost.audit.clients.client import Client, Location, Places, Scope, SessionRule
+from mcpcost.audit.clients.formats import FileFormat
 from mcpcost.audit.clients.shapes import Dialect, map_parser
 from mcpcost.audit.variables import NONE
 
@@ -26,5 +27,6 @@ CLIENT = Client(
     syntax=NONE,
     parse=map_parser("mcpServers", DIALECT),
     locations=locations,
+    file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
     session=SessionRule(alternatives=True),
 )

@@ -13,11 +13,13 @@ import yaml
 
 from mcpcost.audit.jsonc import KeyPath, key_lines_clean, strip_jsonc
 from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.suggest import slip_among
 from mcpcost.errors import ConfigError, JSONSyntaxError
 
 
 class FileFormat(StrEnum):
     JSON = "json"  # JSON with comments and trailing commas allowed
+    STRICT_JSON = "strict-json"  # read by a client with JSON.parse: no comments, no trailing commas
     TOML = "toml"
     YAML = "yaml"
 
@@ -54,6 +56,22 @@ def load_jsonc(text: str) -> tuple[Any, dict[KeyPath, int]]:
         except JSONSyntaxError as exc:
             raise UnusableConfig(f"not valid JSON: {exc}") from None
     return data, key_lines_clean(clean)
+
+
+def load_strict_json(text: str) -> tuple[Any, dict[KeyPath, int]]:
+    """JSON as ``JSON.parse`` reads it. A file that only a lenient reader accepts (a trailing
+    comma, a comment) is unusable, and the message says so rather than reading it as fine."""
+    try:
+        return parse_json(text), key_lines_clean(text)
+    except JSONSyntaxError as exc:
+        try:
+            load_jsonc(text)
+        except UnusableConfig:
+            raise UnusableConfig(f"not valid JSON: {exc}") from None
+        raise UnusableConfig(
+            f"the client reads this file as strict JSON and will reject it ({exc}): remove "
+            "the trailing comma or comment there"
+        ) from None
 
 
 def load_toml(text: str) -> tuple[Any, dict[KeyPath, int]]:
@@ -137,6 +155,12 @@ def server_block(
     out (None), so the rest of the file is still read and the user sees why it declares nothing."""
     value = data.get(key)
     if value is None:
+        slip = slip_among([key], (k for k in data if isinstance(k, str)))
+        if slip is not None:
+            problems.append(
+                f"{where}no {key!r} block, but {slip[0]!r} is there: did you mean {key!r}? "
+                "(keys are case-sensitive; the client ignores it)"
+            )
         return None
     if not isinstance(value, dict):
         problems.append(f"{where}{key} is {kind_of(value)}, expected an object (ignored)")
@@ -150,6 +174,8 @@ def load(text_format: FileFormat, text: str) -> tuple[Any, dict[KeyPath, int]]:
         return load_toml(text)
     if text_format is FileFormat.YAML:
         return load_yaml(text)
+    if text_format is FileFormat.STRICT_JSON:
+        return load_strict_json(text)
     return load_jsonc(text)
 
 

@@ -38,6 +38,7 @@ from mcpcost.audit.clients.formats import (
 from mcpcost.audit.clients.shapes import Dialect, map_block
 from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.variables import NONE, VariableSyntax
+from mcpcost.core.suggest import slip_among
 
 CLIENTS: tuple[Client, ...] = (
     claude_desktop.CLIENT,
@@ -179,6 +180,14 @@ def parse_detected(
         dialect = detect_dialect(root, text_format)
         if dialect is None:
             parsed = Parsed([])
+            slip = slip_among(
+                (c.key for c, _ in _claims()), (k for k in root if isinstance(k, str))
+            )
+            if slip is not None:
+                problems.append(
+                    f"no server block, but {slip[0]!r} is there: did you mean {slip[1]!r}? "
+                    "(keys are case-sensitive)"
+                )
         elif dialect == EXPLICIT:
             block = server_block(root, "mcpServers", problems) or {}
             parsed = Parsed(map_block(block, ("mcpServers",), EXPLICIT_DIALECT, problems, lines))

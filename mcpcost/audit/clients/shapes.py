@@ -14,6 +14,7 @@ from mcpcost.audit.clients.client import Parsed, Parser
 from mcpcost.audit.clients.entries import FieldReader, ParseContext, RawServer, set_transport
 from mcpcost.audit.clients.formats import kind_of, object_of, server_block
 from mcpcost.audit.jsonc import KeyPath
+from mcpcost.core.suggest import slip_among
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,13 @@ def map_block(
             reader.note(raw, f"entry is {kind_of(obj)}, expected an object", fatal=True)
             out.append(raw)
             continue
-        out.append(entry_from_map(str(name), obj, dialect, reader, line))
+        raw = entry_from_map(str(name), obj, dialect, reader, line)
+        if raw.fatal is None and raw.command is None and raw.url is None:
+            present = (k for k in obj if isinstance(k, str))
+            slip = slip_among(("command", *dialect.url_keys), present)
+            if slip is not None:
+                raw.fatal = f"no command or url; did you mean {slip[1]!r} for {slip[0]!r}?"
+        out.append(raw)
     return out
 
 
