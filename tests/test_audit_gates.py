@@ -27,7 +27,7 @@ def test_budget_ok_when_every_config_fits() -> None:
     r = run("/c.json", TABLE, "alpha", "beta")
     g = evaluate_gates(r, None, budget=T["alpha"] + T["beta"])
     assert g.passed and g.budget is not None and not g.budget.over
-    assert "budget ok" in render_text(r, None, g)
+    assert "every session fits" in render_text(r, None, g)
 
 
 def test_budget_is_judged_against_the_heaviest_config_not_a_sum() -> None:
@@ -54,14 +54,14 @@ def test_fit_plan_drops_heaviest_first() -> None:
     g = evaluate_gates(r, None, budget=1)
     assert g.budget is not None and g.budget.fit is not None
     text = render_text(r, None, g)
-    assert "BUDGET FAIL" in text and "arithmetic, not advice" in text and "still over" in text
+    assert "over the 1 budget" in text and "arithmetic, not advice" in text and "still over" in text
 
 
 def test_an_unmeasured_server_makes_the_budget_unestablished() -> None:
     r = run("/c.json", TABLE, "alpha", "dead")
     g = evaluate_gates(r, None, budget=10**9)
     assert not g.passed and g.budget is not None and not g.budget.over
-    assert g.budget.unestablished == (("/c.json", ("dead",)),)
+    assert g.budget.unestablished == ((r.sessions[0].label, ("dead",)),)
     assert any("cannot be established" in x for x in g.reasons)
 
 
@@ -86,9 +86,9 @@ def test_increase_within_and_over_the_limit() -> None:
     bad = gate(before, after, max_increase=T["beta"] - 1)
     assert not bad.passed
     assert bad.reasons == (
-        f"/c.json: +{T['beta']:,} tokens per request, over the {T['beta'] - 1:,} allowed",
+        f"/c.json: +{T['beta']:,} tokens per request, over the {T['beta'] - 1:,} allowed.",
     )
-    assert "INCREASE FAIL" in render_text(after, diff_reports(as_baseline(before), after), bad)
+    assert "over the" in render_text(after, diff_reports(as_baseline(before), after), bad)
 
 
 def test_percent_limit() -> None:
@@ -109,10 +109,10 @@ def test_a_decrease_passes() -> None:
 @pytest.mark.parametrize(
     ("before_t", "after_t", "needle"),
     [
-        ({**TABLE}, {**TABLE, "alpha": Status.STARTUP_FAILURE}, "changed measured-ness"),
-        ({**TABLE, "alpha": Status.TIMEOUT}, {**TABLE}, "changed measured-ness"),
+        ({**TABLE}, {**TABLE, "alpha": Status.STARTUP_FAILURE}, "in one run and not the other"),
+        ({**TABLE, "alpha": Status.TIMEOUT}, {**TABLE}, "in one run and not the other"),
         ({**TABLE, "alpha": Status.AUTH_REQUIRED}, {**TABLE, "alpha": Status.AUTH_REQUIRED},
-         "could not be measured in either run"),
+         "no number in either run"),
     ],
 )  # fmt: skip
 def test_measuredness_changes_fail_the_gate(before_t: Any, after_t: Any, needle: str) -> None:
@@ -126,7 +126,7 @@ def test_an_added_server_that_cannot_be_measured_fails_the_gate() -> None:
     before = run("/c.json", TABLE, "alpha")
     after = run("/c.json", TABLE, "alpha", "dead")
     g = gate(before, after, max_increase=10**9)
-    assert not g.passed and any("was added and could not be measured" in r for r in g.reasons)
+    assert not g.passed and any("was added without a number" in r for r in g.reasons)
 
 
 def test_a_config_missing_on_either_side_fails_the_gate() -> None:
@@ -137,7 +137,7 @@ def test_a_config_missing_on_either_side_fails_the_gate() -> None:
     g = gate(before, after, max_increase=10**9)
     assert not g.passed
     assert any("/c.json: no baseline" in r for r in g.reasons)
-    assert any("/b.json: covered by the baseline and not found" in r for r in g.reasons)
+    assert any("/b.json: in the baseline, not found" in r for r in g.reasons)
 
 
 def test_a_methodology_change_fails_the_gate() -> None:
@@ -145,7 +145,7 @@ def test_a_methodology_change_fails_the_gate() -> None:
     before["encoding"] = "cl100k_base"
     after = run("/c.json", TABLE, "alpha")
     g = evaluate_gates(after, diff_reports(parse_baseline(before), after), max_increase=10**9)
-    assert not g.passed and "not comparable" in g.reasons[0]
+    assert not g.passed and "cannot be compared" in g.reasons[0]
 
 
 def test_the_number_is_not_judged_while_the_increase_is_unknown() -> None:

@@ -110,7 +110,8 @@ def test_claude_join_is_by_capture_hash_not_by_name() -> None:
     obj = report_to_json(report)
     assert all("claudeTokens" in s for c in obj["configs"] for s in c["servers"])
     assert "claudeTokens" not in report_to_json(rich_report())["configs"][0]["servers"][0]
-    assert "claude" in render_text(report).splitlines()[3]
+    headers = [x for x in render_text(report).splitlines() if x.startswith("  server")]
+    assert headers and all("claude" in x for x in headers)
 
 
 def test_claude_code_files_share_one_verdict_printed_once() -> None:
@@ -122,11 +123,17 @@ def test_claude_code_files_share_one_verdict_printed_once() -> None:
     assert cc[0].deferral.is_floor  # "dead" could not be measured
     text = render_text(report)
     assert text.count("defers tool definitions only once they reach") == 1
-    assert "one session" in text
+    lines = text.splitlines()
+    head = next(i for i, x in enumerate(lines) if x.startswith("Claude Code — "))
+    assert lines[head + 1].startswith("  [1] /h/.claude.json")
+    assert lines[head + 2].startswith("  [2] /w/.mcp.json")
+    by_file = render_text(report, by_file=True)
+    assert by_file.count("defers tool definitions only once they reach") == 1
+    assert "one session" in by_file
 
 
 def test_text_layout() -> None:
-    text = render_text(rich_report())
+    text = render_text(rich_report(), by_file=True)
     lines = text.splitlines()
     assert (
         lines[0] == "mcp-context-cost audit · methodology 1.0 · o200k_base · context window 200,000"

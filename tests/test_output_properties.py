@@ -111,11 +111,12 @@ def test_audit_text_sink(server: str, tool: str, note: str) -> None:
 
     name = server or "s"
     cfg = config("cursor", f"/p/{server}.json", entry(name, "ok"), entry("x", "bad"))
-    out = render_text(_report(cfg, measure))
+    # wide enough that no line is cut to the terminal's width (a cut is the renderer's choice)
+    out = render_text(_report(cfg, measure), width=100_000)
     assert terminal_violations(out) == []
     # each value stays on its line, escaped as one unit: it cannot forge a line of its own
     assert terminal_line(name) in out and terminal_line(tool) in out
-    assert any(line.startswith("    x  startup-failure — ") for line in out.split("\n"))
+    assert any(line.startswith("    x: startup-failure — ") for line in out.split("\n"))
 
 
 def _report(cfg: Any, measure: Any) -> Any:

@@ -33,6 +33,7 @@ class ConfigEntry:
     disabled_reason: str | None = None  # why it is switched off, when not by its own field
     notes: tuple[str, ...] = ()  # non-fatal facts about the launch (approval, envFile...)
     env_file: str | None = None  # the envFile path as resolved (its values are secrets)
+    scope: str | None = None  # its own scope when not its file's (Claude Code's ``local`` block)
 
 
 @dataclass(frozen=True, kw_only=True)

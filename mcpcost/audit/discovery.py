@@ -255,6 +255,7 @@ def discover(
                         platform=platform,
                         environ=environ,
                         system_root=system_root,
+                        context=context,
                     )
                 if claude_state is None:
                     claude_state = read_project_state(home, environ, context)
@@ -270,7 +271,7 @@ def read_project_state(
     home: Path, environ: Mapping[str, str], context: ParseContext
 ) -> ProjectState:
     """The project block of ``~/.claude.json`` (an unreadable file approves nothing)."""
-    path = claude_json_path(home, environ)
+    path = claude_json_path(home, environ, context.platform)
     text, _ = read_text(path) if _present(path) is True else (None, None)
     return project_state(text, str(path), context)
 

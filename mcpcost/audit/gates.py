@@ -3,17 +3,20 @@
 ``evaluate_gates(report, diff, budget=None, max_increase=None, max_increase_percent=None)``
 returns ``GateResult(passed, reasons, budget, increase)``.
 
-Budget: an absolute ceiling on any one config (judged against the heaviest; totals are never
-summed across files). When over, ``plan_budget_fit`` gives the heaviest-first drop plan (one
-ordering, not advice). Unlike the reference, a config holding a server that could not be measured
-has only a floor for a total: if that floor is within the budget, whether the config fits cannot
-be established and the budget fails. With nothing measured at all the budget fails too.
+Budget: an absolute ceiling on each client session (``AuditReport.sessions``: the union of the
+files one client loads in this project, as the client pays it). Every session over the ceiling
+is a finding of its own, with its own heaviest-first drop plan (``plan_fit``: one ordering, not
+advice). A session holding a server that could not be measured has only a floor for a total: if
+that floor is within the budget, whether the session fits cannot be established and the budget
+fails. With nothing measured at all the budget fails too.
 
-Increase: needs a diff. It fails on every case where the increase cannot be established, and
-only then looks at the number: methodology or encoding changed; a config with no baseline; a
-baseline config not found now; a server that changed measured-ness; an added server that could
-not be measured; a server measured in neither run. Then each paired config's delta is checked
-against ``max_increase`` tokens and/or ``max_increase_percent`` of its baseline total.
+Increase: needs a diff. Each paired config's known increase (its delta when exact, else the sum
+over the servers with a number on both sides) is checked against ``max_increase`` tokens and/or
+``max_increase_percent`` of its baseline total; an increase over the limit comes first, as the
+cause. Every case where the increase cannot be established fails too, as a reason of its own:
+methodology or encoding changed; a config with no baseline; a baseline config not found now; a
+server that changed measured-ness; an added server that could not be measured; a server measured
+in neither run.
 
 Every reason also comes as a ``GateFinding`` naming its kind (``Gate``): ``budget`` (a config
 over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
@@ -24,11 +27,12 @@ for every server without a number that no other finding already covers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mcpcost.audit.diff import AuditDiff, DiffKind, MatchedBy
-from mcpcost.audit.report import AuditReport, ConfigResult
+from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy
+from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, SessionResult
 
 
 class Gate(StrEnum):
@@ -47,6 +51,8 @@ class GateFinding:
     source: str | None
     text: str
     server: str | None = None
+    session: str | None = None  # the session's key, for a finding about a whole session
+    covers: tuple[tuple[str, str], ...] = ()  # (source, server) of the unmeasured it accounts for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,36 +71,64 @@ class BudgetFit:
     feasible: bool
 
 
-def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
-    """Drop measured servers heaviest-first until the remainder fits the limit."""
-    remaining = config.total_tokens
+def plan_fit(total: int, servers: Sequence[ServerResult], limit: int) -> BudgetFit:
+    """Drop measured servers (heaviest first, as given) until the remainder fits the limit."""
+    remaining = total
     steps: list[BudgetFitStep] = []
-    candidates = [s for s in config.servers if (s.tokens or 0) > 0]
+    candidates = [s for s in servers if (s.tokens or 0) > 0]
     for s in candidates:
         if remaining <= limit:
             break
         remaining -= s.tokens or 0
         steps.append(BudgetFitStep(name=s.name, tokens=s.tokens or 0, remaining=remaining))
     return BudgetFit(
-        over_by=max(0, config.total_tokens - limit),
+        over_by=max(0, total - limit),
         drop=tuple(steps),
-        kept_count=len(config.servers) - len(steps),
+        kept_count=len(servers) - len(steps),
         kept_tokens=remaining,
         feasible=remaining <= limit,
     )
+
+
+def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
+    """``plan_fit`` for one config file."""
+    return plan_fit(config.total_tokens, config.servers, limit)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionBudget:
+    """One session judged against the budget."""
+
+    key: str
+    label: str
+    total: int  # measured servers only: a floor when ``unmeasured`` is not empty
+    over: bool
+    fit: BudgetFit | None  # when over
+    unmeasured: tuple[str, ...]  # server names without a number
+    sources: tuple[str, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetVerdict:
     limit: int
     worst_total: int | None
-    worst_source: str | None
+    worst_source: str | None  # the file holding the heaviest server of the heaviest session
     over: bool
     fit: BudgetFit | None
-    unestablished: tuple[tuple[str, tuple[str, ...]], ...]  # (source, unmeasured server names)
+    unestablished: tuple[tuple[str, tuple[str, ...]], ...]  # (session, unmeasured server names)
     passed: bool
     reasons: tuple[str, ...]
     findings: tuple[GateFinding, ...] = ()
+    sessions: tuple[SessionBudget, ...] = ()  # every session, heaviest first
+    worst_session: str | None = None  # the heaviest session's label
+
+    @property
+    def over_sessions(self) -> tuple[SessionBudget, ...]:
+        return tuple(s for s in self.sessions if s.over)
+
+    @property
+    def unestablished_sessions(self) -> tuple[SessionBudget, ...]:
+        return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,10 +150,34 @@ class GateResult:
     findings: tuple[GateFinding, ...] = ()
 
 
+def _names(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _session_budget(session: SessionResult, limit: int) -> SessionBudget:
+    over = session.total_tokens > limit
+    servers = [e.server for e in session.servers]
+    return SessionBudget(
+        key=session.key,
+        label=session.label,
+        total=session.total_tokens,
+        over=over,
+        fit=plan_fit(session.total_tokens, servers, limit) if over else None,
+        unmeasured=tuple(e.server.name for e in session.skipped),
+        sources=session.sources,
+    )
+
+
+def _heaviest_source(session: SessionResult) -> str:
+    return session.servers[0].source if session.servers else session.sources[0]
+
+
 def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
-    """The budget against every config; the heaviest one is reported as the judged one."""
-    if not report.configs or not report.measured_any:
-        reason = "budget cannot be established: no server was measured"
+    """The budget against every client session; each one over it is a finding of its own."""
+    if not report.sessions or not report.measured_any:
+        reason = "The budget cannot be judged: no server was measured."
         nothing = (GateFinding(gate=Gate.UNMEASURED, source=None, text=reason),)
         return BudgetVerdict(
             limit=limit,
@@ -132,42 +190,73 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
             reasons=(reason,),
             findings=nothing,
         )
-    worst = max(report.configs, key=lambda c: c.total_tokens)
+    judged = [(s, _session_budget(s, limit)) for s in report.sessions]
+    worst_session, worst = max(judged, key=lambda pair: pair[1].total)
     findings: list[GateFinding] = []
-    over = worst.total_tokens > limit
-    fit = plan_budget_fit(worst, limit) if over else None
-    for c in report.configs:
-        if c.total_tokens > limit:
-            text = f"{c.source}: {c.total_tokens:,} tokens, over the {limit:,} budget"
-            findings.append(GateFinding(gate=Gate.BUDGET, source=c.source, text=text))
-    unestablished: list[tuple[str, tuple[str, ...]]] = []
-    for c in report.configs:
-        if c.skipped and c.total_tokens <= limit:
-            names = tuple(s.name for s in c.skipped)
-            unestablished.append((c.source, names))
+    for session, b in judged:
+        if b.over:
+            floor = "at least " if b.unmeasured else ""
             text = (
-                f"{c.source}: {len(names)} server(s) could not be measured ({', '.join(names)}), "
-                f"so whether it fits {limit:,} cannot be established"
+                f"{b.label} carries {floor}{b.total:,} tokens per request, "
+                f"{b.total - limit:,} over the {limit:,} budget."
             )
-            findings.append(GateFinding(gate=Gate.UNMEASURED, source=c.source, text=text))
+            findings.append(
+                GateFinding(
+                    gate=Gate.BUDGET, source=_heaviest_source(session), text=text, session=b.key
+                )
+            )
+    unestablished: list[tuple[str, tuple[str, ...]]] = []
+    for session, b in judged:
+        if b.over or not b.unmeasured:
+            continue
+        unestablished.append((b.label, b.unmeasured))
+        one = len(b.unmeasured) == 1
+        text = (
+            f"{b.label} carries {b.total:,} measured tokens, within the {limit:,} budget, but "
+            f"{_names(b.unmeasured)} {'has' if one else 'have'} no number, so whether the "
+            "session fits cannot be established."
+        )
+        covers = tuple((e.source, e.server.name) for e in session.skipped)
+        findings.append(
+            GateFinding(
+                gate=Gate.UNMEASURED,
+                source=session.skipped[0].source,
+                text=text,
+                session=b.key,
+                covers=covers,
+            )
+        )
     reasons = [f.text for f in findings]
     return BudgetVerdict(
         limit=limit,
-        worst_total=worst.total_tokens,
-        worst_source=worst.source,
-        over=over,
-        fit=fit,
+        worst_total=worst.total,
+        worst_source=_heaviest_source(worst_session),
+        worst_session=worst.label,
+        over=worst.over,
+        fit=worst.fit,
         unestablished=tuple(unestablished),
         passed=not reasons,
         reasons=tuple(reasons),
         findings=tuple(findings),
+        sessions=tuple(b for _, b in judged),
     )
+
+
+def known_increase(c: ConfigDiff) -> int | None:
+    """What a config is known to have grown by: its delta when exact, else the sum over the
+    servers that have a number on every side they appear on; None without a baseline."""
+    if c.matched_by is MatchedBy.UNMATCHED or c.delta is None:
+        return None
+    if c.exact:
+        return c.delta
+    return sum(s.delta for s in c.servers if not s.blind and s.delta is not None)
 
 
 def evaluate_increase(
     diff: AuditDiff, limit: int | None, limit_percent: float | None
 ) -> IncreaseGate:
-    """Fail whenever the increase cannot be established; then compare each config's delta."""
+    """Each config's known increase against the limits (the causes, first), then every case
+    where the increase cannot be established (reasons of their own)."""
     found: list[GateFinding] = []
 
     def add(gate: Gate, source: str | None, text: str, server: str | None = None) -> None:
@@ -177,30 +266,28 @@ def evaluate_increase(
         add(
             Gate.INCREASE,
             None,
-            f"baseline methodology {diff.baseline_methodology_version} / {diff.baseline_encoding} "
-            "is not this run's: the numbers are not comparable (re-record the baseline)",
+            f"The baseline was measured with methodology {diff.baseline_methodology_version} / "
+            f"{diff.baseline_encoding}, not this run's: the numbers cannot be compared (record "
+            "the baseline again).",
         )
     for c in diff.configs:
         if c.matched_by is MatchedBy.UNMATCHED:
             add(
                 Gate.INCREASE,
                 c.source,
-                f"{c.source}: no baseline to check its {c.after_total:,} tokens against",
+                f"{c.source}: no baseline config to compare its {c.after_total:,} tokens with.",
             )
             continue
         for s in c.servers:
             if s.kind in (DiffKind.UNMEASURED_NOW, DiffKind.UNMEASURED_BEFORE):
                 why = (
-                    f"changed measured-ness ({s.before_status} → {s.after_status}), "
-                    "so the change could not be established exactly"
+                    f"has a number in one run and not the other ({s.before_status} → "
+                    f"{s.after_status}), so its change is unknown."
                 )
             elif s.kind is DiffKind.UNMEASURED_BOTH:
-                why = f"could not be measured in either run ({s.after_status}), so its cost is unknown"
+                why = f"has no number in either run ({s.after_status}), so its cost is unknown."
             elif s.kind is DiffKind.ADDED and s.after is None:
-                why = (
-                    f"was added and could not be measured ({s.after_status}), "
-                    "so what it adds is unknown"
-                )
+                why = f"was added without a number ({s.after_status}), so what it adds is unknown."
             else:
                 continue
             add(Gate.UNMEASURED, c.source, f"{c.source}: {s.name} {why}", s.name)
@@ -208,31 +295,31 @@ def evaluate_increase(
         add(
             Gate.UNMEASURED,
             d.source,
-            f"{d.source}: covered by the baseline and not found in this run",
+            f"{d.source}: in the baseline, not found in this run.",
         )
-    deltas = [c.delta for c in diff.configs if c.delta is not None]
-    increase = max(deltas) if deltas else None
-    if not found:
-        for c in diff.configs:
-            if c.delta is None:
-                continue
-            if limit is not None and c.delta > limit:
-                add(
-                    Gate.INCREASE,
-                    c.source,
-                    f"{c.source}: +{c.delta:,} tokens per request, over the {limit:,} allowed",
+    causes: list[GateFinding] = []
+    known: list[int] = []
+    for c in diff.configs:
+        grew = known_increase(c)
+        if grew is None:
+            continue
+        known.append(grew)
+        partly = "" if c.exact else " (counting only the servers measured in both runs)"
+        if limit is not None and grew > limit:
+            text = f"{c.source}: +{grew:,} tokens per request{partly}, over the {limit:,} allowed."
+            causes.append(GateFinding(gate=Gate.INCREASE, source=c.source, text=text))
+        if limit_percent is not None and grew > 0:
+            before = c.before_total or 0
+            pct = (grew / before * 100) if before else float("inf")
+            if pct > limit_percent:
+                shown = "grew from nothing" if before == 0 else f"grew {pct:.1f}%"
+                text = (
+                    f"{c.source}: {shown} (+{grew:,} tokens per request{partly}), over the "
+                    f"{limit_percent:g}% allowed."
                 )
-            if limit_percent is not None and c.delta > 0:
-                before = c.before_total or 0
-                pct = (c.delta / before * 100) if before else float("inf")
-                if pct > limit_percent:
-                    shown = "from nothing" if before == 0 else f"+{pct:.1f}%"
-                    add(
-                        Gate.INCREASE,
-                        c.source,
-                        f"{c.source}: {shown} ({c.delta:+,} tokens), over the "
-                        f"{limit_percent:g}% allowed",
-                    )
+                causes.append(GateFinding(gate=Gate.INCREASE, source=c.source, text=text))
+    found = causes + found
+    increase = max(known) if known else None
     return IncreaseGate(
         limit=limit,
         limit_percent=limit_percent,
@@ -253,6 +340,7 @@ def unmeasured_findings(
     """
     whole = {f.source for f in covered if f.gate is Gate.UNMEASURED and f.server is None}
     named = {(f.source, f.server) for f in covered if f.server is not None}
+    named |= {pair for f in covered for pair in f.covers}
     out: list[GateFinding] = []
     for c in report.configs:
         for s in c.skipped:

@@ -5,7 +5,10 @@ field for field (methodologyVersion, encoding, generatedAt, contextWindow, confi
 emptyConfigs, budget, claudeDivergence, diff, increaseGate, problems) and adds:
 ``reportVersion`` (the shape's version, ``REPORT_VERSION``), ``methodologyUrl``, ``mcpcostVersion``; per server ``sessionStart``, ``alwaysLoad``, ``headerNames``, ``unresolved``;
 per config ``scope``, ``disabled`` and ``deferral.alwaysLoad``; report-level ``unresolved``,
-``envVariants`` and ``gates``. Env and header values never appear (names only); commands and
+``envVariants`` and ``gates``; ``sessions`` (one per client session in the project: the files it
+loads, each server with its ``source``, the entries another file's entry of the same name
+overrides, the session's total and its deferral verdict) and, in ``budget``, ``worstSession`` and
+per-session ``sessions``. Env and header values never appear (names only); commands and
 URLs are the masked display forms.
 """
 
@@ -14,8 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
-from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
-from mcpcost.audit.report import REPORT_VERSION, AuditReport, ConfigResult, ServerResult
+from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGate
+from mcpcost.audit.report import (
+    REPORT_VERSION,
+    AuditReport,
+    ConfigResult,
+    ServerResult,
+    SessionResult,
+)
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
 
@@ -72,7 +81,6 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
 
 
 def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
-    trim = c.trim_advice
     return {
         "client": c.client,
         "source": c.source,
@@ -85,15 +93,48 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
         "skipped": [_server(s, claude) for s in c.skipped],
         "disabled": list(c.disabled),
         "heaviestTools": [_fields(h, "server", "tool", "tokens") for h in c.heaviest_tools],
-        "trimAdvice": {
-            "tools": [_fields(h, "server", "tool", "tokens") for h in trim.tools],
-            "recoverableTokens": trim.recoverable_tokens,
-            "recoverableShare": trim.recoverable_share,
-        }
-        if trim
-        else None,
+        "trimAdvice": _trim(c),
         "deferral": c.deferral.to_dict() if c.deferral else None,
         **({"disabledReasons": dict(c.disabled_reasons)} if c.disabled_reasons else {}),
+    }
+
+
+def _trim(c: ConfigResult | SessionResult) -> dict[str, Any] | None:
+    trim = c.trim_advice
+    if trim is None:
+        return None
+    return {
+        "tools": [_fields(h, "server", "tool", "tokens") for h in trim.tools],
+        "recoverableTokens": trim.recoverable_tokens,
+        "recoverableShare": trim.recoverable_share,
+    }
+
+
+def session_to_json(s: SessionResult, claude: bool) -> dict[str, Any]:
+    return {
+        **_fields(s, "key", "client", "label"),
+        "sources": list(s.sources),
+        **_fields(s, "total_tokens", "tool_count", "server_count", "context_share"),
+        "complete": s.complete,
+        "servers": [{**_server(e.server, claude), "source": e.source} for e in s.servers],
+        "skipped": [{**_server(e.server, claude), "source": e.source} for e in s.skipped],
+        "overridden": [_fields(o, "name", "source", "by", "why") for o in s.overridden],
+        "precedence": {
+            "scopes": list(s.precedence),
+            "documented": s.precedence_documented,
+            "source": s.precedence_source,
+        },
+        "heaviestTools": [_fields(h, "server", "tool", "tokens") for h in s.heaviest_tools],
+        "trimAdvice": _trim(s),
+        "deferral": s.deferral.to_dict() if s.deferral else None,
+    }
+
+
+def _fit(fit: BudgetFit) -> dict[str, Any]:
+    return {
+        "overBy": fit.over_by,
+        "drop": [_fields(d, "name", "tokens", "remaining") for d in fit.drop],
+        **_fields(fit, "kept_count", "kept_tokens", "feasible"),
     }
 
 
@@ -102,11 +143,17 @@ def budget_to_json(b: BudgetVerdict) -> dict[str, Any]:
     out["unestablished"] = [{"source": s, "servers": list(n)} for s, n in b.unestablished]
     out["reasons"] = list(b.reasons)
     if b.fit is not None:
-        out["fit"] = {
-            "overBy": b.fit.over_by,
-            "drop": [_fields(d, "name", "tokens", "remaining") for d in b.fit.drop],
-            **_fields(b.fit, "kept_count", "kept_tokens", "feasible"),
+        out["fit"] = _fit(b.fit)
+    out["worstSession"] = b.worst_session
+    out["sessions"] = [
+        {
+            **_fields(s, "key", "label", "total", "over"),
+            "fit": _fit(s.fit) if s.fit is not None else None,
+            "unmeasured": list(s.unmeasured),
+            "sources": list(s.sources),
         }
+        for s in b.sessions
+    ]
     return out
 
 
@@ -165,6 +212,7 @@ def report_to_json(
         "contextWindow": report.context_window,
         "mcpcostVersion": report.mcpcost_version,
         "configs": [_config(c, claude) for c in report.configs],
+        "sessions": [session_to_json(s, claude) for s in report.sessions],
         "emptyConfigs": [
             {
                 "client": e.client,

@@ -1,11 +1,11 @@
 """``audit --markdown``: the report as GitHub-flavoured Markdown (PR comments, job summaries).
 
-``render_markdown(report, diff=None, gates=None) -> str``. One section per config (never summed
-across files), a table of measured servers, what was not measured, the deferral verdict in one
-sentence, then budget, diff and gate results. Untrusted text is escaped exactly as the Action's
-comment escapes it (``mcpcost.core.markdown``): names, clients, variables and paths as code spans
-(``name``), everything else as inert Markdown (``prose``): no HTML, links, images, autolinks,
-entities, mentions or table breaks. Commands and URLs never appear, only server names.
+``render_markdown(report, diff=None, gates=None, by_file=False) -> str``. A summary, then one
+section per client session (the files one client loads together; ``by_file``: per config file), a
+table of measured servers with the file each comes from, what was not measured, the deferral
+verdict in one sentence, then budget, diff and gate results, causes first. Untrusted text is
+escaped exactly as the Action's comment escapes it (``mcpcost.core.markdown``): names and paths as
+code spans, everything else as inert Markdown. Commands and URLs never appear, only server names.
 """
 
 from __future__ import annotations
@@ -13,19 +13,27 @@ from __future__ import annotations
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.render_text import n, pct, signed
-from mcpcost.audit.report import AuditReport, ConfigResult
+from mcpcost.audit.render_text import (
+    budget_verdict,
+    increase_verdict,
+    n,
+    pct,
+    signed,
+    summary_block,
+)
+from mcpcost.audit.report import AuditReport, ConfigResult, SessionResult
 from mcpcost.core.markdown import code_span, md_text
+from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
 
 
 def name(text: str) -> str:
-    """An untrusted name (server, client, variable, path) as an inline code span."""
+    """A server name, file or variable: a code span, as in the Action's comment."""
     return code_span(text)
 
 
 def prose(text: str) -> str:
-    """Untrusted text (a status, a note, a reason) as inert Markdown on one line."""
+    """Any other untrusted text: inert Markdown (no HTML, links, images, entities, mentions)."""
     return md_text(text)
 
 
@@ -39,13 +47,13 @@ def deferral_sentence(v: DeferralVerdict) -> str:
             "tokens (an absence of a record about the client, not a measurement of it)."
         )
     st = v.setting
-    var = name(st.variable or "") if st else ""
+    var = prose(st.variable or "") if st else ""
     if mode == "loads-upfront":
         return f"{prose(v.client)} loads every definition up front here ({var})."
     if mode == "defers-all":
         pinned = v.always_load
         extra = (
-            f" Pinned `alwaysLoad`: {', '.join(name(x) for x in pinned.servers)} ({n(pinned.tokens)} tokens) "
+            f" Pinned `alwaysLoad`: {prose(', '.join(pinned.servers))} ({n(pinned.tokens)} tokens) "
             "load at session start regardless."
             if pinned.servers
             else ""
@@ -106,8 +114,79 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
     return out
 
 
+def _start(ss: SessionStart | None) -> str:
+    return "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
+
+
+def _session(s: SessionResult, report: AuditReport) -> list[str]:
+    claude = report.claude_divergence is not None
+    floor = "≥ " if s.skipped else ""
+    numbered = {src: i for i, src in enumerate(s.sources, start=1)}
+    out = [
+        f"### {prose(s.label)}",
+        "",
+        f"**{floor}{n(s.total_tokens)} tokens** of tool schemas — {pct(s.context_share)} of a "
+        f"{n(report.context_window)}-token context window.",
+        "",
+        "Files: " + " · ".join(f"{numbered[src]}. {name(src)}" for src in s.sources),
+        "",
+    ]
+    if s.servers:
+        head = "| server | tools | tokens | share | session start |"
+        head += (" claude |" if claude else "") + " from |"
+        out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "") + "---:|"]
+        for e in s.servers:
+            v = e.server
+            row = (
+                f"| {name(v.name)} | {n(v.tool_count or 0)} | {n(v.tokens or 0)} | "
+                f"{pct(v.share or 0)} | {_start(v.session_start)} |"
+            )
+            if claude:
+                row += f" {n(v.claude_tokens) if v.claude_tokens is not None else '—'} |"
+            out.append(row + f" {numbered[e.source]} |")
+        out.append("")
+    if s.skipped:
+        out += ["Not measured:", ""]
+        out += [
+            f"- {name(e.server.name)} ({numbered[e.source]}): {prose(e.server.status)} — "
+            f"{prose(e.server.notes or 'no detail')}"
+            for e in s.skipped
+        ]
+        out.append("")
+    notes = [(e, note) for e in (*s.servers, *s.skipped) for note in e.server.config_notes]
+    if notes:
+        out += ["Notes:", ""]
+        out += [f"- {name(e.server.name)}: {prose(note)}" for e, note in notes]
+        out.append("")
+    by_file = {(c.client, c.source): c for c in report.configs}
+    off = [
+        r
+        for src in s.sources
+        if (s.client, src) in by_file
+        for r in by_file[(s.client, src)].disabled_reasons
+    ]
+    if off:
+        out += ["Switched off:", ""]
+        out += [f"- {name(who)}: {prose(why)}" for who, why in off]
+        out.append("")
+    if s.overridden:
+        out += ["Declared twice, loaded once:", ""]
+        out += [
+            f"- {name(o.name)} ({numbered.get(o.source, '?')}): not loaded — {prose(o.why)}"
+            for o in s.overridden
+        ]
+        out.append("")
+    if s.deferral is not None:
+        out += [deferral_sentence(s.deferral), ""]
+    return out
+
+
 def render_markdown(
-    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+    report: AuditReport,
+    diff: AuditDiff | None = None,
+    gates: GateResult | None = None,
+    *,
+    by_file: bool = False,
 ) -> str:
     out = [
         "## MCP context cost",
@@ -115,9 +194,15 @@ def render_markdown(
         f"methodology {report.methodology_version} · {report.encoding} · context window "
         f"{n(report.context_window)}",
         "",
+        *(f"- {prose(line)}" for line in summary_block(report, gates, by_file)),
+        "",
     ]
-    for c in report.configs:
-        out += _config(c, report)
+    if by_file:
+        for c in report.configs:
+            out += _config(c, report)
+    else:
+        for s in report.sessions:
+            out += _session(s, report)
     if report.empty_configs:
         out += ["Configs with no live server:", ""]
         out += [
@@ -144,7 +229,18 @@ def render_markdown(
         if gates.passed:
             out.append("**Gates passed.**")
         else:
-            out += ["**Gate failed:**", ""] + [f"- {prose(r)}" for r in gates.reasons]
+            out += ["**Gate failed:**", ""]
+            if gates.budget is not None and not gates.budget.passed:
+                out.append(f"- {prose(budget_verdict(gates.budget))}")
+                out += [f"  - {prose(f.text)}" for f in gates.budget.findings]
+            if gates.increase is not None and not gates.increase.passed:
+                out.append(f"- {prose(increase_verdict(gates.increase))}")
+                out += [f"  - {prose(f.text)}" for f in gates.increase.findings]
+            shown = {
+                *(gates.budget.findings if gates.budget else ()),
+                *(gates.increase.findings if gates.increase else ()),
+            }
+            out += [f"- {prose(f.text)}" for f in gates.findings if f not in shown]
         out.append("")
     out.append(
         f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "

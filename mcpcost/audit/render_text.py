@@ -12,7 +12,8 @@ server cannot carry a control sequence, a bidi override or a line break into the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Mapping, Sequence
 
 from mcpcost.audit.deferral import (
     BASE_URL,
@@ -23,12 +24,14 @@ from mcpcost.audit.deferral import (
     upfront_tokens,
 )
 from mcpcost.audit.diff import AuditDiff, ConfigDiff
-from mcpcost.audit.gates import BudgetVerdict, GateResult, IncreaseGate
-from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
+from mcpcost.audit.gates import BudgetFit, BudgetVerdict, Gate, GateResult, IncreaseGate
+from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, SessionResult
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.terminal import terminal_line
 
 RULE = "─"
+DEFAULT_WIDTH = 100  # when the terminal's width is not known
+MIN_WIDTH = 60
 
 
 def n(value: int) -> str:
@@ -83,8 +86,8 @@ def _where_read(v: DeferralVerdict) -> list[str]:
     if st is None:
         return []
     out = [
-        "  Where this was read (Claude Code takes these variables from the shell it starts in",
-        "  and from the env block of its own settings files):",
+        "  Where this was read (Claude Code takes these variables from the shell it starts in "
+        "and from the env block of its own settings files):",
     ]
     absent = 0
     for src in st.sources:
@@ -128,45 +131,46 @@ def _exceptions(v: DeferralVerdict) -> list[str]:
 
 def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
     out: list[str] = []
-    if len(v.sources) > 1:
-        out.append(
-            f"  {v.client} reads these files into one session; they face the question together:"
-        )
-        out += [f"    {s}" for s in v.sources]
     if v.mode == "client-unknown":
         out.append(
-            "  The client reading this file is not known (--config), so these tokens are read"
+            "  The client reading this file is not known (--config), so these tokens are read "
+            "as loaded up front on every request."
         )
-        out.append("  as loaded up front on every request.")
         return out
     if v.mode == "no-deferral-on-record":
-        out.append(f"  No default deferral is on record for {v.client}, so every request carries")
-        out.append("  these tokens before you type anything — an absence of a record about the")
-        out.append("  client, not a measurement of it.")
+        out.append(
+            f"  No default deferral is on record for {v.client}, so every request carries these "
+            "tokens before you type anything — an absence of a record about the client, not a "
+            "measurement of it."
+        )
         return out
     st = v.setting
     assert st is not None
     where = st.source if st.source and st.source != SHELL_SOURCE else "this shell"
     if v.mode == "setting-unresolved":
         if st.unresolved == "sources-disagree":
-            out.append(
-                f"  {st.variable} is set to different values in this shell and in {st.source};"
-            )
+            why = f"{st.variable} is set to different values in this shell and in {st.source}"
         elif st.unresolved == "value-unreadable":
-            out.append(f"  {st.variable} is set in {st.source} to something that is not a string;")
+            why = f"{st.variable} is set in {st.source} to something that is not a string"
         else:
-            out.append(f"  {st.source} exists and could not be read;")
-        out.append(f"  whether {v.client} defers these tokens cannot be said from this machine.")
+            why = f"{st.source} exists and could not be read"
+        out.append(
+            f"  {why}; whether {v.client} defers these tokens cannot be said from this machine."
+        )
     elif v.mode == "setting-unrecognized":
-        out.append(f"  {st.variable}={st.value} (read from {where}) is not a documented value")
-        out.append(f"  ({', '.join(DOCUMENTED_VALUES)}), so nothing is claimed from it.")
+        out.append(
+            f"  {st.variable}={st.value} (read from {where}) is not a documented value "
+            f"({', '.join(DOCUMENTED_VALUES)}), so nothing is claimed from it."
+        )
     elif v.mode == "loads-upfront":
         if st.variable == BASE_URL:
             why = f"{BASE_URL} points at {st.value}"
         else:
             why = f"{st.variable}={st.value}"
-        out.append(f"  {v.client} loads every tool definition up front here: tool search is off")
-        out.append(f"  because {why} (read from {where}). Every request carries these tokens.")
+        out.append(
+            f"  {v.client} loads every tool definition up front here: tool search is off because "
+            f"{why} (read from {where}). Every request carries these tokens."
+        )
     elif v.mode == "defers-all":
         how = (
             f"{st.variable}={st.value} (read from {where})"
@@ -174,10 +178,10 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
             else "ENABLE_TOOL_SEARCH is unset here, which is the documented default"
         )
         out.append(
-            f"  {v.client} defers every MCP tool definition (tool search), with no threshold —"
+            f"  {v.client} defers every MCP tool definition (tool search), with no threshold — "
+            f"{how}. These tokens are NOT loaded up front at any size; they load when the model "
+            "reaches for a tool. Size decides nothing here."
         )
-        out.append(f"  {how}. These tokens are NOT loaded up front at any size; they load when the")
-        out.append("  model reaches for a tool. Size decides nothing here.")
         out += _exceptions(v)
     elif v.mode == "threshold":
         out += _threshold(v, where)
@@ -189,8 +193,9 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
     st = v.setting
     assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
     out = [
-        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens",
-        f"  ({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from {where}).",
+        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens "
+        f"({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
+        f"{where}).",
     ]
     wire = ("at least " if v.is_floor else "") + n(v.wire_tokens)
     out.append(f"  This session's wire total is {wire} tokens (o200k).")
@@ -275,36 +280,52 @@ def _with_reasons(names: Sequence[str], reasons: Sequence[tuple[str, str]]) -> l
     return [f"{name} ({why[name]})" if name in why else name for name in names]
 
 
-def budget_block(b: BudgetVerdict) -> list[str]:
-    if b.worst_total is None:
-        return [f"BUDGET FAIL: {b.reasons[0]}"]
-    out: list[str] = []
-    if not b.over and b.passed:
-        return [
-            f"budget ok: {n(b.worst_total)} ≤ {n(b.limit)} — {n(b.limit - b.worst_total)} to spare"
-        ]
-    if b.over:
-        out.append(f"BUDGET FAIL: {n(b.worst_total)} > {n(b.limit)} ({b.worst_source})")
-        if b.fit is not None:
-            for step in b.fit.drop:
-                state = "fits" if step.remaining <= b.limit else "still over"
-                out.append(f"  drop {step.name} (−{n(step.tokens)}) → {n(step.remaining)}  {state}")
-            if not b.fit.feasible:
-                out.append(
-                    f"  no subset fits: even with every measured server dropped, {n(b.fit.kept_tokens)} remain"
-                )
-            elif b.fit.kept_count == 0:
-                out.append("  no subset fits: only dropping every server gets under the limit")
-            out.append(
-                "  (heaviest-first is arithmetic, not advice: it cannot know which servers you need)"
-            )
-    else:
+def _fit_lines(fit: BudgetFit, limit: int) -> list[str]:
+    out = [
+        "    Dropping the heaviest servers first (arithmetic, not advice: it cannot know which "
+        "servers you need):"
+    ]
+    for step in fit.drop:
+        state = "fits" if step.remaining <= limit else "still over"
+        out.append(f"      drop {step.name} (−{n(step.tokens)}) → {n(step.remaining)}, {state}")
+    if not fit.feasible:
         out.append(
-            f"BUDGET FAIL: {n(b.worst_total)} ≤ {n(b.limit)} measured, but not every server was"
+            f"    No subset fits: with every measured server dropped, {n(fit.kept_tokens)} "
+            "tokens remain."
         )
-    for r in b.reasons:
-        if "cannot be established" in r:
-            out.append(f"  {r}")
+    elif fit.kept_count == 0:
+        out.append("    Only dropping every server gets under the budget.")
+    return out
+
+
+def budget_verdict(b: BudgetVerdict) -> str:
+    """The budget gate in one sentence (the summary's line)."""
+    if b.worst_total is None:
+        return f"Budget {n(b.limit)}: cannot be judged, because no server was measured."
+    over, unknown = b.over_sessions, b.unestablished_sessions
+    if b.passed:
+        return (
+            f"Budget {n(b.limit)}: every session fits; the heaviest, {b.worst_session}, has "
+            f"{n(b.limit - b.worst_total)} tokens to spare."
+        )
+    parts = []
+    if over:
+        names = ", ".join(f"{s.label} at {n(s.total)}" for s in over)
+        parts.append(f"{len(over)} session{'s' if len(over) != 1 else ''} over: {names}")
+    if unknown:
+        parts.append(f"{len(unknown)} cannot be judged")
+    return f"Budget {n(b.limit)}: FAILED — {'; '.join(parts)}."
+
+
+def budget_block(b: BudgetVerdict) -> list[str]:
+    """Every session over the budget with its own fit plan, then those that cannot be judged."""
+    out = [budget_verdict(b)]
+    sessions = {s.key: s for s in b.sessions}
+    for f in b.findings:
+        out.append(f"  {f.text}")
+        judged = sessions.get(f.session or "")
+        if judged is not None and judged.fit is not None:
+            out += _fit_lines(judged.fit, b.limit)
     return out
 
 
@@ -376,32 +397,268 @@ def diff_block(d: AuditDiff, context_window: int) -> list[str]:
     return out
 
 
-def increase_block(g: IncreaseGate) -> list[str]:
-    limits = " and ".join(
-        x for x in (
-            f"{n(g.limit)} allowed" if g.limit is not None else "",
-            f"{g.limit_percent:g}% allowed" if g.limit_percent is not None else "",
-        ) if x
-    )  # fmt: skip
+def _limits(g: IncreaseGate) -> str:
+    parts = []
+    if g.limit is not None:
+        parts.append(f"{n(g.limit)} tokens")
+    if g.limit_percent is not None:
+        parts.append(f"{g.limit_percent:g}%")
+    return " and ".join(parts)
+
+
+def increase_verdict(g: IncreaseGate) -> str:
+    """The increase gate in one sentence (the summary's line)."""
     if g.passed:
-        if g.increase is None or g.increase <= 0:
-            return [f"increase ok: no increase to measure ({limits})"]
-        return [f"increase ok: {signed(g.increase)} tokens ≤ {limits}"]
-    return ["INCREASE FAIL:"] + [f"  {r}" for r in g.reasons]
+        grew = (
+            "nothing grew"
+            if g.increase is None or g.increase <= 0
+            else f"the largest increase is {signed(g.increase)} tokens"
+        )
+        return f"Increase limit {_limits(g)}: passed; {grew}."
+    causes = sum(1 for f in g.findings if f.gate is Gate.INCREASE and f.server is None)
+    unknown = len(g.findings) - causes
+    parts = []
+    if causes:
+        parts.append(f"{causes} over the limit")
+    if unknown:
+        parts.append(f"{unknown} change{'s' if unknown != 1 else ''} unknown")
+    return f"Increase limit {_limits(g)}: FAILED — {', '.join(parts)}."
+
+
+def increase_block(g: IncreaseGate) -> list[str]:
+    """The causes first (a known increase over the limit), then what could not be established."""
+    out = [increase_verdict(g)]
+    over = [f for f in g.findings if f.gate is Gate.INCREASE and "allowed" in f.text]
+    rest = [f for f in g.findings if f not in over]
+    out += [f"  {f.text}" for f in over]
+    if rest and over:
+        out.append("  Also unknown, each a reason of its own:")
+        out += [f"    {f.text}" for f in rest]
+    else:
+        out += [f"  {f.text}" for f in rest]
+    return out
+
+
+# --------------------------------------------------------------------- sessions
+
+
+def _files(sources: Sequence[str]) -> dict[str, str]:
+    return {src: str(i) for i, src in enumerate(sources, start=1)}
+
+
+def session_table(s: SessionResult, claude: bool, numbered: Mapping[str, str]) -> list[str]:
+    many = len(numbered) > 1
+    head = ["server", "tools", "tokens", "share", "start"]
+    head += (["claude"] if claude else []) + (["from"] if many else [])
+    rows: list[list[str]] = [head]
+    for e in s.servers:
+        v = e.server
+        row = [v.name, n(v.tool_count or 0), n(v.tokens or 0), pct(v.share or 0.0), _session(v)]
+        if claude:
+            row.append(n(v.claude_tokens) if v.claude_tokens is not None else "—")
+        if many:
+            row.append(numbered[e.source])
+        rows.append(row)
+    total = ["total", n(s.tool_count), n(s.total_tokens)] + [""] * (len(head) - 3)
+    right = [False] + [True] * (len(head) - 1)
+    lines = _table([*rows, total], right)
+    width = max(len(x) for x in lines) - 2
+    return [*lines[:-1], "  " + RULE * width, lines[-1]]
+
+
+def _cut(text: str, width: int) -> str:
+    """One line of at most ``width`` characters (a cut one ends in "…"; --json has it whole)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def session_block(
+    s: SessionResult,
+    report: AuditReport,
+    by_file: Mapping[tuple[str, str], ConfigResult],
+    width: int,
+) -> list[str]:
+    claude = report.claude_divergence is not None
+    numbered = _files(s.sources)
+    floor = "at least " if s.skipped else ""
+    count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
+    files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
+    out = [f"{s.label} — {floor}{n(s.total_tokens)} tokens · {count} measured · {files}"]
+    if len(s.sources) == 1:
+        out.append(f"  file: {s.sources[0]}")
+    else:
+        scope = {
+            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
+        }
+        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    if s.servers:
+        out += session_table(s, claude, numbered)
+        out.append("")
+    out.append(
+        f"  {floor}{n(s.total_tokens)} tokens of tool schemas — {pct(s.context_share)} of a "
+        f"{n(report.context_window)}-token context window."
+    )
+    if s.deferral is not None:
+        out += deferral_block(s.deferral, report.context_window)
+        up = upfront_tokens(s.deferral)
+        if up is not None and s.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
+            out.append(f"  Loaded up front on every request: {n(up)} tokens.")
+
+    def tag(source: str) -> str:
+        return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
+
+    if s.overridden:
+        out += ["", "  declared twice, loaded once"]
+        out += [f"    {o.name}{tag(o.source)}: not loaded — {o.why}" for o in s.overridden]
+        if s.precedence_source:
+            out.append(f"    (source: {s.precedence_source})")
+    if s.heaviest_tools:
+        out += ["", "  heaviest tools"]
+        rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in s.heaviest_tools]
+        out += _table(rows, [False, True], indent="    ")
+    if s.trim_advice:
+        t = s.trim_advice
+        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
+        out += [
+            "",
+            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this session) — if "
+            "your client supports per-tool filtering.",
+        ]
+    if s.skipped:
+        out += ["", "  not measured"]
+        for e in s.skipped:
+            v = e.server
+            line = f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
+            out.append(_cut(line, width))
+    notes = [
+        (e.server.name, e.source, note)
+        for e in (*s.servers, *s.skipped)
+        for note in e.server.config_notes
+    ]
+    if notes:
+        out += ["", "  notes"] + [f"    {name}{tag(src)}: {note}" for name, src, note in notes]
+    off = [
+        (name, src)
+        for src in s.sources
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
+    ]
+    if off:
+        out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
+    return out
+
+
+def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) -> list[str]:
+    """A few lines before the detail: sessions, servers, the heaviest session, gate verdicts."""
+    measured = {(e.source, e.server.name) for s in report.sessions for e in s.servers}
+    unmeasured = {(e.source, e.server.name) for s in report.sessions for e in s.skipped}
+    count = len(report.sessions)
+    out = [
+        f"{count} client session{'s' if count != 1 else ''} from {len(report.configs)} config "
+        f"file{'s' if len(report.configs) != 1 else ''}; {len(measured)} server"
+        f"{'s' if len(measured) != 1 else ''} measured, {len(unmeasured)} not."
+    ]
+    if report.sessions:
+        top = report.sessions[0]
+        floor = "at least " if top.skipped else ""
+        up = upfront_tokens(top.deferral) if top.deferral is not None else None
+        if up is None or up == top.total_tokens:
+            paid = ""
+        elif up == 0:
+            paid = "; the client defers them all"
+        else:
+            paid = f"; {n(up)} of them load up front on every request"
+        out.append(
+            f"Heaviest session: {top.label}, {floor}{n(top.total_tokens)} tokens of tool "
+            f"definitions ({pct(top.context_share)} of the context window){paid}."
+        )
+    if gates is not None and gates.budget is not None:
+        out.append(budget_verdict(gates.budget))
+    if gates is not None and gates.increase is not None:
+        out.append(increase_verdict(gates.increase))
+    if by_file:
+        out.append("Below: each config file on its own (--by-file); sessions add them up.")
+    return out
+
+
+LEGEND = (
+    "Columns: tools = tools the server lists; tokens = its tool definitions in "
+    "{encoding} tokens; share = of the {unit} total; start = what it costs at session start "
+    "even when definitions are deferred (tool names and instructions; ≥ when only partly "
+    "known){claude}{source}. Long notes are cut to the width; --json has them whole."
+)
+
+
+def legend(report: AuditReport, by_file: bool) -> str:
+    claude = (
+        "; claude = Anthropic request tokens, from the run named below"
+        if (report.claude_divergence is not None)
+        else ""
+    )
+    source = "" if by_file else "; from = the file that declares it, numbered above the table"
+    return LEGEND.format(
+        encoding=report.encoding,
+        unit="config's" if by_file else "session's",
+        claude=claude,
+        source=source,
+    )
+
+
+def fit_width(lines: Sequence[str], width: int) -> list[str]:
+    """Every line within ``width``: prose wraps under its own indent (plus two), table rows and
+    rules are cut."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        body = line.strip()
+        if RULE in body or "  " in body:  # a table row or a rule: one line, cut
+            out.append(_cut(line, width))
+            continue
+        out += textwrap.wrap(
+            body,
+            width=width,
+            initial_indent=indent,
+            subsequent_indent=indent + "  ",
+            break_long_words=False,  # a path or URL stays whole, even past the width
+            break_on_hyphens=False,
+        )
+    return out
 
 
 def render_text(
-    report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
+    report: AuditReport,
+    diff: AuditDiff | None = None,
+    gates: GateResult | None = None,
+    *,
+    width: int = DEFAULT_WIDTH,
+    by_file: bool = False,
 ) -> str:
-    """The human report (stdout)."""
+    """The human report (stdout): a summary, then one block per client session (``by_file``:
+    per config file), then what was not audited, the gates and the diff, within ``width``."""
+    width = max(width, MIN_WIDTH)
     out = [
         f"mcp-context-cost audit · methodology {report.methodology_version} · {report.encoding} · "
         f"context window {n(report.context_window)}",
+        "",
+        *summary_block(report, gates, by_file),
+        "",
+        legend(report, by_file),
     ]
-    shown: set[int] = set()
-    for c in report.configs:
-        out.append("")
-        out += config_block(c, report, shown)
+    files = {(c.client, c.source): c for c in report.configs}
+    if by_file:
+        shown: set[int] = set()
+        for c in report.configs:
+            out.append("")
+            out += config_block(c, report, shown)
+    else:
+        for s in report.sessions:
+            out.append("")
+            out += session_block(s, report, files, width)
     if report.empty_configs:
         out += ["", "configs with no live server"]
         for e in report.empty_configs:
@@ -424,20 +681,25 @@ def render_text(
             out.append(f"  {v.launch}: {names}")
     if report.claude_divergence is not None:
         cd = report.claude_divergence
-        out += ["", f"claude: Anthropic request tokens from the published divergence run ({cd.model}, "
-                    f"{cd.measured_at}), shown only where the capture hash matches this install; — otherwise."]  # fmt: skip
+        out += [
+            "",
+            f"claude: Anthropic request tokens from the published divergence run ({cd.model}, "
+            f"{cd.measured_at}), shown only where the capture hash matches this install; — "
+            "otherwise.",
+        ]
     if report.problems:
         out += ["", "problems"] + [f"  {p}" for p in report.problems]
     if gates is not None and gates.budget is not None:
         out += ["", *budget_block(gates.budget)]
-    if diff is not None:
-        out += ["", *diff_block(diff, report.context_window)]
     if gates is not None and gates.increase is not None:
         out += ["", *increase_block(gates.increase)]
+    if diff is not None:
+        out += ["", *diff_block(diff, report.context_window)]
     out += [
         "",
         f"These are wire tokens ({report.encoding}); measured Anthropic request ratios run "
         f"{PUBLISHED_BAND.low:.2f}×–{PUBLISHED_BAND.high:.2f}×.",
         f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
     ]
-    return "\n".join(terminal_line(line.rstrip()) for line in out) + "\n"
+    safe = [terminal_line(line.rstrip()) for line in out]
+    return "\n".join(line.rstrip() for line in fit_width(safe, width)) + "\n"

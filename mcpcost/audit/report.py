@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpcost import __version__
-from mcpcost.audit.clients.claude_code import NAME as CLAUDE_CODE
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
     DeferralVerdict,
@@ -38,6 +37,7 @@ from mcpcost.audit.deferral import (
     SettingsSource,
     decide,
 )
+from mcpcost.audit.sessions import Overridden, SessionFile, plan_sessions
 from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
@@ -128,6 +128,41 @@ class ConfigResult:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SessionEntry:
+    """A server a session loads, with the file it comes from; ``share`` is of the session."""
+
+    server: ServerResult
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionResult:
+    """What one client session in this project pays: the union of the files it loads."""
+
+    key: str
+    client: str
+    label: str
+    sources: tuple[str, ...]
+    total_tokens: int  # over measured servers only (a floor when ``skipped`` is not empty)
+    tool_count: int
+    server_count: int
+    context_share: float
+    servers: tuple[SessionEntry, ...]  # measured, heaviest first
+    skipped: tuple[SessionEntry, ...]  # loaded but without a number
+    overridden: tuple[Overridden, ...]  # declared, but another file's entry of the name wins
+    heaviest_tools: tuple[HeaviestTool, ...]
+    trim_advice: TrimAdvice | None
+    precedence: tuple[str, ...]  # scopes, winning first
+    precedence_documented: bool
+    precedence_source: str | None
+    deferral: DeferralVerdict | None = None
+
+    @property
+    def complete(self) -> bool:
+        return not self.skipped
+
+
+@dataclass(frozen=True, kw_only=True)
 class EmptyConfig:
     """A config file that contributes no live server: nothing declared, all off, or unreadable."""
 
@@ -173,6 +208,7 @@ class AuditReport:
     unresolved: tuple[UnresolvedEntry, ...] = ()
     env_variants: tuple[EnvVariant, ...] = ()
     claude_divergence: ClaudeRunInfo | None = None
+    sessions: tuple[SessionResult, ...] = ()
     mcpcost_version: str = __version__
     extras: Mapping[str, Any] = field(default_factory=dict)
 
@@ -356,45 +392,108 @@ def disabled_reasons(config: ConfigFile) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _scope_key(c: ConfigResult) -> str:
-    return f"client:{CLAUDE_CODE}" if c.client == CLAUDE_CODE else f"file:{c.client}:{c.source}"
+def _session_files(
+    configs: Sequence[ConfigResult], files: Mapping[tuple[str, str], ConfigFile]
+) -> list[SessionFile]:
+    out = []
+    for c in configs:
+        scopes = {e.name: e.scope or c.scope for e in files[(c.client, c.source)].live_entries}
+        names = [s.name for s in (*c.servers, *c.skipped)]
+        out.append(
+            SessionFile(
+                client=c.client,
+                source=c.source,
+                scope=c.scope,
+                entries=tuple((n, scopes.get(n, c.scope)) for n in names),
+            )
+        )
+    return out
 
 
-def attach_deferral(
+def build_sessions(
     configs: Sequence[ConfigResult],
+    files: Mapping[tuple[str, str], ConfigFile],
     *,
     context_window: int,
     shell_environ: Mapping[str, str] | None,
     settings: Sequence[SettingsSource] | None,
     divergence: DivergenceRun | None,
-) -> list[ConfigResult]:
-    """One verdict per session scope, shared by every config file of that scope."""
-    scopes: dict[str, list[ConfigResult]] = {}
-    for c in configs:
-        scopes.setdefault(_scope_key(c), []).append(c)
-    verdicts: dict[str, DeferralVerdict] = {}
-    for key, members in scopes.items():
-        seen: set[str] = set()
-        servers: list[SessionServer] = []
-        for c in members:  # a name declared in two files of one session is loaded once
-            for s in c.servers:
-                if s.name not in seen:
-                    seen.add(s.name)
-                    servers.append(SessionServer(name=s.name, tokens=s.tokens or 0,
-                                                 claude_tokens=s.claude_tokens,
-                                                 always_load=s.always_load))  # fmt: skip
-        verdicts[key] = decide(
-            client=members[0].client,
-            sources=[c.source for c in members],
-            servers=servers,
-            is_floor=any(c.skipped for c in members),
+) -> list[SessionResult]:
+    """The client sessions these configs form (``sessions.plan_sessions``), with their totals
+    and one deferral verdict each; heaviest first."""
+    by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
+    out: list[SessionResult] = []
+    for plan in plan_sessions(_session_files(configs, files)):
+        entries: list[SessionEntry] = []
+        for source, name in plan.members:
+            c = by_file[(plan.client, source)]
+            found = next(s for s in (*c.servers, *c.skipped) if s.name == name)
+            entries.append(SessionEntry(server=found, source=source))
+        measured = [e for e in entries if e.server.measured]
+        skipped = [e for e in entries if not e.server.measured]
+        total = sum(e.server.tokens or 0 for e in measured)
+        measured.sort(key=lambda e: (-(e.server.tokens or 0), e.server.name))
+        measured = [
+            replace(
+                e, server=replace(e.server, share=(e.server.tokens or 0) / total if total else 0.0)
+            )
+            for e in measured
+        ]
+        servers = [e.server for e in measured]
+        verdict = decide(
+            client=plan.client,
+            sources=list(plan.sources),
+            servers=[
+                SessionServer(
+                    name=s.name,
+                    tokens=s.tokens or 0,
+                    claude_tokens=s.claude_tokens,
+                    always_load=s.always_load,
+                )
+                for s in servers
+            ],
+            is_floor=bool(skipped),
             context_window=context_window,
             shell_environ=shell_environ,
             settings=settings,
             divergence=divergence,
-            pinned_unmeasured=[s.name for c in members for s in c.skipped if s.always_load],
+            pinned_unmeasured=[e.server.name for e in skipped if e.server.always_load],
         )
-    return [replace(c, deferral=verdicts[_scope_key(c)]) for c in configs]
+        out.append(
+            SessionResult(
+                key=plan.key,
+                client=plan.client,
+                label=plan.label,
+                sources=plan.sources,
+                total_tokens=total,
+                tool_count=sum(s.tool_count or 0 for s in servers),
+                server_count=len(servers),
+                context_share=total / context_window,
+                servers=tuple(measured),
+                skipped=tuple(skipped),
+                overridden=plan.overridden,
+                heaviest_tools=tuple(heaviest_tools(servers)),
+                trim_advice=trim_advice(servers, total),
+                precedence=plan.precedence,
+                precedence_documented=plan.documented,
+                precedence_source=plan.rule_source,
+                deferral=verdict,
+            )
+        )
+    out.sort(key=lambda x: -x.total_tokens)
+    return out
+
+
+def attach_deferral(
+    configs: Sequence[ConfigResult], sessions: Sequence[SessionResult]
+) -> list[ConfigResult]:
+    """Each config file carries the verdict of the (first) session that loads it."""
+    verdicts: dict[tuple[str, str], DeferralVerdict] = {}
+    for session in sessions:
+        for source in session.sources:
+            if session.deferral is not None:
+                verdicts.setdefault((session.client, source), session.deferral)
+    return [replace(c, deferral=verdicts.get((c.client, c.source))) for c in configs]
 
 
 def env_variants(configs: Sequence[ConfigFile]) -> list[EnvVariant]:
@@ -457,13 +556,16 @@ def build_report(
             continue
         results.append(config_result(c, measurements, context_window, claude))
     results.sort(key=lambda r: -r.total_tokens)
-    results = attach_deferral(
-        results,
+    order = {c.source: i for i, c in enumerate(configs)}
+    sessions = build_sessions(
+        sorted(results, key=lambda r: order[r.source]),  # discovery order: user, project, ...
+        {(c.client, c.source): c for c in configs},
         context_window=context_window,
         shell_environ=shell_environ,
         settings=settings,
         divergence=divergence,
     )
+    results = attach_deferral(results, sessions)
     return AuditReport(
         methodology_version=METHODOLOGY_VERSION,
         encoding=ENCODING,
@@ -477,4 +579,5 @@ def build_report(
         claude_divergence=ClaudeRunInfo(model=divergence.model, measured_at=divergence.measured_at)
         if divergence
         else None,
+        sessions=tuple(sessions),
     )

@@ -46,7 +46,7 @@ from mcpcost.audit.gates import GateFinding, evaluate_gates, unmeasured_findings
 from mcpcost.audit.progress import progress_for
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
-from mcpcost.audit.render_text import render_text
+from mcpcost.audit.render_text import DEFAULT_WIDTH, render_text
 from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.audit.sarif import entry_lines, locate, render_sarif
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
@@ -105,8 +105,18 @@ def build_parser() -> ArgParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="the report as one JSON object")
     fmt.add_argument("--markdown", action="store_true", help="the report as Markdown")
-    p.add_argument("--budget", type=positive_int, metavar="N",
-                   help="fail when any config costs more than N tokens")  # fmt: skip
+    p.add_argument(
+        "--by-file",
+        action="store_true",
+        help="one block per config file instead of per client session (text, Markdown)",
+    )
+    p.add_argument(
+        "--budget",
+        type=positive_int,
+        metavar="N",
+        help="fail when any client session (the files one client loads together) costs more "
+        "than N tokens",
+    )
     p.add_argument("--baseline", metavar="FILE", help="an earlier audit --json report to diff")
     p.add_argument("--max-increase", type=non_negative_int, metavar="N",
                    help="fail when a config grew by more than N tokens vs --baseline")  # fmt: skip
@@ -367,9 +377,11 @@ def _audit(
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
-        out.write(render_markdown(report, diff, shown))
+        out.write(render_markdown(report, diff, shown, by_file=args.by_file))
     else:
-        out.write(render_text(report, diff, shown))
+        out.write(
+            render_text(report, diff, shown, width=text_width(env, out), by_file=args.by_file)
+        )
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
         *(gates.budget.findings if gates.budget else ()),
@@ -382,6 +394,19 @@ def _audit(
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
+
+
+def text_width(environ: Mapping[str, str], out: TextIO) -> int:
+    """The width the text report fits: ``COLUMNS``, else the terminal's, else the default."""
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if out.isatty():
+            return os.get_terminal_size(out.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return DEFAULT_WIDTH
 
 
 def write_sarif(

@@ -89,7 +89,12 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
         assert int(outputs["head-tokens"]) == diff["afterTotal"]
         source = report["configs"][0]["source"]
         engine = sorted(r.replace(source, ".mcp.json") for r in report["gates"]["reasons"])
-        action = sorted(r for r in outputs["failure-reasons"].split("\n") if r)
+        # the Action knows the file is Claude Code's; `--config` names the session by its file
+        action = sorted(
+            r.replace("Claude Code carries", ".mcp.json carries")
+            for r in outputs["failure-reasons"].split("\n")
+            if r
+        )
         assert action == engine
         # the Action's own copy of the engine's report says the same
         own = json.loads((sim.repo / ".mcp-context-cost" / "audit.json").read_text())

@@ -42,7 +42,7 @@ def test_added_config_is_judged_on_its_full_total(sim: Sim, fake: FakeGitHub) ->
     )
     assert code == 1, log
     assert outputs["failure-reasons"] == (
-        f".mcp.json: +{total:,} tokens per request, over the {total - 1:,} allowed"
+        f".mcp.json: +{total:,} tokens per request, over the {total - 1:,} allowed."
     )
     # exactly at the limit passes
     code, log, outputs, _ = sim.run(
@@ -102,5 +102,5 @@ def test_config_empty_on_base_grows_from_zero(sim: Sim, fake: FakeGitHub) -> Non
     total = int(outputs["head-tokens"])
     assert outputs["base-tokens"] == "0" and int(outputs["delta"]) == total
     assert outputs["failure-reasons"] == (
-        f".mcp.json: +{total:,} tokens per request, over the 5 allowed"
+        f".mcp.json: +{total:,} tokens per request, over the 5 allowed."
     )

@@ -21,6 +21,7 @@ from mcpcost.audit.clients.client import (
     Places,
     ProjectFile,
     Scope,
+    SessionRule,
     env_value,
 )
 from mcpcost.audit.clients.entries import ParseContext, RawServer
@@ -35,6 +36,7 @@ from mcpcost.errors import JSONSyntaxError
 NAME = "claude-code"
 PROJECT_FILES = (ProjectFile(".mcp.json"),)
 DIALECT = Dialect(NAME)
+LOCAL = "local"  # the scope of a server in the project's block of ~/.claude.json
 
 
 # ---------------------------------------------------------------- where its files live
@@ -76,11 +78,9 @@ def settings_paths(
 
 
 def locations(at: Places) -> list[Location]:
-    config_dir = at.env("CLAUDE_CONFIG_DIR")
-    user = Path(config_dir) if config_dir else at.home
     managed = Path(managed_dir(at.platform, at.root, at.programdata))
     return [
-        Location(NAME, Scope.USER, user / ".claude.json"),
+        Location(NAME, Scope.USER, claude_json_path(at.home, at.environ, at.platform)),
         *at.project(NAME, PROJECT_FILES),
         Location(NAME, Scope.MANAGED, managed / "managed-mcp.json"),
     ]
@@ -157,6 +157,7 @@ def parse(
                     problems.append(
                         f"server {raw.name!r}: the project entry overrides the user entry"
                     )
+                raw.scope = LOCAL
                 raws[raw.name] = raw
     elif projects is not None:
         problems.append(f"projects is {kind_of(projects)}, expected an object (ignored)")
@@ -207,6 +208,11 @@ def parse_approval_settings(scope: str, source: str, text: str | bytes | None) -
     state, data = settings_object(text)
     if state != "read":
         return ApprovalSettings(scope=scope, source=source, state=state)
+    return approval_keys(scope, source, data)
+
+
+def approval_keys(scope: str, source: str, data: Mapping[str, Any]) -> ApprovalSettings:
+    """The three approval keys of one JSON object (wrong types are problems, ignored)."""
     problems: list[str] = []
     enable_all = data.get(ENABLE_ALL_KEY)
     if enable_all is not None and not isinstance(enable_all, bool):
@@ -230,6 +236,29 @@ def _read_if_exists(path: str) -> bytes | None:
         return None
 
 
+def project_block_approval(
+    source: str, text: str | bytes | None, ctx: ParseContext
+) -> ApprovalSettings:
+    """The approvals Claude Code records in the current project's block of ``~/.claude.json``
+    (where it keeps the answer to its "use this project's servers?" question): the same three
+    keys as the settings files, read the same way. Absent file or block: ``absent``."""
+    state, data = settings_object(text)
+    if state != "read":
+        return ApprovalSettings(scope=LOCAL, source=source, state=state)
+    projects = data.get("projects")
+    key = claude_project_key(projects, ctx) if isinstance(projects, dict) else None
+    block = projects.get(key) if isinstance(projects, dict) and key is not None else None
+    if not isinstance(block, dict):
+        return ApprovalSettings(scope=LOCAL, source=source, state="absent")
+    return approval_keys(LOCAL, source, block)
+
+
+def claude_json_path(home: Path, environ: Mapping[str, str], platform: str) -> Path:
+    """``~/.claude.json``, or the one under ``CLAUDE_CONFIG_DIR`` when that is set."""
+    config_dir = env_value(environ, "CLAUDE_CONFIG_DIR", platform)
+    return (Path(config_dir) if config_dir else home) / ".claude.json"
+
+
 def read_approval_settings(
     *,
     home: Path,
@@ -238,9 +267,12 @@ def read_approval_settings(
     environ: Mapping[str, str],
     system_root: Path | None = None,
     read: Callable[[str], bytes | None] = _read_if_exists,
+    context: ParseContext | None = None,
 ) -> tuple[ApprovalSettings, ...]:
-    """Claude Code's four settings files (``settings_paths``, highest precedence first), read for
-    their approval keys. ``system_root`` stands in for ``/``, as in ``Places``."""
+    """Claude Code's four settings files (``settings_paths``, highest precedence first) and, with
+    a ``context`` naming the project, the project's block of ``~/.claude.json`` (after the
+    project-local settings file), read for their approval keys. ``system_root`` stands in for
+    ``/``, as in ``Places``."""
     out: list[ApprovalSettings] = []
     paths = settings_paths(
         home=str(home), cwd=str(cwd), platform=platform, environ=environ, system_root=system_root
@@ -252,6 +284,14 @@ def read_approval_settings(
             out.append(ApprovalSettings(scope=scope, source=path, state="unreadable"))
             continue
         out.append(parse_approval_settings(scope, path, data))
+        if scope == "project-local" and context is not None:
+            state_path = str(claude_json_path(home, environ, platform))
+            try:
+                state_text = read(state_path)
+            except (OSError, ValueError):
+                out.append(ApprovalSettings(scope=LOCAL, source=state_path, state="unreadable"))
+                continue
+            out.append(project_block_approval(state_path, state_text, context))
     return tuple(out)
 
 
@@ -289,12 +329,6 @@ def apply_project_approval(cf: ConfigFile, settings: Sequence[ApprovalSettings])
 
 TRUST_ACCEPTED_KEY = "hasTrustDialogAccepted"
 PROJECT_BLOCK = "claude-json-project"  # the scope of the approvals kept in ~/.claude.json
-
-
-def claude_json_path(home: Path, environ: Mapping[str, str]) -> Path:
-    """Where Claude Code keeps its own state (``CLAUDE_CONFIG_DIR`` moves it)."""
-    config_dir = environ.get("CLAUDE_CONFIG_DIR")
-    return (Path(config_dir) if config_dir else home) / ".claude.json"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -369,4 +403,10 @@ CLIENT = Client(
     project_files=PROJECT_FILES,
     claims=(Claim("projects", 0, _has_project_servers),),
     deferral=DeferralRule.TOOL_SEARCH,
+    session=SessionRule(
+        precedence=("managed", "local", "project", "user"),
+        documented=True,
+        source="https://code.claude.com/docs/en/mcp#scope-hierarchy-and-precedence",
+        managed_exclusive=True,
+    ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpcost.audit.clients.client import Client, Location, Places, Scope
+from mcpcost.audit.clients.client import Client, Location, Places, Scope, SessionRule
 from mcpcost.audit.clients.formats import FileFormat
 from mcpcost.audit.clients.shapes import Dialect, map_parser
 from mcpcost.audit.variables import NONE
@@ -29,4 +29,5 @@ CLIENT = Client(
     locations=locations,
     file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
     launchd_path_on_macos=True,
+    session=SessionRule(alternatives=True),
 )

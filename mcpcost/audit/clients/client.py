@@ -149,6 +149,31 @@ class Places:
         ]
 
 
+@dataclass(frozen=True, kw_only=True)
+class SessionRule:
+    """How a client loads its files into one session for the project it runs in.
+
+    Every file of the client that discovery found for that project joins one session, except
+    that with ``alternatives`` each user file's directory is a separate installation or profile
+    (VS Code and VS Code Insiders, a profile, the editor an extension runs in): each one starts
+    its own session, and the project and managed files join every one of them.
+
+    ``precedence``: the scopes from winning to losing when two files name the same server (an
+    entry's own scope, such as Claude Code's ``local`` block, counts before its file's).
+    ``documented`` says whether the client documents that order (``source``: where) or the audit
+    assumes the nearest file wins. ``managed_exclusive``: a managed file with servers replaces
+    every other file (Claude Code's ``managed-mcp.json``)."""
+
+    precedence: tuple[str, ...] = ("managed", "project", "user")
+    documented: bool = False
+    source: str | None = None
+    alternatives: bool = False
+    managed_exclusive: bool = False
+
+
+NEAREST_WINS = SessionRule()
+
+
 def json_format(source: str) -> FileFormat:
     return FileFormat.JSON
 
@@ -168,3 +193,4 @@ class Client:
     deferral: DeferralRule = DeferralRule.NONE_ON_RECORD
     # a macOS app that starts servers with launchd's PATH, not the login shell's
     launchd_path_on_macos: bool = False
+    session: SessionRule = NEAREST_WINS  # how its files form one session, and who wins a name

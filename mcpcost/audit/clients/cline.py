@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpcost.audit.clients.client import Client, Location, Places, Scope
+from mcpcost.audit.clients.client import Client, Location, Places, Scope, SessionRule
 from mcpcost.audit.clients.shapes import Dialect, map_parser
 from mcpcost.audit.variables import NONE
 
@@ -30,4 +30,5 @@ CLIENT = Client(
     syntax=NONE,
     parse=map_parser("mcpServers", Dialect(NAME, exclude_key="disabledTools")),
     locations=locations,
+    session=SessionRule(alternatives=True),
 )

@@ -10,7 +10,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpcost.audit.clients.client import Claim, Client, Location, Parsed, Places, ProjectFile, Scope
+from mcpcost.audit.clients.client import (
+    Claim,
+    Client,
+    Location,
+    Parsed,
+    Places,
+    ProjectFile,
+    Scope,
+    SessionRule,
+)
 from mcpcost.audit.clients.entries import FieldReader, ParseContext
 from mcpcost.audit.clients.formats import FileFormat
 from mcpcost.audit.clients.shapes import own_entries
@@ -82,4 +91,9 @@ CLIENT = Client(
     project_files=PROJECT_FILES,
     file_format=lambda source: FileFormat.TOML,
     claims=(Claim("mcp_servers", 40),),
+    session=SessionRule(
+        precedence=("project", "user"),
+        documented=True,
+        source="https://developers.openai.com/codex/config-basic",
+    ),
 )

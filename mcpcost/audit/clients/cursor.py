@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpcost.audit.clients.client import Client, Location, Places, ProjectFile, Scope
+from mcpcost.audit.clients.client import Client, Location, Places, ProjectFile, Scope, SessionRule
 from mcpcost.audit.clients.shapes import Dialect, map_parser
 from mcpcost.audit.variables import VariableSyntax
 
@@ -24,4 +24,9 @@ CLIENT = Client(
     parse=map_parser("mcpServers", Dialect(NAME, env_file=True)),
     locations=locations,
     project_files=PROJECT_FILES,
+    session=SessionRule(
+        precedence=("project", "user"),
+        documented=True,
+        source="https://cursor.com/docs/cli/mcp",
+    ),
 )

@@ -71,6 +71,7 @@ class RawServer:
     fatal: str | None = None  # why it cannot be launched regardless of variables
     unresolved: list[str] = field(default_factory=list)  # found before resolution (Codex...)
     unresolved_fields: list[str] = field(default_factory=list)
+    scope: str | None = None  # when it differs from its file's (Claude Code's local block)
 
 
 class FieldReader:
@@ -245,6 +246,7 @@ def finish_entry(
         line=raw.line,
         enabled_tools=raw.enabled_tools,
         disabled_tools=raw.disabled_tools,
+        scope=raw.scope,
     )
     if raw.fatal is None and raw.transport is None:
         raw.fatal = "no command or url"

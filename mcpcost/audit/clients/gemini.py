@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpcost.audit.clients.client import Client, Location, Parsed, Places, ProjectFile, Scope
+from mcpcost.audit.clients.client import (
+    Client,
+    Location,
+    Parsed,
+    Places,
+    ProjectFile,
+    Scope,
+    SessionRule,
+)
 from mcpcost.audit.clients.entries import ParseContext
 from mcpcost.audit.clients.formats import server_block
 from mcpcost.audit.clients.shapes import Dialect, top_block
@@ -65,4 +73,9 @@ CLIENT = Client(
     parse=parse,
     locations=locations,
     project_files=PROJECT_FILES,
+    session=SessionRule(
+        precedence=("managed", "project", "user"),
+        documented=True,
+        source="https://geminicli.com/docs/reference/configuration",
+    ),
 )

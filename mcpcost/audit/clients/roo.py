@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpcost.audit.clients.client import Client, Location, Places, ProjectFile, Scope
+from mcpcost.audit.clients.client import Client, Location, Places, ProjectFile, Scope, SessionRule
 from mcpcost.audit.clients.shapes import Dialect, map_parser
 from mcpcost.audit.variables import NONE
 
@@ -26,4 +26,10 @@ CLIENT = Client(
     parse=map_parser("mcpServers", Dialect(NAME, exclude_key="disabledTools")),
     locations=locations,
     project_files=PROJECT_FILES,
+    session=SessionRule(
+        precedence=("project", "user"),
+        documented=True,
+        source="https://docs.roocode.com/features/mcp/using-mcp-in-roo",
+        alternatives=True,
+    ),
 )

@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mcpcost.audit.clients.client import Claim, Client, Location, Parsed, Places, ProjectFile, Scope
+from mcpcost.audit.clients.client import (
+    Claim,
+    Client,
+    Location,
+    Parsed,
+    Places,
+    ProjectFile,
+    Scope,
+    SessionRule,
+)
 from mcpcost.audit.clients.entries import ParseContext
 from mcpcost.audit.clients.formats import FileFormat, kind_of, object_of, server_block
 from mcpcost.audit.clients.shapes import Dialect, map_block
@@ -83,4 +92,5 @@ CLIENT = Client(
     locations=locations,
     project_files=PROJECT_FILES,
     claims=(Claim("servers", 20), Claim("mcp", 60, _has_vscode_block)),
+    session=SessionRule(alternatives=True),
 )
