@@ -246,10 +246,23 @@ def floor_run(image: str, source: Path, work: Path, servers: int) -> float:
     (bench / "launches.tsv").write_text("\n".join(rows) + "\n")
     started = time.time()
     subprocess.run(
-        ["podman", "run", "--rm", "--network", "host", "-v", f"{bench}:/bench",
-         "--entrypoint", "python3", image, "/bench/client.py"],
-        check=True, capture_output=True, timeout=600,
-    )  # fmt: skip
+        [
+            "podman",
+            "run",
+            "--rm",
+            "--network",
+            "host",
+            "-v",
+            f"{bench}:/bench",
+            "--entrypoint",
+            "python3",
+            image,
+            "/bench/client.py",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     return time.time() - started
 
 
@@ -257,16 +270,20 @@ def container_floor(image: str) -> float:
     started = time.time()
     subprocess.run(
         ["podman", "run", "--rm", "--entrypoint", "python3", image, "-c", "pass"],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return time.time() - started
 
 
 def build_image() -> str:
     done = subprocess.run(
         ["bash", str(ROOT / "scripts" / "build-image.sh")],
-        capture_output=True, text=True, timeout=3600,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     if done.returncode != 0:
         raise SystemExit(f"scripts/build-image.sh failed:\n{done.stderr[-3000:]}")
     return done.stdout.strip().splitlines()[-1]
@@ -282,8 +299,10 @@ def main() -> None:
         raise SystemExit("podman is needed (scripts/setup-podman.sh)")
     image = args.image or build_image()
     n = args.servers
-    print(f"image {image}; {n} servers, the PR changes 1; {args.runs} runs; "
-          f"load {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs")  # fmt: skip
+    print(
+        f"image {image}; {n} servers, the PR changes 1; {args.runs} runs; "
+        f"load {os.getloadavg()[0]:.2f}, {os.cpu_count()} CPUs"
+    )
     rows: list[dict[str, Any]] = []
     floors: list[float] = []
     starts: list[float] = []

@@ -48,8 +48,10 @@ def main() -> int:
     print(f"files / captures:      {len(files):8d} / {captures}")
     print(f"canonical bytes:       {canonical_bytes:8d}  (wire files {wire_bytes} bytes)")
     print(f"all captures, best of 5: {best * 1000:6.1f} ms  (target < 500 ms)")
-    print(f"throughput:            {canonical_bytes / best / 1e6:8.2f} MB/s canonical, "
-          f"{captures / best:8.1f} captures/s")  # fmt: skip
+    print(
+        f"throughput:            {canonical_bytes / best / 1e6:8.2f} MB/s canonical, "
+        f"{captures / best:8.1f} captures/s"
+    )
     return 0 if best < 0.5 else 1
 
 

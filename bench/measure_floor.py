@@ -59,8 +59,14 @@ def children_cpu() -> float:
 def floor_once(argv: list[str], env: dict[str, str]) -> float:
     """Seconds from spawn to the tools/list answer, with the simplest possible client."""
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, start_new_session=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None
 
     def send(msg: dict[str, object]) -> None:
@@ -80,9 +86,18 @@ def floor_once(argv: list[str], env: dict[str, str]) -> float:
         raise RuntimeError("server closed before answering")
 
     try:
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "floor", "version": "0"}}})  # fmt: skip
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "floor", "version": "0"},
+                },
+            }
+        )
         wait_id(1)
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -123,8 +138,19 @@ def measure_once(name: str, argv: list[str], env: dict[str, str]) -> tuple[float
 def cli_once(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
     """``python -m mcpcost measure --json`` as a subprocess: what a user waits for."""
     flags = [x for name in env for x in ("--env", name)]
-    cmd = [sys.executable, "-m", "mcpcost", "measure", "--json", "--no-retry", "--timeout", "60",
-           *flags, "--", *argv]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "mcpcost",
+        "measure",
+        "--json",
+        "--no-retry",
+        "--timeout",
+        "60",
+        *flags,
+        "--",
+        *argv,
+    ]
     child_env = {**os.environ, **env, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, env=child_env, check=False)
@@ -139,8 +165,10 @@ def cli_once(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
 def machine_line(when: str) -> str:
     one, five, _ = os.getloadavg()
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    return (f"{when}: load average {one:.2f} (1 min) {five:.2f} (5 min); {os.cpu_count()} CPUs, "
-            f"this process may run on {cpus}")  # fmt: skip
+    return (
+        f"{when}: load average {one:.2f} (1 min) {five:.2f} (5 min); {os.cpu_count()} CPUs, "
+        f"this process may run on {cpus}"
+    )
 
 
 def main() -> int:
@@ -152,8 +180,10 @@ def main() -> int:
     print(machine_line("before"))
     started = time.perf_counter()
     get_tokenizer()
-    print(f"one-time tokenizer load in this process: {(time.perf_counter() - started) * 1000:.0f}"
-          " ms (the cli column pays it on every run, overlapped with the launches)")  # fmt: skip
+    print(
+        f"one-time tokenizer load in this process: {(time.perf_counter() - started) * 1000:.0f}"
+        " ms (the cli column pays it on every run, overlapped with the launches)"
+    )
     print(
         f"{'server':20} {'floor':>6} {'cpu s/launch':>12} {'2 floors':>9} {'measure':>8} "
         f"{'cli':>6} {'measure/floor':>13} {'measure/2 floors':>16} {'cli/floor':>9}  status"
@@ -183,9 +213,11 @@ def main() -> int:
         floor, wall = statistics.median(floors), statistics.median(walls)
         pair = statistics.median(pairs)
         cli = statistics.median(clis) if clis else float("nan")
-        print(f"{name:20} {floor * 1000:6.0f} {statistics.median(cpus):12.2f} {pair * 1000:9.0f} "
-              f"{wall * 1000:8.0f} {cli * 1000:6.0f} {wall / floor:13.2f} {wall / pair:16.2f} "
-              f"{cli / floor:9.2f}  {','.join(sorted(statuses))}")  # fmt: skip
+        print(
+            f"{name:20} {floor * 1000:6.0f} {statistics.median(cpus):12.2f} {pair * 1000:9.0f} "
+            f"{wall * 1000:8.0f} {cli * 1000:6.0f} {wall / floor:13.2f} {wall / pair:16.2f} "
+            f"{cli / floor:9.2f}  {','.join(sorted(statuses))}"
+        )
     print(machine_line("after"))
     return 0
 

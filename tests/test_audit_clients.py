@@ -735,9 +735,13 @@ def test_parse_dotenv(text: str, values: dict[str, str], problems: tuple[str, ..
     assert got.problems == problems
 
 
-@given(st.dictionaries(st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True),
-                       st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")),
-                               max_size=20), max_size=6))  # fmt: skip
+@given(
+    st.dictionaries(
+        st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True),
+        st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=20),
+        max_size=6,
+    )
+)
 @settings(max_examples=80, deadline=None)
 def test_parse_dotenv_round_trips_single_quoted_values(values: dict[str, str]) -> None:
     from mcpcost.audit.variables import parse_dotenv
@@ -749,15 +753,20 @@ def test_parse_dotenv_round_trips_single_quoted_values(values: dict[str, str]) -
 
 
 _DOTENV_SECRET = st.from_regex(r"[A-Za-z0-9]{16,28}", fullmatch=True).map(lambda s: "Ev" + s)
-_DOTENV_FORM = st.sampled_from(["{k}={v}", "export {k}={v}", "{k}='{v}'", '{k}="{v}"',
-                                "{k} = {v} # note"])  # fmt: skip
+_DOTENV_FORM = st.sampled_from(
+    ["{k}={v}", "export {k}={v}", "{k}='{v}'", '{k}="{v}"', "{k} = {v} # note"]
+)
 
 
 @given(
-    st.dictionaries(st.from_regex(r"[A-Z][A-Z0-9_]{0,10}", fullmatch=True),
-                    st.tuples(_DOTENV_SECRET, _DOTENV_FORM), min_size=1, max_size=4),
+    st.dictionaries(
+        st.from_regex(r"[A-Z][A-Z0-9_]{0,10}", fullmatch=True),
+        st.tuples(_DOTENV_SECRET, _DOTENV_FORM),
+        min_size=1,
+        max_size=4,
+    ),
     st.booleans(),
-)  # fmt: skip
+)
 @settings(max_examples=40, deadline=None)
 def test_env_file_values_never_reach_any_report_output(
     entries: dict[str, tuple[str, str]], fail: bool
@@ -785,13 +794,19 @@ def test_env_file_values_never_reach_any_report_output(
 
     def measure(s: ServerSpec) -> Measurement:
         if fail:
-            return Measurement(status=Status.STARTUP_FAILURE, server_name=s.name,
-                               notes="env was " + " ".join(secrets))  # fmt: skip
+            return Measurement(
+                status=Status.STARTUP_FAILURE,
+                server_name=s.name,
+                notes="env was " + " ".join(secrets),
+            )
         return measured(s, tools(s.name, 2))
 
     report = run_audit([cf], measure=measure, concurrency=1, generated_at="t")
     for out in (render_text(report), render_json(report), render_markdown(report)):
         for secret in secrets:
             assert secret not in out
-    assert set(entries) <= set(json.loads(render_json(report))["configs"][0][
-        "skipped" if fail else "servers"][0]["envVarNames"])  # fmt: skip
+    assert set(entries) <= set(
+        json.loads(render_json(report))["configs"][0]["skipped" if fail else "servers"][0][
+            "envVarNames"
+        ]
+    )

@@ -39,12 +39,22 @@ def absent(scope: str, source: str) -> SettingsSource:
     return parse_settings(scope, source, None)
 
 
-def verdict(shell: dict[str, str] | None = None, settings: list[SettingsSource] | None = None,
-            servers: tuple[SessionServer, ...] = SERVERS, **kw: Any) -> Any:  # fmt: skip
-    return decide(client="claude-code", sources=["/h/.claude.json"], servers=servers,
-                  is_floor=kw.pop("is_floor", False), context_window=kw.pop("context_window", 200_000),
-                  shell_environ=shell or {}, settings=settings if settings is not None else [],
-                  **kw)  # fmt: skip
+def verdict(
+    shell: dict[str, str] | None = None,
+    settings: list[SettingsSource] | None = None,
+    servers: tuple[SessionServer, ...] = SERVERS,
+    **kw: Any,
+) -> Any:
+    return decide(
+        client="claude-code",
+        sources=["/h/.claude.json"],
+        servers=servers,
+        is_floor=kw.pop("is_floor", False),
+        context_window=kw.pop("context_window", 200_000),
+        shell_environ=shell or {},
+        settings=settings if settings is not None else [],
+        **kw,
+    )
 
 
 # --------------------------------------------------------------------- README rows
@@ -77,8 +87,10 @@ def test_json_boolean_false_is_unresolved_not_false() -> None:
     assert upfront_tokens(v) is None
 
 
-@pytest.mark.parametrize(("value", "share"), [("auto", 0.10), ("auto:5", 0.05), ("auto:100", 1.0),
-                                              ("auto:0", 0.0), (" auto:20 ", 0.20)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "share"),
+    [("auto", 0.10), ("auto:5", 0.05), ("auto:100", 1.0), ("auto:0", 0.0), (" auto:20 ", 0.20)],
+)
 def test_auto_thresholds(value: str, share: float) -> None:
     v = verdict({TOOL_SEARCH: value})
     assert v.mode == "threshold" and v.threshold_share == pytest.approx(share)
@@ -152,8 +164,10 @@ def test_refusal_settings_file_cannot_be_read() -> None:
 
 def test_refusal_in_a_variable_not_consulted_refuses_nothing() -> None:
     # base URL disagreement behind an explicit ENABLE_TOOL_SEARCH
-    v = verdict({TOOL_SEARCH: "true", BASE_URL: "https://a.example"},
-                [settings_file({BASE_URL: "https://b.example"})])  # fmt: skip
+    v = verdict(
+        {TOOL_SEARCH: "true", BASE_URL: "https://a.example"},
+        [settings_file({BASE_URL: "https://b.example"})],
+    )
     assert v.mode == "defers-all"
 
 
@@ -199,11 +213,22 @@ def test_exact_claude_counts_replace_the_band() -> None:
 
 
 def test_a_supplied_run_recomputes_the_band() -> None:
-    run = parse_divergence({"model": "m", "measuredAt": "2026-08-18", "servers": {
-        "x": {"o200kFull": 100, "claudeDelta": 50, "capturedSha256": "a" * 64},
-        "y": {"o200kFull": 100, "claudeDelta": 150, "capturedSha256": "b" * 64},
-        "z": {"o200kFull": 100, "claudeDelta": 900, "capturedSha256": "c" * 64, "error": "x"},
-    }})  # fmt: skip
+    run = parse_divergence(
+        {
+            "model": "m",
+            "measuredAt": "2026-08-18",
+            "servers": {
+                "x": {"o200kFull": 100, "claudeDelta": 50, "capturedSha256": "a" * 64},
+                "y": {"o200kFull": 100, "claudeDelta": 150, "capturedSha256": "b" * 64},
+                "z": {
+                    "o200kFull": 100,
+                    "claudeDelta": 900,
+                    "capturedSha256": "c" * 64,
+                    "error": "x",
+                },
+            },
+        }
+    )
     v = verdict({TOOL_SEARCH: "auto"}, divergence=run)
     assert v.ratio is not None and (v.ratio.low, v.ratio.high, v.ratio.servers) == (0.5, 1.5, 2)
 
@@ -212,8 +237,10 @@ def test_a_supplied_run_recomputes_the_band() -> None:
 
 
 def test_always_load_is_read_from_the_config_and_paid_up_front() -> None:
-    servers = (SessionServer(name="pinned", tokens=5_000, always_load=True),
-               SessionServer(name="rest", tokens=9_000))  # fmt: skip
+    servers = (
+        SessionServer(name="pinned", tokens=5_000, always_load=True),
+        SessionServer(name="rest", tokens=9_000),
+    )
     v = verdict(servers=servers)
     assert v.mode == "defers-all"
     assert v.always_load.servers == ("pinned",) and v.always_load.tokens == 5_000
@@ -221,19 +248,27 @@ def test_always_load_is_read_from_the_config_and_paid_up_front() -> None:
     assert "pinned" in "\n".join(deferral_block(v, 200_000))
 
 
-@pytest.mark.parametrize("client", ["claude-desktop", "cursor", "vscode", "windsurf", "codex",
-                                    "gemini", "zed"])  # fmt: skip
+@pytest.mark.parametrize(
+    "client", ["claude-desktop", "cursor", "vscode", "windsurf", "codex", "gemini", "zed"]
+)
 def test_no_deferral_on_record_names_the_client(client: str) -> None:
-    v = decide(client=client, sources=["/x"], servers=SERVERS, is_floor=False,
-               context_window=200_000, shell_environ={TOOL_SEARCH: "true"})  # fmt: skip
+    v = decide(
+        client=client,
+        sources=["/x"],
+        servers=SERVERS,
+        is_floor=False,
+        context_window=200_000,
+        shell_environ={TOOL_SEARCH: "true"},
+    )
     assert v.mode == "no-deferral-on-record" and upfront_tokens(v) == 32_000
     text = "\n".join(deferral_block(v, 200_000))
     assert client in text and "an absence of a record" in text
 
 
 def test_explicit_config_is_client_unknown() -> None:
-    v = decide(client="explicit", sources=["/x"], servers=SERVERS, is_floor=False,
-               context_window=200_000)  # fmt: skip
+    v = decide(
+        client="explicit", sources=["/x"], servers=SERVERS, is_floor=False, context_window=200_000
+    )
     assert v.mode == "client-unknown" and upfront_tokens(v) == 32_000
 
 
@@ -250,8 +285,9 @@ def test_settings_paths_per_platform() -> None:
     ]
     mac = settings_paths(home="/Users/u", cwd="/w", platform="darwin", environ={})
     assert mac[0][1] == "/Library/Application Support/ClaudeCode/managed-settings.json"
-    win = settings_paths(home="C:\\Users\\u", cwd="C:\\w", platform="win32",
-                         environ={"ProgramData": "D:\\PD"})  # fmt: skip
+    win = settings_paths(
+        home="C:\\Users\\u", cwd="C:\\w", platform="win32", environ={"ProgramData": "D:\\PD"}
+    )
     assert win[0][1] == "D:\\PD\\ClaudeCode\\managed-settings.json"
 
 

@@ -38,15 +38,28 @@ def run(source: str, table: dict[str, Any], *names: str, client: str = "explicit
         ([], "expected a JSON object"),
         ({"configs": []}, "methodologyVersion"),
         ({"methodologyVersion": "1.0", "encoding": "o200k_base"}, "configs must be an array"),
-        ({"methodologyVersion": "1.0", "encoding": "o200k_base", "configs": [{"source": 3}]},
-         "configs[0]"),
-        ({"methodologyVersion": "1.0", "encoding": "o200k_base",
-          "configs": [{"source": "/a", "servers": [{"name": "x", "tokens": "12"}]}]},
-         "tokens must be a number"),
-        ({"methodologyVersion": "1.0", "encoding": "o200k_base",
-          "configs": [{"source": "/a", "servers": {"x": 1}}]}, "servers must be an array"),
+        (
+            {"methodologyVersion": "1.0", "encoding": "o200k_base", "configs": [{"source": 3}]},
+            "configs[0]",
+        ),
+        (
+            {
+                "methodologyVersion": "1.0",
+                "encoding": "o200k_base",
+                "configs": [{"source": "/a", "servers": [{"name": "x", "tokens": "12"}]}],
+            },
+            "tokens must be a number",
+        ),
+        (
+            {
+                "methodologyVersion": "1.0",
+                "encoding": "o200k_base",
+                "configs": [{"source": "/a", "servers": {"x": 1}}],
+            },
+            "servers must be an array",
+        ),
     ],
-)  # fmt: skip
+)
 def test_wrong_shapes_are_rejected_with_the_problem_named(obj: Any, needle: str) -> None:
     with pytest.raises(InputError, match="baseline") as info:
         parse_baseline(obj)
@@ -55,12 +68,20 @@ def test_wrong_shapes_are_rejected_with_the_problem_named(obj: Any, needle: str)
 
 @pytest.mark.parametrize(
     ("version", "needle"),
-    [(2, "reportVersion 2 is newer"), ("1", "whole number"), (0, "whole number"),
-     (True, "whole number")],
-)  # fmt: skip
+    [
+        (2, "reportVersion 2 is newer"),
+        ("1", "whole number"),
+        (0, "whole number"),
+        (True, "whole number"),
+    ],
+)
 def test_baseline_report_version_is_checked(version: Any, needle: str) -> None:
-    obj = {"reportVersion": version, "methodologyVersion": "1.0", "encoding": "o200k_base",
-           "configs": []}  # fmt: skip
+    obj = {
+        "reportVersion": version,
+        "methodologyVersion": "1.0",
+        "encoding": "o200k_base",
+        "configs": [],
+    }
     with pytest.raises(InputError, match="baseline") as info:
         parse_baseline(obj)
     assert needle in str(info.value)
@@ -101,15 +122,24 @@ def test_exact_source_pairing_and_unchanged() -> None:
 
 @pytest.mark.parametrize(
     ("old", "new"),
-    [("./.mcp.json", "/home/runner/work/repo/.mcp.json"),
-     ("/home/me/repo/.mcp.json", ".mcp.json"),
-     ("sub/./cfg/../cfg/mcp.json", "/abs/sub/cfg/mcp.json")],
-)  # fmt: skip
+    [
+        ("./.mcp.json", "/home/runner/work/repo/.mcp.json"),
+        ("/home/me/repo/.mcp.json", ".mcp.json"),
+        ("sub/./cfg/../cfg/mcp.json", "/abs/sub/cfg/mcp.json"),
+    ],
+)
 def test_relative_and_absolute_spellings_pair_by_path(old: str, new: str) -> None:
-    before = report_for([config("explicit", old, entry("alpha")),
-                         config("explicit", "/other.json", entry("beta"))], TABLE)  # fmt: skip
-    after = report_for([config("explicit", new, entry("alpha"), entry("gamma")),
-                        config("explicit", "/other.json", entry("beta"))], TABLE)  # fmt: skip
+    before = report_for(
+        [config("explicit", old, entry("alpha")), config("explicit", "/other.json", entry("beta"))],
+        TABLE,
+    )
+    after = report_for(
+        [
+            config("explicit", new, entry("alpha"), entry("gamma")),
+            config("explicit", "/other.json", entry("beta")),
+        ],
+        TABLE,
+    )
     d = diff_reports(as_baseline(before), after)
     by = {c.source: c for c in d.configs}
     assert by[new].matched_by == "path" and by[new].baseline_source == old
@@ -130,10 +160,20 @@ def test_baseline_from_a_different_machine_pairs_as_sole_config() -> None:
 
 
 def test_unmatched_and_dropped_configs() -> None:
-    before = report_for([config("cursor", "/a.json", entry("alpha")),
-                         config("cursor", "/gone.json", entry("beta"))], TABLE)  # fmt: skip
-    after = report_for([config("cursor", "/a.json", entry("alpha")),
-                        config("vscode", "/new.json", entry("gamma"))], TABLE)  # fmt: skip
+    before = report_for(
+        [
+            config("cursor", "/a.json", entry("alpha")),
+            config("cursor", "/gone.json", entry("beta")),
+        ],
+        TABLE,
+    )
+    after = report_for(
+        [
+            config("cursor", "/a.json", entry("alpha")),
+            config("vscode", "/new.json", entry("gamma")),
+        ],
+        TABLE,
+    )
     d = diff_reports(as_baseline(before), after)
     by = {c.source: c for c in d.configs}
     assert by["/new.json"].matched_by == "unmatched" and by["/new.json"].delta is None
@@ -145,22 +185,40 @@ def test_unmatched_and_dropped_configs() -> None:
 
 
 def test_every_server_kind() -> None:
-    before_t = {"same": tools("s", 2), "grow": tools("g", 1), "gone": tools("x", 1),
-                "dies": tools("d", 2), "wakes": Status.AUTH_REQUIRED,
-                "never": Status.TIMEOUT, "gone-dead": Status.TIMEOUT}  # fmt: skip
-    after_t = {"same": tools("s", 2), "grow": tools("g", 4), "new": tools("n", 1),
-               "new-dead": Status.STARTUP_FAILURE, "dies": Status.STARTUP_FAILURE,
-               "wakes": tools("w", 3), "never": Status.TIMEOUT}  # fmt: skip
+    before_t = {
+        "same": tools("s", 2),
+        "grow": tools("g", 1),
+        "gone": tools("x", 1),
+        "dies": tools("d", 2),
+        "wakes": Status.AUTH_REQUIRED,
+        "never": Status.TIMEOUT,
+        "gone-dead": Status.TIMEOUT,
+    }
+    after_t = {
+        "same": tools("s", 2),
+        "grow": tools("g", 4),
+        "new": tools("n", 1),
+        "new-dead": Status.STARTUP_FAILURE,
+        "dies": Status.STARTUP_FAILURE,
+        "wakes": tools("w", 3),
+        "never": Status.TIMEOUT,
+    }
     before = run("/c.json", before_t, *before_t)
     after = run("/c.json", after_t, *after_t)
     d = diff_reports(as_baseline(before), after)
     (c,) = d.configs
     kinds = {s.name: s.kind for s in c.servers}
     assert kinds == {
-        "same": "unchanged", "grow": "changed", "gone": "removed", "gone-dead": "removed",
-        "new": "added", "new-dead": "added", "dies": "unmeasured-now",
-        "wakes": "unmeasured-before", "never": "unmeasured-both",
-    }  # fmt: skip
+        "same": "unchanged",
+        "grow": "changed",
+        "gone": "removed",
+        "gone-dead": "removed",
+        "new": "added",
+        "new-dead": "added",
+        "dies": "unmeasured-now",
+        "wakes": "unmeasured-before",
+        "never": "unmeasured-both",
+    }
     by = {s.name: s for s in c.servers}
     assert by["new-dead"].delta is None and by["gone-dead"].delta is None
     assert by["gone"].delta is not None and by["gone"].delta < 0
@@ -173,13 +231,19 @@ def test_every_server_kind() -> None:
 
 def test_a_report_value_is_the_same_baseline_as_its_json_file() -> None:
     """The Action diffs against a report value; ``audit --baseline`` reads the file it wrote."""
-    table = {"same": tools("s", 2), "grow": tools("g", 1), "dead": Status.TIMEOUT,
-             "walled": Status.AUTH_REQUIRED}  # fmt: skip
+    table = {
+        "same": tools("s", 2),
+        "grow": tools("g", 1),
+        "dead": Status.TIMEOUT,
+        "walled": Status.AUTH_REQUIRED,
+    }
     two = report_for(
-        [config("cursor", "/a.json", entry("same"), entry("dead")),
-         config("explicit", "/b.json", entry("grow"), entry("walled"))],
+        [
+            config("cursor", "/a.json", entry("same"), entry("dead")),
+            config("explicit", "/b.json", entry("grow"), entry("walled")),
+        ],
         table,
-    )  # fmt: skip
+    )
     for report in (two, run("/c.json", TABLE, "alpha", "gamma")):
         assert baseline_of_report(report) == as_baseline(report)
     after = run("/a.json", {"same": tools("s", 3), "dead": tools("d", 1)}, "same", "dead")

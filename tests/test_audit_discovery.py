@@ -172,9 +172,13 @@ def _shape(cf: ConfigFile) -> dict[str, str]:
 def test_every_client_found_on_each_platform(tmp_path: Path, platform: str) -> None:
     home, cwd, environ, placed = build_home(tmp_path, platform)
     found = discover(
-        home=home, cwd=cwd, platform=platform, environ=environ, system_root=tmp_path / "sys",
+        home=home,
+        cwd=cwd,
+        platform=platform,
+        environ=environ,
+        system_root=tmp_path / "sys",
         trust_project=True,
-    )  # fmt: skip
+    )
     by_source = {Path(cf.source): cf for cf in found}
     assert set(by_source) == set(placed), "every placed file found, nothing else"
     for path, fixture in placed.items():
@@ -473,9 +477,14 @@ def _settings(path: Path, data: object) -> Path:
 
 def _dot_mcp(home: Path, cwd: Path, root: Path, *, trust: bool = True) -> ConfigFile:
     files = discover(
-        home=home, cwd=cwd, platform="linux", environ={}, clients={"claude-code"},
-        system_root=root, trust_project=trust,
-    )  # fmt: skip
+        home=home,
+        cwd=cwd,
+        platform="linux",
+        environ={},
+        clients={"claude-code"},
+        system_root=root,
+        trust_project=trust,
+    )
     (found,) = [f for f in files if f.source == str(cwd / ".mcp.json")]
     return found
 
@@ -511,9 +520,12 @@ def test_enabled_list_in_each_settings_file_approves(tmp_path: Path) -> None:
         root / "etc/claude-code/managed-settings.json", {"enabledMcpjsonServers": ["managed"]}
     )
     assert _approval_shape(_dot_mcp(home, cwd, root)) == {
-        "local": "approved", "proj": "approved", "user": "approved", "managed": "approved",
+        "local": "approved",
+        "proj": "approved",
+        "user": "approved",
+        "managed": "approved",
         "none": "asks",
-    }  # fmt: skip
+    }
 
 
 def test_disabled_wins_over_enabled_and_names_the_file(tmp_path: Path) -> None:
@@ -538,8 +550,10 @@ def test_enable_all_approves_and_the_highest_precedence_file_decides(tmp_path: P
     home, cwd, root = _project(tmp_path, "a", "b")
     _settings(home / ".claude" / "settings.json", {"enableAllProjectMcpServers": True})
     assert _approval_shape(_dot_mcp(home, cwd, root)) == {"a": "approved", "b": "approved"}
-    _settings(cwd / ".claude" / "settings.json", {"enableAllProjectMcpServers": False,
-                                                 "enabledMcpjsonServers": ["b"]})  # fmt: skip
+    _settings(
+        cwd / ".claude" / "settings.json",
+        {"enableAllProjectMcpServers": False, "enabledMcpjsonServers": ["b"]},
+    )
     assert _approval_shape(_dot_mcp(home, cwd, root)) == {"a": "asks", "b": "approved"}
 
 
@@ -556,9 +570,12 @@ def test_unreadable_or_wrong_typed_settings_are_problems(tmp_path: Path) -> None
     broken = _settings(cwd / ".claude" / "settings.local.json", "{not json")
     odd = _settings(
         home / ".claude" / "settings.json",
-        {"enabledMcpjsonServers": "a", "disabledMcpjsonServers": [1],
-         "enableAllProjectMcpServers": "yes"},
-    )  # fmt: skip
+        {
+            "enabledMcpjsonServers": "a",
+            "disabledMcpjsonServers": [1],
+            "enableAllProjectMcpServers": "yes",
+        },
+    )
     cf = _dot_mcp(home, cwd, root)
     assert _approval_shape(cf) == {"a": "asks", "b": "asks"}
     assert cf.problems == (
@@ -586,8 +603,9 @@ def test_approval_settings_can_be_passed_in(tmp_path: Path) -> None:
     from mcpcost.audit.discovery import parse_approval_settings
 
     home, cwd, _root = _project(tmp_path, "a", "b")
-    given = [parse_approval_settings("user", "/x/settings.json",
-                                     '{"enabledMcpjsonServers": ["a"]}')]  # fmt: skip
+    given = [
+        parse_approval_settings("user", "/x/settings.json", '{"enabledMcpjsonServers": ["a"]}')
+    ]
     (cf,) = [
         f
         for f in discover(home=home, cwd=cwd, platform="linux", environ={}, approval=given)

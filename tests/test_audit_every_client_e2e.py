@@ -48,8 +48,12 @@ def populate(home: Path, cwd: Path, argvs: dict[str, list[str]]) -> dict[str, tu
 
     cfg = home / ".config"
     n, a = pick()
-    add("claude-desktop", cfg / "Claude" / "claude_desktop_config.json",
-        _json_servers("mcpServers", n, a), n)  # fmt: skip
+    add(
+        "claude-desktop",
+        cfg / "Claude" / "claude_desktop_config.json",
+        _json_servers("mcpServers", n, a),
+        n,
+    )
     n, a = pick()
     add("claude-code", home / ".claude.json", _json_servers("mcpServers", n, a), n)
     n, a = pick()
@@ -60,38 +64,77 @@ def populate(home: Path, cwd: Path, argvs: dict[str, list[str]]) -> dict[str, tu
     vscode = {"servers": {n: {"type": "stdio", "command": a[0], "args": a[1:]}}, "inputs": []}
     add("vscode", cwd / ".vscode" / "mcp.json", "// workspace servers\n" + json.dumps(vscode), n)
     n, a = pick()
-    add("windsurf", home / ".codeium" / "windsurf" / "mcp_config.json",
-        _json_servers("mcpServers", n, a), n)  # fmt: skip
+    add(
+        "windsurf",
+        home / ".codeium" / "windsurf" / "mcp_config.json",
+        _json_servers("mcpServers", n, a),
+        n,
+    )
     n, a = pick()
     toml_args = ", ".join(json.dumps(x) for x in a[1:])
-    add("codex", home / ".codex" / "config.toml",
+    add(
+        "codex",
+        home / ".codex" / "config.toml",
         f'model = "x"\n\n[mcp_servers.{n.replace("-", "_")}]\ncommand = {json.dumps(a[0])}\n'
-        f"args = [{toml_args}]\n", n.replace("-", "_"))  # fmt: skip
+        f"args = [{toml_args}]\n",
+        n.replace("-", "_"),
+    )
     n, a = pick()
     add("gemini", home / ".gemini" / "settings.json", _json_servers("mcpServers", n, a), n)
     n, a = pick()
-    zed = {"theme": "One Dark",
-           "context_servers": {n: {"source": "custom", "command": a[0], "args": a[1:]}}}  # fmt: skip
+    zed = {
+        "theme": "One Dark",
+        "context_servers": {n: {"source": "custom", "command": a[0], "args": a[1:]}},
+    }
     add("zed", cfg / "zed" / "settings.json", json.dumps(zed), n)
     n, a = pick()
-    add("cline", cfg / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "settings"
-        / "cline_mcp_settings.json", _json_servers("mcpServers", n, a, disabled=False), n)  # fmt: skip
+    add(
+        "cline",
+        cfg
+        / "Code"
+        / "User"
+        / "globalStorage"
+        / "saoudrizwan.claude-dev"
+        / "settings"
+        / "cline_mcp_settings.json",
+        _json_servers("mcpServers", n, a, disabled=False),
+        n,
+    )
     n, a = pick()
     add("roo", cwd / ".roo" / "mcp.json", _json_servers("mcpServers", n, a), n)
     n, a = pick()
-    cont = {"name": "assistant", "version": "1.0.0",
-            "mcpServers": [{"name": n, "command": a[0], "args": a[1:]}]}  # fmt: skip
+    cont = {
+        "name": "assistant",
+        "version": "1.0.0",
+        "mcpServers": [{"name": n, "command": a[0], "args": a[1:]}],
+    }
     add("continue", home / ".continue" / "config.yaml", yaml.safe_dump(cont), n)
     n, a = pick()
-    goose = {"extensions": {n: {"type": "stdio", "cmd": a[0], "args": a[1:], "enabled": True,
-                                "name": n, "timeout": 300}}}  # fmt: skip
+    goose = {
+        "extensions": {
+            n: {
+                "type": "stdio",
+                "cmd": a[0],
+                "args": a[1:],
+                "enabled": True,
+                "name": n,
+                "timeout": 300,
+            }
+        }
+    }
     add("goose", cfg / "goose" / "config.yaml", yaml.safe_dump(goose), n)
     n, a = pick()
-    add("copilot", home / ".copilot" / "mcp-config.json",
-        _json_servers("mcpServers", n, a, tools=["*"]), n)  # fmt: skip
+    add(
+        "copilot",
+        home / ".copilot" / "mcp-config.json",
+        _json_servers("mcpServers", n, a, tools=["*"]),
+        n,
+    )
     n, a = pick()
-    opencode = {"$schema": "https://opencode.ai/config.json",
-                "mcp": {n: {"type": "local", "command": a, "enabled": True}}}  # fmt: skip
+    opencode = {
+        "$schema": "https://opencode.ai/config.json",
+        "mcp": {n: {"type": "local", "command": a, "enabled": True}},
+    }
     add("opencode", cfg / "opencode" / "opencode.json", json.dumps(opencode), n)
     n, a = pick()
     add("lmstudio", home / ".lmstudio" / "mcp.json", _json_servers("mcpServers", n, a), n)
@@ -117,10 +160,16 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
         return measure_server(spec, timeout_s=60)
 
     out, err = io.StringIO(), io.StringIO()
-    code = audit_cmd.run(["--json", "--trust-project", "--concurrency", "3"], out, err,
-                         measure=measure,
-                         environ={"PATH": "/usr/bin:/bin"}, home=home, cwd=cwd,
-                         platform="linux")  # fmt: skip
+    code = audit_cmd.run(
+        ["--json", "--trust-project", "--concurrency", "3"],
+        out,
+        err,
+        measure=measure,
+        environ={"PATH": "/usr/bin:/bin"},
+        home=home,
+        cwd=cwd,
+        platform="linux",
+    )
     assert code == 0, err.getvalue()
     report = json.loads(out.getvalue())
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
@@ -131,8 +180,10 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
     # each distinct launch measured once across all 16 files
     assert len(launches) == len(set(launches)) == len(SERVERS)
 
-    own = {name: measure_server(ServerSpec.stdio(name, resolved[name]), timeout_s=60)
-           for name in SERVERS}  # fmt: skip
+    own = {
+        name: measure_server(ServerSpec.stdio(name, resolved[name]), timeout_s=60)
+        for name in SERVERS
+    }
     for source, (client, server_key) in files.items():
         config = by_source[source]
         assert config["client"] == client

@@ -31,8 +31,10 @@ def test_budget_ok_when_every_config_fits() -> None:
 
 
 def test_budget_is_judged_against_the_heaviest_config_not_a_sum() -> None:
-    r = report_for([config("cursor", "/a.json", entry("alpha")),
-                    config("vscode", "/b.json", entry("gamma"))], TABLE)  # fmt: skip
+    r = report_for(
+        [config("cursor", "/a.json", entry("alpha")), config("vscode", "/b.json", entry("gamma"))],
+        TABLE,
+    )
     limit = max(T["alpha"], T["gamma"])
     g = evaluate_gates(r, None, budget=limit)
     assert g.passed  # the sum would be over; no session carries both
@@ -111,10 +113,13 @@ def test_a_decrease_passes() -> None:
     [
         ({**TABLE}, {**TABLE, "alpha": Status.STARTUP_FAILURE}, "in one run and not the other"),
         ({**TABLE, "alpha": Status.TIMEOUT}, {**TABLE}, "in one run and not the other"),
-        ({**TABLE, "alpha": Status.AUTH_REQUIRED}, {**TABLE, "alpha": Status.AUTH_REQUIRED},
-         "no number in either run"),
+        (
+            {**TABLE, "alpha": Status.AUTH_REQUIRED},
+            {**TABLE, "alpha": Status.AUTH_REQUIRED},
+            "no number in either run",
+        ),
     ],
-)  # fmt: skip
+)
 def test_measuredness_changes_fail_the_gate(before_t: Any, after_t: Any, needle: str) -> None:
     before = run("/c.json", before_t, "alpha", "beta")
     after = run("/c.json", after_t, "alpha", "beta")
@@ -130,10 +135,14 @@ def test_an_added_server_that_cannot_be_measured_fails_the_gate() -> None:
 
 
 def test_a_config_missing_on_either_side_fails_the_gate() -> None:
-    before = report_for([config("cursor", "/a.json", entry("alpha")),
-                         config("cursor", "/b.json", entry("beta"))], TABLE)  # fmt: skip
-    after = report_for([config("cursor", "/a.json", entry("alpha")),
-                        config("cursor", "/c.json", entry("beta"))], TABLE)  # fmt: skip
+    before = report_for(
+        [config("cursor", "/a.json", entry("alpha")), config("cursor", "/b.json", entry("beta"))],
+        TABLE,
+    )
+    after = report_for(
+        [config("cursor", "/a.json", entry("alpha")), config("cursor", "/c.json", entry("beta"))],
+        TABLE,
+    )
     g = gate(before, after, max_increase=10**9)
     assert not g.passed
     assert any("/c.json: no baseline" in r for r in g.reasons)
@@ -150,8 +159,13 @@ def test_a_methodology_change_fails_the_gate() -> None:
 
 def test_the_number_is_not_judged_while_the_increase_is_unknown() -> None:
     before = run("/c.json", TABLE, "alpha", "beta")
-    after = run("/c.json", {**TABLE, "beta": Status.TIMEOUT, "gamma": tools("g", 50)},
-                "alpha", "beta", "gamma")  # fmt: skip
+    after = run(
+        "/c.json",
+        {**TABLE, "beta": Status.TIMEOUT, "gamma": tools("g", 50)},
+        "alpha",
+        "beta",
+        "gamma",
+    )
     g = gate(before, after, max_increase=1)
     assert not g.passed and not any("per request, over" in r for r in g.reasons)
 

@@ -64,16 +64,29 @@ def divergence_for(names: list[str]) -> Any:
     rows = {}
     for n in names:
         m = measure_tools(TABLE[n])  # type: ignore[arg-type]
-        rows[n + "-published"] = {"o200kFull": m.total_tokens, "claudeDelta": m.total_tokens // 2,
-                                  "capturedSha256": m.canonical.sha256, "toolCount": m.tool_count}  # fmt: skip
+        rows[n + "-published"] = {
+            "o200kFull": m.total_tokens,
+            "claudeDelta": m.total_tokens // 2,
+            "capturedSha256": m.canonical.sha256,
+            "toolCount": m.tool_count,
+        }
     rows["stale"] = {"o200kFull": 10, "claudeDelta": 5, "capturedSha256": "0" * 64}
-    return parse_divergence({"method": "tools-delta/v1", "model": "claude-test",
-                             "measuredAt": "2026-08-18", "servers": rows})  # fmt: skip
+    return parse_divergence(
+        {
+            "method": "tools-delta/v1",
+            "model": "claude-test",
+            "measuredAt": "2026-08-18",
+            "servers": rows,
+        }
+    )
 
 
 def rich_report(**kw: Any) -> Any:
-    settings = [parse_settings("user", "/h/.claude/settings.json",
-                               stringify({"env": {TOOL_SEARCH: "auto"}}))]  # fmt: skip
+    settings = [
+        parse_settings(
+            "user", "/h/.claude/settings.json", stringify({"env": {TOOL_SEARCH: "auto"}})
+        )
+    ]
     return report_for(rich_configs(), TABLE, settings=settings, shell_environ={}, **kw)
 
 
@@ -165,8 +178,10 @@ def test_markdown_escapes_cells_and_shows_no_commands() -> None:
 
 def test_markdown_with_diff_and_gate() -> None:
     before = report_for([config("cursor", "/a.json", entry("alpha"))], TABLE)
-    after = report_for([config("cursor", "/a.json", entry("alpha"), entry("dead"))],
-                       {**TABLE, "dead": Status.TIMEOUT})  # fmt: skip
+    after = report_for(
+        [config("cursor", "/a.json", entry("alpha"), entry("dead"))],
+        {**TABLE, "dead": Status.TIMEOUT},
+    )
     diff = diff_reports(as_baseline(before), after)
     md = render_markdown(after, diff, evaluate_gates(after, diff, max_increase=100))
     assert "Diff vs baseline" in md and "**Gate failed:**" in md and "| no |" in md

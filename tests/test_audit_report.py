@@ -34,9 +34,12 @@ def tools(prefix: str, count: int, words: int = 5) -> list[dict[str, Any]]:
 
 
 def measured(
-    spec: ServerSpec, array: list[Any], *, instructions: Any = NOT_CAPTURED,
+    spec: ServerSpec,
+    array: list[Any],
+    *,
+    instructions: Any = NOT_CAPTURED,
     status: Status = Status.MEASURED,
-) -> Measurement:  # fmt: skip
+) -> Measurement:
     m = measure_tools(array)
     return Measurement(
         status=status,
@@ -56,8 +59,14 @@ def measured(
 def failed(
     spec: ServerSpec, status: Status = Status.STARTUP_FAILURE, notes: str = "boom"
 ) -> Measurement:
-    return Measurement(status=status, server_name=spec.name, launch_command=spec.display(),
-                       measured_at="", timeout_ms=60000, notes=notes)  # fmt: skip
+    return Measurement(
+        status=status,
+        server_name=spec.name,
+        launch_command=spec.display(),
+        measured_at="",
+        timeout_ms=60000,
+        notes=notes,
+    )
 
 
 Table = Mapping[str, list[Any] | Status]
@@ -80,20 +89,32 @@ def measure_from(
     return measure
 
 
-def entry(name: str, key: str | None = None, *, env: Mapping[str, str] | None = None,
-          always_load: bool = False, disabled: bool = False) -> ConfigEntry:  # fmt: skip
+def entry(
+    name: str,
+    key: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    always_load: bool = False,
+    disabled: bool = False,
+) -> ConfigEntry:
     spec = ServerSpec.stdio(name, ["server-bin", key or name], env=env)
     return ConfigEntry(name=name, spec=spec, always_load=always_load, disabled=disabled)
 
 
 def config(client: str, source: str, *entries: ConfigEntry) -> ConfigFile:
-    return ConfigFile(client=client, source=source, state=ConfigState.OK, entries=entries,
-                      scope="user")  # fmt: skip
+    return ConfigFile(
+        client=client, source=source, state=ConfigState.OK, entries=entries, scope="user"
+    )
 
 
 def report_for(configs: list[ConfigFile], table: Table, **kw: Any) -> Any:
-    return run_audit(configs, measure=measure_from(table), concurrency=4,
-                     generated_at="2026-11-30T00:00:00.000Z", **kw)  # fmt: skip
+    return run_audit(
+        configs,
+        measure=measure_from(table),
+        concurrency=4,
+        generated_at="2026-11-30T00:00:00.000Z",
+        **kw,
+    )
 
 
 TABLE: dict[str, list[Any] | Status] = {
@@ -124,9 +145,13 @@ def test_config_total_is_the_sum_of_each_servers_own_measurement() -> None:
 def test_nothing_is_merged_across_files() -> None:
     cfgs = [
         config("cursor", "/h/.cursor/mcp.json", entry("alpha"), entry("beta")),
-        config("claude-desktop", "/h/.config/Claude/claude_desktop_config.json", entry("alpha"),
-               entry("gamma")),
-    ]  # fmt: skip
+        config(
+            "claude-desktop",
+            "/h/.config/Claude/claude_desktop_config.json",
+            entry("alpha"),
+            entry("gamma"),
+        ),
+    ]
     report = report_for(cfgs, TABLE)
     totals = {c.source: c.total_tokens for c in report.configs}
     t = {n: measure_tools(TABLE[n]).total_tokens for n in ("alpha", "beta", "gamma")}  # type: ignore[arg-type]
@@ -213,13 +238,19 @@ def test_unresolved_and_unlaunchable_entries_are_reported_not_launched() -> None
     calls: list[str] = []
     cfgs = [
         config(
-            "vscode", "/w/.vscode/mcp.json", entry("alpha"),
-            ConfigEntry(name="needs-input", spec=None, unresolved=("${input:token}",),
-                        problem="unresolved reference ${input:token}"),
+            "vscode",
+            "/w/.vscode/mcp.json",
+            entry("alpha"),
+            ConfigEntry(
+                name="needs-input",
+                spec=None,
+                unresolved=("${input:token}",),
+                problem="unresolved reference ${input:token}",
+            ),
             ConfigEntry(name="broken", spec=None, problem="no command"),
             entry("off", "beta", disabled=True),
         )
-    ]  # fmt: skip
+    ]
     report = run_audit(cfgs, measure=measure_from(TABLE, calls))
     assert calls == ["alpha"]
     c = report.configs[0]
@@ -234,17 +265,25 @@ def test_unresolved_and_unlaunchable_entries_are_reported_not_launched() -> None
 def test_empty_disabled_and_unreadable_configs_are_listed_not_audited() -> None:
     cfgs = [
         ConfigFile(client="cursor", source="/e.json", state=ConfigState.DECLARES_NOTHING),
-        ConfigFile(client="cursor", source="/d.json", state=ConfigState.ALL_DISABLED,
-                   entries=(entry("a", disabled=True),)),
-        ConfigFile(client="zed", source="/z.json", state=ConfigState.ERROR, error="bad JSON at 3:4"),
-    ]  # fmt: skip
+        ConfigFile(
+            client="cursor",
+            source="/d.json",
+            state=ConfigState.ALL_DISABLED,
+            entries=(entry("a", disabled=True),),
+        ),
+        ConfigFile(
+            client="zed", source="/z.json", state=ConfigState.ERROR, error="bad JSON at 3:4"
+        ),
+    ]
     launches = distinct_launches(cfgs)
     assert launches == {}
     report = build_report(cfgs, {}, generated_at="x")
     assert report.configs == () and not report.audited_anything
     assert {e.source: e.state for e in report.empty_configs} == {
-        "/e.json": "declares-nothing", "/d.json": "all-disabled", "/z.json": "error",
-    }  # fmt: skip
+        "/e.json": "declares-nothing",
+        "/d.json": "all-disabled",
+        "/z.json": "error",
+    }
     assert "/z.json: bad JSON at 3:4" in report.problems
 
 
@@ -271,8 +310,9 @@ def test_session_start_is_exact_with_instructions_and_a_floor_without() -> None:
         spec_a.launch_key(): measured(spec_a, arr, instructions="Use these tools wisely."),
         spec_b.launch_key(): measured(spec_b, arr),
     }
-    cfg = config("cursor", "/a.json", ConfigEntry(name="a", spec=spec_a),
-                 ConfigEntry(name="b", spec=spec_b))  # fmt: skip
+    cfg = config(
+        "cursor", "/a.json", ConfigEntry(name="a", spec=spec_a), ConfigEntry(name="b", spec=spec_b)
+    )
     c = build_report([cfg], ms, generated_at="x").configs[0]
     by = {s.name: s.session_start for s in c.servers}
     exact = session_start(arr, "Use these tools wisely.", captured=True)
@@ -286,12 +326,18 @@ def test_commands_and_urls_are_masked_and_env_shows_names_only() -> None:
     spec = ServerSpec.stdio(
         "s", ["bin", f"--api-key={secret}"], env={"API_TOKEN": "hunter2hunter2"}
     )
-    remote = ServerSpec.remote("r", f"https://u:pw@example.test/mcp?token={secret}",
-                               headers={"Authorization": "Bearer abcdefabcdef"})  # fmt: skip
-    ms = {spec.launch_key(): measured(spec, tools("x", 1)),
-          remote.launch_key(): measured(remote, tools("y", 1))}  # fmt: skip
-    cfg = config("cursor", "/a.json", ConfigEntry(name="s", spec=spec),
-                 ConfigEntry(name="r", spec=remote))  # fmt: skip
+    remote = ServerSpec.remote(
+        "r",
+        f"https://u:pw@example.test/mcp?token={secret}",
+        headers={"Authorization": "Bearer abcdefabcdef"},
+    )
+    ms = {
+        spec.launch_key(): measured(spec, tools("x", 1)),
+        remote.launch_key(): measured(remote, tools("y", 1)),
+    }
+    cfg = config(
+        "cursor", "/a.json", ConfigEntry(name="s", spec=spec), ConfigEntry(name="r", spec=remote)
+    )
     c = build_report([cfg], ms, generated_at="x").configs[0]
     by = {s.name: s for s in c.servers}
     assert secret not in (by["s"].command or "") and "***" in (by["s"].command or "")

@@ -74,11 +74,15 @@ def server(draw: st.DrawFn, name: str) -> tuple[ConfigEntry, list[str]]:
         secrets += [s, *headers.values()]
         q = draw(TOKEN)
         secrets.append(q)
-        url = draw(st.sampled_from([
-            f"https://u:{q}@mcp.example.test/sse",
-            f"https://mcp.example.test/mcp?api_key={q}",
-            f"https://mcp.example.test/mcp?token={q}&x=1",
-        ]))  # fmt: skip
+        url = draw(
+            st.sampled_from(
+                [
+                    f"https://u:{q}@mcp.example.test/sse",
+                    f"https://mcp.example.test/mcp?api_key={q}",
+                    f"https://mcp.example.test/mcp?token={q}&x=1",
+                ]
+            )
+        )
         spec = ServerSpec.remote(name, url, headers=headers)
     return ConfigEntry(name=name, spec=spec), secrets
 
@@ -112,9 +116,14 @@ def leaky_measure(spec: ServerSpec) -> Measurement:
     """Every other server fails with notes that echo its argv, URL and secret values."""
     if len(spec.name) % 2:
         echo = " ".join([*spec.argv, spec.url or "", *spec.secret_values])
-        return Measurement(status=Status.AUTH_REQUIRED, server_name=spec.name,
-                           launch_command=spec.display(), measured_at="", timeout_ms=1,
-                           notes=f"401 for {echo}")  # fmt: skip
+        return Measurement(
+            status=Status.AUTH_REQUIRED,
+            server_name=spec.name,
+            launch_command=spec.display(),
+            measured_at="",
+            timeout_ms=1,
+            notes=f"401 for {echo}",
+        )
     return measured(spec, tools(spec.name.replace("-", "_"), 2))
 
 
@@ -133,9 +142,10 @@ def test_no_secret_reaches_any_output(data: tuple[list[ConfigFile], list[str]]) 
     # not vacuous: every server is in the report (the measured ones and the ones whose failure
     # notes echoed their secrets; one launch shared by two names takes one of the two outcomes)
     shown = [
-        srv["name"] for c in json.loads(outputs["json"])["configs"]
+        srv["name"]
+        for c in json.loads(outputs["json"])["configs"]
         for srv in c["servers"] + c["skipped"]
-    ]  # fmt: skip
+    ]
     assert sorted(shown) == sorted(e.name for f in files for e in f.entries)
     assert secrets
     for kind, text in outputs.items():
@@ -166,12 +176,16 @@ def config_text(draw: st.DrawFn) -> tuple[str, list[str]]:
         else:
             q, h = draw(TOKEN), draw(TOKEN)
             secrets += [q, h]
-            url = draw(st.sampled_from([
-                f"https://u:{q}@mcp.example.test/sse",
-                f"https://mcp.example.test/mcp?api_key={q}",
-                f"ftp://mcp.example.test/mcp?token={q}",
-                f"https://mcp.example.test/${{UNSET_VAR}}?token={q}",
-            ]))  # fmt: skip
+            url = draw(
+                st.sampled_from(
+                    [
+                        f"https://u:{q}@mcp.example.test/sse",
+                        f"https://mcp.example.test/mcp?api_key={q}",
+                        f"ftp://mcp.example.test/mcp?token={q}",
+                        f"https://mcp.example.test/${{UNSET_VAR}}?token={q}",
+                    ]
+                )
+            )
             key = draw(st.sampled_from(["url", "serverUrl", "httpUrl"]))
             servers[n] = {key: url, "headers": {"Authorization": f"Bearer {h}", "X-N": 1}, **extra}
     block = draw(st.sampled_from(["mcpServers", "servers"]))
@@ -187,8 +201,14 @@ def test_list_configs_shows_no_secret(data: tuple[str, list[str]]) -> None:
         path.write_text(text, "utf-8")
         for extra in ([], ["--json"]):
             out, err = io.StringIO(), io.StringIO()
-            code = audit_cmd.run(["--config", str(path), "--list-configs", *extra], out, err,
-                                 environ={}, home=Path(tmp), cwd=Path(tmp))  # fmt: skip
+            code = audit_cmd.run(
+                ["--config", str(path), "--list-configs", *extra],
+                out,
+                err,
+                environ={},
+                home=Path(tmp),
+                cwd=Path(tmp),
+            )
             assert code == 0
             shown = out.getvalue() + err.getvalue()
             for s in secrets:

@@ -73,11 +73,16 @@ def fake_measure(calls: list[str] | None = None) -> Callable[[ServerSpec], Measu
 
 @pytest.mark.slow
 def test_real_servers_end_to_end_totals_equal_their_own_measurements(tmp_path: Path) -> None:
-    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
-        "good": stdio_entry(fixture_argv("good")),
-        "paged": stdio_entry(fixture_argv("paginated")),
-        "crash": stdio_entry(fixture_argv("crash")),
-    }})  # fmt: skip
+    cfg = write_json(
+        tmp_path / "mcp.json",
+        {
+            "mcpServers": {
+                "good": stdio_entry(fixture_argv("good")),
+                "paged": stdio_entry(fixture_argv("paginated")),
+                "crash": stdio_entry(fixture_argv("crash")),
+            }
+        },
+    )
     code, out, err = cli(["--config", str(cfg), "--json", "--timeout", "10"])
     assert code == 0, err
     report = json.loads(out)
@@ -108,18 +113,27 @@ def test_every_server_failing_exits_1(tmp_path: Path) -> None:
 def populate_home(home: Path, cwd: Path) -> dict[str, Path]:
     s = lambda n: {n: {"command": "srv", "args": [n]}}  # noqa: E731
     files = {
-        "claude-desktop": write_json(home / ".config" / "Claude" / "claude_desktop_config.json",
-                                     {"mcpServers": {**s("desk-a"), **s("shared")}}),
-        "claude-code-user": write_json(home / ".claude.json", {"mcpServers": s("cc-user"),
-                                       "projects": {str(cwd): {"mcpServers": s("cc-project")}}}),
-        "claude-code-project": write_json(cwd / ".mcp.json", {"mcpServers": {
-            "pinned": {"command": "srv", "args": ["pinned"], "alwaysLoad": True}}}),
-        "cursor": write_json(home / ".cursor" / "mcp.json", {"mcpServers": {**s("shared"), **s("cur")}}),
+        "claude-desktop": write_json(
+            home / ".config" / "Claude" / "claude_desktop_config.json",
+            {"mcpServers": {**s("desk-a"), **s("shared")}},
+        ),
+        "claude-code-user": write_json(
+            home / ".claude.json",
+            {"mcpServers": s("cc-user"), "projects": {str(cwd): {"mcpServers": s("cc-project")}}},
+        ),
+        "claude-code-project": write_json(
+            cwd / ".mcp.json",
+            {"mcpServers": {"pinned": {"command": "srv", "args": ["pinned"], "alwaysLoad": True}}},
+        ),
+        "cursor": write_json(
+            home / ".cursor" / "mcp.json", {"mcpServers": {**s("shared"), **s("cur")}}
+        ),
         "vscode": write_json(cwd / ".vscode" / "mcp.json", {"servers": s("vs")}),
-        "windsurf": write_json(home / ".codeium" / "windsurf" / "mcp_config.json",
-                               {"mcpServers": s("wind")}),
+        "windsurf": write_json(
+            home / ".codeium" / "windsurf" / "mcp_config.json", {"mcpServers": s("wind")}
+        ),
         "gemini": write_json(home / ".gemini" / "settings.json", {"mcpServers": s("gem")}),
-    }  # fmt: skip
+    }
     codex = home / ".codex" / "config.toml"
     codex.parent.mkdir(parents=True)
     codex.write_text('[mcp_servers.cdx]\ncommand = "srv"\nargs = ["cdx"]\n', "utf-8")
@@ -132,8 +146,13 @@ def populated_home(tmp_path: Path, calls: list[str]) -> dict[str, Any]:
     home, cwd = tmp_path / "home", tmp_path / "proj"
     cwd.mkdir()
     populate_home(home, cwd)
-    return {"measure": fake_measure(calls), "home": home, "cwd": cwd, "environ": {},
-            "platform": "linux"}  # fmt: skip
+    return {
+        "measure": fake_measure(calls),
+        "home": home,
+        "cwd": cwd,
+        "environ": {},
+        "platform": "linux",
+    }
 
 
 def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
@@ -214,8 +233,15 @@ def test_nothing_found_exits_1_with_the_discovery_message(tmp_path: Path) -> Non
 
 @pytest.fixture
 def demo(tmp_path: Path) -> Path:
-    return write_json(tmp_path / ".mcp.json", {"mcpServers": {
-        "one": {"command": "srv", "args": ["one"]}, "two": {"command": "srv", "args": ["two22"]}}})  # fmt: skip
+    return write_json(
+        tmp_path / ".mcp.json",
+        {
+            "mcpServers": {
+                "one": {"command": "srv", "args": ["one"]},
+                "two": {"command": "srv", "args": ["two22"]},
+            }
+        },
+    )
 
 
 @pytest.mark.parametrize("spelling", [["--budget", "1"], ["--budget=1"]])
@@ -228,14 +254,24 @@ def test_baseline_round_trip_and_max_increase(demo: Path, tmp_path: Path) -> Non
     code, out, _ = cli_with(["--config", str(demo), "--json"], measure=fake_measure())
     base = tmp_path / "base.json"
     base.write_text(out, "utf-8")
-    code, out, _ = cli_with(["--config", str(demo), f"--baseline={base}", "--max-increase=0"],
-                            measure=fake_measure())  # fmt: skip
+    code, out, _ = cli_with(
+        ["--config", str(demo), f"--baseline={base}", "--max-increase=0"], measure=fake_measure()
+    )
     assert code == 0 and "Increase limit 0 tokens: passed" in out
-    bigger = write_json(tmp_path / "other" / ".mcp.json", {"mcpServers": {
-        "one": {"command": "srv", "args": ["one"]}, "two": {"command": "srv", "args": ["two22"]},
-        "three": {"command": "srv", "args": ["three"]}}})  # fmt: skip
-    code, out, _ = cli_with(["--config", str(bigger), "--baseline", str(base), "--max-increase", "5"],
-                            measure=fake_measure())  # fmt: skip
+    bigger = write_json(
+        tmp_path / "other" / ".mcp.json",
+        {
+            "mcpServers": {
+                "one": {"command": "srv", "args": ["one"]},
+                "two": {"command": "srv", "args": ["two22"]},
+                "three": {"command": "srv", "args": ["three"]},
+            }
+        },
+    )
+    code, out, _ = cli_with(
+        ["--config", str(bigger), "--baseline", str(base), "--max-increase", "5"],
+        measure=fake_measure(),
+    )
     assert code == 1 and "Increase limit 5 tokens: FAILED" in out and "sole-config" not in out
     code, out, _ = cli_with(
         ["--config", str(bigger), "--baseline", str(base)], measure=fake_measure()
@@ -245,8 +281,10 @@ def test_baseline_round_trip_and_max_increase(demo: Path, tmp_path: Path) -> Non
 
 def test_reference_baseline_loads_from_the_command_line(demo: Path) -> None:
     base = ROOT / "tests" / "fixtures" / "baselines" / "reference-shaped.json"
-    code, out, err = cli_with(["--config", str(demo), "--baseline", str(base), "--max-increase", "100000"],
-                              measure=fake_measure())  # fmt: skip
+    code, out, err = cli_with(
+        ["--config", str(demo), "--baseline", str(base), "--max-increase", "100000"],
+        measure=fake_measure(),
+    )
     assert code == 0, err  # paired as sole-config; memory and linear removed, one and two added
     assert "diff vs baseline measured 2026-08-18T01:51:49.555Z" in out
     assert "removed" in out and "added" in out and "the only config on each side" in out
@@ -341,8 +379,10 @@ def test_unreadable_inputs_exit_2(tmp_path: Path, demo: Path) -> None:
 def test_wrong_shaped_baseline_is_rejected_before_anything_launches(demo: Path) -> None:
     calls: list[str] = []
     bad = ROOT / "tests" / "fixtures" / "baselines" / "wrong-shape.json"
-    code, out, err = cli_with(["--config", str(demo), "--baseline", str(bad), "--max-increase", "1"],
-                              measure=fake_measure(calls))  # fmt: skip
+    code, out, err = cli_with(
+        ["--config", str(demo), "--baseline", str(bad), "--max-increase", "1"],
+        measure=fake_measure(calls),
+    )
     assert code == 2 and calls == [] and out == ""
     assert "wrong-shape.json" in err and "baseline" in err
 
@@ -354,17 +394,37 @@ def test_wrong_shaped_baseline_is_rejected_before_anything_launches(demo: Path) 
 def test_subprocess_run_of_the_demo_config() -> None:
     env = {k: v for k, v in os.environ.items() if k != "NOTES_API_KEY"}
     proc = subprocess.run(
-        [sys.executable, "-m", "mcpcost", "audit", "--config", "examples/demo/mcp.json", "--json",
-         "--timeout", "20"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcpcost",
+            "audit",
+            "--config",
+            "examples/demo/mcp.json",
+            "--json",
+            "--timeout",
+            "20",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
     assert report["configs"][0]["serverCount"] == 2
     assert "[2/2]" in proc.stderr and "not-a-real-key" not in proc.stdout + proc.stderr
-    bad = subprocess.run([sys.executable, "-m", "mcpcost", "audit", "--budget=x"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    bad = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "audit", "--budget=x"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
@@ -372,8 +432,15 @@ def test_subprocess_run_of_the_demo_config() -> None:
 
 
 def test_fail_on_unmeasured_exits_1_naming_each_server(tmp_path: Path) -> None:
-    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
-        "fine": stdio_entry(fixture_argv("good")), "crash": stdio_entry(fixture_argv("crash"))}})  # fmt: skip
+    cfg = write_json(
+        tmp_path / "mcp.json",
+        {
+            "mcpServers": {
+                "fine": stdio_entry(fixture_argv("good")),
+                "crash": stdio_entry(fixture_argv("crash")),
+            }
+        },
+    )
     code, out, err = cli(["--config", str(cfg), "--timeout", "10"])
     assert code == 0 and "UNMEASURED" not in err  # without the flag: reported, not failed
     code, out, err = cli(
@@ -394,10 +461,18 @@ def test_fail_on_unmeasured_passes_when_everything_measured(demo: Path) -> None:
 
 
 def test_fail_on_unmeasured_does_not_repeat_a_budget_reason(tmp_path: Path) -> None:
-    cfg = write_json(tmp_path / "mcp.json", {"mcpServers": {
-        "fine": stdio_entry(fixture_argv("good")), "crash": stdio_entry(fixture_argv("crash"))}})  # fmt: skip
-    code, out, err = cli(["--config", str(cfg), "--timeout", "10", "--fail-on-unmeasured",
-                          "--budget", "1000000"])  # fmt: skip
+    cfg = write_json(
+        tmp_path / "mcp.json",
+        {
+            "mcpServers": {
+                "fine": stdio_entry(fixture_argv("good")),
+                "crash": stdio_entry(fixture_argv("crash")),
+            }
+        },
+    )
+    code, out, err = cli(
+        ["--config", str(cfg), "--timeout", "10", "--fail-on-unmeasured", "--budget", "1000000"]
+    )
     assert code == 1
     # the budget gate already names the unmeasured server; no second line for it
     assert "cannot be established" in " ".join(out.split()) and "UNMEASURED FAIL" not in err
@@ -431,9 +506,14 @@ def _needs_env_argv() -> list[str]:
 def _envfile_project(tmp_path: Path, env_file: str) -> tuple[Path, Path]:
     home, cwd = tmp_path / "home", tmp_path / "proj"
     home.mkdir()
-    write_json(cwd / ".cursor" / "mcp.json", {"mcpServers": {
-        "needs-env": stdio_entry(_needs_env_argv(), envFile=env_file),
-    }})  # fmt: skip
+    write_json(
+        cwd / ".cursor" / "mcp.json",
+        {
+            "mcpServers": {
+                "needs-env": stdio_entry(_needs_env_argv(), envFile=env_file),
+            }
+        },
+    )
     (cwd / ".cursor" / "secrets.env").write_text(
         f"# tokens\nexport NEEDED_TOKEN='{ENVFILE_SECRET}'\nOTHER=\"{ENVFILE_SECRET}-2\"\n", "utf-8"
     )
@@ -443,8 +523,12 @@ def _envfile_project(tmp_path: Path, env_file: str) -> tuple[Path, Path]:
 @pytest.mark.skipif(sys.platform == "win32", reason="the fixture wrapper needs a POSIX sh")
 def test_env_file_variables_reach_a_real_server_and_never_the_output(tmp_path: Path) -> None:
     home, cwd = _envfile_project(tmp_path, "${workspaceFolder}/.cursor/secrets.env")
-    kw: dict[str, Any] = {"home": home, "cwd": cwd, "environ": dict(os.environ),
-                          "platform": "linux"}  # fmt: skip
+    kw: dict[str, Any] = {
+        "home": home,
+        "cwd": cwd,
+        "environ": dict(os.environ),
+        "platform": "linux",
+    }
     code, out, err = cli_with(
         ["--json", "--trust-project", "--client", "cursor", "--timeout", "10"], **kw
     )
@@ -466,8 +550,12 @@ def test_env_file_variables_reach_a_real_server_and_never_the_output(tmp_path: P
 @pytest.mark.skipif(sys.platform == "win32", reason="the fixture wrapper needs a POSIX sh")
 def test_missing_env_file_is_a_problem_and_the_server_still_launches(tmp_path: Path) -> None:
     home, cwd = _envfile_project(tmp_path, "missing.env")
-    kw: dict[str, Any] = {"home": home, "cwd": cwd, "environ": dict(os.environ),
-                          "platform": "linux"}  # fmt: skip
+    kw: dict[str, Any] = {
+        "home": home,
+        "cwd": cwd,
+        "environ": dict(os.environ),
+        "platform": "linux",
+    }
     code, out, err = cli_with(
         ["--json", "--trust-project", "--client", "cursor", "--timeout", "10"], **kw
     )
@@ -492,8 +580,13 @@ def test_claude_project_approval_end_to_end(tmp_path: Path) -> None:
     user = write_json(home / ".claude" / "settings.json", {"disabledMcpjsonServers": ["off"]})
     write_json(cwd / ".claude" / "settings.local.json", {"enabledMcpjsonServers": ["ok", "off"]})
     calls: list[str] = []
-    kw: dict[str, Any] = {"measure": fake_measure(calls), "home": home, "cwd": cwd,
-                          "environ": {}, "platform": "linux"}  # fmt: skip
+    kw: dict[str, Any] = {
+        "measure": fake_measure(calls),
+        "home": home,
+        "cwd": cwd,
+        "environ": {},
+        "platform": "linux",
+    }
     code, out, err = cli_with(["--json", "--trust-project", "--client", "claude-code"], **kw)
     assert code == 0, err
     report = json.loads(out)

@@ -40,11 +40,17 @@ def good(tmp_path: Path) -> Path:
     tools = [{"name": "echo", "description": "Echo it", "inputSchema": {"type": "object"}}]
     m = measure_tools(tools)
     doc = Measurement(
-        status=Status.MEASURED, server_name="echo-server", launch_command="echo",
-        measured_at="2026-11-30T00:00:00.000Z", timeout_ms=1000, total_tokens=m.total_tokens,
-        tool_count=1, tools=m.tools, canonical_sha256=m.canonical.sha256,
+        status=Status.MEASURED,
+        server_name="echo-server",
+        launch_command="echo",
+        measured_at="2026-11-30T00:00:00.000Z",
+        timeout_ms=1000,
+        total_tokens=m.total_tokens,
+        tool_count=1,
+        tools=m.tools,
+        canonical_sha256=m.canonical.sha256,
         raw_tools_capture=m.capture,
-    )  # fmt: skip
+    )
     path = tmp_path / "measurement.json"
     path.write_text(render_measurement(doc), encoding="utf-8")
     return path
@@ -82,8 +88,10 @@ def test_verify_reports_each_problem_on_its_own_line(good: Path) -> None:
     assert code == 1
     assert out.splitlines()[0] == "FAIL echo-server:"
     assert any(line.startswith("  - token mismatch: re-derived") for line in out.splitlines())
-    assert any(line.startswith("  - toolCount mismatch: capture has 1, stored 7") for line in
-               out.splitlines())  # fmt: skip
+    assert any(
+        line.startswith("  - toolCount mismatch: capture has 1, stored 7")
+        for line in out.splitlines()
+    )
 
 
 def test_verify_usage_errors_exit_2(good: Path) -> None:
@@ -136,8 +144,11 @@ def test_count_json_and_canonical(tmp_path: Path) -> None:
     assert code == 0
     result = json.loads(out)
     assert result["bytes"] == len('{"1":null,"b":1,"a":[1e+21,"é"]}'.encode())
-    proc = subprocess.run([sys.executable, "-m", "mcpcost", "count", "--canonical", str(doc)],
-                          capture_output=True, check=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "count", "--canonical", str(doc)],
+        capture_output=True,
+        check=True,
+    )
     assert proc.stdout == '{"1":null,"b":1,"a":[1e+21,"é"]}'.encode()
 
 
@@ -164,7 +175,8 @@ def test_unknown_command_and_help() -> None:
 
 def test_subprocess_never_prints_a_traceback(tmp_path: Path) -> None:
     for argv in (["verify", str(tmp_path)], ["badge", str(tmp_path / "x")], ["count", "/proc"]):
-        proc = subprocess.run([sys.executable, "-m", "mcpcost", *argv], capture_output=True,
-                              text=True)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "mcpcost", *argv], capture_output=True, text=True
+        )
         assert "Traceback" not in proc.stderr, proc.stderr
         assert proc.returncode in (1, 2)

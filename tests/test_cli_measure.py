@@ -45,8 +45,9 @@ def test_json_is_a_verifiable_measurement() -> None:
 
 
 def test_out_writes_measurement_and_badge(tmp_path: Path) -> None:
-    code, _, err = run_cli("--name", "fx", "--out", str(tmp_path), "--timeout", "5", "--",
-                             *fixture_argv("good"))  # fmt: skip
+    code, _, err = run_cli(
+        "--name", "fx", "--out", str(tmp_path), "--timeout", "5", "--", *fixture_argv("good")
+    )
     assert code == 0
     result = tmp_path / "results" / "fx" / "measurement.json"
     badge = tmp_path / "badges" / "fx.json"
@@ -66,9 +67,21 @@ def test_failure_exits_1_with_status_and_notes() -> None:
 def test_env_values_never_appear(tmp_path: Path) -> None:
     secret = "zz-env-secret-98765"
     script = "import os,sys; sys.stderr.write('using ' + os.environ['TOKEN_X']); sys.exit(1)"
-    code, out, err = run_cli("--env", f"TOKEN_X={secret}", "--env", "OTHER", "--out",
-                             str(tmp_path), "--json", "--timeout", "3", "--", sys.executable,
-                             "-c", script)  # fmt: skip
+    code, out, err = run_cli(
+        "--env",
+        f"TOKEN_X={secret}",
+        "--env",
+        "OTHER",
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--timeout",
+        "3",
+        "--",
+        sys.executable,
+        "-c",
+        script,
+    )
     assert code == 1
     files = "".join(p.read_text() for p in tmp_path.rglob("*.json"))
     for text in (out, err, files):
@@ -81,15 +94,24 @@ def test_bare_env_passes_dummy() -> None:
     code, out, _ = run_cli("--env", "NEEDED", "--timeout", "3", "--", sys.executable, "-c", script)
     assert code == 1
     assert "value=***!" in out  # the dummy value is treated as a secret too, but it was passed
-    code, out, _ = run_cli("--env", "NEEDED", "--timeout", "3", "--", sys.executable, "-c",
-                           "import os,sys; sys.exit(0 if os.environ['NEEDED']=='dummy' else 9)")  # fmt: skip
+    code, out, _ = run_cli(
+        "--env",
+        "NEEDED",
+        "--timeout",
+        "3",
+        "--",
+        sys.executable,
+        "-c",
+        "import os,sys; sys.exit(0 if os.environ['NEEDED']=='dummy' else 9)",
+    )
     assert "code 0" in out
 
 
 def test_url_with_header_and_default_name() -> None:
     with serve_http("bearer-required") as fx:
-        code, out, err = run_cli("--url", fx.url, "--header", f"Authorization: Bearer {BEARER_TOKEN}",
-                                 "--timeout", "5")  # fmt: skip
+        code, out, err = run_cli(
+            "--url", fx.url, "--header", f"Authorization: Bearer {BEARER_TOKEN}", "--timeout", "5"
+        )
     assert code == 0, out
     assert out.startswith("127-0-0-1: ")
     assert BEARER_TOKEN not in out + err
@@ -151,8 +173,12 @@ def test_default_names() -> None:
     assert name_from_command(["uvx", "mcp-server-time", "--local-timezone", "UTC"]) == (
         "mcp-server-time"
     )
-    assert name_from_command(["docker", "run", "-i", "--rm", "-e", "TOKEN",
-                              "ghcr.io/acme/acme-mcp:1.2"]) == "acme-mcp"  # fmt: skip
+    assert (
+        name_from_command(
+            ["docker", "run", "-i", "--rm", "-e", "TOKEN", "ghcr.io/acme/acme-mcp:1.2"]
+        )
+        == "acme-mcp"
+    )
     assert name_from_command(["/opt/bin/My Server.py"]) == "my-server"
     assert name_from_url("https://mcp.deepwiki.com/mcp") == "deepwiki-com"
     assert name_from_url("https://www.example.org/sse") == "example-org"
@@ -161,10 +187,25 @@ def test_default_names() -> None:
 def test_as_a_real_command(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-m", "mcpcost", "measure", "--timeout", "5", "--out", str(tmp_path),
-         "--", *fixture_argv("good")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcpcost",
+            "measure",
+            "--timeout",
+            "5",
+            "--out",
+            str(tmp_path),
+            "--",
+            *fixture_argv("good"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("stdio_server: ")
     assert (tmp_path / "results" / "stdio_server" / "measurement.json").is_file()
@@ -181,8 +222,9 @@ def test_command_line_is_split_without_a_shell_and_recorded_as_written(tmp_path:
     doc = parse_json(out)
     assert doc["status"] == "measured" and doc["launchCommand"] == line
     assert not marker.exists()
-    same = run_cli("--json", "--timeout", "10", "--", sys.executable, str(script), ";", "touch",
-                   str(marker))  # fmt: skip
+    same = run_cli(
+        "--json", "--timeout", "10", "--", sys.executable, str(script), ";", "touch", str(marker)
+    )
     assert parse_json(same[1])["canonicalSha256"] == doc["canonicalSha256"]
     assert "measuring it-s-a-server: " in err  # the default name comes from the split words
 
@@ -200,9 +242,14 @@ def test_help_documents_the_reference_spellings_and_docker(
     code, out, _ = run_cli("--help")
     flat = " ".join((out + capsys.readouterr().out).split())
     assert code == 0
-    for needle in ("--command 'LAUNCH LINE'", "--url URL, --remote URL", "--docker",
-                   "--image IMAGE, --docker-image IMAGE", "--docker-host URL",
-                   "--ca-bundle PATH|auto"):  # fmt: skip
+    for needle in (
+        "--command 'LAUNCH LINE'",
+        "--url URL, --remote URL",
+        "--docker",
+        "--image IMAGE, --docker-image IMAGE",
+        "--docker-host URL",
+        "--ca-bundle PATH|auto",
+    ):
         assert needle in flat
 
 
@@ -233,8 +280,19 @@ def test_docker_host_reaches_a_docker_run_command_on_the_host() -> None:
             "sys.stderr.write('engine=' + os.environ.get('DOCKER_HOST', 'unset'))\nsys.exit(3)\n"
         )
         fake.chmod(0o755)
-        code, out, _ = run_cli("--json", "--timeout", "5", "--no-retry", "--docker-host",
-                               "unix:///run/engine.sock", "--", str(fake), "run", "-i", "img")  # fmt: skip
+        code, out, _ = run_cli(
+            "--json",
+            "--timeout",
+            "5",
+            "--no-retry",
+            "--docker-host",
+            "unix:///run/engine.sock",
+            "--",
+            str(fake),
+            "run",
+            "-i",
+            "img",
+        )
     doc = parse_json(out)
     assert code == 1 and doc["status"] == "startup-failure"
     assert doc["isolation"]["docker"] is True

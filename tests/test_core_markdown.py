@@ -80,8 +80,10 @@ def test_escape_helpers_look_at_what_is_before() -> None:
     assert _escaped("\\\\\\<", 3)
 
 
-@given(st.text(alphabet=st.sampled_from("ab|<\\\n\r`@# "), max_size=60) | st.text(max_size=300),
-       st.integers(min_value=2, max_value=200))  # fmt: skip
+@given(
+    st.text(alphabet=st.sampled_from("ab|<\\\n\r`@# "), max_size=60) | st.text(max_size=300),
+    st.integers(min_value=2, max_value=200),
+)
 def test_cells_never_break_a_table_row(text: str, limit: int) -> None:
     # the first alphabet makes pipes, brackets and backslash runs common, at the cut too
     for out in (md_text(text, limit), code_text(text, limit)):

@@ -150,10 +150,19 @@ def test_our_own_measurement_verifies() -> None:
 
 @pytest.mark.parametrize(
     ("tokens", "color"),
-    [(0, "brightgreen"), (999, "brightgreen"), (1000, "green"), (4999, "green"),
-     (5000, "yellow"), (14999, "yellow"), (15000, "orange"), (29999, "orange"),
-     (30000, "red"), (42000, "red")],
-)  # fmt: skip
+    [
+        (0, "brightgreen"),
+        (999, "brightgreen"),
+        (1000, "green"),
+        (4999, "green"),
+        (5000, "yellow"),
+        (14999, "yellow"),
+        (15000, "orange"),
+        (29999, "orange"),
+        (30000, "red"),
+        (42000, "red"),
+    ],
+)
 def test_band_edges(tokens: int, color: str) -> None:
     assert band_for(tokens).color == color
 

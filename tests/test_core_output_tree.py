@@ -30,8 +30,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "mcpcost", *argv], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "mcpcost", *argv],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_atomic_write_replaces_whole_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -138,8 +144,11 @@ def test_a_journal_is_rolled_forward_and_staged_files_without_one_are_dropped(
 @contextlib.contextmanager
 def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
     where.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip() or proc.returncode}")
     try:

@@ -59,8 +59,11 @@ def test_bundled_tables_equal_nodes_regexp() -> None:
         pytest.skip("node is not installed: no Unicode table cross-check")
     proc = subprocess.run(
         [node, str(ROOT / "tests" / "node" / "unicode-classes.mjs")],
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     theirs = json.loads(proc.stdout)
     if theirs["unicode"] != "17.0":
         pytest.skip(f"this Node uses Unicode {theirs['unicode']}; the bundled tables are 17.0")

@@ -71,8 +71,14 @@ def env() -> dict[str, str]:
 
 
 def cli(*argv: str, cwd: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "mcpcost", *argv], env=env(), cwd=cwd,
-                          capture_output=True, text=True, timeout=180)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpcost", *argv],
+        env=env(),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stdout
 

@@ -69,7 +69,11 @@ def test_core_does_no_io() -> None:
         if _layer(module) != "core":
             continue
         for imported in _imports(path):
-            if imported in IO_MODULES or imported.split(".")[0] in {"subprocess", "requests",
-                                                                     "docker", "socket"}:  # fmt: skip
+            if imported in IO_MODULES or imported.split(".")[0] in {
+                "subprocess",
+                "requests",
+                "docker",
+                "socket",
+            }:
                 problems.append(f"{module} imports {imported}")
     assert problems == []

@@ -30,8 +30,9 @@ def test_timer_is_timeout() -> None:
 
 
 def test_http_401_with_metadata_is_remote_auth_wall() -> None:
-    exc = HTTPStatusError(401, url="u", www_authenticate='Bearer resource_metadata="x"',
-                          oauth_metadata=True)  # fmt: skip
+    exc = HTTPStatusError(
+        401, url="u", www_authenticate='Bearer resource_metadata="x"', oauth_metadata=True
+    )
     assert classify_failure(exc)[0] is Status.REMOTE_AUTH_WALL
 
 
@@ -77,26 +78,43 @@ def test_frames_are_not_messages() -> None:
 
 @pytest.mark.parametrize(
     "exc",
-    [SpawnFailed("spawn failed: x: No such file"), ProtocolError("tools/list repeated cursor"),
-     TransportClosed("server exited (code 0)", exit_code=0)],
-)  # fmt: skip
+    [
+        SpawnFailed("spawn failed: x: No such file"),
+        ProtocolError("tools/list repeated cursor"),
+        TransportClosed("server exited (code 0)", exit_code=0),
+    ],
+)
 def test_everything_else_is_startup_failure(exc: Exception) -> None:
     assert classify_failure(exc)[0] is Status.STARTUP_FAILURE  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
     "text",
-    ["Unauthorized", "401 Unauthorized", "missing api key", "API key is required",
-     "authentication required", "GITHUB token: invalid access token", "Not authenticated"],
-)  # fmt: skip
+    [
+        "Unauthorized",
+        "401 Unauthorized",
+        "missing api key",
+        "API key is required",
+        "authentication required",
+        "GITHUB token: invalid access token",
+        "Not authenticated",
+    ],
+)
 def test_auth_phrases(text: str) -> None:
     assert says_auth(text)
 
 
 @pytest.mark.parametrize(
     "text",
-    ["PublicKeyToken=b77a5c561934e089", "Unexpected token", "author: jane", "OAuth2 library v3",
-     "listening on port 401", "tokenizer loaded", "credential helper found"],
-)  # fmt: skip
+    [
+        "PublicKeyToken=b77a5c561934e089",
+        "Unexpected token",
+        "author: jane",
+        "OAuth2 library v3",
+        "listening on port 401",
+        "tokenizer loaded",
+        "credential helper found",
+    ],
+)
 def test_not_auth_phrases(text: str) -> None:
     assert not says_auth(text)

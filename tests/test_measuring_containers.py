@@ -41,10 +41,24 @@ DEMO = ROOT / "examples" / "demo" / "demo_server.py"
 
 # -- host mounts (pure: the file system is passed in) ------------------------------------------
 
-FILES = {"/home/u/proj/server.py", "/home/u/proj/lib/util.py", "/home/u/notes.txt", "/etc/passwd",
-         "/srv/data/db.sqlite"}  # fmt: skip
-DIRS = {"/", "/home", "/home/u", "/home/u/proj", "/home/u/proj/lib", "/etc", "/srv", "/srv/data",
-        "/home/u/link-to-etc"}  # fmt: skip
+FILES = {
+    "/home/u/proj/server.py",
+    "/home/u/proj/lib/util.py",
+    "/home/u/notes.txt",
+    "/etc/passwd",
+    "/srv/data/db.sqlite",
+}
+DIRS = {
+    "/",
+    "/home",
+    "/home/u",
+    "/home/u/proj",
+    "/home/u/proj/lib",
+    "/etc",
+    "/srv",
+    "/srv/data",
+    "/home/u/link-to-etc",
+}
 LINKS = {"/home/u/link-to-etc": "/etc"}
 
 
@@ -57,10 +71,15 @@ def _real(path: str) -> str:
 
 def mounts(argv: list[str], cwd: str | None = None, base: str = "/home/u/proj") -> HostMounts:
     return host_mounts(
-        argv, cwd, base_dir=base, roots=["/home/u/proj", "/home/u"], home="/home/u",
+        argv,
+        cwd,
+        base_dir=base,
+        roots=["/home/u/proj", "/home/u"],
+        home="/home/u",
         exists=lambda p: _real(p) in FILES or _real(p) in DIRS,
-        is_dir=lambda p: _real(p) in DIRS, realpath=_real,
-    )  # fmt: skip
+        is_dir=lambda p: _real(p) in DIRS,
+        realpath=_real,
+    )
 
 
 def test_an_absolute_script_is_mounted_as_its_directory() -> None:
@@ -86,8 +105,16 @@ def test_nothing_outside_the_roots_the_home_itself_or_through_a_symlink_escape()
 
 
 def test_flag_values_words_that_are_not_paths_and_nested_mounts() -> None:
-    m = mounts(["npx", "-y", "@modelcontextprotocol/server-filesystem",
-                "--root=/home/u/proj/lib", "/home/u/proj", "https://example.com/x"])  # fmt: skip
+    m = mounts(
+        [
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "--root=/home/u/proj/lib",
+            "/home/u/proj",
+            "https://example.com/x",
+        ]
+    )
     assert m == HostMounts(("/home/u/proj",), None)  # lib folded into its parent
     assert mounts(["server.py"]) == HostMounts()  # a bare program name is looked up on PATH
     assert mounts(["./server.py"]) == HostMounts(("/home/u/proj",), "/home/u/proj")
@@ -104,8 +131,11 @@ def test_the_cwd_is_mounted_and_becomes_the_working_directory() -> None:
 
 
 def test_a_spec_plan_carries_the_exact_argv_and_the_env_values_inside_the_container() -> None:
-    spec = ServerSpec.stdio("s", ["python3", "/home/u/my server.py", "it's"],
-                            env={"API_KEY": "v@lue with space", "MODE": "x"})  # fmt: skip
+    spec = ServerSpec.stdio(
+        "s",
+        ["python3", "/home/u/my server.py", "it's"],
+        env={"API_KEY": "v@lue with space", "MODE": "x"},
+    )
     plan = plan_for_spec(spec, mounts=HostMounts(("/home/u",), "/home/u"))
     assert shlex.split(plan.shell_command) == list(spec.argv)
     assert plan.environment["API_KEY"] == "v@lue with space" and plan.environment["HOME"] == "/tmp"
@@ -128,8 +158,11 @@ def test_placement_remote_on_host_docker_run_on_host_else_a_container() -> None:
     options = ContainerOptions(docker_host="unix:///tmp/engine.sock", roots=("/nowhere",))
     remote = place(ServerSpec.remote("r", "https://example.com/mcp"), options)
     assert remote.plan is None and remote.isolation.docker is False
-    own = ServerSpec.stdio("d", ["docker", "run", "-i", "--rm", "-e", "TOKEN", "img"],
-                           env={"TOKEN": "secret-token-value"})  # fmt: skip
+    own = ServerSpec.stdio(
+        "d",
+        ["docker", "run", "-i", "--rm", "-e", "TOKEN", "img"],
+        env={"TOKEN": "secret-token-value"},
+    )
     placed = place(own, options)
     assert placed.plan is None
     assert (
@@ -187,8 +220,12 @@ def test_measure_docker_of_a_mounted_repo_script_equals_the_host_measurement(
     assert boxed["canonicalSha256"] == host["canonicalSha256"]
     assert boxed["totalTokens"] == host["totalTokens"] and boxed["toolCount"] == 3
     assert boxed["launchCommand"] == f"python3 {DEMO}" == host["launchCommand"]
-    assert boxed["isolation"] == {"docker": True, "image": BASE_IMAGE, "network": "bridge",
-                                  "note": f"{BASE_NOTE}, 1 host path mounted read-only"}  # fmt: skip
+    assert boxed["isolation"] == {
+        "docker": True,
+        "image": BASE_IMAGE,
+        "network": "bridge",
+        "note": f"{BASE_NOTE}, 1 host path mounted read-only",
+    }
     assert host["isolation"] == {"docker": False}
     assert _ours(engine) == []
 
@@ -245,19 +282,40 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
         f"os.execv({sys.executable!r}, [{sys.executable!r}, {str(project / 'probe_server.py')!r}])\n"
     )
     fake_docker.chmod(0o755)
-    config.write_text(json.dumps({"mcpServers": {
-        "probe": {"command": "python3", "args": ["probe_server.py"], "cwd": str(project),
-                  "env": {"PROBE_TOKEN": SECRET}},
-        "own-docker": {"command": str(fake_docker), "args": ["run", "-i", "--rm", "img"],
-                       "env": {"PROBE_TOKEN": SECRET}},
-    }}))  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "probe": {
+                        "command": "python3",
+                        "args": ["probe_server.py"],
+                        "cwd": str(project),
+                        "env": {"PROBE_TOKEN": SECRET},
+                    },
+                    "own-docker": {
+                        "command": str(fake_docker),
+                        "args": ["run", "-i", "--rm", "img"],
+                        "env": {"PROBE_TOKEN": SECRET},
+                    },
+                }
+            }
+        )
+    )
     environ = {"DOCKER_HOST": docker_host, "PATH": os.environ.get("PATH", ""), "HOME": str(home)}
     outputs: list[str] = []
     docs: list[dict[str, Any]] = []
     for fmt in ("--json", "--markdown", None):
         out, err = io.StringIO(), io.StringIO()
-        argv = ["--config", str(config), "--docker", "--image", BASE_IMAGE, "--timeout", "60",
-                *([fmt] if fmt else [])]  # fmt: skip
+        argv = [
+            "--config",
+            str(config),
+            "--docker",
+            "--image",
+            BASE_IMAGE,
+            "--timeout",
+            "60",
+            *([fmt] if fmt else []),
+        ]
         code = audit_cmd.run(argv, out, err, environ=environ, home=home, cwd=project)
         outputs += [out.getvalue(), err.getvalue()]
         assert code == 0, (out.getvalue(), err.getvalue())
@@ -265,8 +323,10 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
             docs.append(json.loads(out.getvalue()))
     for text in outputs:
         assert SECRET not in text and SECRET[4:20] not in text
-    summary = ("--docker: 1 launch(es) in containers, 1 as their own docker run on the host, "
-               "0 on the host (remote)")  # fmt: skip
+    summary = (
+        "--docker: 1 launch(es) in containers, 1 as their own docker run on the host, "
+        "0 on the host (remote)"
+    )
     assert all(summary in err for err in outputs[1::2])
     from tests.test_audit_render import SCHEMA
 
@@ -275,13 +335,18 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
     assert set(servers) == {"probe", "own-docker"}
     own = servers["own-docker"]
     assert own["status"] == "measured", own.get("notes")
-    assert own["isolation"] == {"docker": True,
-                                "note": f"{SELF_DOCKER_NOTE}; engine DOCKER_HOST={docker_host}"}  # fmt: skip
+    assert own["isolation"] == {
+        "docker": True,
+        "note": f"{SELF_DOCKER_NOTE}; engine DOCKER_HOST={docker_host}",
+    }
     server = servers["probe"]
     assert server["status"] == "measured" and server["envVarNames"] == ["PROBE_TOKEN"]
-    assert server["isolation"] == {"docker": True, "image": BASE_IMAGE, "network": "bridge",
-                                   "note": f"{BASE_NOTE}, env values passed (PROBE_TOKEN), "
-                                           "1 host path mounted read-only"}  # fmt: skip
+    assert server["isolation"] == {
+        "docker": True,
+        "image": BASE_IMAGE,
+        "network": "bridge",
+        "note": f"{BASE_NOTE}, env values passed (PROBE_TOKEN), 1 host path mounted read-only",
+    }
     # the value reached the container: the report's hash is that of the probe's tool saying
     # the variable is set, with the value's sha256 (the server never says the value itself)
     from mcpcost.core.canonical import canonicalize

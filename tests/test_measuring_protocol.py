@@ -33,7 +33,10 @@ def test_dual_era_modern_measures_the_2026_era() -> None:
     spec = ServerSpec.stdio("sdk-dual", sdk_server_argv("dual"))
     m = measure_server(spec, timeout_s=30, retry_timeouts=False, protocol="modern")
     assert (m.status, m.protocol_era, m.protocol_version) == (
-        Status.MEASURED, "modern", MODERN_VERSION)  # fmt: skip
+        Status.MEASURED,
+        "modern",
+        MODERN_VERSION,
+    )
     assert m.extras["protocolErasTried"] == ["modern"]
     assert m.extras["protocolRequested"] == "modern"
     legacy = measure_server(spec, timeout_s=30, retry_timeouts=False, protocol="legacy")
@@ -68,8 +71,20 @@ def test_unknown_protocol_is_rejected() -> None:
 
 def test_cli_protocol_option() -> None:
     out, err = io.StringIO(), io.StringIO()
-    code = main(["measure", "--json", "--protocol", "modern", "--timeout", "30", "--",
-                 *sdk_server_argv("dual")], out, err)  # fmt: skip
+    code = main(
+        [
+            "measure",
+            "--json",
+            "--protocol",
+            "modern",
+            "--timeout",
+            "30",
+            "--",
+            *sdk_server_argv("dual"),
+        ],
+        out,
+        err,
+    )
     assert code == 0, err.getvalue()
     doc = parse_json(out.getvalue())
     assert doc["protocolEra"] == "modern" and doc["protocolErasTried"] == ["modern"]

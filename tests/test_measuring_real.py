@@ -29,8 +29,13 @@ TIMEOUT_S = 60.0
 def node_reference(args: list[str]) -> dict[str, object]:
     node = node_binary()
     assert node is not None
-    proc = subprocess.run([node, str(NODE_REFERENCE), "--timeout", "60000", *args],
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [node, str(NODE_REFERENCE), "--timeout", "60000", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     answer: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return answer
@@ -74,8 +79,9 @@ def test_everything_same_sha_over_every_transport(mode: str) -> None:
     except LookupError as exc:
         pytest.skip(str(exc))
     try:
-        remote = measure_server(ServerSpec.remote(f"everything-{mode}", url, transport="auto"),
-                                timeout_s=TIMEOUT_S)  # fmt: skip
+        remote = measure_server(
+            ServerSpec.remote(f"everything-{mode}", url, transport="auto"), timeout_s=TIMEOUT_S
+        )
     finally:
         ctx.__exit__(None, None, None)
     assert remote.status is Status.MEASURED, remote.notes

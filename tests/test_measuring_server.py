@@ -50,12 +50,16 @@ def live_marked(marker: str) -> list[int]:
 
 
 def measure_fixture(
-    mode: str, *extra: str, timeout: float = 3.0, retry: bool = False,
+    mode: str,
+    *extra: str,
+    timeout: float = 3.0,
+    retry: bool = False,
     env: dict[str, str] | None = None,
-) -> tuple[Measurement, float, str]:  # fmt: skip
+) -> tuple[Measurement, float, str]:
     marker = uuid.uuid4().hex
-    spec = ServerSpec.stdio(f"fx-{mode}", fixture_argv(mode, *extra),
-                            env={MARKER_VAR: marker, **(env or {})})  # fmt: skip
+    spec = ServerSpec.stdio(
+        f"fx-{mode}", fixture_argv(mode, *extra), env={MARKER_VAR: marker, **(env or {})}
+    )
     started = time.monotonic()
     m = measure_server(spec, timeout_s=timeout, retry_timeouts=retry, now=lambda: FIXED_NOW)
     elapsed = time.monotonic() - started
@@ -180,8 +184,15 @@ def test_secrets_never_reach_notes() -> None:
 
 
 def test_secret_in_argv_is_masked_in_launch_command() -> None:
-    spec = ServerSpec.stdio("x", [sys.executable, "-c", "import sys; sys.exit(1)",
-                                  "--api-key=ghp_abcdefghijklmnopqrstuvwxyz0123456789"])  # fmt: skip
+    spec = ServerSpec.stdio(
+        "x",
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.exit(1)",
+            "--api-key=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        ],
+    )
     m = measure_server(spec, timeout_s=3)
     assert "ghp_" not in render_measurement(m)
 
@@ -243,8 +254,9 @@ def test_custom_transport_factory_is_used() -> None:
         opened.append(timeout_s)
         return spawn_stdio(spec)
 
-    m = measure_server(ServerSpec.stdio("f", fixture_argv("good")), timeout_s=4,
-                       open_transport=factory)  # fmt: skip
+    m = measure_server(
+        ServerSpec.stdio("f", fixture_argv("good")), timeout_s=4, open_transport=factory
+    )
     assert m.status is Status.MEASURED and opened == [4, 4]
 
 

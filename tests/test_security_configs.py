@@ -35,8 +35,13 @@ def _mcpcost(cwd: Path, home: Path, *args: str) -> subprocess.CompletedProcess[s
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "mcpcost", "audit", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=120, preexec_fn=_limit_memory,
-    )  # fmt: skip
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_memory,
+    )
 
 
 def _one_line_error(done: subprocess.CompletedProcess[str]) -> str:

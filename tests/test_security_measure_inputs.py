@@ -31,8 +31,11 @@ def _measure(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str
     base = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), **env}
     return subprocess.run(
         [sys.executable, "-m", "mcpcost", "measure", "--timeout", "10", "--no-retry", *args],
-        env=base, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")

@@ -68,10 +68,26 @@ def _measure(url: str, transport: str, tmp_path: Path) -> subprocess.CompletedPr
     headers.write_text(f"X-Api-Key: {KEY}\nAuthorization: Bearer {TOKEN}\n", "utf-8")
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "NO_PROXY": "*"}
     return subprocess.run(
-        [sys.executable, "-m", "mcpcost", "measure", "--url", url, "--transport", transport,
-         "--header-file", str(headers), "--timeout", "5", "--no-retry"],
-        env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcpcost",
+            "measure",
+            "--url",
+            url,
+            "--transport",
+            transport,
+            "--header-file",
+            str(headers),
+            "--timeout",
+            "5",
+            "--no-retry",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _carried_ours(headers: dict[str, str]) -> bool:

@@ -44,10 +44,23 @@ def _run(config: Path, home: Path, *flags: str, secret: str = SECRET) -> tuple[s
         "MY_SECRET": secret,
     }
     done = subprocess.run(
-        [sys.executable, "-m", "mcpcost", "audit", "--config", str(config), "--timeout", "10",
-         *flags],
-        env=env, capture_output=True, text=True, timeout=120, cwd=home,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "mcpcost",
+            "audit",
+            "--config",
+            str(config),
+            "--timeout",
+            "10",
+            *flags,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=home,
+    )
     return done.stdout, done.stderr
 
 
@@ -120,10 +133,14 @@ def test_the_action_masks_values_reached_through_references() -> None:
         cwd="/w",
         platform="linux",
     )
-    text = json.dumps({"mcpServers": {
-        "a": {"command": "srv", "args": ["--key", "${MY_SECRET}"]},
-        "b": {"url": "https://h.example/${URL_TOKEN}/mcp"},
-    }})  # fmt: skip
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "a": {"command": "srv", "args": ["--key", "${MY_SECRET}"]},
+                "b": {"url": "https://h.example/${URL_TOKEN}/mcp"},
+            }
+        }
+    )
     cf = parse_project_config(".mcp.json", text, ctx)
     specs = [e.spec for e in cf.entries if e.spec is not None]
     lines = mask_commands(v for s in specs for v in s.secret_values)

@@ -257,8 +257,13 @@ def test_paginated_has_three_pages_and_rejects_unknown_cursors() -> None:
         bad = c.request("tools/list", {"cursor": "bogus"})
     assert len(pages) == 3 and "nextCursor" not in pages[-1]
     assert [t["name"] for p in pages for t in p["tools"]] == [
-        "p1_a", "p1_b", "p2_a", "p2_b", "p3_a", "p3_b"
-    ]  # fmt: skip
+        "p1_a",
+        "p1_b",
+        "p2_a",
+        "p2_b",
+        "p3_a",
+        "p3_b",
+    ]
     assert bad is not None and bad["error"]["code"] == -32602
 
 
@@ -361,8 +366,10 @@ def test_sdk_legacy_server_serves_the_handshake_only() -> None:
     assert refused is not None and "error" in refused
     assert init["protocolVersion"] == "2025-06-18" and init["instructions"].startswith("SDK")
     assert tools is not None and [t["name"] for t in tools["result"]["tools"]] == [
-        "greet", "add", "list_colors"
-    ]  # fmt: skip
+        "greet",
+        "add",
+        "list_colors",
+    ]
 
 
 def test_sdk_dual_server_serves_either_era() -> None:

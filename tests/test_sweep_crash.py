@@ -40,8 +40,20 @@ def env(pause: str | None = None) -> dict[str, str]:
 
 
 def sweep_argv(servers: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "mcpcost", "sweep", "--servers", str(servers), "--out",
-            str(out), "--concurrency", "2", "--timeout", "20"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "mcpcost",
+        "sweep",
+        "--servers",
+        str(servers),
+        "--out",
+        str(out),
+        "--concurrency",
+        "2",
+        "--timeout",
+        "20",
+    ]
 
 
 def publish(root: Path, servers: Path) -> subprocess.CompletedProcess[bytes]:
@@ -71,8 +83,14 @@ def run_until_paused(
     argv: list[str], pause: str, *, timeout_s: float = 60
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` and return once it reports it is paused at ``pause``."""
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=env(pause), cwd=ROOT)  # fmt: skip
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env(pause),
+        cwd=ROOT,
+    )
     assert proc.stderr is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stderr, selectors.EVENT_READ)
@@ -109,8 +127,9 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     base = tmp_path_factory.mktemp("published")
     good = catalog(base / "good.yaml", broken=False)
     root = base / "site"
-    proc = subprocess.run(sweep_argv(good, root), env=env(), cwd=ROOT, capture_output=True,
-                          timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        sweep_argv(good, root), env=env(), cwd=ROOT, capture_output=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     before = tree(root, pending=True)
     assert sum(1 for rel in before if rel.endswith("measurement.json")) == 6
@@ -210,8 +229,9 @@ def test_a_sweep_the_guard_refuses_never_touches_the_published_tree(
     _, before = published
     root = copy_tree(before, tmp_path / "site")
     broken = catalog(tmp_path / "broken.yaml", broken=True)
-    proc = subprocess.run(sweep_argv(broken, root), env=env(), cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        sweep_argv(broken, root), env=env(), cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 1, proc.stderr
     assert "HARNESS FAULT — refusing to publish this sweep" in proc.stderr
     assert "6 of 6 previously-measured servers (100%) failed" in proc.stderr
@@ -231,8 +251,9 @@ def test_a_sweep_refuses_a_symlink_in_the_tree_and_writes_nothing(
     (root / link).rename(moved)
     (root / link).symlink_to(outside, target_is_directory=True)
     good = catalog(tmp_path / "good.yaml", broken=False)
-    proc = subprocess.run(sweep_argv(good, root), env=env(), cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    proc = subprocess.run(
+        sweep_argv(good, root), env=env(), cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2, proc.stderr
     last = proc.stderr.strip().splitlines()[-1]
     assert last == f"refusing to write under {root / link}: it is a symbolic link"

@@ -129,10 +129,17 @@ def test_docker_run_entries_get_the_engine_address_and_record_it() -> None:
 
 def test_recorded_env_names_are_the_catalogs_not_docker_host() -> None:
     def measure(job: Job) -> Measurement:
-        return Measurement(status=Status.MEASURED, server_name="s", launch_command="x",
-                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=1000,
-                           env_var_names=job.spec.env_names, total_tokens=5, tool_count=1,
-                           raw_tools_capture=[])  # fmt: skip
+        return Measurement(
+            status=Status.MEASURED,
+            server_name="s",
+            launch_command="x",
+            measured_at="2026-09-01T12:00:00.000Z",
+            timeout_ms=1000,
+            env_var_names=job.spec.env_names,
+            total_tokens=5,
+            tool_count=1,
+            raw_tools_capture=[],
+        )
 
     entry = load_catalog(
         "servers:\n  - name: d\n    command: docker run -i --rm -e TOKEN img\n    env: [TOKEN]\n"
@@ -171,9 +178,15 @@ def _fake(results: list[Status]) -> tuple[Any, list[Job]]:
     def measure(job: Job) -> Measurement:
         seen.append(job)
         status = results[len(seen) - 1]
-        return Measurement(status=status, server_name=job.entry.name, launch_command="wrapped",
-                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=int(job.timeout_s * 1000),
-                           isolation=job.isolation, notes=f"attempt {len(seen)}")  # fmt: skip
+        return Measurement(
+            status=status,
+            server_name=job.entry.name,
+            launch_command="wrapped",
+            measured_at="2026-09-01T12:00:00.000Z",
+            timeout_ms=int(job.timeout_s * 1000),
+            isolation=job.isolation,
+            notes=f"attempt {len(seen)}",
+        )
 
     return measure, seen
 
@@ -244,11 +257,14 @@ def test_sweep_in_real_containers_through_the_docker_api(
     lines: list[str] = []
     selected = [E["boxed"], E["broken-box"], E["self-docker"]]
     outcome = run_sweep(
-        CATALOG, selected, tmp_path,
+        CATALOG,
+        selected,
+        tmp_path,
         make_measure(ContainerLauncher(client), lambda: NOW),
         SweepOptions(docker=True, concurrency=2, default_timeout_s=60, image_override=image),
-        clock=lambda: NOW, progress=lines.append,
-    )  # fmt: skip
+        clock=lambda: NOW,
+        progress=lines.append,
+    )
     assert outcome.exit_code == 0, lines
 
     def load(name: str) -> dict[str, Any]:
@@ -262,8 +278,12 @@ def test_sweep_in_real_containers_through_the_docker_api(
         boxed["rawToolsCapture"][0]["description"]
         == "key=dummy url=http://localhost:9200 home=/tmp"
     )
-    assert boxed["isolation"] == {"docker": True, "image": image, "network": "bridge",
-                                  "note": "network enabled for package fetch; clean FS, no host credentials"}  # fmt: skip
+    assert boxed["isolation"] == {
+        "docker": True,
+        "image": image,
+        "network": "bridge",
+        "note": "network enabled for package fetch; clean FS, no host credentials",
+    }
     assert boxed["launchCommand"] == E["boxed"].command
     broken = load("broken-box")
     assert broken["status"] == "startup-failure"
@@ -294,11 +314,15 @@ def test_docker_run_entry_reaches_the_engine_given_by_docker_host(
     )
     lines: list[str] = []
     outcome = run_sweep(
-        catalog, list(catalog.entries), tmp_path,
+        catalog,
+        list(catalog.entries),
+        tmp_path,
         make_measure(ContainerLauncher(client), lambda: NOW),
         SweepOptions(docker=True, default_timeout_s=120, docker_host=address),
-        clock=lambda: NOW, progress=lines.append, publish_pages=False,
-    )  # fmt: skip
+        clock=lambda: NOW,
+        progress=lines.append,
+        publish_pages=False,
+    )
     assert outcome.exit_code == 0, lines
     doc = parse_json((tmp_path / "results" / "own-docker" / "measurement.json").read_bytes())
     assert isinstance(doc, dict)
@@ -418,9 +442,14 @@ def test_proxy_credentials_echoed_by_a_server_are_masked_in_notes() -> None:
     def measure(job: Job) -> Measurement:
         assert job.container is not None
         said = job.container.environment["HTTPS_PROXY"]
-        return Measurement(status=Status.TIMEOUT, server_name="s", launch_command="x",
-                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=1000,
-                           notes=f"npm ERR! connect via {said} failed (user alice:s3cretpass)")  # fmt: skip
+        return Measurement(
+            status=Status.TIMEOUT,
+            server_name="s",
+            launch_command="x",
+            measured_at="2026-09-01T12:00:00.000Z",
+            timeout_ms=1000,
+            notes=f"npm ERR! connect via {said} failed (user alice:s3cretpass)",
+        )
 
     m = measure_entry(E["npx-thing"], measure, SweepOptions(docker=True, trust=trust), lambda: NOW)
     assert m.notes is not None and "s3cretpass" not in m.notes and "alice" not in m.notes
@@ -495,9 +524,11 @@ def test_ca_bundle_is_mounted_read_only_and_named_inside_a_real_container(
     ).entries[0]
     proxy = (("HTTPS_PROXY", "http://proxy.invalid:3128"),)
     options = SweepOptions(
-        docker=True, default_timeout_s=60, image_override=image,
+        docker=True,
+        default_timeout_s=60,
+        image_override=image,
         trust=HostTrust(ca_bundle=str(bundle), proxy=proxy),
-    )  # fmt: skip
+    )
     m = measure_entry(
         entry, make_measure(ContainerLauncher(client), lambda: NOW), options, lambda: NOW
     )
@@ -591,9 +622,22 @@ def test_npx_server_fetched_in_a_container_behind_the_proxy_matches_the_host_mea
         "    env: [npm_config_cache]\n"
         "    envValues: {npm_config_cache: /tmp/cold-npm-cache}\n"
     )
-    argv = ["--servers", str(catalog), "--docker", "--docker-host", address, "--image", image,
-            "--ca-bundle", "auto", "--timeout", "120", "--out", str(tmp_path / "out"),
-            "--no-publish"]  # fmt: skip
+    argv = [
+        "--servers",
+        str(catalog),
+        "--docker",
+        "--docker-host",
+        address,
+        "--image",
+        image,
+        "--ca-bundle",
+        "auto",
+        "--timeout",
+        "120",
+        "--out",
+        str(tmp_path / "out"),
+        "--no-publish",
+    ]
     err = io.StringIO()
     code = sweep_cmd.run(argv, io.StringIO(), err, environ=dict(os.environ))
     doc = parse_json((tmp_path / "out" / "results" / "memory" / "measurement.json").read_bytes())
@@ -627,9 +671,14 @@ def test_an_untrusted_certificate_chain_points_at_ca_bundle_and_is_not_retried(
 
     def measure(job: Job) -> Measurement:
         seen.append(job)
-        return Measurement(status=Status.STARTUP_FAILURE, server_name="m", launch_command="x",
-                           measured_at="2026-09-01T12:00:00.000Z", timeout_ms=1000,
-                           notes=NPM_TLS_FAILURE)  # fmt: skip
+        return Measurement(
+            status=Status.STARTUP_FAILURE,
+            server_name="m",
+            launch_command="x",
+            measured_at="2026-09-01T12:00:00.000Z",
+            timeout_ms=1000,
+            notes=NPM_TLS_FAILURE,
+        )
 
     m = measure_entry(E["npx-thing"], measure, options, lambda: NOW)
     assert len(seen) == 1  # a cold package cache cannot fix a certificate chain

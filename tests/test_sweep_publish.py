@@ -27,23 +27,41 @@ EVIL = 'x|y`z[a](b)<script>alert("n")</script>\nnext'
 
 
 def tools(n: int, desc: str = "does a thing") -> list[Any]:
-    return [{"name": f"tool_{i}", "description": desc * (i + 1),
-             "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
-            for i in range(n)]  # fmt: skip
+    return [
+        {
+            "name": f"tool_{i}",
+            "description": desc * (i + 1),
+            "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+        }
+        for i in range(n)
+    ]
 
 
 def measured(
-    name: str, capture: list[Any], *, day: str = "2026-09-01", docker: bool = False,
-    instructions: Any = NOT_CAPTURED, status: Status = Status.MEASURED,
-) -> Measurement:  # fmt: skip
+    name: str,
+    capture: list[Any],
+    *,
+    day: str = "2026-09-01",
+    docker: bool = False,
+    instructions: Any = NOT_CAPTURED,
+    status: Status = Status.MEASURED,
+) -> Measurement:
     tm = measure_tools(capture)
     return Measurement(
-        status=status, server_name=name, launch_command=f"npx -y {name}",
-        measured_at=f"{day}T10:00:00.000Z", timeout_ms=60000, total_tokens=tm.total_tokens,
-        tool_count=tm.tool_count, tools=tm.tools, canonical_sha256=tm.canonical.sha256,
-        raw_tools_capture=tm.capture, server_instructions=instructions,
-        isolation=Isolation(docker=docker), env_var_names=(),
-    )  # fmt: skip
+        status=status,
+        server_name=name,
+        launch_command=f"npx -y {name}",
+        measured_at=f"{day}T10:00:00.000Z",
+        timeout_ms=60000,
+        total_tokens=tm.total_tokens,
+        tool_count=tm.tool_count,
+        tools=tm.tools,
+        canonical_sha256=tm.canonical.sha256,
+        raw_tools_capture=tm.capture,
+        server_instructions=instructions,
+        isolation=Isolation(docker=docker),
+        env_var_names=(),
+    )
 
 
 def write(root: Path, name: str, m: Measurement) -> None:
@@ -67,8 +85,14 @@ def site(tmp_path: Path) -> Path:
     write(tmp_path, "beta", measured("beta", tools(2)))
     evil_tools = [{"name": EVIL, "description": EVIL, "inputSchema": {"type": "object"}}]
     write(tmp_path, "evil", measured("evil", evil_tools))
-    fail = Measurement(status=Status.STARTUP_FAILURE, server_name="broken", launch_command="x",
-                       measured_at="2026-09-01T10:00:00.000Z", timeout_ms=60000, notes=EVIL)  # fmt: skip
+    fail = Measurement(
+        status=Status.STARTUP_FAILURE,
+        server_name="broken",
+        launch_command="x",
+        measured_at="2026-09-01T10:00:00.000Z",
+        timeout_ms=60000,
+        notes=EVIL,
+    )
     write(tmp_path, "broken", fail)
     return tmp_path
 
@@ -112,10 +136,20 @@ def test_session_start_floor_and_costlier_deferral(site: Path) -> None:
 
 def test_divergence_rows_are_hidden_when_stale(site: Path) -> None:
     alpha = measured("alpha", tools(5))
-    div = {"method": "tools-delta/v1", "model": "claude-test", "measuredAt": "2026-09-01",
-           "servers": {"alpha": {"claudeDelta": 777, "o200kFull": alpha.total_tokens, "o200kMapped": 100,
-                                 "capturedSha256": alpha.canonical_sha256},
-                       "beta": {"claudeDelta": 555, "capturedSha256": "0" * 64}}}  # fmt: skip
+    div = {
+        "method": "tools-delta/v1",
+        "model": "claude-test",
+        "measuredAt": "2026-09-01",
+        "servers": {
+            "alpha": {
+                "claudeDelta": 777,
+                "o200kFull": alpha.total_tokens,
+                "o200kMapped": 100,
+                "capturedSha256": alpha.canonical_sha256,
+            },
+            "beta": {"claudeDelta": 555, "capturedSha256": "0" * 64},
+        },
+    }
     import json
 
     (site / "results" / "divergence.json").write_text(json.dumps(div))
@@ -128,10 +162,12 @@ def test_divergence_rows_are_hidden_when_stale(site: Path) -> None:
 
 
 def test_history_fold_trend_and_isolation_cut() -> None:
-    rows = [HistoryRow("2026-08-01", "a", 10, 1, "measured", ""),
-            HistoryRow("2026-08-08", "a", 12, 1, "measured", "host"),
-            HistoryRow("2026-08-15", "a", 20, 1, "measured", "docker"),
-            HistoryRow("2026-08-22", "a", 21, 1, "measured", "")]  # fmt: skip
+    rows = [
+        HistoryRow("2026-08-01", "a", 10, 1, "measured", ""),
+        HistoryRow("2026-08-08", "a", 12, 1, "measured", "host"),
+        HistoryRow("2026-08-15", "a", 20, 1, "measured", "docker"),
+        HistoryRow("2026-08-22", "a", 21, 1, "measured", ""),
+    ]
     assert plottable(rows).dropped == 0  # newest conditions unknown: nothing to compare against
     rows.append(HistoryRow("2026-08-29", "a", 22, 1, "measured", "docker"))
     series = plottable(rows)
@@ -161,7 +197,13 @@ def test_guard_thresholds() -> None:
     four = {f"s{i}": (fail if i < 4 else Status.DYNAMIC) for i in range(10)}
     assert not judge(snap, four).fault
     many = {f"s{i}": (fail if i < 6 else Status.MEASURED) for i in range(10)} | {
-        "a": fail, "b": fail, "c": fail, "d": fail, "e": fail, "f": fail}  # fmt: skip
+        "a": fail,
+        "b": fail,
+        "c": fail,
+        "d": fail,
+        "e": fail,
+        "f": fail,
+    }
     assert judge(Snapshot({f"s{i}": good for i in range(20)}), many).comparable == 10
     none = judge(Snapshot({"new": None}), {"new": fail})
     assert not none.fault and not none.performed and "not performed" in none.reason
@@ -214,8 +256,13 @@ def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     (pages_dir / "quoted.md").write_text("intro\n" + GENERATED_MARK + "\n")  # mark not first
     (pages_dir / "linked.md").symlink_to(pages_dir / "alpha.md")
     # beta and evil stop being measured: beta fails, evil's directory is gone
-    fail = Measurement(status=Status.TIMEOUT, server_name="beta", launch_command="x",
-                       measured_at="2026-09-08T10:00:00.000Z", timeout_ms=60000)  # fmt: skip
+    fail = Measurement(
+        status=Status.TIMEOUT,
+        server_name="beta",
+        launch_command="x",
+        measured_at="2026-09-08T10:00:00.000Z",
+        timeout_ms=60000,
+    )
     write(site, "beta", fail)
     shutil.rmtree(site / "results" / "evil")
     import io
@@ -301,13 +348,24 @@ def test_divergence_staleness_is_one_rule_for_dashboard_leaderboard_and_pages(
     assert not divergence_is_current(current | {"claudeDelta": "777"}, alpha)
     assert not divergence_is_current(current, alpha.with_(canonical_sha256=None))
     assert not divergence_is_current(None, alpha)
-    div = {"method": "tools-delta/v1", "model": "claude-test", "measuredAt": "2026-09-01",
-           "servers": {"alpha": {"claudeDelta": 7771, "o200kMapped": 100,
-                                 "capturedSha256": alpha.canonical_sha256},
-                       "beta": {"claudeDelta": 5552, "capturedSha256": "0" * 64},
-                       "evil": {"claudeDelta": 3331, "error": "boom",
-                                "capturedSha256": measured("evil", [])
-                                .canonical_sha256}}}  # fmt: skip
+    div = {
+        "method": "tools-delta/v1",
+        "model": "claude-test",
+        "measuredAt": "2026-09-01",
+        "servers": {
+            "alpha": {
+                "claudeDelta": 7771,
+                "o200kMapped": 100,
+                "capturedSha256": alpha.canonical_sha256,
+            },
+            "beta": {"claudeDelta": 5552, "capturedSha256": "0" * 64},
+            "evil": {
+                "claudeDelta": 3331,
+                "error": "boom",
+                "capturedSha256": measured("evil", []).canonical_sha256,
+            },
+        },
+    }
     (site / "results" / "divergence.json").write_text(json.dumps(div))
     publish(site, CATALOG)
     html = (site / "docs" / "dashboard.html").read_text()
@@ -329,9 +387,14 @@ def test_divergence_staleness_is_one_rule_for_dashboard_leaderboard_and_pages(
 def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site: Path) -> None:
     import re
 
-    history_file(site, [HistoryRow("2026-08-01", "alpha", 100, 5, "measured", "host"),
-                        HistoryRow("2026-08-03", "alpha", 110, 5, "measured", "docker"),
-                        HistoryRow("2026-08-20", "alpha", 130, 5, "measured", "")])  # fmt: skip
+    history_file(
+        site,
+        [
+            HistoryRow("2026-08-01", "alpha", 100, 5, "measured", "host"),
+            HistoryRow("2026-08-03", "alpha", 110, 5, "measured", "docker"),
+            HistoryRow("2026-08-20", "alpha", 130, 5, "measured", ""),
+        ],
+    )
     publish(site, CATALOG)
     html = (site / "docs" / "dashboard.html").read_text()
     alpha = measured("alpha", tools(5))
@@ -395,9 +458,13 @@ def test_deferring_costs_more_names_exact_rows_with_both_figures_never_floors(
         assert (any(r.name == "beta" for r in costlier_to_defer(b))) is named
         text = leaderboard_md(b, None)
         assert ("beta (" in text.split("Deferring costs more")[-1].split("\n\n")[0]) is named
-    only_floors = replace(board, measured=tuple(
-        replace(r, session=floor) if r.name == "beta" else replace(r, session=None)
-        for r in board.measured))  # fmt: skip
+    only_floors = replace(
+        board,
+        measured=tuple(
+            replace(r, session=floor) if r.name == "beta" else replace(r, session=None)
+            for r in board.measured
+        ),
+    )
     assert "Deferring costs more" not in leaderboard_md(only_floors, None)
 
 
@@ -407,13 +474,16 @@ def test_server_page_over_time_marks_isolation_changes_and_unrecorded_conditions
     from mcpcost.sweep.pages import over_time_rows
     from mcpcost.sweep.views import segment_starts
 
-    rows = [HistoryRow("2026-08-01", "alpha", 100, 5, "measured", "host"),
-            HistoryRow("2026-08-02", "alpha", 100, 5, "measured", "host"),
-            HistoryRow("2026-08-03", "alpha", 90, 5, "measured", ""),
-            HistoryRow("2026-08-04", "alpha", 95, 5, "measured", "docker")]  # fmt: skip
+    rows = [
+        HistoryRow("2026-08-01", "alpha", 100, 5, "measured", "host"),
+        HistoryRow("2026-08-02", "alpha", 100, 5, "measured", "host"),
+        HistoryRow("2026-08-03", "alpha", 90, 5, "measured", ""),
+        HistoryRow("2026-08-04", "alpha", 95, 5, "measured", "docker"),
+    ]
     history_file(site, rows)
-    m = measured("alpha", tools(5), day="2026-08-05", docker=True,
-                 instructions="Use alpha wisely. " * 60)  # fmt: skip
+    m = measured(
+        "alpha", tools(5), day="2026-08-05", docker=True, instructions="Use alpha wisely. " * 60
+    )
     write(site, "alpha", m)
     publish(site, CATALOG)
     page = (site / "docs" / "servers" / "alpha.md").read_text()
@@ -426,11 +496,17 @@ def test_server_page_over_time_marks_isolation_changes_and_unrecorded_conditions
     assert "The comparable trend starts 2026-08-03: the 2 earlier row(s)" in page
     assert "Conditions not on record: 1 row(s)" in page
     # boundaries are exactly the trend's cuts, applied again to what it dropped
-    flip = [HistoryRow(f"2026-08-0{i + 1}", "a", 10 * i, 1, "measured", iso)
-            for i, iso in enumerate(["docker", "host", "host", "docker"])]  # fmt: skip
+    flip = [
+        HistoryRow(f"2026-08-0{i + 1}", "a", 10 * i, 1, "measured", iso)
+        for i, iso in enumerate(["docker", "host", "host", "docker"])
+    ]
     assert segment_starts(flip) == {1, 3}
     assert [r["change"] for r in over_time_rows(flip)] == [
-        "—", "not comparable", "+10", "not comparable"]  # fmt: skip
+        "—",
+        "not comparable",
+        "+10",
+        "not comparable",
+    ]
     assert segment_starts([*flip[:3], replace_iso(flip[3], "")]) == {1}
 
 
@@ -463,7 +539,11 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
     colours = re.findall(r'class="fill band-(\w+)"', html)
     # band counts of these captures: 1 red, 3 orange, 9 green, 7 brightgreen
     assert {c: colours.count(c) for c in set(colours)} == {
-        "red": 1, "orange": 3, "green": 9, "brightgreen": 7}  # fmt: skip
+        "red": 1,
+        "orange": 3,
+        "green": 9,
+        "brightgreen": 7,
+    }
     assert '<td>azure</td><td><span class="chip">auth-required</span>' in html
 
 

@@ -43,7 +43,10 @@ def test_streamable_http_handshake_session_id_and_version_header(kind: str) -> N
     assert version == "2025-11-25"
     posts = [r for r in recorded if r.method == "POST"]
     assert [parse_json(r.body)["method"] for r in posts] == [
-        "initialize", "notifications/initialized", "tools/list"]  # fmt: skip
+        "initialize",
+        "notifications/initialized",
+        "tools/list",
+    ]
     assert all(r.headers["accept"] == "application/json, text/event-stream" for r in posts)
     assert all(r.headers["content-type"] == "application/json" for r in posts)
     assert "mcp-session-id" not in posts[0].headers
@@ -55,8 +58,9 @@ def test_streamable_http_handshake_session_id_and_version_header(kind: str) -> N
 
 def test_user_headers_are_sent() -> None:
     with serve_http("bearer-required") as fx:
-        t = StreamableHTTPTransport(fx.url, headers={"Authorization": f"Bearer {BEARER_TOKEN}"},
-                                    timeout_s=5)  # fmt: skip
+        t = StreamableHTTPTransport(
+            fx.url, headers={"Authorization": f"Bearer {BEARER_TOKEN}"}, timeout_s=5
+        )
         _, tools = run_session(t)
     assert tools == EXPECTED_TOOLS
 

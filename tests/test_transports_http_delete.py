@@ -65,21 +65,31 @@ def recorder_server(rec: Recorder) -> Iterator[str]:
             method = msg["method"]
             result: Any
             if method == "initialize" and rec.modern_only:
-                error = {"code": -32022, "message": "unsupported",
-                         "data": {"supported": ["2026-07-28"]}}  # fmt: skip
+                error = {
+                    "code": -32022,
+                    "message": "unsupported",
+                    "data": {"supported": ["2026-07-28"]},
+                }
                 answer = {"jsonrpc": "2.0", "id": msg["id"], "error": error}
                 self._reply(200, json.dumps(answer).encode())
                 return
             if method == "initialize":
-                result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                          "serverInfo": {"name": "rec", "version": "1"}}  # fmt: skip
+                result = {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "rec", "version": "1"},
+                }
             elif method == "server/discover":
-                result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                          "serverInfo": {"name": "rec", "version": "1"}}  # fmt: skip
+                result = {
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "rec", "version": "1"},
+                }
             else:
                 result = {"tools": TOOLS}
-            self._reply(200, json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result})
-                        .encode())  # fmt: skip
+            self._reply(
+                200, json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode()
+            )
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
@@ -124,8 +134,12 @@ def test_405_to_delete_is_fine_and_quick() -> None:
     with recorder_server(rec) as url:
         era, closing = run(url)
     assert era == "legacy"
-    assert methods(rec) == ["POST initialize", "POST notifications/initialized",
-                            "POST tools/list", "DELETE"]  # fmt: skip
+    assert methods(rec) == [
+        "POST initialize",
+        "POST notifications/initialized",
+        "POST tools/list",
+        "DELETE",
+    ]
     assert rec.seen[-1][1]["mcp-session-id"] == "sess-42"
     assert closing < 1.0
 

@@ -124,11 +124,28 @@ def make_certificate(folder: Path, name: str, host: str) -> tuple[Path, Path]:
         pytest.skip("the openssl command is not installed")
     cert, key = folder / f"{name}.pem", folder / f"{name}.key"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-         "-subj", f"/CN={host}", "-addext", f"subjectAltName=DNS:{host}",
-         "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            f"/CN={host}",
+            "-addext",
+            f"subjectAltName=DNS:{host}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return cert, key
 
 

@@ -87,8 +87,9 @@ def sdk_legacy_tools() -> list[Any]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("era", "expected"), [("legacy", "legacy"), ("modern", "modern"),
-                                               ("dual", "legacy")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("era", "expected"), [("legacy", "legacy"), ("modern", "modern"), ("dual", "legacy")]
+)
 def test_sdk_servers_both_eras_same_tools(
     era: str, expected: str, sdk_legacy_tools: list[Any]
 ) -> None:
@@ -144,23 +145,56 @@ def modern_http_server(seen: list[dict[str, str]]) -> Iterator[str]:
             seen.append({k.lower(): v for k, v in self.headers.items()})
             meta = (body.get("params") or {}).get("_meta") or {}
             if body["method"] == "initialize":
-                status, out = 400, {"jsonrpc": "2.0", "id": body["id"], "error": {
-                    "code": -32022, "message": "unsupported",
-                    "data": {"supported": ["2026-07-28"], "requested": "2025-11-25"}}}  # fmt: skip
-            elif (self.headers.get("MCP-Protocol-Version") != "2026-07-28"
-                  or self.headers.get("Mcp-Method") != body["method"]
-                  or meta.get(META_VERSION) != "2026-07-28"):  # fmt: skip
-                status, out = 400, {"jsonrpc": "2.0", "id": body["id"],
-                                    "error": {"code": -32020, "message": "header mismatch"}}  # fmt: skip
+                status, out = (
+                    400,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": body["id"],
+                        "error": {
+                            "code": -32022,
+                            "message": "unsupported",
+                            "data": {"supported": ["2026-07-28"], "requested": "2025-11-25"},
+                        },
+                    },
+                )
+            elif (
+                self.headers.get("MCP-Protocol-Version") != "2026-07-28"
+                or self.headers.get("Mcp-Method") != body["method"]
+                or meta.get(META_VERSION) != "2026-07-28"
+            ):
+                status, out = (
+                    400,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": body["id"],
+                        "error": {"code": -32020, "message": "header mismatch"},
+                    },
+                )
             elif body["method"] == "server/discover":
-                status, out = 200, {"jsonrpc": "2.0", "id": body["id"], "result": {
-                    "supportedVersions": ["2026-07-28"], "capabilities": {},
-                    "instructions": "modern hi",
-                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "m", "version": "1"}},
-                }}  # fmt: skip
+                status, out = (
+                    200,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": body["id"],
+                        "result": {
+                            "supportedVersions": ["2026-07-28"],
+                            "capabilities": {},
+                            "instructions": "modern hi",
+                            "_meta": {
+                                "io.modelcontextprotocol/serverInfo": {"name": "m", "version": "1"}
+                            },
+                        },
+                    },
+                )
             else:
-                status, out = 200, {"jsonrpc": "2.0", "id": body["id"], "result": {
-                    "tools": [{"name": "z", "inputSchema": {"type": "object"}}]}}  # fmt: skip
+                status, out = (
+                    200,
+                    {
+                        "jsonrpc": "2.0",
+                        "id": body["id"],
+                        "result": {"tools": [{"name": "z", "inputSchema": {"type": "object"}}]},
+                    },
+                )
             data = json.dumps(out).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

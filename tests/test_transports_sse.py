@@ -56,11 +56,17 @@ def test_large_event_in_small_chunks() -> None:
 
 
 @given(
-    st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=20), min_size=1,
-             max_size=4),
+    st.lists(
+        st.text(
+            alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)),
+            max_size=20,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
     st.sampled_from([b"\n", b"\r\n", b"\r"]),
     st.integers(min_value=1, max_value=7),
-)  # fmt: skip
+)
 def test_any_chunking_gives_the_same_events(lines: list[str], eol: bytes, step: int) -> None:
     body = b"".join(b"data: " + ln.encode() + eol for ln in lines) + eol
     whole = decode_all(body)

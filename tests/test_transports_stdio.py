@@ -23,10 +23,23 @@ ECHO_ENV = (
 
 
 def test_safe_base_env_keeps_only_the_safe_names() -> None:
-    environ = {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "https_proxy": "p", "AWS_SECRET": "s",
-               "GITHUB_TOKEN": "t", "SYSTEMROOT": "c:/w", "TZ": "UTC"}  # fmt: skip
-    assert safe_base_env(environ) == {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C",
-                                      "https_proxy": "p", "TZ": "UTC"}  # fmt: skip
+    environ = {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "LC_ALL": "C",
+        "https_proxy": "p",
+        "AWS_SECRET": "s",
+        "GITHUB_TOKEN": "t",
+        "SYSTEMROOT": "c:/w",
+        "TZ": "UTC",
+    }
+    assert safe_base_env(environ) == {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "LC_ALL": "C",
+        "https_proxy": "p",
+        "TZ": "UTC",
+    }
     assert safe_base_env(environ, windows=True)["SYSTEMROOT"] == "c:/w"
 
 
@@ -37,8 +50,9 @@ def test_spec_env_overrides_and_adds() -> None:
 
 def test_child_sees_exact_env_and_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCPCOST_SHOULD_NOT_LEAK", "leak")
-    spec = ServerSpec.stdio("x", [sys.executable, "-c", ECHO_ENV], env={"MY_VAR": "v 1"},
-                            cwd=str(tmp_path))  # fmt: skip
+    spec = ServerSpec.stdio(
+        "x", [sys.executable, "-c", ECHO_ENV], env={"MY_VAR": "v 1"}, cwd=str(tmp_path)
+    )
     t = spawn_stdio(spec)
     try:
         t.send({"jsonrpc": "2.0", "id": 1, "method": "x"})
@@ -52,8 +66,9 @@ def test_child_sees_exact_env_and_cwd(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_argv_is_not_run_through_a_shell(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
-    spec = ServerSpec.stdio("x", [sys.executable, "-c", "import sys; print(sys.argv[1])",
-                                  f"; touch {marker}"])  # fmt: skip
+    spec = ServerSpec.stdio(
+        "x", [sys.executable, "-c", "import sys; print(sys.argv[1])", f"; touch {marker}"]
+    )
     t = spawn_stdio(spec)
     with pytest.raises(TransportClosed) as info:
         t.receive(10)

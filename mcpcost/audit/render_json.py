@@ -166,9 +166,20 @@ def _server_diff(s: ServerDiff) -> dict[str, Any]:
 
 def _config_diff(c: ConfigDiff) -> dict[str, Any]:
     out = _fields(
-        c, "client", "source", "baseline_source", "matched_by", "before_total", "after_total",
-        "delta", "before_share", "after_share", "exact", "understated_by", "overstated_by",
-    )  # fmt: skip
+        c,
+        "client",
+        "source",
+        "baseline_source",
+        "matched_by",
+        "before_total",
+        "after_total",
+        "delta",
+        "before_share",
+        "after_share",
+        "exact",
+        "understated_by",
+        "overstated_by",
+    )
     out["servers"] = [_server_diff(s) for s in c.servers]
     return out
 

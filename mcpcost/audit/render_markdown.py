@@ -62,8 +62,11 @@ def deferral_sentence(v: DeferralVerdict) -> str:
             f"{prose(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
         )
     if mode == "threshold":
-        side = {True: "at or above it: deferred", False: "under it: loaded up front",
-                None: "on a side that cannot be said"}[v.crosses]  # fmt: skip
+        side = {
+            True: "at or above it: deferred",
+            False: "under it: loaded up front",
+            None: "on a side that cannot be said",
+        }[v.crosses]
         return f"{prose(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
     if mode == "setting-unrecognized":
         return f"{var} holds a value that is not documented: nothing is claimed from it."

@@ -346,24 +346,34 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
     changed = [s for s in c.servers if s.kind != "unchanged"]
     if changed:
         rows = [
-            [s.kind, s.name, "—" if s.before is None else n(s.before), "→",
-             "—" if s.after is None else n(s.after), "" if s.delta is None else signed(s.delta)]
+            [
+                s.kind,
+                s.name,
+                "—" if s.before is None else n(s.before),
+                "→",
+                "—" if s.after is None else n(s.after),
+                "" if s.delta is None else signed(s.delta),
+            ]
             for s in changed
-        ]  # fmt: skip
+        ]
         out += _table(rows, [False, False, True, False, True, True], indent="    ")
     unchanged = len(c.servers) - len(changed)
     if unchanged:
         out.append(f"    ({unchanged} server{'s' if unchanged != 1 else ''} unchanged)")
     where = "this client" if c.client == "explicit" else c.client
     if not c.exact:
-        out.append("    Not a clean comparison: the measured total moved "
-                   f"{signed(c.delta)}, but that is not what your config did.")  # fmt: skip
+        out.append(
+            "    Not a clean comparison: the measured total moved "
+            f"{signed(c.delta)}, but that is not what your config did."
+        )
         for s in c.servers:
             if s.note and s.kind != "removed":
                 out.append(f"      {s.name}: {s.note}")
         if c.understated_by:
-            out.append(f"      → true cost is at least {n(c.understated_by)} higher than the "
-                       f"{n(c.after_total)} measured now.")  # fmt: skip
+            out.append(
+                f"      → true cost is at least {n(c.understated_by)} higher than the "
+                f"{n(c.after_total)} measured now."
+            )
         if c.overstated_by:
             out.append(
                 f"      → up to {n(c.overstated_by)} was already being paid in the baseline."
@@ -371,8 +381,10 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
     elif c.delta == 0:
         out.append("    No change to what every request carries.")
     elif c.delta > 0:
-        out.append(f"    This change adds {n(c.delta)} tokens to every request in {where} — "
-                   f"{pct(c.before_share or 0)} → {pct(c.after_share)} of a {n(context_window)}-token context window.")  # fmt: skip
+        out.append(
+            f"    This change adds {n(c.delta)} tokens to every request in {where} — "
+            f"{pct(c.before_share or 0)} → {pct(c.after_share)} of a {n(context_window)}-token context window."
+        )
     else:
         out.append(f"    This change removes {n(-c.delta)} tokens from every request in {where}.")
     return out

@@ -292,10 +292,19 @@ def entry_result(
             else "cannot be launched as written"
         )
         return ServerResult(
-            transport="none", command=None, url=None, env_var_names=(), header_names=(),
-            status=status, tokens=None, tool_count=None, share=None, canonical_sha256=None,
-            notes=first_line(_mask_free_text(note, None)), **common,
-        )  # fmt: skip
+            transport="none",
+            command=None,
+            url=None,
+            env_var_names=(),
+            header_names=(),
+            status=status,
+            tokens=None,
+            tool_count=None,
+            share=None,
+            canonical_sha256=None,
+            notes=first_line(_mask_free_text(note, None)),
+            **common,
+        )
     command, url = _display(spec)
     base: dict[str, Any] = {
         "transport": spec.transport,
@@ -308,18 +317,28 @@ def entry_result(
     }
     if measurement is None:
         return ServerResult(
-            status=NOT_MEASURED, tokens=None, tool_count=None, share=None, canonical_sha256=None,
-            notes="not measured in this run", **base,
-        )  # fmt: skip
+            status=NOT_MEASURED,
+            tokens=None,
+            tool_count=None,
+            share=None,
+            canonical_sha256=None,
+            notes="not measured in this run",
+            **base,
+        )
     notes = first_line(_mask_free_text(measurement.notes, spec))
     base["isolation"] = measurement.isolation
     authorization = measurement.extras.get("authorization")
     base["authorization"] = authorization if isinstance(authorization, str) else None
     if not measurement.has_number:
         return ServerResult(
-            status=str(measurement.status), tokens=None, tool_count=None, share=None,
-            canonical_sha256=None, notes=notes, **base,
-        )  # fmt: skip
+            status=str(measurement.status),
+            tokens=None,
+            tool_count=None,
+            share=None,
+            canonical_sha256=None,
+            notes=notes,
+            **base,
+        )
     sha = measurement.canonical_sha256
     return ServerResult(
         status=str(measurement.status),
@@ -347,8 +366,9 @@ def trim_advice(servers: Sequence[ServerResult], total: int) -> TrimAdvice | Non
         return None
     top = heaviest_tools(servers, TRIM_TOOLS)
     recoverable = sum(t.tokens for t in top)
-    return TrimAdvice(tools=tuple(top), recoverable_tokens=recoverable,
-                      recoverable_share=recoverable / total)  # fmt: skip
+    return TrimAdvice(
+        tools=tuple(top), recoverable_tokens=recoverable, recoverable_share=recoverable / total
+    )
 
 
 def config_result(
@@ -509,8 +529,9 @@ def env_variants(configs: Sequence[ConfigFile]) -> list[EnvVariant]:
     out = []
     for members in groups.values():
         if len({m[2] for m in members}) > 1:
-            out.append(EnvVariant(launch=members[0][3],
-                                  entries=tuple((m[0], m[1]) for m in members)))  # fmt: skip
+            out.append(
+                EnvVariant(launch=members[0][3], entries=tuple((m[0], m[1]) for m in members))
+            )
     return out
 
 
@@ -547,12 +568,22 @@ def build_report(
             all_problems.append(f"{c.source}: {c.error or 'cannot be read'}")
         for e in c.live_entries:
             if e.unresolved:
-                unresolved.append(UnresolvedEntry(client=c.client, source=c.source, name=e.name,
-                                                  references=e.unresolved))  # fmt: skip
+                unresolved.append(
+                    UnresolvedEntry(
+                        client=c.client, source=c.source, name=e.name, references=e.unresolved
+                    )
+                )
         if c.state != ConfigState.OK or not c.live_entries:
-            empty.append(EmptyConfig(client=c.client, source=c.source, state=str(c.state),
-                                     all_disabled=c.disabled_names, error=c.error,
-                                     disabled_reasons=disabled_reasons(c)))  # fmt: skip
+            empty.append(
+                EmptyConfig(
+                    client=c.client,
+                    source=c.source,
+                    state=str(c.state),
+                    all_disabled=c.disabled_names,
+                    error=c.error,
+                    disabled_reasons=disabled_reasons(c),
+                )
+            )
             continue
         results.append(config_result(c, measurements, context_window, claude))
     results.sort(key=lambda r: -r.total_tokens)

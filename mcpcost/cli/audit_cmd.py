@@ -92,16 +92,30 @@ def build_parser() -> ArgParser:
         prog="mcpcost audit",
         description="Measure every server in your MCP client configs; report per config file.",
     )
-    p.add_argument("--config", action="append", default=[], metavar="PATH",
-                   help="a config file to audit instead of discovery (repeatable)")  # fmt: skip
-    p.add_argument("--client", action="append", default=[], metavar="NAME",
-                   help=f"only discover this client (repeatable): {', '.join(KNOWN_CLIENTS)}")  # fmt: skip
-    p.add_argument("--trust-project", action="store_true",
-                   help="launch the servers of this directory's project configs (.mcp.json, "
-                        ".vscode/mcp.json...) even where the client has not approved them; "
-                        "without it only approved ones run (a --config file always runs)")  # fmt: skip
-    p.add_argument("--list-configs", action="store_true",
-                   help="print the configs found, launch nothing")  # fmt: skip
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a config file to audit instead of discovery (repeatable)",
+    )
+    p.add_argument(
+        "--client",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"only discover this client (repeatable): {', '.join(KNOWN_CLIENTS)}",
+    )
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="launch the servers of this directory's project configs (.mcp.json, "
+        ".vscode/mcp.json...) even where the client has not approved them; "
+        "without it only approved ones run (a --config file always runs)",
+    )
+    p.add_argument(
+        "--list-configs", action="store_true", help="print the configs found, launch nothing"
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="the report as one JSON object")
     fmt.add_argument("--markdown", action="store_true", help="the report as Markdown")
@@ -118,20 +132,46 @@ def build_parser() -> ArgParser:
         "than N tokens",
     )
     p.add_argument("--baseline", metavar="FILE", help="an earlier audit --json report to diff")
-    p.add_argument("--max-increase", type=non_negative_int, metavar="N",
-                   help="fail when a config grew by more than N tokens vs --baseline")  # fmt: skip
-    p.add_argument("--max-increase-percent", type=non_negative_float, metavar="P",
-                   help="fail when a config grew by more than P%% vs --baseline")  # fmt: skip
-    p.add_argument("--fail-on-unmeasured", action="store_true",
-                   help="exit 1 when any live server in an audited config could not be measured "
-                        "(or a found config cannot be read), with one reason line each on stderr; "
-                        "the Action's fail-on: unmeasured")  # fmt: skip
-    p.add_argument("--context", type=positive_int, default=DEFAULT_CONTEXT_WINDOW, metavar="N",
-                   help="context window size for shares and thresholds (default 200,000)")  # fmt: skip
-    p.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                   help="per-request timeout for each server (default 60)")  # fmt: skip
-    p.add_argument("--concurrency", type=positive_int, default=DEFAULT_CONCURRENCY, metavar="N",
-                   help="servers measured at once (default 4)")  # fmt: skip
+    p.add_argument(
+        "--max-increase",
+        type=non_negative_int,
+        metavar="N",
+        help="fail when a config grew by more than N tokens vs --baseline",
+    )
+    p.add_argument(
+        "--max-increase-percent",
+        type=non_negative_float,
+        metavar="P",
+        help="fail when a config grew by more than P%% vs --baseline",
+    )
+    p.add_argument(
+        "--fail-on-unmeasured",
+        action="store_true",
+        help="exit 1 when any live server in an audited config could not be measured "
+        "(or a found config cannot be read), with one reason line each on stderr; "
+        "the Action's fail-on: unmeasured",
+    )
+    p.add_argument(
+        "--context",
+        type=positive_int,
+        default=DEFAULT_CONTEXT_WINDOW,
+        metavar="N",
+        help="context window size for shares and thresholds (default 200,000)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="per-request timeout for each server (default 60)",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help="servers measured at once (default 4)",
+    )
     add_login_arguments(p)
     add_container_arguments(
         p,
@@ -145,8 +185,11 @@ def build_parser() -> ArgParser:
         help="also write the gate findings and unmeasured servers as SARIF 2.1.0 to FILE "
         "(for code scanning), each at the config line of its server",
     )
-    p.add_argument("--claude", metavar="FILE_OR_URL",
-                   help="a published Claude divergence run (divergence.json) to join by capture hash")  # fmt: skip
+    p.add_argument(
+        "--claude",
+        metavar="FILE_OR_URL",
+        help="a published Claude divergence run (divergence.json) to join by capture hash",
+    )
     return p
 
 
@@ -187,11 +230,17 @@ def find_configs(
 ) -> list[ConfigFile]:
     if args.config:
         if args.client:
-            raise UsageError("mcpcost audit: --client filters discovery; it cannot be combined "
-                             "with --config")  # fmt: skip
-        context = ParseContext(environ=dict(environ), home=str(home), cwd=str(cwd),
-                               platform=platform, project_key=str(cwd),
-                               realpath=os.path.realpath)  # fmt: skip
+            raise UsageError(
+                "mcpcost audit: --client filters discovery; it cannot be combined with --config"
+            )
+        context = ParseContext(
+            environ=dict(environ),
+            home=str(home),
+            cwd=str(cwd),
+            platform=platform,
+            project_key=str(cwd),
+            realpath=os.path.realpath,
+        )
         files = load_explicit([Path(p) for p in args.config], context=context)
         for f in files:
             if f.state == ConfigState.ERROR:
@@ -201,11 +250,18 @@ def find_configs(
         return files
     unknown = sorted(set(args.client) - set(KNOWN_CLIENTS))
     if unknown:
-        raise UsageError(f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
-                         f"{', '.join(KNOWN_CLIENTS)}")  # fmt: skip
-    return discover(home=home, cwd=cwd, platform=platform, environ=environ,
-                    clients=set(args.client) or None,
-                    trust_project=args.trust_project)  # fmt: skip
+        raise UsageError(
+            f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
+            f"{', '.join(KNOWN_CLIENTS)}"
+        )
+    return discover(
+        home=home,
+        cwd=cwd,
+        platform=platform,
+        environ=environ,
+        clients=set(args.client) or None,
+        trust_project=args.trust_project,
+    )
 
 
 def listing_text(files: list[ConfigFile]) -> str:
@@ -263,8 +319,10 @@ def _nothing_found(files: list[ConfigFile], explicit: bool) -> str:
         if f.state == ConfigState.ERROR:
             lines.append(f"  {f.client}: {f.source} could not be read: {f.error}")
         elif f.entries and not f.live_entries:
-            lines.append(f"  {f.client}: {f.source}: every one of them is switched off: "
-                         f"{', '.join(f.disabled_names)}")  # fmt: skip
+            lines.append(
+                f"  {f.client}: {f.source}: every one of them is switched off: "
+                f"{', '.join(f.disabled_names)}"
+            )
         else:
             lines.append(f"  {f.client}: {f.source} was read and declares no server")
         lines += [f"    {p}" for p in f.problems]
@@ -300,9 +358,11 @@ def run(
     files = find_configs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
     held = withheld(files)
     if held and not args.list_configs:
-        err.write(f"{len(held)} server(s) of project configs not launched (not approved by "
-                  f"their client): {', '.join(name for _, name in held)}; {TRUST_FLAG} runs "
-                  f"them\n")  # fmt: skip
+        err.write(
+            f"{len(held)} server(s) of project configs not launched (not approved by "
+            f"their client): {', '.join(name for _, name in held)}; {TRUST_FLAG} runs "
+            f"them\n"
+        )
     if args.list_configs:
         out.write(listing_json(files) if args.json else listing_text(files))
         return EXIT_OK if files else EXIT_CHECK_FAILED
@@ -361,10 +421,13 @@ def _audit(
         err.write(isolation_summary(launch_isolations(report)) + "\n")
     diff = diff_reports(baseline, report) if baseline is not None else None
     gates = evaluate_gates(
-        report, diff, budget=args.budget, max_increase=args.max_increase,
+        report,
+        diff,
+        budget=args.budget,
+        max_increase=args.max_increase,
         max_increase_percent=args.max_increase_percent,
         require_measured=args.fail_on_unmeasured,
-    )  # fmt: skip
+    )
     wants_gates = (
         args.budget is not None
         or args.max_increase is not None
@@ -444,8 +507,10 @@ def isolation_summary(isolations: Iterable[Isolation]) -> str:
     boxed = sum(1 for i in found if i.docker and i.image is not None)
     own = sum(1 for i in found if i.docker and i.image is None)
     host = len(found) - boxed - own
-    return (f"--docker: {boxed} launch(es) in containers, {own} as their own docker run on the "
-            f"host, {host} on the host (remote)")  # fmt: skip
+    return (
+        f"--docker: {boxed} launch(es) in containers, {own} as their own docker run on the "
+        f"host, {host} on the host (remote)"
+    )
 
 
 def _container_measure(
@@ -464,8 +529,14 @@ def _container_measure(
     docker_host = engine_address(args.docker_host, env)
     config_dirs = [os.path.dirname(os.path.abspath(f.source)) for f in files]
     roots = tuple(dict.fromkeys([str(cwd), str(home), *config_dirs]))
-    options = ContainerOptions(image_override=args.image, docker_host=docker_host, trust=trust,
-                               roots=roots, home=str(home), base_dir=str(cwd))  # fmt: skip
+    options = ContainerOptions(
+        image_override=args.image,
+        docker_host=docker_host,
+        trust=trust,
+        roots=roots,
+        home=str(home),
+        base_dir=str(cwd),
+    )
     engine = open_engine("mcpcost audit", docker_host, err, stack)
     if engine is None:
         return None

@@ -16,8 +16,11 @@ from mcpcost.errors import EXIT_OK, InputError
 
 
 def build_parser() -> ArgParser:
-    p = ArgParser(prog="mcpcost badge", description="Print the shields.io endpoint badge JSON "
-                  "for a measurement (grey 'unknown' for servers that could not be measured).")  # fmt: skip
+    p = ArgParser(
+        prog="mcpcost badge",
+        description="Print the shields.io endpoint badge JSON "
+        "for a measurement (grey 'unknown' for servers that could not be measured).",
+    )
     p.add_argument("source", metavar="MEASUREMENT", help="measurement.json path, URL or -")
     p.add_argument(
         "--label", default=DEFAULT_LABEL, help=f"badge label (default {DEFAULT_LABEL!r})"

@@ -25,8 +25,11 @@ def build_parser() -> ArgParser:
     p.add_argument("source", nargs="?", default="-", metavar="FILE", help="a file or - (stdin)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--json", action="store_true", help='print {"tokens","sha256","bytes"}')
-    mode.add_argument("--canonical", action="store_true",
-                      help="write the canonical bytes to stdout exactly (no newline added)")  # fmt: skip
+    mode.add_argument(
+        "--canonical",
+        action="store_true",
+        help="write the canonical bytes to stdout exactly (no newline added)",
+    )
     return p
 
 

@@ -68,8 +68,24 @@ if TYPE_CHECKING:
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 DUMMY_VALUE = "dummy"
-_RUNNERS = {"npx", "uvx", "pipx", "bunx", "pnpx", "pnpm", "yarn", "npm", "bun", "uv", "deno",
-            "node", "python", "python3", "docker", "podman"}  # fmt: skip
+_RUNNERS = {
+    "npx",
+    "uvx",
+    "pipx",
+    "bunx",
+    "pnpx",
+    "pnpm",
+    "yarn",
+    "npm",
+    "bun",
+    "uv",
+    "deno",
+    "node",
+    "python",
+    "python3",
+    "docker",
+    "podman",
+}
 _RUNNER_WORDS = {"run", "exec", "dlx", "x", "tool", "-m", "--from"}
 
 
@@ -82,35 +98,81 @@ def build_parser() -> ArgParser:
         "Exit codes: 0 measured or dynamic, 1 a failure status, 2 usage.",
     )
     p.add_argument("--name", help="result name (default: derived from the command or host)")
-    p.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
-                   help="budget per capture in seconds (default 60; one retry at double)")  # fmt: skip
-    p.add_argument("--env", action="append", default=[], metavar="NAME[=VALUE]",
-                   help="environment for a stdio server; a bare NAME passes 'dummy'. VALUE is "
-                        "visible to other local users in ps: use --env-from or --env-file for "
-                        "secrets")  # fmt: skip
-    p.add_argument("--env-from", action="append", default=[], metavar="NAME",
-                   help="pass NAME with its value in mcpcost's own environment (not in ps)")  # fmt: skip
-    p.add_argument("--env-file", metavar="FILE",
-                   help="environment for a stdio server from KEY=value lines (not in ps)")  # fmt: skip
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="budget per capture in seconds (default 60; one retry at double)",
+    )
+    p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="environment for a stdio server; a bare NAME passes 'dummy'. VALUE is "
+        "visible to other local users in ps: use --env-from or --env-file for "
+        "secrets",
+    )
+    p.add_argument(
+        "--env-from",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass NAME with its value in mcpcost's own environment (not in ps)",
+    )
+    p.add_argument(
+        "--env-file",
+        metavar="FILE",
+        help="environment for a stdio server from KEY=value lines (not in ps)",
+    )
     p.add_argument("--cwd", metavar="DIR", help="working directory of a stdio server")
-    p.add_argument("--command", dest="command_line", metavar="'LAUNCH LINE'",
-                   help="the server command as one line, split like a POSIX shell (no shell "
-                   "runs); instead of -- COMMAND ARGS")  # fmt: skip
-    p.add_argument("--url", "--remote", dest="url", metavar="URL",
-                   help="measure a remote server at this http(s) URL (--remote is an alias)")  # fmt: skip
-    p.add_argument("--header", action="append", default=[], metavar="'Name: value'",
-                   help="an HTTP header for a remote server (kept out of outputs, but visible "
-                        "to other local users in ps: use --header-file for secrets)")  # fmt: skip
-    p.add_argument("--header-file", metavar="FILE",
-                   help="HTTP headers for a remote server, one 'Name: value' a line; blank "
-                        "and # lines skipped (not in ps)")  # fmt: skip
-    p.add_argument("--transport", choices=("auto", "http", "sse"), default=None,
-                   help="remote transport (default auto: Streamable HTTP, then legacy SSE)")  # fmt: skip
-    p.add_argument("--protocol", choices=("auto", "legacy", "modern"), default="auto",
-                   help="protocol era: auto (initialize first, 2026-07-28 if refused), legacy "
-                   "or modern (server/discover only)")  # fmt: skip
-    p.add_argument("--out", metavar="DIR", help="write results/<name>/measurement.json and "
-                   "badges/<name>.json under DIR")  # fmt: skip
+    p.add_argument(
+        "--command",
+        dest="command_line",
+        metavar="'LAUNCH LINE'",
+        help="the server command as one line, split like a POSIX shell (no shell "
+        "runs); instead of -- COMMAND ARGS",
+    )
+    p.add_argument(
+        "--url",
+        "--remote",
+        dest="url",
+        metavar="URL",
+        help="measure a remote server at this http(s) URL (--remote is an alias)",
+    )
+    p.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'Name: value'",
+        help="an HTTP header for a remote server (kept out of outputs, but visible "
+        "to other local users in ps: use --header-file for secrets)",
+    )
+    p.add_argument(
+        "--header-file",
+        metavar="FILE",
+        help="HTTP headers for a remote server, one 'Name: value' a line; blank "
+        "and # lines skipped (not in ps)",
+    )
+    p.add_argument(
+        "--transport",
+        choices=("auto", "http", "sse"),
+        default=None,
+        help="remote transport (default auto: Streamable HTTP, then legacy SSE)",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=("auto", "legacy", "modern"),
+        default="auto",
+        help="protocol era: auto (initialize first, 2026-07-28 if refused), legacy "
+        "or modern (server/discover only)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write results/<name>/measurement.json and badges/<name>.json under DIR",
+    )
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
     add_login_arguments(p)
@@ -263,8 +325,9 @@ def spec_from_args(
     command = [*args.command, *command]
     if args.command_line is not None:
         if command:
-            raise UsageError("mcpcost measure: give either --command LINE or a command after --, "
-                             "not both")  # fmt: skip
+            raise UsageError(
+                "mcpcost measure: give either --command LINE or a command after --, not both"
+            )
         try:
             command = shlex.split(args.command_line)
         except ValueError as exc:
@@ -281,35 +344,43 @@ def spec_from_args(
     if args.url is not None and command:
         raise UsageError("mcpcost measure: give either --url or a command after --, not both")
     if args.url is None and not command:
-        raise UsageError("mcpcost measure: give a command after -- (or --command LINE, or "
-                         "--url URL)")  # fmt: skip
+        raise UsageError(
+            "mcpcost measure: give a command after -- (or --command LINE, or --url URL)"
+        )
     if args.url is not None:
         if not re.match(r"^https?://[^/\s]+", args.url):
             raise UsageError(f"mcpcost measure: --url must be an http(s) URL, got {args.url!r}")
         if args.env or args.env_from or args.env_file or args.cwd:
-            raise UsageError("mcpcost measure: --env, --env-from, --env-file and --cwd apply to "
-                             "stdio commands only")  # fmt: skip
+            raise UsageError(
+                "mcpcost measure: --env, --env-from, --env-file and --cwd apply to "
+                "stdio commands only"
+            )
         headers: dict[str, str] = {}
         if args.header_file:
             try:
                 headers = parse_headers(header_file_lines(args.header_file))
             except UsageError:
-                raise InputError(f"mcpcost measure: --header-file {args.header_file}: every "
-                                 "line needs 'Name: value'") from None  # fmt: skip
+                raise InputError(
+                    f"mcpcost measure: --header-file {args.header_file}: every "
+                    "line needs 'Name: value'"
+                ) from None
         headers.update(parse_headers(args.header))
         name = args.name if args.name is not None else name_from_url(args.url)
-        spec = ServerSpec.remote(name, args.url, transport=args.transport or "auto",
-                                 headers=headers)  # fmt: skip
+        spec = ServerSpec.remote(
+            name, args.url, transport=args.transport or "auto", headers=headers
+        )
         return spec, args
     if args.header or args.header_file or args.transport:
-        raise UsageError("mcpcost measure: --header, --header-file and --transport apply to "
-                         "--url only")  # fmt: skip
+        raise UsageError(
+            "mcpcost measure: --header, --header-file and --transport apply to --url only"
+        )
     if args.cwd is not None and not Path(args.cwd).is_dir():
         raise InputError(f"mcpcost measure: --cwd {args.cwd}: not a directory")
     env = env_from_sources(args.env, args.env_from, args.env_file, own_env)
     name = args.name if args.name is not None else name_from_command(command)
-    return ServerSpec.stdio(name, command, env=env, cwd=args.cwd,
-                            launch_command=args.command_line), args  # fmt: skip
+    return ServerSpec.stdio(
+        name, command, env=env, cwd=args.cwd, launch_command=args.command_line
+    ), args
 
 
 def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[Path, Path]:
@@ -390,8 +461,9 @@ def run(
         try:
             paths = write_outputs(Path(args.out), spec.name, measurement)
         except OSError as exc:
-            raise InputError(f"mcpcost measure: cannot write under {args.out}: "
-                             f"{exc.strerror or exc}") from None  # fmt: skip
+            raise InputError(
+                f"mcpcost measure: cannot write under {args.out}: {exc.strerror or exc}"
+            ) from None
         err.write(f"wrote {terminal_line(paths[0])} and {terminal_line(paths[1])}\n")
     if args.json:
         out.write(render_measurement(measurement))
@@ -420,17 +492,27 @@ def _measure_in_container(
     here = os.getcwd()
     home = env.get("HOME") or str(Path.home())
     roots = (here, home, *((os.path.abspath(args.cwd),) if args.cwd else ()))
-    options = ContainerOptions(image_override=args.image, docker_host=docker_host, trust=trust,
-                               roots=roots, home=home, base_dir=here)  # fmt: skip
+    options = ContainerOptions(
+        image_override=args.image,
+        docker_host=docker_host,
+        trust=trust,
+        roots=roots,
+        home=home,
+        base_dir=here,
+    )
     placement = place(spec, options)
     if placement.plan is None:
         err.write("the command is itself a docker run: it runs on the host as written\n")
     else:
-        err.write(f"in a container: {placement.isolation.image}"
-                  f" ({placement.isolation.note})\n")  # fmt: skip
+        err.write(f"in a container: {placement.isolation.image} ({placement.isolation.note})\n")
     engine = open_engine("mcpcost measure", docker_host, err, stack)
     if engine is None:
         return None
-    measure = container_measure(engine.launcher, options, timeout_s=args.timeout,
-                                retry_timeouts=not args.no_retry, protocol=args.protocol)  # fmt: skip
+    measure = container_measure(
+        engine.launcher,
+        options,
+        timeout_s=args.timeout,
+        retry_timeouts=not args.no_retry,
+        protocol=args.protocol,
+    )
     return measure(spec)

@@ -92,8 +92,11 @@ def session_start(
 ) -> SessionStart:
     """Tool names (as a JSON array) and instructions, counted separately and added."""
     tk = tokenizer or get_tokenizer()
-    names = [t["name"] for t in capture if isinstance(t, dict) and isinstance(t.get("name"), str)
-             and t["name"]]  # fmt: skip
+    names = [
+        t["name"]
+        for t in capture
+        if isinstance(t, dict) and isinstance(t.get("name"), str) and t["name"]
+    ]
     name_tokens = tk.count(stringify(names))
     if not captured:
         return SessionStart(name_tokens, None, name_tokens, True)

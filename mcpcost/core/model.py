@@ -192,11 +192,29 @@ class Measurement:
         env_names = data.get("envVarNames")
         isolation = data.get("isolation")
         known = {
-            "methodologyVersion", "provider", "encoding", "status", "totalTokens", "toolCount",
-            "tools", "canonicalSha256", "rawToolsCapture", "serverInstructions", "measuredAt",
-            "serverName", "serverVersion", "launchCommand", "envVarNames", "isolation",
-            "timeoutMs", "notes", "protocolVersion", "protocolEra", "transport", "measuredBy",
-        }  # fmt: skip
+            "methodologyVersion",
+            "provider",
+            "encoding",
+            "status",
+            "totalTokens",
+            "toolCount",
+            "tools",
+            "canonicalSha256",
+            "rawToolsCapture",
+            "serverInstructions",
+            "measuredAt",
+            "serverName",
+            "serverVersion",
+            "launchCommand",
+            "envVarNames",
+            "isolation",
+            "timeoutMs",
+            "notes",
+            "protocolVersion",
+            "protocolEra",
+            "transport",
+            "measuredBy",
+        }
         instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
         if instructions is not NOT_CAPTURED and not isinstance(instructions, str | None):
             instructions = NOT_CAPTURED

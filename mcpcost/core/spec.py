@@ -39,19 +39,32 @@ class ServerSpec:
 
     @classmethod
     def stdio(
-        cls, name: str, argv: list[str] | tuple[str, ...], *, env: Mapping[str, str] | None = None,
-        cwd: str | None = None, launch_command: str | None = None,
-    ) -> ServerSpec:  # fmt: skip
-        return cls(name=name, argv=tuple(argv), env=tuple(sorted((env or {}).items())), cwd=cwd,
-                   launch_command=launch_command)  # fmt: skip
+        cls,
+        name: str,
+        argv: list[str] | tuple[str, ...],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        launch_command: str | None = None,
+    ) -> ServerSpec:
+        return cls(
+            name=name,
+            argv=tuple(argv),
+            env=tuple(sorted((env or {}).items())),
+            cwd=cwd,
+            launch_command=launch_command,
+        )
 
     @classmethod
     def remote(
-        cls, name: str, url: str, *, transport: str = "auto",
+        cls,
+        name: str,
+        url: str,
+        *,
+        transport: str = "auto",
         headers: Mapping[str, str] | None = None,
-    ) -> ServerSpec:  # fmt: skip
-        return cls(name=name, url=url, transport=transport,
-                   headers=tuple((headers or {}).items()))  # fmt: skip
+    ) -> ServerSpec:
+        return cls(name=name, url=url, transport=transport, headers=tuple((headers or {}).items()))
 
     @property
     def is_remote(self) -> bool:
@@ -94,7 +107,16 @@ class ServerSpec:
     def launch_key(self) -> str:
         """Identity of the launch: equal keys are one measurement. Values enter only hashed."""
         h = hashlib.sha256()
-        h.update(stringify([self.transport, self.url, list(self.argv), self.cwd,
-                            [list(kv) for kv in self.env],
-                            [list(kv) for kv in self.headers]]).encode())  # fmt: skip
+        h.update(
+            stringify(
+                [
+                    self.transport,
+                    self.url,
+                    list(self.argv),
+                    self.cwd,
+                    [list(kv) for kv in self.env],
+                    [list(kv) for kv in self.headers],
+                ]
+            ).encode()
+        )
         return h.hexdigest()

@@ -186,9 +186,11 @@ def _session_start_problems(doc: dict[str, Any], capture: list[Any], tk: Tokeniz
         return []
     derived = session_start(capture, doc.get("serverInstructions"), captured=True, tokenizer=tk)
     problems = []
-    for key, value in (("toolNameTokens", derived.tool_name_tokens),
-                       ("instructionsTokens", derived.instructions_tokens),
-                       ("total", derived.total)):  # fmt: skip
+    for key, value in (
+        ("toolNameTokens", derived.tool_name_tokens),
+        ("instructionsTokens", derived.instructions_tokens),
+        ("total", derived.total),
+    ):
         if key in block and _num(block[key]) != value:
             problems.append(f"sessionStart.{key} mismatch: re-derived {value}, stored {block[key]}")
     return problems

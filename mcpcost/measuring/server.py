@@ -151,19 +151,30 @@ def measure_server(
     where = isolation or HOST_ISOLATION
     started_at = iso_utc(clock())
     result = measurement_from_pair(
-        spec, capture_pair(spec, factory, timeout_s, protocol), timeout_s=timeout_s,
-        measured_at=started_at, isolation=where, protocol=protocol,
-    )  # fmt: skip
+        spec,
+        capture_pair(spec, factory, timeout_s, protocol),
+        timeout_s=timeout_s,
+        measured_at=started_at,
+        isolation=where,
+        protocol=protocol,
+    )
     if result.status is Status.TIMEOUT and retry_timeouts:
         wider = timeout_s * TIMEOUT_RETRY_FACTOR
         retried_at = iso_utc(clock())
         pair = capture_pair(spec, factory, wider, protocol)
-        again = measurement_from_pair(spec, pair, timeout_s=wider, measured_at=retried_at,
-                                      isolation=where, protocol=protocol)  # fmt: skip
+        again = measurement_from_pair(
+            spec, pair, timeout_s=wider, measured_at=retried_at, isolation=where, protocol=protocol
+        )
         if again.status is Status.TIMEOUT:
-            again = measurement_from_pair(spec, pair, timeout_s=wider, measured_at=retried_at,
-                                          isolation=where, notes_prefix=RETRY_PREFIX,
-                                          protocol=protocol)  # fmt: skip
+            again = measurement_from_pair(
+                spec,
+                pair,
+                timeout_s=wider,
+                measured_at=retried_at,
+                isolation=where,
+                notes_prefix=RETRY_PREFIX,
+                protocol=protocol,
+            )
         result = again
     assert result.server_instructions is not NOT_CAPTURED or not result.has_number
     return result

@@ -47,14 +47,40 @@ from mcpcost.measuring.containers import (
 from mcpcost.sweep.catalog import CatalogEntry
 
 __all__ = [
-    "BASE_NOTE", "CA_BUNDLE_AUTO", "CA_ENV_VARS", "CA_MOUNT_PATH", "CA_NOTE", "DOCKER_HOST_VAR",
-    "ENGINE_NOTE", "GIT_PREFIX", "HOST_CA_FILE", "MEMORY_LIMIT", "NETWORK", "NODE_IMAGE",
-    "NPM_CACHE_VOLUME", "PIDS_LIMIT", "PROXY_VARS", "SELF_DOCKER_NOTE", "UV_CACHE_VOLUME",
-    "UV_IMAGE", "CABundleError", "ContainerLauncher", "ContainerPlan", "EngineUnavailable",
-    "HostTrust", "closing_client", "container_name", "demultiplex", "engine_label", "host_proxy",
-    "image_for", "plan_container", "resolve_ca_bundle", "self_docker_isolation",
+    "BASE_NOTE",
+    "CA_BUNDLE_AUTO",
+    "CA_ENV_VARS",
+    "CA_MOUNT_PATH",
+    "CA_NOTE",
+    "DOCKER_HOST_VAR",
+    "ENGINE_NOTE",
+    "GIT_PREFIX",
+    "HOST_CA_FILE",
+    "MEMORY_LIMIT",
+    "NETWORK",
+    "NODE_IMAGE",
+    "NPM_CACHE_VOLUME",
+    "PIDS_LIMIT",
+    "PROXY_VARS",
+    "SELF_DOCKER_NOTE",
+    "UV_CACHE_VOLUME",
+    "UV_IMAGE",
+    "CABundleError",
+    "ContainerLauncher",
+    "ContainerPlan",
+    "EngineUnavailable",
+    "HostTrust",
+    "closing_client",
+    "container_name",
+    "demultiplex",
+    "engine_label",
+    "host_proxy",
+    "image_for",
+    "plan_container",
+    "resolve_ca_bundle",
+    "self_docker_isolation",
     "with_docker_host",
-]  # fmt: skip
+]
 
 
 def image_for(entry: CatalogEntry, image_override: str | None = None) -> str:

@@ -85,11 +85,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
             pass  # best effort: the server ends the session on its own
 
     def _headers(self, message: Message) -> dict[str, str]:
-        headers = self._base_headers({
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-            "Accept-Encoding": "identity",
-        })  # fmt: skip
+        headers = self._base_headers(
+            {
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+                "Accept-Encoding": "identity",
+            }
+        )
         if self._session_id is not None:
             headers["Mcp-Session-Id"] = self._session_id
         if self._protocol_version is not None:

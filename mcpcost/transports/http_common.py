@@ -120,8 +120,13 @@ def iter_stream(resp: requests.Response) -> Iterator[bytes]:
     while True:
         try:
             chunk = raw.read1(1 << 16) if hasattr(raw, "read1") else raw.read(1 << 16)
-        except (urllib3.exceptions.HTTPError, requests.RequestException, OSError, ValueError,
-                AttributeError) as exc:  # fmt: skip
+        except (
+            urllib3.exceptions.HTTPError,
+            requests.RequestException,
+            OSError,
+            ValueError,
+            AttributeError,
+        ) as exc:
             raise TransportClosed(f"the response stream was cut ({type(exc).__name__})") from None
         if not chunk:
             return

@@ -58,10 +58,12 @@ class LegacySSETransport(HTTPTransportBase):
         if self._closed:
             raise TransportClosed("transport is closed")
         endpoint = self._wait_endpoint()
-        headers = self._base_headers({
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-        })  # fmt: skip
+        headers = self._base_headers(
+            {
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            }
+        )
         if self._protocol_version is not None:
             headers["MCP-Protocol-Version"] = self._protocol_version
         data = stringify(message).encode("utf-8")
@@ -122,11 +124,13 @@ class LegacySSETransport(HTTPTransportBase):
             self._queue.put(self._stream_error)
 
     def _stream(self, round_: int = 0) -> Exception:
-        headers = self._base_headers({
-            "Accept": "text/event-stream",
-            "Accept-Encoding": "identity",
-            "Cache-Control": "no-cache",
-        })  # fmt: skip
+        headers = self._base_headers(
+            {
+                "Accept": "text/event-stream",
+                "Accept-Encoding": "identity",
+                "Cache-Control": "no-cache",
+            }
+        )
         sent = self._sign(headers)
         resp = self._http.get(self.url, headers=headers, stream=True, timeout=self._timeouts())
         if not self._responses.add(resp):
@@ -141,8 +145,9 @@ class LegacySSETransport(HTTPTransportBase):
                 return self._status_error(resp, body)
             ctype = resp.headers.get("Content-Type", "").split(";")[0].strip().lower()
             if ctype != "text/event-stream":
-                return ProtocolError(f"GET {self.url} answered {ctype or 'no content type'}, "
-                                     "not an event stream")  # fmt: skip
+                return ProtocolError(
+                    f"GET {self.url} answered {ctype or 'no content type'}, not an event stream"
+                )
             decoder = SSEDecoder()
             for chunk in iter_stream(resp):
                 self._add_bytes(len(chunk))

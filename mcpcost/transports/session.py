@@ -106,8 +106,9 @@ class Session:
                 error = incoming.get("error")
                 if error is not None:
                     err = error if isinstance(error, dict) else {}
-                    raise RPCError(err.get("code"), err.get("message"), err.get("data"),
-                                   method=method)  # fmt: skip
+                    raise RPCError(
+                        err.get("code"), err.get("message"), err.get("data"), method=method
+                    )
                 if "result" not in incoming:
                     raise ProtocolError(f"answer to {method} has neither result nor error")
                 return incoming["result"]
@@ -155,9 +156,12 @@ class Session:
         try:
             result = self.request(
                 "initialize",
-                {"protocolVersion": LEGACY_VERSION, "capabilities": {},
-                 "clientInfo": dict(CLIENT_INFO)},
-            )  # fmt: skip
+                {
+                    "protocolVersion": LEGACY_VERSION,
+                    "capabilities": {},
+                    "clientInfo": dict(CLIENT_INFO),
+                },
+            )
         except RPCError as exc:
             if exc.code == AUTH_REQUIRED_CODE or protocol == "legacy":
                 raise
@@ -230,10 +234,14 @@ def _modern_choice(exc: RPCError, exclude: str | None = None) -> str:
     """The modern version to use after an error: one the server lists, else 2026-07-28."""
     data = exc.data if isinstance(exc.data, dict) else {}
     listed = data.get("supported") or data.get("supportedVersions")
-    candidates = sorted(
-        (v for v in listed if isinstance(v, str) and v >= MODERN_VERSION and v != exclude),
-        reverse=True,
-    ) if isinstance(listed, list) else []  # fmt: skip
+    candidates = (
+        sorted(
+            (v for v in listed if isinstance(v, str) and v >= MODERN_VERSION and v != exclude),
+            reverse=True,
+        )
+        if isinstance(listed, list)
+        else []
+    )
     if MODERN_VERSION in candidates:
         return MODERN_VERSION
     return candidates[-1] if candidates else MODERN_VERSION

@@ -19,11 +19,21 @@ def outcome(rows: int) -> Outcome:
     )
     total = sum(s.head_tokens or 0 for s in servers)
     config = ConfigDiffView(
-        source=".mcp.json", client="claude-code", base_total=0, head_total=total, delta=total,
+        source=".mcp.json",
+        client="claude-code",
+        base_total=0,
+        head_total=total,
+        delta=total,
         servers=servers,
-    )  # fmt: skip
-    return Outcome(configs=(config,), verdict=VerdictView(), compared=True, head_sha="h" * 40,
-                   base_sha="b" * 40, pr_number=1)  # fmt: skip
+    )
+    return Outcome(
+        configs=(config,),
+        verdict=VerdictView(),
+        compared=True,
+        head_sha="h" * 40,
+        base_sha="b" * 40,
+        pr_number=1,
+    )
 
 
 def test_a_body_of_exactly_the_limit_is_kept_whole() -> None:
@@ -63,10 +73,16 @@ def test_nothing_fits_then_the_text_is_cut_with_a_note() -> None:
 
 
 def _judgement(*findings: GateFinding) -> Judgement:
-    report = AuditReport(methodology_version="1", encoding="o200k_base", generated_at="",
-                         context_window=200_000, configs=())  # fmt: skip
-    gates = GateResult(passed=not findings, reasons=tuple(f.text for f in findings),
-                       findings=findings)  # fmt: skip
+    report = AuditReport(
+        methodology_version="1",
+        encoding="o200k_base",
+        generated_at="",
+        context_window=200_000,
+        configs=(),
+    )
+    gates = GateResult(
+        passed=not findings, reasons=tuple(f.text for f in findings), findings=findings
+    )
     return Judgement(head=report, base=None, diff=None, gates=gates)
 
 
@@ -81,8 +97,10 @@ def test_fail_on_sorts_the_engines_findings() -> None:
     assert not v.passed and [r.text for r in v.failures] == ["over", "x failed", "grew"]
     # a budget failure with no better line is annotated on line 1 of the judged file
     assert [(r.source, r.line) for r in v.failures] == [
-        (".mcp.json", 1), (".mcp.json", 7), ("a/.mcp.json", 1),
-    ]  # fmt: skip
+        (".mcp.json", 1),
+        (".mcp.json", 7),
+        ("a/.mcp.json", 1),
+    ]
     only_budget = verdict_of(j, {"budget"}, lines)
     assert [r.text for r in only_budget.failures] == ["over"]
     assert [r.text for r in only_budget.warnings] == ["x failed", "grew"]

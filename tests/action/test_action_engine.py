@@ -49,11 +49,24 @@ def audit(tmp: Path, config_text: str, side: str, *args: str) -> tuple[int, dict
     where.mkdir(exist_ok=True)
     (where / ".mcp.json").write_text(config_text)
     proc = subprocess.run(
-        [sys.executable, "-m", "mcpcost", "audit", "--config", str(where / ".mcp.json"),
-         "--json", "--timeout", "30", *args],
-        cwd=where, capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "mcpcost",
+            "audit",
+            "--config",
+            str(where / ".mcp.json"),
+            "--json",
+            "--timeout",
+            "30",
+            *args,
+        ],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        timeout=180,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp), "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 

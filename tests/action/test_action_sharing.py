@@ -260,14 +260,30 @@ def _vscode(server: dict[str, Any]) -> str:
     ("config_path", "server", "script"),
     [
         # the path is absolute once parsed: it must name base's copy on the base side
-        (".vscode/mcp.json", {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]}, "server.py"),
+        (
+            ".vscode/mcp.json",
+            {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]},
+            "server.py",
+        ),
         # the same through an absolute cwd built from the variable
-        (".vscode/mcp.json", {"command": sys.executable, "args": ["server.py"], "cwd": "${workspaceFolder}/srv"}, "srv/server.py"),
-        (".cursor/mcp.json", {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]}, "server.py"),
+        (
+            ".vscode/mcp.json",
+            {"command": sys.executable, "args": ["server.py"], "cwd": "${workspaceFolder}/srv"},
+            "srv/server.py",
+        ),
+        (
+            ".cursor/mcp.json",
+            {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]},
+            "server.py",
+        ),
         # a working directory: ${workspaceFolder} is that directory on each side
-        ("sub/.vscode/mcp.json", {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]}, "sub/server.py"),
+        (
+            "sub/.vscode/mcp.json",
+            {"command": sys.executable, "args": ["${workspaceFolder}/server.py"]},
+            "sub/server.py",
+        ),
     ],
-)  # fmt: skip
+)
 def test_workspace_folder_launch_runs_base_own_file(
     tmp_path: Path, config_path: str, server: dict[str, Any], script: str
 ) -> None:

@@ -150,10 +150,20 @@ def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
         return replace(parsed, source=source)
 
     one = {"x": {"command": "x"}}
-    base = [cfg("kept", one), cfg("gone", one), cfg("emptied", one), cfg("was-empty", {}),
-            cfg("broken", one)]  # fmt: skip
-    head = [cfg("kept", one), cfg("new", one), cfg("emptied", {}), cfg("was-empty", one),
-            cfg("broken", "{not json")]  # fmt: skip
+    base = [
+        cfg("kept", one),
+        cfg("gone", one),
+        cfg("emptied", one),
+        cfg("was-empty", {}),
+        cfg("broken", one),
+    ]
+    head = [
+        cfg("kept", one),
+        cfg("new", one),
+        cfg("emptied", {}),
+        cfg("was-empty", one),
+        cfg("broken", "{not json"),
+    ]
     p = presence(base, head)
     assert p.empty_before == {"new", "was-empty"}
     assert p.empty_now == {"gone", "emptied"}  # an unreadable file is never known empty

@@ -164,15 +164,29 @@ def test_release_recipe_image_has_a_current_runtime_and_runs_the_action(tmp_path
     try:
         built = subprocess.run(
             ["bash", str(ROOT / "scripts" / "build-image.sh"), tag],
-            capture_output=True, text=True, timeout=2400,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=2400,
+        )
         assert built.returncode == 0, built.stderr[-3000:]
         assert built.stdout.strip().splitlines()[-1] == tag
         probe = subprocess.run(
-            ["podman", "run", "--rm", "--network", "none", "--entrypoint", "sh", tag, "-c",
-             RUNTIME_PROBE],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            [
+                "podman",
+                "run",
+                "--rm",
+                "--network",
+                "none",
+                "--entrypoint",
+                "sh",
+                tag,
+                "-c",
+                RUNTIME_PROBE,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert probe.returncode == 0, probe.stdout + probe.stderr
         lines = probe.stdout.splitlines()
         node_major = int(lines[0].removeprefix("v").split(".")[0])
@@ -183,8 +197,11 @@ def test_release_recipe_image_has_a_current_runtime_and_runs_the_action(tmp_path
         assert lines[-2:] == [f"hello from {lines[0]}"] * 2, lines
         size = subprocess.run(
             ["podman", "image", "inspect", "--format", "{{.Size}}", tag],
-            capture_output=True, text=True, timeout=60, check=True,
-        ).stdout.strip()  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.strip()
         assert int(size) <= MAX_IMAGE_BYTES, size
         proc, expected, runner = _run_in_container(tmp_path, {"MCPCOST_RUN_IMAGE": tag})
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -220,8 +237,11 @@ def test_tests_run_the_node_the_image_ships() -> None:
 def test_prebuilt_key_is_the_same_in_the_setup_script_and_the_tests(tmp_path: Path) -> None:
     printed = subprocess.run(
         ["bash", str(podman.SETUP_SCRIPT), "--print-prebuilt"],
-        capture_output=True, text=True, timeout=60, check=True,
-    ).stdout.strip()  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.strip()
     assert printed == podman.prebuilt_image()
     assert printed.startswith(f"{podman.PREBUILT_REPO}:") and len(printed.split(":")[-1]) == 12
     # every input of Dockerfile.base's build moves the key
@@ -250,9 +270,11 @@ def test_container_script_names_a_missing_base_image(tmp_path: Path) -> None:
     missing = f"localhost/mcpcost-absent-{uuid.uuid4().hex[:8]}:none"
     proc = subprocess.run(
         ["bash", str(SCRIPT), str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
         env={**os.environ, "MCPCOST_BASE_IMAGE": missing},
-    )  # fmt: skip
+    )
     assert proc.returncode == 3
     assert missing in proc.stderr and "setup-podman.sh" in proc.stderr
 
@@ -306,21 +328,44 @@ def test_prebuilt_base_makes_the_action_build_copy_only_code() -> None:
     try:
         # --no-cache: the runtime step really runs, and finds everything in place
         on_top = subprocess.run(
-            ["podman", "build", "--no-cache", "--network", "host",
-             "-v", "/etc/ssl/certs:/etc/ssl/certs:ro",
-             "--build-arg", f"BASE={prebuilt}", "-t", image, str(ROOT)],
-            capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
+            [
+                "podman",
+                "build",
+                "--no-cache",
+                "--network",
+                "host",
+                "-v",
+                "/etc/ssl/certs:/etc/ssl/certs:ro",
+                "--build-arg",
+                f"BASE={prebuilt}",
+                "-t",
+                image,
+                str(ROOT),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         built = on_top.stdout + on_top.stderr
         assert on_top.returncode == 0, built
         assert "image-deps.sh" in built and "Using cache" not in built, built
         assert _downloads(built) == [], built
         probe = subprocess.run(
-            ["podman", "run", "--rm", "--entrypoint", "sh", image, "-c",
-             "node --version && uv --version && git --version && "
-             "python3 -c 'import tiktoken, regex, yaml, requests, docker, jinja2, mcpcost'"],
-            capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+            [
+                "podman",
+                "run",
+                "--rm",
+                "--entrypoint",
+                "sh",
+                image,
+                "-c",
+                "node --version && uv --version && git --version && "
+                "python3 -c 'import tiktoken, regex, yaml, requests, docker, jinja2, mcpcost'",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert probe.returncode == 0, probe.stdout + probe.stderr
     finally:
         subprocess.run(["podman", "image", "rm", "-f", image], capture_output=True, timeout=120)
