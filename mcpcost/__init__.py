@@ -89,7 +89,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from mcpcost.audit.api import audit_configs
-    from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult
+    from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult
     from mcpcost.core.badge import render_badge
     from mcpcost.core.canonical import Canonical, canonicalize
     from mcpcost.core.jsonvalue import parse_json, stringify

@@ -22,7 +22,7 @@ from mcpcost.audit.deferral import (
     read_settings_sources,
     upfront_tokens,
 )
-from mcpcost.audit.render_text import deferral_block
+from mcpcost.audit.render_deferral import deferral_block
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
 

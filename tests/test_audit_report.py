@@ -12,7 +12,8 @@ import pytest
 
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.engine import distinct_launches, measure_all, run_audit
-from mcpcost.audit.report import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, build_report, first_line
+from mcpcost.audit.report import build_report
+from mcpcost.audit.report_model import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, first_line
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
 from mcpcost.core.spec import ServerSpec

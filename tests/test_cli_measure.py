@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpcost.cli import main
-from mcpcost.cli.measure_cmd import name_from_command, name_from_url
+from mcpcost.cli.measure_inputs import name_from_command, name_from_url
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
 from mcpcost.core.verify import verify_document

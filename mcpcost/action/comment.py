@@ -16,8 +16,8 @@ from typing import Any
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
 from mcpcost.audit.clients import deferring_clients
 from mcpcost.audit.diff import DiffKind
-from mcpcost.audit.render_text import n as fmt
-from mcpcost.audit.render_text import signed
+from mcpcost.audit.text_format import n as fmt
+from mcpcost.audit.text_format import signed
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.templating import render
 

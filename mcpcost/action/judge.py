@@ -29,7 +29,8 @@ from mcpcost.action.outcome import (
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy, diff_reports
 from mcpcost.audit.gates import Gate, GateResult, evaluate_gates
-from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, build_report, first_line
+from mcpcost.audit.report import build_report
+from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, first_line
 from mcpcost.audit.sarif import finding_line
 from mcpcost.core.model import Measurement
 

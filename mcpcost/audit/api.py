@@ -21,7 +21,7 @@ from mcpcost.audit.deferral import read_settings_sources
 from mcpcost.audit.discovery import discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.progress import ProgressObserver
-from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.core.clock import Clock, iso_utc, utc_now
 from mcpcost.errors import InputError
 from mcpcost.measuring.server import measure_server

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.audit.report import REPORT_VERSION, AuditReport
+from mcpcost.audit.report_model import REPORT_VERSION, AuditReport
 from mcpcost.errors import InputError
 
 

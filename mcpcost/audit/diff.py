@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
-from mcpcost.audit.report import AuditReport, ConfigResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult
 
 
 class DiffKind(StrEnum):

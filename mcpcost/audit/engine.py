@@ -21,7 +21,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.deferral import SettingsSource
 from mcpcost.audit.progress import NullProgress, ProgressObserver
-from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport, build_report
+from mcpcost.audit.report import build_report
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.model import Measurement
 from mcpcost.core.redact import redact_text

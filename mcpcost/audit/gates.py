@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy
-from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
 
 
 class Gate(StrEnum):

@@ -18,7 +18,7 @@ from typing import Any
 
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGate
-from mcpcost.audit.report import (
+from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
     ConfigResult,

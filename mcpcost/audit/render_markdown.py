@@ -13,15 +13,10 @@ from __future__ import annotations
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.render_text import (
-    budget_verdict,
-    increase_verdict,
-    n,
-    pct,
-    signed,
-    summary_block,
-)
-from mcpcost.audit.report import AuditReport, ConfigResult, SessionResult
+from mcpcost.audit.render_gates import budget_verdict, increase_verdict
+from mcpcost.audit.render_text import summary_block
+from mcpcost.audit.report_model import AuditReport, ConfigResult, SessionResult
+from mcpcost.audit.text_format import n, pct, signed
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL

@@ -16,47 +16,28 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 from mcpcost.audit.deferral import (
-    BASE_URL,
-    DOCUMENTED_VALUES,
     PUBLISHED_BAND,
-    SHELL_SOURCE,
-    DeferralVerdict,
     upfront_tokens,
 )
-from mcpcost.audit.diff import AuditDiff, ConfigDiff
-from mcpcost.audit.gates import BudgetFit, BudgetVerdict, Gate, GateResult, IncreaseGate
-from mcpcost.audit.report import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.audit.diff import AuditDiff
+from mcpcost.audit.gates import GateResult
+from mcpcost.audit.render_deferral import deferral_block
+from mcpcost.audit.render_gates import (
+    _with_reasons,
+    budget_block,
+    budget_verdict,
+    diff_block,
+    increase_block,
+    increase_verdict,
+)
+from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.audit.text_format import n, pct, table
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.terminal import terminal_line
 
 RULE = "─"
 DEFAULT_WIDTH = 100  # when the terminal's width is not known
 MIN_WIDTH = 60
-
-
-def n(value: int) -> str:
-    return f"{value:,}"
-
-
-def signed(value: int) -> str:
-    return f"+{value:,}" if value > 0 else (f"−{-value:,}" if value < 0 else "±0")
-
-
-def pct(share: float) -> str:
-    return f"{share * 100:.1f}%"
-
-
-def _table(rows: Sequence[Sequence[str]], right: Sequence[bool], indent: str = "  ") -> list[str]:
-    rows = [[terminal_line(c) for c in r] for r in rows]  # widths of what is shown
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [
-            c.rjust(w) if right[i] else c.ljust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ]
-        out.append((indent + "  ".join(cells)).rstrip())
-    return out
 
 
 def _session(s: ServerResult) -> str:
@@ -76,159 +57,9 @@ def server_table(c: ConfigResult, claude: bool) -> list[str]:
         rows.append(row)
     total = ["total", n(c.tool_count), n(c.total_tokens), "", ""] + ([""] if claude else [])
     right = [False] + [True] * (len(head) - 1)
-    lines = _table([*rows, total], right)
+    lines = table([*rows, total], right)
     width = max(len(x) for x in lines) - 2
     return [*lines[:-1], "  " + RULE * width, lines[-1]]
-
-
-def _where_read(v: DeferralVerdict) -> list[str]:
-    st = v.setting
-    if st is None:
-        return []
-    out = [
-        "  Where this was read (Claude Code takes these variables from the shell it starts in "
-        "and from the env block of its own settings files):",
-    ]
-    absent = 0
-    for src in st.sources:
-        place = "this shell" if src.source == SHELL_SOURCE else src.source
-        mark = "  ← decides" if st.source is not None and src.source == st.source else ""
-        if src.state == "absent":
-            absent += 1
-            continue
-        if src.state == "unreadable":
-            out.append(f"    {place} — could not be read{mark}")
-            continue
-        sets = [x for x in src.sets if x not in src.unreadable]
-        parts = []
-        if sets:
-            parts.append("sets " + ", ".join(sets))
-        if src.unreadable:
-            parts.append("sets " + ", ".join(src.unreadable) + " to something that is not a string")
-        out.append(f"    {place} — {'; '.join(parts) if parts else 'sets none of them'}{mark}")
-    if absent:
-        out.append(f"    {absent} other settings file(s) it reads are not on this machine")
-    if not st.settings_read:
-        out.append("    warning: Claude Code's settings files were not read in this run")
-    return out
-
-
-def _exceptions(v: DeferralVerdict) -> list[str]:
-    out = ["  The full number is paid where deferral does not apply:"]
-    out += [f"    {e}" for e in v.exceptions]
-    al = v.always_load
-    if al.servers or al.unmeasured:
-        names = ", ".join((*al.servers, *al.unmeasured))
-        floor = "at least " if al.unmeasured else ""
-        out.append(
-            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{n(al.tokens)} '
-            "tokens load at session start regardless."
-        )
-    else:
-        out.append('  No server in this config is pinned "alwaysLoad": true.')
-    return out
-
-
-def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
-    out: list[str] = []
-    if v.mode == "client-unknown":
-        out.append(
-            "  The client reading this file is not known (--config), so these tokens are read "
-            "as loaded up front on every request."
-        )
-        return out
-    if v.mode == "no-deferral-on-record":
-        out.append(
-            f"  No default deferral is on record for {v.client}, so every request carries these "
-            "tokens before you type anything — an absence of a record about the client, not a "
-            "measurement of it."
-        )
-        return out
-    st = v.setting
-    assert st is not None
-    where = st.source if st.source and st.source != SHELL_SOURCE else "this shell"
-    if v.mode == "setting-unresolved":
-        if st.unresolved == "sources-disagree":
-            why = f"{st.variable} is set to different values in this shell and in {st.source}"
-        elif st.unresolved == "value-unreadable":
-            why = f"{st.variable} is set in {st.source} to something that is not a string"
-        else:
-            why = f"{st.source} exists and could not be read"
-        out.append(
-            f"  {why}; whether {v.client} defers these tokens cannot be said from this machine."
-        )
-    elif v.mode == "setting-unrecognized":
-        out.append(
-            f"  {st.variable}={st.value} (read from {where}) is not a documented value "
-            f"({', '.join(DOCUMENTED_VALUES)}), so nothing is claimed from it."
-        )
-    elif v.mode == "loads-upfront":
-        if st.variable == BASE_URL:
-            why = f"{BASE_URL} points at {st.value}"
-        else:
-            why = f"{st.variable}={st.value}"
-        out.append(
-            f"  {v.client} loads every tool definition up front here: tool search is off because "
-            f"{why} (read from {where}). Every request carries these tokens."
-        )
-    elif v.mode == "defers-all":
-        how = (
-            f"{st.variable}={st.value} (read from {where})"
-            if st.read_from_machine
-            else "ENABLE_TOOL_SEARCH is unset here, which is the documented default"
-        )
-        out.append(
-            f"  {v.client} defers every MCP tool definition (tool search), with no threshold — "
-            f"{how}. These tokens are NOT loaded up front at any size; they load when the model "
-            "reaches for a tool. Size decides nothing here."
-        )
-        out += _exceptions(v)
-    elif v.mode == "threshold":
-        out += _threshold(v, where)
-    out += _where_read(v)
-    return out
-
-
-def _threshold(v: DeferralVerdict, where: str) -> list[str]:
-    st = v.setting
-    assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
-    out = [
-        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens "
-        f"({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
-        f"{where}).",
-    ]
-    wire = ("at least " if v.is_floor else "") + n(v.wire_tokens)
-    out.append(f"  This session's wire total is {wire} tokens (o200k).")
-    ct, band = v.client_tokens, v.ratio or PUBLISHED_BAND
-    if ct is None:
-        out.append(
-            "  Its size in request tokens cannot be stated, so no side of the threshold is claimed."
-        )
-        return out
-    if ct["estimated"] == 0:
-        out.append(f"  Counted exactly for Anthropic requests: {n(ct['low'])} tokens.")
-    else:
-        out.append(
-            f"  In request tokens that is {n(ct['low'])}–{n(ct['high'])} "
-            f"(measured ratios {band.low:.2f}×–{band.high:.2f}× across {band.servers} servers)."
-        )
-    if v.crosses is True:
-        out.append("  That is at or above the threshold: these definitions are deferred.")
-        out += _exceptions(v)
-    elif v.crosses is False:
-        out.append("  That is under the threshold: every request carries these tokens.")
-    else:
-        reasons = []
-        if v.is_floor:
-            reasons.append("some servers could not be measured")
-        if ct["high"] >= v.threshold_tokens > ct["low"]:
-            reasons.append("the range straddles the threshold")
-        out.append(f"  Which side it falls on cannot be said: {'; '.join(reasons)}.")
-        if ct["estimated"]:
-            out.append(
-                "  --claude with a published divergence run can replace estimates with exact counts."
-            )
-    return out
 
 
 def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[str]:
@@ -253,7 +84,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
     if c.heaviest_tools:
         out += ["", "  heaviest tools"]
         rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in c.heaviest_tools]
-        out += _table(rows, [False, True], indent="    ")
+        out += table(rows, [False, True], indent="    ")
     if c.trim_advice:
         t = c.trim_advice
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
@@ -266,188 +97,12 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
     if c.skipped:
         out += ["", "  not measured"]
         rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
-        out += _table(rows, [False, False], indent="    ")
+        out += table(rows, [False, False], indent="    ")
     notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
     if notes:
         out += ["", "  notes"] + [f"    {name}: {note}" for name, note in notes]
     if c.disabled:
         out += ["", f"  switched off: {', '.join(_with_reasons(c.disabled, c.disabled_reasons))}"]
-    return out
-
-
-def _with_reasons(names: Sequence[str], reasons: Sequence[tuple[str, str]]) -> list[str]:
-    why = dict(reasons)
-    return [f"{name} ({why[name]})" if name in why else name for name in names]
-
-
-def _fit_lines(fit: BudgetFit, limit: int) -> list[str]:
-    out = [
-        "    Dropping the heaviest servers first (arithmetic, not advice: it cannot know which "
-        "servers you need):"
-    ]
-    for step in fit.drop:
-        state = "fits" if step.remaining <= limit else "still over"
-        out.append(f"      drop {step.name} (−{n(step.tokens)}) → {n(step.remaining)}, {state}")
-    if not fit.feasible:
-        out.append(
-            f"    No subset fits: with every measured server dropped, {n(fit.kept_tokens)} "
-            "tokens remain."
-        )
-    elif fit.kept_count == 0:
-        out.append("    Only dropping every server gets under the budget.")
-    return out
-
-
-def budget_verdict(b: BudgetVerdict) -> str:
-    """The budget gate in one sentence (the summary's line)."""
-    if b.worst_total is None:
-        return f"Budget {n(b.limit)}: cannot be judged, because no server was measured."
-    over, unknown = b.over_sessions, b.unestablished_sessions
-    if b.passed:
-        return (
-            f"Budget {n(b.limit)}: every session fits; the heaviest, {b.worst_session}, has "
-            f"{n(b.limit - b.worst_total)} tokens to spare."
-        )
-    parts = []
-    if over:
-        names = ", ".join(f"{s.label} at {n(s.total)}" for s in over)
-        parts.append(f"{len(over)} session{'s' if len(over) != 1 else ''} over: {names}")
-    if unknown:
-        parts.append(f"{len(unknown)} cannot be judged")
-    return f"Budget {n(b.limit)}: FAILED — {'; '.join(parts)}."
-
-
-def budget_block(b: BudgetVerdict) -> list[str]:
-    """Every session over the budget with its own fit plan, then those that cannot be judged."""
-    out = [budget_verdict(b)]
-    sessions = {s.key: s for s in b.sessions}
-    for f in b.findings:
-        out.append(f"  {f.text}")
-        judged = sessions.get(f.session or "")
-        if judged is not None and judged.fit is not None:
-            out += _fit_lines(judged.fit, b.limit)
-    return out
-
-
-def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
-    out = [
-        "",
-        f"  {c.source}"
-        + (
-            f"  (baseline: {c.baseline_source})"
-            if c.baseline_source not in (None, c.source)
-            else ""
-        ),
-    ]
-    if c.before_total is None or c.delta is None:
-        out.append(f"    no baseline config to compare its {n(c.after_total)} tokens with")
-        return out
-    out.append(f"    {n(c.before_total)}  →  {n(c.after_total)}   {signed(c.delta)}")
-    changed = [s for s in c.servers if s.kind != "unchanged"]
-    if changed:
-        rows = [
-            [
-                s.kind,
-                s.name,
-                "—" if s.before is None else n(s.before),
-                "→",
-                "—" if s.after is None else n(s.after),
-                "" if s.delta is None else signed(s.delta),
-            ]
-            for s in changed
-        ]
-        out += _table(rows, [False, False, True, False, True, True], indent="    ")
-    unchanged = len(c.servers) - len(changed)
-    if unchanged:
-        out.append(f"    ({unchanged} server{'s' if unchanged != 1 else ''} unchanged)")
-    where = "this client" if c.client == "explicit" else c.client
-    if not c.exact:
-        out.append(
-            "    Not a clean comparison: the measured total moved "
-            f"{signed(c.delta)}, but that is not what your config did."
-        )
-        for s in c.servers:
-            if s.note and s.kind != "removed":
-                out.append(f"      {s.name}: {s.note}")
-        if c.understated_by:
-            out.append(
-                f"      → true cost is at least {n(c.understated_by)} higher than the "
-                f"{n(c.after_total)} measured now."
-            )
-        if c.overstated_by:
-            out.append(
-                f"      → up to {n(c.overstated_by)} was already being paid in the baseline."
-            )
-    elif c.delta == 0:
-        out.append("    No change to what every request carries.")
-    elif c.delta > 0:
-        out.append(
-            f"    This change adds {n(c.delta)} tokens to every request in {where} — "
-            f"{pct(c.before_share or 0)} → {pct(c.after_share)} of a {n(context_window)}-token context window."
-        )
-    else:
-        out.append(f"    This change removes {n(-c.delta)} tokens from every request in {where}.")
-    return out
-
-
-def diff_block(d: AuditDiff, context_window: int) -> list[str]:
-    out = [
-        f"diff vs baseline measured {d.baseline_generated_at} (methodology {d.baseline_methodology_version})"
-    ]
-    for c in d.configs:
-        out += _diff_config(c, context_window)
-    for dropped in d.dropped_configs:
-        out.append("")
-        out.append(
-            f"  {dropped.source}: in the baseline ({n(dropped.total_tokens)} tokens), not found now"
-        )
-    if d.warnings:
-        out.append("")
-        out += [f"  warning: {w}" for w in d.warnings]
-    if not d.comparable:
-        out.append("  Re-record the baseline with this version to compare again.")
-    return out
-
-
-def _limits(g: IncreaseGate) -> str:
-    parts = []
-    if g.limit is not None:
-        parts.append(f"{n(g.limit)} tokens")
-    if g.limit_percent is not None:
-        parts.append(f"{g.limit_percent:g}%")
-    return " and ".join(parts)
-
-
-def increase_verdict(g: IncreaseGate) -> str:
-    """The increase gate in one sentence (the summary's line)."""
-    if g.passed:
-        grew = (
-            "nothing grew"
-            if g.increase is None or g.increase <= 0
-            else f"the largest increase is {signed(g.increase)} tokens"
-        )
-        return f"Increase limit {_limits(g)}: passed; {grew}."
-    causes = sum(1 for f in g.findings if f.gate is Gate.INCREASE and f.server is None)
-    unknown = len(g.findings) - causes
-    parts = []
-    if causes:
-        parts.append(f"{causes} over the limit")
-    if unknown:
-        parts.append(f"{unknown} change{'s' if unknown != 1 else ''} unknown")
-    return f"Increase limit {_limits(g)}: FAILED — {', '.join(parts)}."
-
-
-def increase_block(g: IncreaseGate) -> list[str]:
-    """The causes first (a known increase over the limit), then what could not be established."""
-    out = [increase_verdict(g)]
-    over = [f for f in g.findings if f.gate is Gate.INCREASE and "allowed" in f.text]
-    rest = [f for f in g.findings if f not in over]
-    out += [f"  {f.text}" for f in over]
-    if rest and over:
-        out.append("  Also unknown, each a reason of its own:")
-        out += [f"    {f.text}" for f in rest]
-    else:
-        out += [f"  {f.text}" for f in rest]
     return out
 
 
@@ -473,7 +128,7 @@ def session_table(s: SessionResult, claude: bool, numbered: Mapping[str, str]) -
         rows.append(row)
     total = ["total", n(s.tool_count), n(s.total_tokens)] + [""] * (len(head) - 3)
     right = [False] + [True] * (len(head) - 1)
-    lines = _table([*rows, total], right)
+    lines = table([*rows, total], right)
     width = max(len(x) for x in lines) - 2
     return [*lines[:-1], "  " + RULE * width, lines[-1]]
 
@@ -526,7 +181,7 @@ def session_block(
     if s.heaviest_tools:
         out += ["", "  heaviest tools"]
         rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in s.heaviest_tools]
-        out += _table(rows, [False, True], indent="    ")
+        out += table(rows, [False, True], indent="    ")
     if s.trim_advice:
         t = s.trim_advice
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from mcpcost import __version__
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
     DeferralVerdict,
@@ -37,198 +36,33 @@ from mcpcost.audit.deferral import (
     SettingsSource,
     decide,
 )
-from mcpcost.audit.sessions import Overridden, SessionFile, plan_sessions
+from mcpcost.audit.report_model import (
+    DEFAULT_CONTEXT_WINDOW,
+    HEAVIEST_TOOLS,
+    NOT_LAUNCHABLE,
+    NOT_MEASURED,
+    TRIM_TOOLS,
+    UNRESOLVED,
+    AuditReport,
+    ClaudeRunInfo,
+    ConfigResult,
+    EmptyConfig,
+    EnvVariant,
+    HeaviestTool,
+    ServerResult,
+    SessionEntry,
+    SessionResult,
+    TrimAdvice,
+    UnresolvedEntry,
+    first_line,
+)
+from mcpcost.audit.sessions import SessionFile, plan_sessions
 from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
-from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Isolation, Measurement
+from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
 from mcpcost.core.redact import redact_argv, redact_text
 from mcpcost.core.spec import ServerSpec
-
-DEFAULT_CONTEXT_WINDOW = 200_000
-# The shape of ``audit --json`` (spec/audit-report.schema.json). Adding optional fields keeps it;
-# renaming, removing or changing the meaning of a field raises it.
-REPORT_VERSION = 1
-HEAVIEST_TOOLS = 5
-TRIM_TOOLS = 3
-NOTE_LIMIT = 200  # the longest note (first line of a message) a report or a view carries
-
-UNRESOLVED = "unresolved"  # a launch still holds a variable reference: never launched
-NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
-NOT_MEASURED = "not-yet-run"  # a launchable entry the engine has no measurement for
-
-
-@dataclass(frozen=True, kw_only=True)
-class ServerResult:
-    """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
-
-    name: str
-    transport: str  # stdio | auto | http | sse | none (cannot be launched)
-    command: str | None  # display form, credentials masked
-    url: str | None  # masked
-    env_var_names: tuple[str, ...]
-    header_names: tuple[str, ...]
-    status: str
-    tokens: int | None
-    tool_count: int | None
-    share: float | None
-    canonical_sha256: str | None
-    notes: str | None
-    always_load: bool = False
-    unresolved: tuple[str, ...] = ()
-    session_start: SessionStart | None = None
-    claude_tokens: int | None = None
-    launch_key: str | None = None
-    tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
-    isolation: Isolation | None = None  # how the launch was run, when it was measured
-    config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
-    authorization: str | None = None  # "oauth" when measured signed in (never who or a token)
-
-    @property
-    def measured(self) -> bool:
-        return self.tokens is not None
-
-
-@dataclass(frozen=True, kw_only=True)
-class HeaviestTool:
-    server: str
-    tool: str
-    tokens: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class TrimAdvice:
-    tools: tuple[HeaviestTool, ...]
-    recoverable_tokens: int
-    recoverable_share: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class ConfigResult:
-    client: str
-    source: str
-    scope: str
-    total_tokens: int
-    tool_count: int
-    server_count: int
-    context_share: float
-    servers: tuple[ServerResult, ...]
-    skipped: tuple[ServerResult, ...]
-    disabled: tuple[str, ...]
-    heaviest_tools: tuple[HeaviestTool, ...]
-    trim_advice: TrimAdvice | None
-    deferral: DeferralVerdict | None = None
-    problems: tuple[str, ...] = ()
-    disabled_reasons: tuple[tuple[str, str], ...] = ()  # (name, why) when a setting switched it off
-
-    @property
-    def complete(self) -> bool:
-        """True when every live entry has a number (the total is not a floor)."""
-        return not self.skipped
-
-
-@dataclass(frozen=True, kw_only=True)
-class SessionEntry:
-    """A server a session loads, with the file it comes from; ``share`` is of the session."""
-
-    server: ServerResult
-    source: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class SessionResult:
-    """What one client session in this project pays: the union of the files it loads."""
-
-    key: str
-    client: str
-    label: str
-    sources: tuple[str, ...]
-    total_tokens: int  # over measured servers only (a floor when ``skipped`` is not empty)
-    tool_count: int
-    server_count: int
-    context_share: float
-    servers: tuple[SessionEntry, ...]  # measured, heaviest first
-    skipped: tuple[SessionEntry, ...]  # loaded but without a number
-    overridden: tuple[Overridden, ...]  # declared, but another file's entry of the name wins
-    heaviest_tools: tuple[HeaviestTool, ...]
-    trim_advice: TrimAdvice | None
-    precedence: tuple[str, ...]  # scopes, winning first
-    precedence_documented: bool
-    precedence_source: str | None
-    deferral: DeferralVerdict | None = None
-
-    @property
-    def complete(self) -> bool:
-        return not self.skipped
-
-
-@dataclass(frozen=True, kw_only=True)
-class EmptyConfig:
-    """A config file that contributes no live server: nothing declared, all off, or unreadable."""
-
-    client: str
-    source: str
-    state: str
-    all_disabled: tuple[str, ...] = ()
-    error: str | None = None
-    disabled_reasons: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class EnvVariant:
-    """Entries that run the same command/URL with different env or headers (measured apart)."""
-
-    launch: str
-    entries: tuple[tuple[str, str], ...]  # (source, name)
-
-
-@dataclass(frozen=True, kw_only=True)
-class UnresolvedEntry:
-    client: str
-    source: str
-    name: str
-    references: tuple[str, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClaudeRunInfo:
-    model: str
-    measured_at: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class AuditReport:
-    methodology_version: str
-    encoding: str
-    generated_at: str
-    context_window: int
-    configs: tuple[ConfigResult, ...]
-    empty_configs: tuple[EmptyConfig, ...] = ()
-    problems: tuple[str, ...] = ()
-    unresolved: tuple[UnresolvedEntry, ...] = ()
-    env_variants: tuple[EnvVariant, ...] = ()
-    claude_divergence: ClaudeRunInfo | None = None
-    sessions: tuple[SessionResult, ...] = ()
-    mcpcost_version: str = __version__
-    extras: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def measured_any(self) -> bool:
-        return any(c.servers for c in self.configs)
-
-    @property
-    def audited_anything(self) -> bool:
-        """False when there was nothing to audit or every server failed: exit 1."""
-        return self.measured_any
-
-
-def first_line(text: str | None, limit: int = NOTE_LIMIT) -> str | None:
-    """The first line of ``text``, at most ``limit`` characters (a cut one ends in "…")."""
-    if not text or not text.strip():
-        return None
-    line = text.strip().splitlines()[0]
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
 
 _PIECES = re.compile(r"[\s=:@?&/,;\"']+")
 

@@ -30,7 +30,7 @@ from urllib.parse import quote
 from mcpcost import __version__
 from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.gates import Gate, GateFinding
-from mcpcost.audit.report import AuditReport
+from mcpcost.audit.report_model import AuditReport
 from mcpcost.core.jsonvalue import stringify_pretty
 
 SARIF_VERSION = "2.1.0"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from mcpcost.audit.baseline import Baseline, parse_baseline
 from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
@@ -36,7 +36,6 @@ from mcpcost.audit.deferral import SettingsSource, read_settings_sources
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.discovery import (
     TRUST_FLAG,
-    config_listing,
     discover,
     load_explicit,
     withheld,
@@ -47,10 +46,11 @@ from mcpcost.audit.progress import progress_for
 from mcpcost.audit.render_json import render_json
 from mcpcost.audit.render_markdown import render_markdown
 from mcpcost.audit.render_text import DEFAULT_WIDTH, render_text
-from mcpcost.audit.report import DEFAULT_CONTEXT_WINDOW, AuditReport
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.audit.sarif import entry_lines, locate, render_sarif
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.auth_cmd import add_login_arguments, signed_in_measure
+from mcpcost.cli.config_listing import listing_json, listing_text, nothing_found
 from mcpcost.cli.container_args import (
     add_container_arguments,
     container_trust,
@@ -60,7 +60,7 @@ from mcpcost.cli.container_args import (
 from mcpcost.cli.io import read_source
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.divergence import DivergenceRun, parse_divergence
-from mcpcost.core.jsonvalue import parse_json, stringify_pretty
+from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Isolation
 from mcpcost.core.output_tree import atomic_write
 from mcpcost.core.terminal import terminal_line
@@ -264,71 +264,6 @@ def find_configs(
     )
 
 
-def listing_text(files: list[ConfigFile]) -> str:
-    if not files:
-        return "no MCP config found\n"
-    lines: list[str] = []
-    for item in config_listing(files):
-        lines.append(f"{item.client}  {item.source}  ({item.state})")
-        if item.error:
-            lines.append(f"  error: {item.error}")
-        for s in item.servers:
-            tags = []
-            if s.disabled:
-                tags.append("disabled")
-            if not s.launchable:
-                tags.append(f"not launchable: {s.note}" if s.note else "not launchable")
-            lines.append(f"  {s.name}" + (f"  [{'; '.join(tags)}]" if tags else ""))
-        lines += [f"  problem: {p}" for p in item.problems]
-    return "".join(terminal_line(line) + "\n" for line in lines)
-
-
-def listing_json(files: list[ConfigFile]) -> str:
-    data: list[dict[str, Any]] = [
-        {
-            "client": i.client,
-            "source": i.source,
-            "scope": i.scope,
-            "state": i.state,
-            "error": i.error,
-            "problems": list(i.problems),
-            "servers": [
-                {
-                    "name": s.name,
-                    "disabled": s.disabled,
-                    "launchable": s.launchable,
-                    "note": s.note,
-                    "line": s.line,
-                }
-                for s in i.servers
-            ],
-        }
-        for i in config_listing(files)
-    ]
-    return stringify_pretty({"configs": data}) + "\n"
-
-
-def _nothing_found(files: list[ConfigFile], explicit: bool) -> str:
-    if not files:
-        where = (
-            "in the files given" if explicit else "in the standard locations of the known clients"
-        )
-        return f"no MCP config found {where}; pass --config PATH to audit a file directly\n"
-    lines = ["no server to audit:"]
-    for f in files:
-        if f.state == ConfigState.ERROR:
-            lines.append(f"  {f.client}: {f.source} could not be read: {f.error}")
-        elif f.entries and not f.live_entries:
-            lines.append(
-                f"  {f.client}: {f.source}: every one of them is switched off: "
-                f"{', '.join(f.disabled_names)}"
-            )
-        else:
-            lines.append(f"  {f.client}: {f.source} was read and declares no server")
-        lines += [f"    {p}" for p in f.problems]
-    return "".join(terminal_line(line) + "\n" for line in lines)
-
-
 def run(
     argv: list[str],
     out: TextIO,
@@ -415,7 +350,7 @@ def _audit(
             out.write(render_json(report))
         if args.sarif:
             write_sarif(args.sarif, report, files, (), cwd)
-        err.write(_nothing_found(files, bool(args.config)))
+        err.write(nothing_found(files, bool(args.config)))
         return EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")

@@ -7,7 +7,7 @@ from mcpcost.action.judge import Judgement, verdict_of
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView, VerdictView
 from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.gates import GateFinding, GateResult
-from mcpcost.audit.report import AuditReport
+from mcpcost.audit.report_model import AuditReport
 
 
 def outcome(rows: int) -> Outcome:
