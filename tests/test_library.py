@@ -77,12 +77,13 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_import_mcpcost_loads_no_submodule() -> None:
-    """The command line imports ``mcpcost`` first: it must not pay for the tokenizer or audit."""
+    """The command line imports ``mcpcost`` first: it must not pay for the tokenizer or audit
+    (only the one-line version module comes with it)."""
     code = "import sys, mcpcost; print(sorted(m for m in sys.modules if m.startswith('mcpcost')))"
     out = subprocess.run(
         [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "['mcpcost']"
+    assert out.strip() == "['mcpcost', 'mcpcost.version']"
 
 
 def _fenced(text: str, language: str) -> list[str]:

@@ -169,6 +169,6 @@ def _measure(
 
 
 def _version() -> str:
-    from mcpcost import __version__
+    from mcpcost.version import __version__
 
     return __version__

@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpcost import __version__
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
 from mcpcost.audit.sessions import Overridden
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Isolation
+from mcpcost.version import __version__
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 

@@ -27,11 +27,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from mcpcost import __version__
 from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.gates import Gate, GateFinding
 from mcpcost.audit.report_model import AuditReport
 from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.version import __version__
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

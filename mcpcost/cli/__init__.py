@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO, cast
 
-from mcpcost import __version__
 from mcpcost.cli.interrupts import handling_interrupts
 from mcpcost.cli.streams import safe_streams
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
+from mcpcost.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),

@@ -6,9 +6,9 @@ import argparse
 import re
 from typing import NoReturn
 
-from mcpcost import __version__
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import UsageError
+from mcpcost.version import __version__
 
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 

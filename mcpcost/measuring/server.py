@@ -19,7 +19,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-from mcpcost import __version__
 from mcpcost.core.canonical import canonicalize
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.measure import measure_tools
@@ -32,6 +31,7 @@ from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.transports.base import TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
 from mcpcost.transports.session import PROTOCOLS
+from mcpcost.version import __version__
 
 TIMEOUT_RETRY_FACTOR = 2
 NOTES_LIMIT = 700

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit, urlunsplit
 import requests
 import urllib3
 
-from mcpcost import __version__
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError, TransportError
 from mcpcost.transports.failures import (
@@ -25,6 +24,7 @@ from mcpcost.transports.failures import (
     TransportClosed,
     TransportTimeout,
 )
+from mcpcost.version import __version__
 
 USER_AGENT = f"mcp-context-cost/{__version__}"
 MAX_BODY_BYTES = 64 * 1024 * 1024

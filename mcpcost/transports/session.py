@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcpcost import __version__
 from mcpcost.transports.base import Message, Transport
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
@@ -33,6 +32,7 @@ from mcpcost.transports.failures import (
     RPCError,
     TransportTimeout,
 )
+from mcpcost.version import __version__
 
 LEGACY_VERSION = "2025-11-25"
 MODERN_VERSION = "2026-07-28"
