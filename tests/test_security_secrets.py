@@ -170,3 +170,12 @@ def test_failure_notes_never_hold_any_part_of_a_secret(
     )
     notes = failure_notes(failure, (secret,))
     assert not any(c.isupper() for c in notes), notes
+
+
+def test_a_secret_cut_at_the_end_of_a_text_is_masked() -> None:
+    # an HTTP body's head, or any note cut after a secret began, ends in the secret's first part
+    head = f"upstream refused key {SECRET[: len(SECRET) // 2]}"
+    assert SECRET[: len(SECRET) // 2] not in redact_text(head, [SECRET])
+    assert redact_text(head, [SECRET]).endswith(MASK)
+    # fewer than the shortest maskable length is ordinary text
+    assert redact_text(f"ends with {SECRET[:3]}", [SECRET]) == f"ends with {SECRET[:3]}"

@@ -139,8 +139,11 @@ def _redact_arg(arg: str) -> str | None:
 def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) -> str:
     """Mask every occurrence of known secret values (env and header values) in free text.
 
-    ``cut_head``: the text is the tail of something longer (a bounded stderr buffer), so it may
-    begin in the middle of a secret; a leading fragment that ends a secret is masked too."""
+    A text may have been cut before it reached here (a bounded stderr buffer, the head of an HTTP
+    body), so a secret can be cut too. ``cut_head``: the text is the tail of something longer, and
+    a leading fragment that ends a secret is masked. Always: a trailing fragment of at least
+    ``MIN_SECRET_LENGTH`` characters that begins a secret is masked, since the text may be the
+    head of something longer."""
     ordered = _ordered(secrets)
     for s in ordered:
         text = text.replace(s, MASK)
@@ -150,4 +153,11 @@ def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) ->
             if fragment:
                 text = MASK + text[fragment:]
                 break
+    for s in ordered:
+        fragment = next(
+            (n for n in range(len(s) - 1, MIN_SECRET_LENGTH - 1, -1) if text.endswith(s[:n])), 0
+        )
+        if fragment:
+            text = text[:-fragment] + MASK
+            break
     return text

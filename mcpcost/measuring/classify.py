@@ -64,7 +64,8 @@ def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, 
                     f"advertised){www}"
                 )
             return Status.AUTH_REQUIRED, f"HTTP {exc.status}: authorization required{www}"
-        detail = f": {exc.body_snippet.strip()[:200]}" if exc.body_snippet.strip() else ""
+        # not cut here: the note is masked first and cut after (a cut could split a secret)
+        detail = f": {exc.body_snippet.strip()}" if exc.body_snippet.strip() else ""
         return Status.STARTUP_FAILURE, f"{exc}{detail}"
     if isinstance(exc, RPCError):
         if exc.code == AUTH_REQUIRED_CODE or says_auth(exc.server_message):
