@@ -82,6 +82,8 @@ def work(tmp_path: Path) -> Path:
 
 # (command, kind, argv, the input the error line must name)
 CASES: list[tuple[str, str, list[str], str]] = [
+    ("auth", "invalid", ["auth", "login", "not-a-url"], "not-a-url"),
+    ("auth", "invalid", ["auth", "logout", "ftp://x"], "ftp://x"),
     ("verify", "missing", ["verify", "missing.json"], "missing.json"),
     ("verify", "unreadable", ["verify", "adir"], "adir"),
     ("verify", "invalid", ["verify", "bad.json"], "bad.json"),

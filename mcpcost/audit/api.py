@@ -29,7 +29,7 @@ from mcpcost.measuring.server import measure_server
 DEFAULT_TIMEOUT_S = 60.0
 
 
-def _read_if_exists(path: str) -> bytes | None:
+def read_if_exists(path: str) -> bytes | None:
     try:
         return Path(path).read_bytes()
     except FileNotFoundError:
@@ -116,7 +116,7 @@ def audit_configs(
     )
     settings = read_settings_sources(
         settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
-        _read_if_exists,
+        read_if_exists,
     )
     return run_audit(
         files,

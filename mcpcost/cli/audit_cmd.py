@@ -28,16 +28,15 @@ from functools import partial
 from pathlib import Path
 from typing import TextIO
 
+from mcpcost.audit.api import load_configs, read_if_exists
 from mcpcost.audit.baseline import Baseline, parse_baseline
-from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
+from mcpcost.audit.clients import KNOWN_CLIENTS
 from mcpcost.audit.clients.claude_code import settings_paths
-from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.deferral import SettingsSource, read_settings_sources
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.discovery import (
     TRUST_FLAG,
-    discover,
-    load_explicit,
     withheld,
 )
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
@@ -213,13 +212,6 @@ def load_divergence(source: str) -> DivergenceRun:
         raise InputError(f"{source}: {exc}") from None
 
 
-def _read_if_exists(path: str) -> bytes | None:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
-
-
 def find_configs(
     args: argparse.Namespace,
     *,
@@ -228,33 +220,18 @@ def find_configs(
     platform: str,
     environ: Mapping[str, str],
 ) -> list[ConfigFile]:
-    if args.config:
-        if args.client:
-            raise UsageError(
-                "mcpcost audit: --client filters discovery; it cannot be combined with --config"
-            )
-        context = ParseContext(
-            environ=dict(environ),
-            home=str(home),
-            cwd=str(cwd),
-            platform=platform,
-            project_key=str(cwd),
-            realpath=os.path.realpath,
+    if args.config and args.client:
+        raise UsageError(
+            "mcpcost audit: --client filters discovery; it cannot be combined with --config"
         )
-        files = load_explicit([Path(p) for p in args.config], context=context)
-        for f in files:
-            if f.state == ConfigState.ERROR:
-                if not (Path(f.source).exists() or Path(f.source).is_symlink()):
-                    raise InputError(f"{f.source}: no such file")
-                raise InputError(f"{f.source}: {f.error or 'cannot be read'}")
-        return files
     unknown = sorted(set(args.client) - set(KNOWN_CLIENTS))
     if unknown:
         raise UsageError(
             f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
             f"{', '.join(KNOWN_CLIENTS)}"
         )
-    return discover(
+    return load_configs(
+        args.config or None,
         home=home,
         cwd=cwd,
         platform=platform,
@@ -303,7 +280,7 @@ def run(
         return EXIT_OK if files else EXIT_CHECK_FAILED
     settings: tuple[SettingsSource, ...] = read_settings_sources(
         settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
-        _read_if_exists,
+        read_if_exists,
     )
     with contextlib.ExitStack() as stack:
         if args.docker and measure is None:

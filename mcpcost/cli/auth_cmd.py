@@ -239,8 +239,9 @@ def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 
     if bool(args.url) == bool(args.all):
         raise UsageError("mcpcost auth logout: give a URL or --all")
+    url = None if args.all else _check_url(args.url)
     store = open_token_store(env)
-    keys = store.keys() if args.all else [k for k in store.keys() if k[0] == _check_url(args.url)]
+    keys = store.keys() if url is None else [k for k in store.keys() if k[0] == url]
     if not keys:
         out.write("no stored sign-in to forget\n")
         return EXIT_OK
