@@ -18,8 +18,7 @@ import yaml
 
 from mcpcost.core.model import Measurement
 from mcpcost.core.status import Status
-from mcpcost.sweep.catalog import load_catalog
-from mcpcost.sweep.isolation import (
+from mcpcost.measuring.containers import (
     CA_MOUNT_PATH,
     CA_NOTE,
     HOST_CA_FILE,
@@ -31,9 +30,10 @@ from mcpcost.sweep.isolation import (
     HostTrust,
     demultiplex,
     host_proxy,
-    plan_container,
     resolve_ca_bundle,
 )
+from mcpcost.sweep.catalog import load_catalog
+from mcpcost.sweep.isolation import plan_container
 from mcpcost.sweep.runner import COLD_RETRY_PREFIX, Job, SweepOptions, measure_entry, plan_job
 
 NOW = dt.datetime(2026, 9, 1, 12, 0, tzinfo=dt.UTC)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
-from mcpcost.sweep.isolation import ContainerLauncher
+from mcpcost.measuring.containers import ContainerLauncher
 from mcpcost.sweep.runner import Job, MeasureFn
 from mcpcost.transports.base import Transport
 from mcpcost.transports.open import open_transport

@@ -37,16 +37,16 @@ from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK
-from mcpcost.sweep.catalog import Catalog, CatalogEntry
-from mcpcost.sweep.files import badge_rel, measurement_rel
-from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
-from mcpcost.sweep.isolation import (
+from mcpcost.measuring.containers import (
     ContainerPlan,
     HostTrust,
-    plan_container,
     self_docker_isolation,
     with_docker_host,
 )
+from mcpcost.sweep.catalog import Catalog, CatalogEntry
+from mcpcost.sweep.files import badge_rel, measurement_rel
+from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
+from mcpcost.sweep.isolation import plan_container
 from mcpcost.sweep.publish import Published, publish_into
 
 DEFAULT_TIMEOUT_S = 60.0
