@@ -1,3 +1,3 @@
-from mcpcost.cli import main
+from mcpcost.cli import entry
 
-raise SystemExit(main())
+entry()

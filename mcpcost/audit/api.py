@@ -13,18 +13,20 @@ import sys
 from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcpcost.audit.clients import ParseContext
 from mcpcost.audit.clients.claude_code import settings_paths
 from mcpcost.audit.config_file import ConfigFile, ConfigState
-from mcpcost.audit.deferral import read_settings_sources
 from mcpcost.audit.discovery import discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.progress import ProgressObserver
-from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, AuditReport
 from mcpcost.core.clock import Clock, iso_utc, utc_now
 from mcpcost.errors import InputError
-from mcpcost.measuring.server import measure_server
+
+if TYPE_CHECKING:
+    from mcpcost.audit.deferral import SettingsSource
+    from mcpcost.audit.report_model import AuditReport
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -84,7 +86,7 @@ def audit_configs(
     measure: MeasureFn | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     concurrency: int = DEFAULT_CONCURRENCY,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    context_window: int | None = None,
     clients: Collection[str] | None = None,
     home: Path | None = None,
     cwd: Path | None = None,
@@ -95,7 +97,8 @@ def audit_configs(
     trust_project: bool = False,
 ) -> AuditReport:
     """Audit config files (or, with no ``paths``, the configs discovery finds) and return the
-    report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own.
+    report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own;
+    ``context_window`` (the size shares are computed against) to 200,000.
 
     A discovered project-level config (``.mcp.json``, ``.vscode/mcp.json``... in ``cwd``) came
     with the repository, so its servers are launched only when the client itself would run them
@@ -114,10 +117,8 @@ def audit_configs(
         clients=clients,
         trust_project=trust_project,
     )
-    settings = read_settings_sources(
-        settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
-        read_if_exists,
-    )
+    from mcpcost.measuring.server import measure_server
+
     return run_audit(
         files,
         measure=measure or partial(measure_server, timeout_s=timeout_s),
@@ -126,5 +127,16 @@ def audit_configs(
         progress=progress,
         generated_at=iso_utc((now or utc_now)()),
         shell_environ=env,
-        settings=settings,
+        settings=read_settings(home=home_dir, cwd=cwd_dir, platform=plat, environ=env),
     )
+
+
+def read_settings(
+    *, home: Path, cwd: Path, platform: str, environ: Mapping[str, str]
+) -> tuple[SettingsSource, ...]:
+    """The settings files that decide deferral for this home and project (absent ones skipped,
+    unreadable ones recorded as such)."""
+    from mcpcost.audit.deferral import read_settings_sources
+
+    paths = settings_paths(home=str(home), cwd=str(cwd), platform=platform, environ=environ)
+    return read_settings_sources(paths, read_if_exists)

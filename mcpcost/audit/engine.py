@@ -1,6 +1,10 @@
 """Measure every distinct launch once, with bounded concurrency, and build the report.
 
-``run_audit(configs, *, measure, concurrency, context_window, progress, ...) -> AuditReport``
+``run_audit(configs, *, measure, concurrency, context_window, progress, ...) -> AuditReport`` is
+the two steps in one call: ``measure_launches`` (the servers) then ``report.build_report``.
+``while_waiting`` runs on the calling thread once every launch has been started; the CLI uses it
+to load what the report needs while the servers start, so none of that delays the first launch
+(the report modules are imported here only when the report is built, for the same reason).
 
 * ``measure(spec) -> Measurement`` is injected (the CLI passes the real transport-backed one with
   its timeout bound; tests pass functions over fixed tool arrays).
@@ -17,17 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import TYPE_CHECKING
 
 from mcpcost.audit.config_file import ConfigFile, ConfigState
-from mcpcost.audit.deferral import SettingsSource
 from mcpcost.audit.progress import NullProgress, ProgressObserver
-from mcpcost.audit.report import build_report
-from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, AuditReport
-from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.model import Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+
+if TYPE_CHECKING:
+    from mcpcost.audit.deferral import SettingsSource
+    from mcpcost.audit.report_model import AuditReport
+    from mcpcost.core.divergence import DivergenceRun
 
 DEFAULT_CONCURRENCY = 4
 MeasureFn = Callable[[ServerSpec], Measurement]
@@ -63,14 +69,18 @@ def measure_all(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressObserver | None = None,
+    while_waiting: Callable[[], object] | None = None,
 ) -> dict[str, Measurement]:
-    """Measure each launch once, at most ``concurrency`` at a time."""
+    """Measure each launch once, at most ``concurrency`` at a time; ``while_waiting`` runs on
+    this thread once every measurement has been handed to the pool."""
     if concurrency <= 0:
         raise ValueError("concurrency must be positive")
     observer = progress or NullProgress()
     total = len(launches)
     results: dict[str, Measurement] = {}
     if not total:
+        if while_waiting is not None:
+            while_waiting()
         return results
 
     def one(key: str, spec: ServerSpec) -> tuple[str, Measurement]:
@@ -82,6 +92,8 @@ def measure_all(
 
     with ThreadPoolExecutor(max_workers=min(concurrency, total)) as pool:
         futures = [pool.submit(one, k, s) for k, s in launches.items()]
+        if while_waiting is not None:
+            while_waiting()
         for done, fut in enumerate(as_completed(futures), start=1):
             key, m = fut.result()
             results[key] = m
@@ -89,12 +101,30 @@ def measure_all(
     return results
 
 
+def measure_launches(
+    configs: Sequence[ConfigFile],
+    measure: MeasureFn,
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    progress: ProgressObserver | None = None,
+    while_waiting: Callable[[], object] | None = None,
+) -> dict[str, Measurement]:
+    """Launch key -> measurement for every distinct live launch of the configs."""
+    return measure_all(
+        distinct_launches(configs),
+        measure,
+        concurrency=concurrency,
+        progress=progress,
+        while_waiting=while_waiting,
+    )
+
+
 def run_audit(
     configs: Sequence[ConfigFile],
     *,
     measure: MeasureFn,
     concurrency: int = DEFAULT_CONCURRENCY,
-    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    context_window: int | None = None,
     progress: ProgressObserver | None = None,
     generated_at: str = "",
     shell_environ: Mapping[str, str] | None = None,
@@ -102,14 +132,16 @@ def run_audit(
     divergence: DivergenceRun | None = None,
     problems: Sequence[str] = (),
 ) -> AuditReport:
-    """Measure every distinct launch once and assemble the per-config report."""
-    measurements = measure_all(
-        distinct_launches(configs), measure, concurrency=concurrency, progress=progress
-    )
+    """Measure every distinct launch once and assemble the per-config report
+    (``context_window`` None: the report's default, 200,000)."""
+    measurements = measure_launches(configs, measure, concurrency=concurrency, progress=progress)
+    from mcpcost.audit.report import build_report
+    from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
+
     return build_report(
         configs,
         measurements,
-        context_window=context_window,
+        context_window=context_window or DEFAULT_CONTEXT_WINDOW,
         generated_at=generated_at,
         shell_environ=shell_environ,
         settings=settings,

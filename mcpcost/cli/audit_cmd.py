@@ -20,48 +20,35 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from mcpcost.audit.api import load_configs, read_if_exists
-from mcpcost.audit.baseline import Baseline, parse_baseline
+from mcpcost.audit.api import load_configs, read_settings
 from mcpcost.audit.clients import KNOWN_CLIENTS
-from mcpcost.audit.clients.claude_code import settings_paths
 from mcpcost.audit.config_file import ConfigFile
-from mcpcost.audit.deferral import SettingsSource, read_settings_sources
-from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.discovery import (
-    TRUST_FLAG,
-    withheld,
+from mcpcost.audit.discovery import TRUST_FLAG, withheld
+from mcpcost.audit.engine import (
+    MeasureFn,
+    distinct_launches,
+    measure_launches,
 )
-from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
-from mcpcost.audit.gates import GateFinding, evaluate_gates, unmeasured_findings
 from mcpcost.audit.progress import progress_for
-from mcpcost.audit.render_json import render_json
-from mcpcost.audit.render_markdown import render_markdown
-from mcpcost.audit.render_text import DEFAULT_WIDTH, render_text
-from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, AuditReport
-from mcpcost.audit.sarif import entry_lines, locate, render_sarif
-from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
-from mcpcost.cli.auth_cmd import add_login_arguments, signed_in_measure
-from mcpcost.cli.config_listing import listing_json, listing_text, nothing_found
+from mcpcost.cli.audit_args import build_parser
+from mcpcost.cli.auth_cmd import signed_in_measure
 from mcpcost.cli.container_args import (
-    add_container_arguments,
     container_trust,
     open_engine,
     require_docker_for,
 )
 from mcpcost.cli.io import read_source
 from mcpcost.core.clock import iso_utc, utc_now
-from mcpcost.core.divergence import DivergenceRun, parse_divergence
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.core.model import Isolation
-from mcpcost.core.output_tree import atomic_write
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
     EXIT_CHECK_FAILED,
@@ -72,128 +59,25 @@ from mcpcost.errors import (
     UsageError,
 )
 
-DEFAULT_TIMEOUT_S = 60.0
+if TYPE_CHECKING:
+    from mcpcost.audit.baseline import Baseline
+    from mcpcost.audit.deferral import SettingsSource
+    from mcpcost.audit.gates import GateFinding
+    from mcpcost.audit.report_model import AuditReport
+    from mcpcost.core.divergence import DivergenceRun
+    from mcpcost.core.model import Isolation
+    from mcpcost.transports.open import CountingOpener
 
-
-def non_negative_float(text: str) -> float:
-    """A finite number >= 0 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
-    if not (0 <= value < float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
-    return value
-
-
-def build_parser() -> ArgParser:
-    p = ArgParser(
-        prog="mcpcost audit",
-        description="Measure every server in your MCP client configs; report per config file.",
-    )
-    p.add_argument(
-        "--config",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a config file to audit instead of discovery (repeatable)",
-    )
-    p.add_argument(
-        "--client",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help=f"only discover this client (repeatable): {', '.join(KNOWN_CLIENTS)}",
-    )
-    p.add_argument(
-        "--trust-project",
-        action="store_true",
-        help="launch the servers of this directory's project configs (.mcp.json, "
-        ".vscode/mcp.json...) even where the client has not approved them; "
-        "without it only approved ones run (a --config file always runs)",
-    )
-    p.add_argument(
-        "--list-configs", action="store_true", help="print the configs found, launch nothing"
-    )
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="the report as one JSON object")
-    fmt.add_argument("--markdown", action="store_true", help="the report as Markdown")
-    p.add_argument(
-        "--by-file",
-        action="store_true",
-        help="one block per config file instead of per client session (text, Markdown)",
-    )
-    p.add_argument(
-        "--budget",
-        type=positive_int,
-        metavar="N",
-        help="fail when any client session (the files one client loads together) costs more "
-        "than N tokens",
-    )
-    p.add_argument("--baseline", metavar="FILE", help="an earlier audit --json report to diff")
-    p.add_argument(
-        "--max-increase",
-        type=non_negative_int,
-        metavar="N",
-        help="fail when a config grew by more than N tokens vs --baseline",
-    )
-    p.add_argument(
-        "--max-increase-percent",
-        type=non_negative_float,
-        metavar="P",
-        help="fail when a config grew by more than P%% vs --baseline",
-    )
-    p.add_argument(
-        "--fail-on-unmeasured",
-        action="store_true",
-        help="exit 1 when any live server in an audited config could not be measured "
-        "(or a found config cannot be read), with one reason line each on stderr; "
-        "the Action's fail-on: unmeasured",
-    )
-    p.add_argument(
-        "--context",
-        type=positive_int,
-        default=DEFAULT_CONTEXT_WINDOW,
-        metavar="N",
-        help="context window size for shares and thresholds (default 200,000)",
-    )
-    p.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=DEFAULT_TIMEOUT_S,
-        metavar="SECONDS",
-        help="per-request timeout for each server (default 60)",
-    )
-    p.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=DEFAULT_CONCURRENCY,
-        metavar="N",
-        help="servers measured at once (default 4)",
-    )
-    add_login_arguments(p)
-    add_container_arguments(
-        p,
-        docker_help="run each stdio server in a container: the config's env values go into it, "
-        "its cwd and argv paths under the project or home are mounted read-only; `docker run` "
-        "commands run on the host as written",
-    )
-    p.add_argument(
-        "--sarif",
-        metavar="FILE",
-        help="also write the gate findings and unmeasured servers as SARIF 2.1.0 to FILE "
-        "(for code scanning), each at the config line of its server",
-    )
-    p.add_argument(
-        "--claude",
-        metavar="FILE_OR_URL",
-        help="a published Claude divergence run (divergence.json) to join by capture hash",
-    )
-    return p
+# What the report needs, loaded while the servers start (see ``_prepare_report``).
+REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.audit.render_json")
+FIRST_WAVE_WAIT_S = 1.0  # the longest the report's preparation waits for the first launches
+RENDERERS = {"json": "mcpcost.audit.render_json", "markdown": "mcpcost.audit.render_markdown"}
 
 
 def load_baseline(path: str) -> Baseline:
     """Read and shape-check a baseline before anything is launched; InputError (exit 2)."""
+    from mcpcost.audit.baseline import parse_baseline
+
     try:
         data = read_source(path)
     except InputError as exc:
@@ -205,6 +89,8 @@ def load_baseline(path: str) -> Baseline:
 
 
 def load_divergence(source: str) -> DivergenceRun:
+    from mcpcost.core.divergence import parse_divergence
+
     data = read_source(source)
     try:
         return parse_divergence(parse_json(data))
@@ -276,12 +162,11 @@ def run(
             f"them\n"
         )
     if args.list_configs:
+        from mcpcost.cli.config_listing import listing_json, listing_text
+
         out.write(listing_json(files) if args.json else listing_text(files))
         return EXIT_OK if files else EXIT_CHECK_FAILED
-    settings: tuple[SettingsSource, ...] = read_settings_sources(
-        settings_paths(home=str(home_dir), cwd=str(cwd_dir), platform=plat, environ=env),
-        read_if_exists,
-    )
+    opener: CountingOpener | None = None
     with contextlib.ExitStack() as stack:
         if args.docker and measure is None:
             measure = _container_measure(args, env, home_dir, cwd_dir, files, err, stack)
@@ -289,13 +174,61 @@ def run(
                 return EXIT_USAGE
         elif measure is None:
             from mcpcost.measuring import measure_server
+            from mcpcost.transports.open import CountingOpener
 
-            measure = signed_in_measure(
-                partial(measure_server, timeout_s=args.timeout), args, env, err
-            )
-        return _audit(
-            args, out, err, files, measure, settings, env, baseline, divergence, now, cwd_dir
+            opener = CountingOpener()
+            launching = partial(measure_server, timeout_s=args.timeout, open_transport=opener)
+            measure = signed_in_measure(launching, args, env, err)
+        generated_at = iso_utc((now or utc_now)())
+        settings: list[tuple[SettingsSource, ...]] = []
+        first_wave = first_wave_opens(files, args.concurrency) if opener is not None else 0
+
+        def prepare_report() -> None:
+            if opener is not None:
+                opener.wait_for(first_wave, FIRST_WAVE_WAIT_S)
+            settings.append(read_settings(home=home_dir, cwd=cwd_dir, platform=plat, environ=env))
+            _load_report_modules(args)
+
+        measurements = measure_launches(
+            files,
+            measure,
+            concurrency=args.concurrency,
+            progress=progress_for(err),
+            while_waiting=prepare_report,
         )
+        from mcpcost.audit.report import build_report
+        from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
+
+        report = build_report(
+            files,
+            measurements,
+            context_window=args.context or DEFAULT_CONTEXT_WINDOW,
+            generated_at=generated_at,
+            shell_environ=env,
+            settings=settings[0],
+            divergence=divergence,
+        )
+        return _audit(args, out, err, files, report, env, baseline, cwd_dir)
+
+
+def first_wave_opens(files: list[ConfigFile], concurrency: int) -> int:
+    """How many local servers the first wave of measurements starts: two captures for each
+    stdio launch the pool takes on at once."""
+    local = sum(1 for spec in distinct_launches(files).values() if spec.url is None)
+    return 2 * min(local, concurrency)
+
+
+def _load_report_modules(args: argparse.Namespace) -> None:
+    """Import what the report and the chosen output need. Called while the servers start: the
+    imports then share the wait instead of delaying the first launch."""
+    renderer = RENDERERS.get("json" if args.json else "markdown" if args.markdown else "")
+    wanted = [*REPORT_MODULES, renderer or "mcpcost.audit.render_text"]
+    if args.baseline:
+        wanted.append("mcpcost.audit.diff")
+    if args.sarif:
+        wanted.append("mcpcost.audit.sarif")
+    for name in wanted:
+        importlib.import_module(name)
 
 
 def _audit(
@@ -303,35 +236,30 @@ def _audit(
     out: TextIO,
     err: TextIO,
     files: list[ConfigFile],
-    measure: MeasureFn,
-    settings: tuple[SettingsSource, ...],
+    report: AuditReport,
     env: dict[str, str],
     baseline: Baseline | None,
-    divergence: DivergenceRun | None,
-    now: Callable[[], datetime] | None,
     cwd: Path,
 ) -> int:
-    report = run_audit(
-        files,
-        measure=measure,
-        concurrency=args.concurrency,
-        context_window=args.context,
-        progress=progress_for(err),
-        generated_at=iso_utc((now or utc_now)()),
-        shell_environ=env,
-        settings=settings,
-        divergence=divergence,
-    )
+    from mcpcost.audit.gates import evaluate_gates
+    from mcpcost.audit.render_json import render_json
+
     if not report.configs:
         if args.json:
             out.write(render_json(report))
         if args.sarif:
             write_sarif(args.sarif, report, files, (), cwd)
+        from mcpcost.cli.config_listing import nothing_found
+
         err.write(nothing_found(files, bool(args.config)))
         return EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
-    diff = diff_reports(baseline, report) if baseline is not None else None
+    diff = None
+    if baseline is not None:
+        from mcpcost.audit.diff import diff_reports
+
+        diff = diff_reports(baseline, report)
     gates = evaluate_gates(
         report,
         diff,
@@ -352,8 +280,12 @@ def _audit(
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
+        from mcpcost.audit.render_markdown import render_markdown
+
         out.write(render_markdown(report, diff, shown, by_file=args.by_file))
     else:
+        from mcpcost.audit.render_text import render_text
+
         out.write(
             render_text(report, diff, shown, width=text_width(env, out), by_file=args.by_file)
         )
@@ -373,6 +305,8 @@ def _audit(
 
 def text_width(environ: Mapping[str, str], out: TextIO) -> int:
     """The width the text report fits: ``COLUMNS``, else the terminal's, else the default."""
+    from mcpcost.audit.render_text import DEFAULT_WIDTH
+
     columns = environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
@@ -392,6 +326,10 @@ def write_sarif(
     cwd: Path,
 ) -> None:
     """``--sarif``: failing findings as errors, every other server without a number as a warning."""
+    from mcpcost.audit.gates import unmeasured_findings
+    from mcpcost.audit.sarif import entry_lines, locate, render_sarif
+    from mcpcost.core.output_tree import atomic_write
+
     lines = entry_lines(files)
     errors = locate(failing, report, lines)
     warnings = locate(unmeasured_findings(report, failing), report, lines)

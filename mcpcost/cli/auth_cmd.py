@@ -263,7 +263,29 @@ def signed_in_measure(
 ) -> Callable[[ServerSpec], Measurement]:
     """Wrap a ``measure_server``-like function so remote servers are measured with stored or
     configured sign-ins; with ``--login`` each walled server is signed in to first, one at a time
-    (a person answers one browser at a time), and then measured without further prompts."""
+    (a person answers one browser at a time), and then measured without further prompts.
+
+    The sign-in machinery (and ``requests`` behind it) is imported when the first remote server
+    is measured: an audit of local servers never loads it."""
+    settings = login_settings(args, environ)
+    one_at_a_time = threading.Lock()
+
+    def run_one(spec: ServerSpec) -> Measurement:
+        if spec.url is None:
+            return measure(spec)
+        return _measure_remote(measure, spec, settings, environ, err, one_at_a_time)
+
+    return run_one
+
+
+def _measure_remote(
+    measure: Callable[..., Measurement],
+    spec: ServerSpec,
+    settings: OAuthSettings,
+    environ: Mapping[str, str],
+    err: TextIO,
+    one_at_a_time: threading.Lock,
+) -> Measurement:
     from dataclasses import replace
 
     from mcpcost.measuring.signed_in import mark_authorized
@@ -272,22 +294,15 @@ def signed_in_measure(
     from mcpcost.transports.oauth.probe import sign_in_to
     from mcpcost.transports.open import authorized_opener
 
-    settings = login_settings(args, environ)
-    one_at_a_time = threading.Lock()
-
-    def run_one(spec: ServerSpec) -> Measurement:
-        if spec.url is None:
-            return measure(spec)
-        if settings.browser is not BrowserMode.NONE:
-            with one_at_a_time:
-                err.write(f"signing in to {spec.name} ({redact_url(spec.url)})\n")
-                try:
-                    sign_in_to(make_authorizer(spec.url, settings, environ, err), spec.url, 30.0)
-                except AuthorizationFailed as exc:
-                    err.write(f"{spec.name}: sign-in failed: {exc.reason}\n")
-        quiet = replace(settings, browser=BrowserMode.NONE)
-        authorizer = make_authorizer(spec.url, quiet, environ, err)
-        measured = measure(spec, open_transport=authorized_opener(authorizer))
-        return mark_authorized(measured, authorizer)
-
-    return run_one
+    assert spec.url is not None
+    if settings.browser is not BrowserMode.NONE:
+        with one_at_a_time:
+            err.write(f"signing in to {spec.name} ({redact_url(spec.url)})\n")
+            try:
+                sign_in_to(make_authorizer(spec.url, settings, environ, err), spec.url, 30.0)
+            except AuthorizationFailed as exc:
+                err.write(f"{spec.name}: sign-in failed: {exc.reason}\n")
+    quiet = replace(settings, browser=BrowserMode.NONE)
+    authorizer = make_authorizer(spec.url, quiet, environ, err)
+    measured = measure(spec, open_transport=authorized_opener(authorizer))
+    return mark_authorized(measured, authorizer)

@@ -23,8 +23,9 @@ import re
 import threading
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from mcpcost.core.bundled import bundled_path
 
 CLASSES_FILE = "o200k-js-classes.json"
 CLASS_NAMES = ("L", "N", "Lu", "Lt", "Lm", "Lo", "M", "Ll", "s")
@@ -36,7 +37,8 @@ _REPRESENTATIVE_BASE = 0xF0000  # Supplementary Private Use Area-A: no case fold
 
 def load_class_tables() -> dict[str, Any]:
     """The bundled class tables: ``{"unicode": "17.0", "classes": {name: [[lo, hi], ...]}}``."""
-    text = resources.files("mcpcost.core").joinpath("data", CLASSES_FILE).read_text("utf-8")
+    with open(bundled_path(CLASSES_FILE), encoding="utf-8") as handle:
+        text = handle.read()
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -67,15 +69,20 @@ class JsSplitter:
         return tuple(self.member(name, cp) for name in CLASS_NAMES)
 
     def _all_signatures(self) -> list[tuple[bool, ...]]:
-        # The distinct signatures of all non-ASCII code points: walk the range boundaries.
-        points = {0x80}
-        for name in CLASS_NAMES:
+        """The distinct signatures of all non-ASCII code points, in code-point order of first
+        appearance: one sweep over the range boundaries, where memberships can change."""
+        changes: dict[int, list[tuple[int, int]]] = {}
+        for bit, name in enumerate(CLASS_NAMES):
             for lo, hi in self.classes[name]:
-                points.add(lo)
-                points.add(hi + 1)
+                changes.setdefault(lo, []).append((bit, 1))
+                changes.setdefault(hi + 1, []).append((bit, -1))
+        open_ranges = [0] * len(CLASS_NAMES)
         seen: dict[tuple[bool, ...], None] = {}
-        for cp in sorted(p for p in points if 0x80 <= p <= 0x10FFFF):
-            seen.setdefault(self.signature(cp), None)
+        for cp in sorted({0x80, *changes}):
+            for bit, step in changes.get(cp, ()):
+                open_ranges[bit] += step
+            if 0x80 <= cp <= 0x10FFFF:
+                seen.setdefault(tuple(map(bool, open_ranges)), None)
         return list(seen)
 
     def _class(self, name: str) -> str:

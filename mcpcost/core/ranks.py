@@ -25,8 +25,8 @@ import struct
 import sys
 import zlib
 from dataclasses import dataclass
-from importlib import resources
 
+from mcpcost.core.bundled import bundled_path
 from mcpcost.errors import TokenizerError
 
 TABLE_FILE = "o200k_base.ranks"
@@ -144,8 +144,7 @@ def read_rank_table(data: bytes | mmap.mmap) -> RankTable:
 def open_rank_table(expected_sha256: str = TABLE_SHA256) -> RankTable:
     """The bundled table, memory-mapped and checked against its pinned SHA-256."""
     try:
-        path = resources.files("mcpcost.core").joinpath("data", TABLE_FILE)
-        with resources.as_file(path) as real, open(real, "rb") as handle:
+        with open(bundled_path(TABLE_FILE), "rb") as handle:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (FileNotFoundError, OSError, ValueError) as exc:
         raise TokenizerError(f"bundled tokenizer data is missing ({exc})") from None

@@ -11,7 +11,6 @@ from typing import Any
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
-from mcpcost.measuring.classify import classify_failure
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
 from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
@@ -76,5 +75,7 @@ def capture_tools(
         return Capture(tools, hello, diagnostics, elapsed, eras)
     if isinstance(failure, TransportTimeout):
         failure = TransportTimeout(int(timeout_s * 1000), failure.waiting_for)
+    from mcpcost.measuring.classify import classify_failure  # only a failure needs it
+
     status, message = classify_failure(failure, diagnostics.stderr_tail if diagnostics else "")
     return CaptureFailure(status, message, diagnostics, elapsed, eras)

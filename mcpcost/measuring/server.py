@@ -19,14 +19,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-from mcpcost.core.canonical import canonicalize
 from mcpcost.core.clock import iso_utc, utc_now
-from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.transports.base import TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
@@ -48,8 +45,16 @@ def capture_pair(
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="mcpcost-capture") as pool:
         first = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
         second = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
-        pool.submit(get_tokenizer)  # load the tokenizer while the servers start
+        pool.submit(_load_tokenizer)  # while the servers start, after both have been launched
         return first.result(), second.result()
+
+
+def _load_tokenizer() -> None:
+    # The counting modules load here rather than at import, so nothing before the launches
+    # pays for them.
+    from mcpcost.core.tokenizer import get_tokenizer
+
+    get_tokenizer()
 
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
@@ -100,6 +105,9 @@ def measurement_from_pair(
             extras=extras,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
+    from mcpcost.core.canonical import canonicalize
+    from mcpcost.core.measure import measure_tools
+
     one = measure_tools(first.tools)
     same = one.canonical.text == canonicalize(second.tools).text
     hello = first.hello

@@ -2,10 +2,15 @@
 
 The HTTP transports (and ``requests`` behind them, ~0.1 s to import) are imported only when a
 spec has a URL, so a stdio measurement spawns its server without paying for them.
+
+``CountingOpener`` wraps a factory and counts what it has opened, so a caller that launches many
+servers at once can hold back its own work until they are all under way: on a busy machine every
+bit of our CPU spent before the last launch delays that launch.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from mcpcost.core.spec import ServerSpec
@@ -48,3 +53,29 @@ def open_authorized(
         StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),
         lambda: LegacySSETransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),
     )
+
+
+class CountingOpener:
+    """A transport factory that counts the transports it has opened or failed to open."""
+
+    def __init__(self, factory: TransportFactory = open_transport) -> None:
+        self._factory = factory
+        self._opened = 0
+        self._changed = threading.Condition()
+
+    def __call__(self, spec: ServerSpec, timeout_s: float) -> Transport:
+        try:
+            return self._factory(spec, timeout_s)
+        finally:
+            with self._changed:
+                self._opened += 1
+                self._changed.notify_all()
+
+    @property
+    def opened(self) -> int:
+        return self._opened
+
+    def wait_for(self, count: int, timeout_s: float) -> bool:
+        """Block until ``count`` opens have happened (True) or ``timeout_s`` passed (False)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._opened >= count, timeout_s)

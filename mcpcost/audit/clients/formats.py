@@ -1,20 +1,24 @@
 """The three text formats client configs are written in (JSONC, TOML, YAML), read into values
-plus the line of each key, and the checks every parser makes on the top-level object."""
+plus the line of each key, and the checks every parser makes on the top-level object.
+
+The TOML and YAML parsers are imported by the functions that read those formats: most configs
+are JSON, and an audit should not pay for parsers it does not use.
+"""
 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.jsonc import KeyPath, key_lines_clean, strip_jsonc
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.suggest import slip_among
 from mcpcost.errors import ConfigError, JSONSyntaxError
+
+if TYPE_CHECKING:
+    import yaml
 
 
 class FileFormat(StrEnum):
@@ -112,6 +116,8 @@ def load_strict_json(text: str) -> tuple[Any, dict[KeyPath, int]]:
 
 
 def load_toml(text: str) -> tuple[Any, dict[KeyPath, int]]:
+    import tomllib
+
     try:
         data = tomllib.loads(text.lstrip("\ufeff"))
     except tomllib.TOMLDecodeError as exc:
@@ -181,6 +187,8 @@ def _expanded_size(root: yaml.Node) -> tuple[int, int]:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return [n for pair in node.value for n in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -190,6 +198,8 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 def _compose_yaml(text: str) -> tuple[Any, yaml.Node | None]:
     """The document's value and node tree; UnusableConfig for an alias bomb or deep nesting."""
+    import yaml
+
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
@@ -208,6 +218,8 @@ def _compose_yaml(text: str) -> tuple[Any, yaml.Node | None]:
 
 
 def load_yaml(text: str) -> tuple[Any, dict[KeyPath, int]]:
+    import yaml
+
     try:
         data, node = _compose_yaml(text)
     except yaml.YAMLError as exc:  # the message may quote the line: build our own

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import select
-import shutil
 import signal
 import subprocess
 import threading
@@ -104,6 +103,8 @@ class RealPosixSystem:
         os.kill(pid, sig)
 
     def which(self, command: str, path: str | None) -> str | None:
+        import shutil  # shutil loads the compression modules: only when a command is resolved
+
         return shutil.which(command, path=path)
 
     def monotonic(self) -> float:
