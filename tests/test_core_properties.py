@@ -13,10 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpcost.core.canonical import canonicalize_text
+from mcpcost.core.canonical import canonicalize, canonicalize_text
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.measure import measure_tools, tool_texts
 from mcpcost.core.tokenizer import count_tokens
 from mcpcost.errors import JSONSyntaxError
+from mcpcost.measuring.server import same_canonical_text
 from tests.node_oracle import NodeOracle
 
 keys = st.one_of(
@@ -38,6 +40,38 @@ values = st.recursive(
     ),
     max_leaves=30,
 )
+
+
+@given(st.lists(values, max_size=4))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_tool_texts_assemble_the_canonical_text(tools: list[Any]) -> None:
+    # measure_tools builds the canonical text from each tool's members; it must be the same text
+    for tool in tools:
+        text, members = tool_texts(tool)
+        assert text == stringify(tool)
+        assert members == (
+            {k: stringify(v) for k, v in tool.items()} if isinstance(tool, dict) else {}
+        )
+    measured = measure_tools(tools)
+    assert measured.canonical == canonicalize(tools)
+
+
+@given(values, values)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_same_canonical_text_is_equality_of_canonical_text(a: Any, b: Any) -> None:
+    first, second = [a], [b]
+    expected = stringify(first) == stringify(second)
+    assert same_canonical_text(first, second, stringify(first)) is expected
+    assert same_canonical_text(first, [a], stringify(first)) is True
+
+
+def test_same_canonical_text_cases_the_fast_check_cannot_decide() -> None:
+    one = [{"a": 1, "b": "x"}]
+    assert same_canonical_text(one, [{"a": 1.0, "b": "x"}], stringify(one))  # 1 and 1.0
+    assert not same_canonical_text(one, [{"b": "x", "a": 1}], stringify(one))  # key order
+    late = [{"b": 1, "7": 2}]  # an array index key is written first either way
+    assert stringify(late) == '[{"7":2,"b":1}]'
+    assert same_canonical_text(late, [{"7": 2, "b": 1}], stringify(late))
 
 
 @st.composite

@@ -51,6 +51,20 @@ def test_bundled_tables_are_well_formed() -> None:
         assert not any(lo <= 0xDFFF and hi >= 0xD800 for lo, hi in ranges)
 
 
+def test_signature_sweep_equals_the_membership_of_each_boundary() -> None:
+    # the splitter finds its signatures in one sweep; this is the definition, point by point
+    splitter = js_splitter()
+    points = {0x80}
+    for name in CLASS_NAMES:
+        for lo, hi in splitter.classes[name]:
+            points.update((lo, hi + 1))
+    pointwise: dict[tuple[bool, ...], None] = {}
+    for cp in sorted(p for p in points if 0x80 <= p <= 0x10FFFF):
+        pointwise.setdefault(splitter.signature(cp), None)
+    assert splitter._all_signatures() == list(pointwise)
+    assert len(pointwise) > 1
+
+
 @pytest.mark.node
 @pytest.mark.slow
 def test_bundled_tables_equal_nodes_regexp() -> None:

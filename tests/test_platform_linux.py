@@ -84,6 +84,53 @@ def test_the_interface_starts_watches_and_stops_a_tree(tmp_path: Path) -> None:
     assert tree.exit_code() == -signal.SIGTERM
 
 
+def test_strays_from_children_files_equal_a_full_scan(tmp_path: Path) -> None:
+    # the walk down the children files and the scan of every /proc entry find the same strays
+    platform = LinuxPlatform()
+    registry = LiveTrees()
+    script = f"setsid sleep 30 & echo $! > {tmp_path / 'bg.pid'}; sleep 30 & wait"
+    tree = start_tree(
+        platform,
+        ["sh", "-c", script],
+        env={"PATH": os.environ["PATH"]},
+        cwd=None,
+        registry=registry,
+    )
+    try:
+        stray = int(wait_for_file(tmp_path / "bg.pid"))
+        deadline = time.monotonic() + 5
+        while os.getsid(stray) != stray and time.monotonic() < deadline:
+            time.sleep(0.01)  # setsid has forked but not yet left the group
+        assert platform.strays(tree) == platform._strays_by_scan(tree) == [stray]
+    finally:
+        stop_tree(tree, 2.0, registry=registry)
+        tree.close_pipes()
+    assert platform.strays(tree) == platform._strays_by_scan(tree) == []
+
+
+def test_strays_fall_back_to_a_scan_without_children_files() -> None:
+    class NoChildrenFiles:
+        def listdir(self, path: str) -> list[str]:
+            return ["1", "100", "101", "self"] if path == "/proc" else ["100"]
+
+        def read_bytes(self, path: str) -> bytes:
+            if path.endswith("/children"):
+                raise FileNotFoundError(path)
+            pid = path.split("/")[2]
+            return {
+                "1": b"1 (init) S 0 1 1",
+                "100": b"100 (node) S 1 100 100",
+                "101": b"101 (helper) S 100 101 101",
+            }[pid]
+
+        def getpgid(self, pid: int) -> int:
+            return pid
+
+    platform = LinuxPlatform(NoChildrenFiles())  # type: ignore[arg-type]
+    tree = type("Tree", (), {"pid": 100, "group": 100})()
+    assert platform.strays(tree) == [101]  # type: ignore[arg-type]
+
+
 def test_close_does_not_wait_for_a_process_that_escaped_with_our_pipes(
     tmp_path: Path, escaped_pids: list[int]
 ) -> None:

@@ -23,7 +23,11 @@ class Canonical:
 
 def canonicalize(value: JSONValue) -> Canonical:
     """Canonical form of an already parsed value."""
-    text = stringify(value)
+    return canonical_of_text(stringify(value))
+
+
+def canonical_of_text(text: str) -> Canonical:
+    """The canonical form whose text is ``text`` (already ``JSON.stringify`` output)."""
     data = text.encode("utf-8")
     return Canonical(text=text, data=data, sha256=hashlib.sha256(data).hexdigest())
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.core.canonical import Canonical, canonicalize
-from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
+from mcpcost.core.canonical import Canonical, canonical_of_text
+from mcpcost.core.jsonvalue import JSONValue, ordered_items, parse_json, quote_string, stringify
 from mcpcost.core.model import ToolCost
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
@@ -26,7 +26,8 @@ def _text_tokens(value: Any, tokenizer: Tokenizer) -> int:
     return tokenizer.count(value) if isinstance(value, str) and value else 0
 
 
-def _json_tokens(value: Any, tokenizer: Tokenizer) -> int:
+def _json_tokens(value: Any, text: str | None, tokenizer: Tokenizer) -> int:
+    """Tokens of a member's JSON text (``text``, or ``value`` stringified when not given)."""
     # JavaScript truthiness: null, false, 0 and "" count as absent.
     if (
         value is None
@@ -35,27 +36,48 @@ def _json_tokens(value: Any, tokenizer: Tokenizer) -> int:
         or (isinstance(value, int | float) and not isinstance(value, bool) and value == 0)
     ):
         return 0
-    return tokenizer.count(stringify(value))
+    return tokenizer.count(stringify(value) if text is None else text)
 
 
-def tool_cost(tool: Any, tokenizer: Tokenizer, *, field_split: bool = True) -> ToolCost:
-    """Per-tool numbers as the reference computes them, plus our diagnostic field split."""
+def tool_texts(tool: Any) -> tuple[str, dict[str, str]]:
+    """``JSON.stringify(tool)`` and, for an object, the text of each top-level member: the
+    tool's text is assembled from its members', so each member is serialised once."""
+    if not isinstance(tool, dict):
+        return stringify(tool), {}
+    members = {key: stringify(value) for key, value in ordered_items(tool)}
+    return "{" + ",".join(f"{quote_string(k)}:{v}" for k, v in members.items()) + "}", members
+
+
+def tool_cost(
+    tool: Any,
+    tokenizer: Tokenizer,
+    *,
+    field_split: bool = True,
+    texts: tuple[str, dict[str, str]] | None = None,
+) -> ToolCost:
+    """Per-tool numbers as the reference computes them, plus our diagnostic field split
+    (``texts``: the tool's ``tool_texts``, when the caller has them already)."""
     obj = tool if isinstance(tool, dict) else {}
+    text, members = texts or tool_texts(tool)
     name = obj.get("name")
+
+    def json_tokens(key: str) -> int:
+        return _json_tokens(obj.get(key), members.get(key), tokenizer)
+
     description = _text_tokens(obj.get("description"), tokenizer)
-    input_schema = _json_tokens(obj.get("inputSchema"), tokenizer)
+    input_schema = json_tokens("inputSchema")
     fields: dict[str, int] | None = None
     if field_split:
         fields = {
             "description": description,
             "inputSchema": input_schema,
-            "outputSchema": _json_tokens(obj.get("outputSchema"), tokenizer),
-            "annotations": _json_tokens(obj.get("annotations"), tokenizer),
+            "outputSchema": json_tokens("outputSchema"),
+            "annotations": json_tokens("annotations"),
             "title": _text_tokens(obj.get("title"), tokenizer),
         }
     return ToolCost(
         name=name if isinstance(name, str) else "(unnamed)",
-        tokens=tokenizer.count(stringify(tool)),
+        tokens=tokenizer.count(text),
         description_tokens=description,
         input_schema_tokens=input_schema,
         field_tokens=fields,
@@ -67,12 +89,18 @@ def measure_tools(
 ) -> ToolsMeasure:
     """Measure a page-joined tools array (already parsed)."""
     tk = tokenizer or get_tokenizer()
-    canonical = canonicalize(tools)
+    texts = [tool_texts(t) for t in tools]
+    # JSON.stringify of an array is its elements' texts joined: the canonical text is built from
+    # the tools' texts rather than serialised a second time
+    canonical = canonical_of_text("[" + ",".join(text for text, _ in texts) + "]")
     return ToolsMeasure(
         canonical=canonical,
         total_tokens=tk.count(canonical.text),
         tool_count=len(tools),
-        tools=tuple(tool_cost(t, tk, field_split=field_split) for t in tools),
+        tools=tuple(
+            tool_cost(t, tk, field_split=field_split, texts=x)
+            for t, x in zip(tools, texts, strict=True)
+        ),
         capture=parse_json(canonical.text),
     )
 

@@ -70,20 +70,25 @@ class JsSplitter:
 
     def _all_signatures(self) -> list[tuple[bool, ...]]:
         """The distinct signatures of all non-ASCII code points, in code-point order of first
-        appearance: one sweep over the range boundaries, where memberships can change."""
-        changes: dict[int, list[tuple[int, int]]] = {}
+        appearance: one sweep over the range boundaries, where memberships can change. A class's
+        ranges are disjoint, so its membership is one bit of ``mask``."""
+        events: list[tuple[int, int]] = [(0x80, 0)]
         for bit, name in enumerate(CLASS_NAMES):
             for lo, hi in self.classes[name]:
-                changes.setdefault(lo, []).append((bit, 1))
-                changes.setdefault(hi + 1, []).append((bit, -1))
-        open_ranges = [0] * len(CLASS_NAMES)
-        seen: dict[tuple[bool, ...], None] = {}
-        for cp in sorted({0x80, *changes}):
-            for bit, step in changes.get(cp, ()):
-                open_ranges[bit] += step
+                events.append((lo, 1 << bit))
+                events.append((hi + 1, -(1 << bit)))
+        events.sort()
+        masks: dict[int, None] = {}
+        mask, i, n = 0, 0, len(events)
+        while i < n:
+            cp = events[i][0]
+            while i < n and events[i][0] == cp:
+                mask += events[i][1]
+                i += 1
             if 0x80 <= cp <= 0x10FFFF:
-                seen.setdefault(tuple(map(bool, open_ranges)), None)
-        return list(seen)
+                masks.setdefault(mask, None)
+        width = range(len(CLASS_NAMES))
+        return [tuple(bool(m >> bit & 1) for bit in width) for m in masks]
 
     def _class(self, name: str) -> str:
         bit = CLASS_NAMES.index(name)

@@ -15,9 +15,11 @@ when the caller narrowed the choice, ``protocolRequested``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from typing import Any
 
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
@@ -47,6 +49,17 @@ def capture_pair(
         second = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
         pool.submit(_load_tokenizer)  # while the servers start, after both have been launched
         return first.result(), second.result()
+
+
+def same_canonical_text(first: list[Any], second: list[Any], first_text: str) -> bool:
+    """Whether two captures have equal canonical text. Equal ``json.dumps`` output (C speed)
+    means equal structure, key order and scalars, hence equal canonical text; only when it
+    differs is the second capture serialised the slow, exact way."""
+    if json.dumps(first) == json.dumps(second):
+        return True
+    from mcpcost.core.canonical import canonicalize
+
+    return first_text == canonicalize(second).text
 
 
 def _load_tokenizer() -> None:
@@ -105,11 +118,10 @@ def measurement_from_pair(
             extras=extras,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
-    from mcpcost.core.canonical import canonicalize
     from mcpcost.core.measure import measure_tools
 
     one = measure_tools(first.tools)
-    same = one.canonical.text == canonicalize(second.tools).text
+    same = same_canonical_text(first.tools, second.tools, one.canonical.text)
     hello = first.hello
     return Measurement(
         status=Status.MEASURED if same else Status.DYNAMIC,

@@ -1,6 +1,10 @@
 """Linux: a process group's members are read from ``/proc`` (pgid and state of every pid), and
 so are the server's descendants that left its group (stopped with it while still its
-descendants)."""
+descendants).
+
+The descendants are found by walking ``/proc/<pid>/task/<tid>/children`` down from the server,
+which reads a few files however many processes the machine runs; on a kernel without those files
+every ``/proc/<pid>/stat`` is read instead."""
 
 from __future__ import annotations
 
@@ -82,6 +86,47 @@ class LinuxPlatform(PosixPlatform):
             return False
 
     def strays(self, tree: ProcessTree) -> list[int]:
+        try:
+            descendants = self._descendants(tree.pid)
+        except FileNotFoundError:  # no children files (or the server is already gone)
+            return self._strays_by_scan(tree)
+        out = []
+        for pid in descendants:
+            try:
+                fields = stat_fields(self.linux.read_bytes(f"{PROC}/{pid}/stat"))
+            except (OSError, IndexError):
+                continue
+            if fields[0] not in GONE_STATES and int(fields[2]) != tree.group:
+                out.append(pid)
+        return sorted(out)
+
+    def _descendants(self, pid: int) -> list[int]:
+        """Every live descendant of ``pid``, from each thread's ``children`` file."""
+        out: list[int] = []
+        todo = [pid]
+        while todo:
+            parent = todo.pop()
+            try:
+                threads = self.linux.listdir(f"{PROC}/{parent}/task")
+            except OSError:
+                if parent == pid:
+                    raise FileNotFoundError(parent) from None
+                continue  # a descendant that ended while we looked
+            for tid in threads:
+                try:
+                    text = self.linux.read_bytes(f"{PROC}/{parent}/task/{tid}/children")
+                except FileNotFoundError:
+                    if parent == pid:
+                        raise
+                    continue
+                except OSError:
+                    continue
+                kids = [int(k) for k in text.split()]
+                out += kids
+                todo += kids
+        return out
+
+    def _strays_by_scan(self, tree: ProcessTree) -> list[int]:
         parents: dict[int, list[int]] = {}
         groups: dict[int, int] = {}
         try:

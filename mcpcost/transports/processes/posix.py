@@ -23,6 +23,8 @@ from mcpcost.transports.processes.platform_api import CommandResolution, Process
 SIGTERM = signal.SIGTERM
 SIGKILL: int = getattr(signal, "SIGKILL", 9)  # absent from the signal module on Windows
 POLL_S = 0.05
+FIRST_POLL_S = 0.001  # stop: the first wait for a signalled tree, doubled up to STOP_POLL_S
+STOP_POLL_S = 0.01
 GONE_STATES = frozenset({"Z", "X"})  # zombie / dead: nothing left to stop
 REAP_WAIT_S = 1.0
 
@@ -201,12 +203,14 @@ class PosixPlatform:
         self._signal_pids(strays, SIGTERM)
         self._signal_group(tree.group, SIGTERM)
         deadline = sys_.monotonic() + grace_s
+        pause = FIRST_POLL_S  # most servers end within a few milliseconds of SIGTERM
         while sys_.monotonic() < deadline:
             tree.proc.poll()
             strays = [p for p in strays if self.process_alive(p)]
             if not strays and not self.group_alive(tree.group):
                 break
-            sys_.sleep(0.01)
+            sys_.sleep(pause)
+            pause = min(pause * 2, STOP_POLL_S)
         else:
             self._signal_group(tree.group, SIGKILL)
             self._signal_pids(strays, SIGKILL)
@@ -217,4 +221,4 @@ class PosixPlatform:
             tree.proc.wait()
         stop = sys_.monotonic() + REAP_WAIT_S
         while self.group_alive(tree.group) and sys_.monotonic() < stop:
-            sys_.sleep(0.01)
+            sys_.sleep(STOP_POLL_S)
