@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import traceback
 
 import requests
 
@@ -50,9 +51,29 @@ def main() -> int:
         clock=time.time,
     )
     git = Git(os.path.join(runner.workspace))
-    return run(
-        settings, runner, gh=gh, git=git, measure=engine_seam.default_measure_server, log=log
-    )
+    try:
+        return run(
+            settings, runner, gh=gh, git=git, measure=engine_seam.default_measure_server, log=log
+        )
+    except Exception as exc:  # a defect of ours: reported through the log, never a raw traceback
+        report_crash(log, exc, runner.output_path)
+        return 2
+
+
+def report_crash(log: Log, exc: Exception, output_path: str | None) -> None:
+    """An unexpected exception as the step's log shows it: one error annotation, then the
+    traceback a line at a time through ``Log.info``, so text from a server or a config that
+    reached the exception's message can neither inject a workflow command nor hide itself."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    summary = f"mcp-context-cost failed unexpectedly ({type(exc).__name__}: {first})"
+    log.command("error", summary + "; please report it with the log below")
+    for block in traceback.format_exception(exc):
+        for text in block.rstrip("\n").splitlines():
+            log.info(text)
+    if output_path:
+        append_text(
+            output_path, render_outputs({"status": RunStatus.ERROR, "failure-reasons": summary})
+        )
 
 
 def run(
