@@ -10,6 +10,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -111,3 +112,33 @@ def test_a_signal_ends_the_command_promptly_with_nothing_left(
     time.sleep(0.2)  # a SIGKILLed server is reaped by init a moment later
     assert tagged(tag) == set()
     assert published(site) == before
+
+
+@pytest.mark.parametrize("path", ["stop", "kill"])
+def test_other_launches_are_ended_and_refused_after(path: str) -> None:
+    from mcpcost.transports.processes import (
+        LiveTrees,
+        OtherLaunch,
+        kill_every_tree,
+        stop_every_tree,
+    )
+
+    calls: list[str] = []
+    registry = LiveTrees()
+    hung = threading.Event()
+    quick = OtherLaunch(
+        "quick", stop=lambda: calls.append("stop"), kill=lambda: calls.append("kill")
+    )
+    stuck = OtherLaunch("stuck", stop=lambda: hung.wait(30), kill=lambda: hung.wait(30))
+    assert registry.add_other(quick) and registry.add_other(stuck)
+    started = time.monotonic()
+    try:
+        ended = (
+            stop_every_tree(0.1, registry=registry) if path == "stop" else kill_every_tree(registry)
+        )
+        assert ended == 2
+        assert calls == [path]
+        assert time.monotonic() - started < 3.0  # an engine that does not answer holds no one
+        assert not registry.add_other(OtherLaunch("late", stop=lambda: None, kill=lambda: None))
+    finally:
+        hung.set()

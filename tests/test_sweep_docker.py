@@ -9,6 +9,7 @@ import shlex
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from mcpcost.measuring.containers import (
     UV_IMAGE,
     CABundleError,
     ContainerLauncher,
+    ContainerPlan,
     HostTrust,
     demultiplex,
     host_proxy,
@@ -687,3 +689,58 @@ def test_an_untrusted_certificate_chain_points_at_ca_bundle_and_is_not_retried(
     assert ("--ca-bundle auto" in m.notes) is advised
     host = measure_entry(E["npx-thing"], measure, SweepOptions(docker=False), lambda: NOW)
     assert host.notes == NPM_TLS_FAILURE  # the host's own trust store is not ours to fix
+
+
+def _no_container_of_ours(client: Any, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while _ours(client):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+@pytest.mark.parametrize("end", ["stop", "kill"])
+def test_an_interrupt_ends_the_containers_of_open_captures(
+    engine: tuple[Any, str, str], end: str
+) -> None:
+    from mcpcost.transports.failures import SpawnFailed
+    from mcpcost.transports.processes import LiveTrees, kill_every_tree, stop_every_tree
+
+    client, image, _ = engine
+    registry = LiveTrees()
+    launcher = ContainerLauncher(client, registry)
+    plan = ContainerPlan(image=image, shell_command="exec sleep 300", environment={})
+    transport = launcher.open(plan)
+    try:
+        assert len(_ours(client)) == 1 and len(registry.others()) == 1
+        ended = (
+            stop_every_tree(0.5, registry=registry) if end == "stop" else kill_every_tree(registry)
+        )
+        assert ended == 1
+        # the kill or stop request reached the engine before the call returned; on a busy
+        # machine the removal itself can finish after the call's bound
+        assert _no_container_of_ours(client, within_s=20.0)
+        with pytest.raises(SpawnFailed, match="being interrupted"):
+            launcher.open(plan)  # and nothing new starts once interrupted
+        assert _ours(client) == []
+    finally:
+        transport.close()
+    assert registry.others() == [] and _ours(client) == []
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_a_closed_capture_leaves_the_registry(engine: tuple[Any, str, str]) -> None:
+    from mcpcost.transports.processes import LiveTrees
+
+    client, image, _ = engine
+    registry = LiveTrees()
+    transport = ContainerLauncher(client, registry).open(
+        ContainerPlan(image=image, shell_command="exec sleep 300", environment={})
+    )
+    assert len(registry.others()) == 1
+    transport.close()
+    assert registry.others() == [] and _ours(client) == []

@@ -2,7 +2,9 @@
 
 ``ContainerLauncher.open(plan)`` creates the container, attaches to its stdio, starts it and
 returns a ``LineTransport``; closing that transport kills and removes the container and waits for
-the removal.
+the removal. From its creation until its removal the container is in the registry of live
+launches (``transports.processes``), so an interrupt removes it too, and once the command is
+being interrupted no new container is created.
 """
 
 from __future__ import annotations
@@ -11,11 +13,16 @@ import contextlib
 import os
 import secrets
 import threading
+from collections.abc import Callable
 from typing import IO, Any
 
 from mcpcost.measuring.containers.attach_stream import Attachment, StdinWriter, demultiplex
 from mcpcost.measuring.containers.plans import ContainerPlan
+from mcpcost.transports.failures import SpawnFailed
 from mcpcost.transports.framing import LineTransport
+from mcpcost.transports.processes import LIVE, LiveTrees, OtherLaunch
+
+REFUSED = "not starting a server: the command is being interrupted"
 
 REMOVE_TIMEOUT_S = 20
 READER_JOIN_S = 5.0
@@ -33,12 +40,15 @@ class ContainerLauncher:
     The launcher does not own the client; whoever made it closes it (``closing_client``).
     """
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, registry: LiveTrees = LIVE) -> None:
         self._client = client
+        self._registry = registry
         self._count = 0
         self._lock = threading.Lock()
 
     def open(self, plan: ContainerPlan) -> LineTransport:
+        if self._registry.closed:
+            raise SpawnFailed(f"spawn failed: {REFUSED}")
         with self._lock:
             self._count += 1
             index = self._count
@@ -56,6 +66,14 @@ class ContainerLauncher:
             working_dir=plan.working_dir,
             network_mode=plan.network,
         )
+        launch = OtherLaunch(
+            name=str(getattr(container, "name", container.id)),
+            stop=lambda: _remove(container),
+            kill=lambda: _kill(container),
+        )
+        if not self._registry.add_other(launch):  # the interrupt came while it was created
+            _remove(container)
+            raise SpawnFailed(f"spawn failed: {REFUSED}")
         attachment: Attachment | None = None
         try:
             attachment = Attachment(
@@ -66,8 +84,9 @@ class ContainerLauncher:
             if attachment is not None:
                 attachment.close()
             _remove(container)
+            self._registry.discard_other(launch)
             raise
-        return _transport(container, attachment)
+        return _transport(container, attachment, lambda: self._registry.discard_other(launch))
 
 
 def _mounts(plan: ContainerPlan) -> dict[str, dict[str, str]]:
@@ -77,8 +96,9 @@ def _mounts(plan: ContainerPlan) -> dict[str, dict[str, str]]:
     return mounts
 
 
-def _transport(container: Any, attachment: Attachment) -> LineTransport:
-    """A transport over a started container's attach stream; closing it removes the container."""
+def _transport(container: Any, attachment: Attachment, forget: Callable[[], None]) -> LineTransport:
+    """A transport over a started container's attach stream; closing it removes the container
+    (and then ``forget`` takes it out of the registry)."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     reader = threading.Thread(target=demultiplex, args=(attachment.sock, out_w, err_w), daemon=True)
@@ -93,6 +113,7 @@ def _transport(container: Any, attachment: Attachment) -> LineTransport:
         removed.set()
         try:
             _remove(container)
+            forget()
         finally:
             attachment.shutdown()
             reader.join(timeout=READER_JOIN_S)
@@ -117,6 +138,14 @@ def _transport(container: Any, attachment: Attachment) -> LineTransport:
         exit_code=exit_code,
         kind="docker",
     )
+
+
+def _kill(container: Any) -> None:
+    """Ask the engine to kill a container now (the interrupt's last resort; no waiting)."""
+    with contextlib.suppress(Exception):
+        container.kill()
+    with contextlib.suppress(Exception):
+        container.remove(force=True)
 
 
 def _remove(container: Any) -> None:

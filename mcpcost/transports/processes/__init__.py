@@ -19,6 +19,7 @@ from functools import cache
 from mcpcost.transports.processes.live_trees import (
     LIVE,
     LiveTrees,
+    OtherLaunch,
     kill_every_tree,
     start_tree,
     stop_every_tree,
@@ -36,6 +37,7 @@ __all__ = [
     "LIVE",
     "CommandResolution",
     "LiveTrees",
+    "OtherLaunch",
     "ProcessPlatform",
     "ProcessTree",
     "ReadableEnd",

@@ -4,26 +4,60 @@
 ``stop_every_tree`` (and ``kill_every_tree``, which does not wait) closes the registry, so every
 later start is refused with ``StartRefused``, and stops all the live trees at once. Trees still registered
 when the interpreter exits are killed.
+
+A server that runs somewhere else (a container the engine runs for ``--docker``) is registered as
+an ``OtherLaunch``: how to stop it and how to kill it. The interrupt and exit paths end those too,
+each on its own thread and within a bound, since ending one means asking the engine.
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from mcpcost.transports.processes.platform_api import ProcessPlatform, ProcessTree, StartRefused
 
 INTERRUPT_GRACE_S = 0.5
+OTHER_KILL_WAIT_S = 0.5  # the longest the kill path waits for the engine to end other launches
+
+
+@dataclass(frozen=True, eq=False)
+class OtherLaunch:
+    """A live server that is not a process tree of ours: ``stop`` ends it and waits, ``kill``
+    asks for it to end now."""
+
+    name: str
+    stop: Callable[[], None]
+    kill: Callable[[], None]
 
 
 class LiveTrees:
-    """A thread-safe set of started, not yet stopped trees that can be closed to new ones."""
+    """A thread-safe set of started, not yet stopped trees (and other launches) that can be
+    closed to new ones."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._trees: dict[int, ProcessTree] = {}
+        self._others: dict[int, OtherLaunch] = {}
         self._closed = False
+
+    def add_other(self, launch: OtherLaunch) -> bool:
+        """Register a launch; False (nothing registered) once the registry is closed."""
+        with self._lock:
+            if self._closed:
+                return False
+            self._others[id(launch)] = launch
+            return True
+
+    def discard_other(self, launch: OtherLaunch) -> None:
+        with self._lock:
+            self._others.pop(id(launch), None)
+
+    def others(self) -> list[OtherLaunch]:
+        with self._lock:
+            return list(self._others.values())
 
     def add(self, tree: ProcessTree) -> bool:
         with self._lock:
@@ -65,6 +99,26 @@ def _kill_left_over_trees() -> None:
             tree.platform.kill(tree)
         except OSError:
             continue
+    _end_others([launch.kill for launch in LIVE.others()], OTHER_KILL_WAIT_S)
+
+
+def _end_others(calls: list[Callable[[], None]], wait_s: float) -> None:
+    """Run each call on a thread of its own and wait for them all, at most ``wait_s``."""
+    threads = [
+        threading.Thread(target=_quietly, args=(call,), daemon=True, name="mcpcost-end-launch")
+        for call in calls
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=wait_s)
+
+
+def _quietly(call: Callable[[], None]) -> None:
+    try:
+        call()
+    except Exception:  # an engine that cannot be reached: nothing more can be done from here
+        return
 
 
 atexit.register(_kill_left_over_trees)
@@ -105,7 +159,9 @@ def kill_every_tree(registry: LiveTrees = LIVE) -> int:
             tree.platform.kill(tree)
         except OSError:
             continue
-    return len(trees)
+    others = registry.others()
+    _end_others([launch.kill for launch in others], OTHER_KILL_WAIT_S)
+    return len(trees) + len(others)
 
 
 def stop_every_tree(grace_s: float = INTERRUPT_GRACE_S, *, registry: LiveTrees = LIVE) -> int:
@@ -124,6 +180,8 @@ def stop_every_tree(grace_s: float = INTERRUPT_GRACE_S, *, registry: LiveTrees =
     ]
     for t in threads:
         t.start()
+    others = registry.others()
+    _end_others([launch.stop for launch in others], grace_s + 2.0)
     for t in threads:
         t.join(timeout=grace_s + 2.0)
-    return len(trees)
+    return len(trees) + len(others)
