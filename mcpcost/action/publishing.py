@@ -19,7 +19,13 @@ from mcpcost.action.github import GitHubClient, GitHubError
 from mcpcost.action.measure_sides import Judged
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.runner_env import Log, Runner
-from mcpcost.action.runner_files import Annotation, RunStatus, append_text, capped_annotations
+from mcpcost.action.runner_files import (
+    Annotation,
+    AnnotationLevel,
+    RunStatus,
+    append_text,
+    capped_annotations,
+)
 from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
@@ -196,7 +202,9 @@ def write_sarif_file(path: str, outcome: Outcome, workspace: str) -> None:
 def write_annotations(outcome: Outcome, log: Log) -> None:
     notes = [
         Annotation(
-            level="error" if r in outcome.verdict.failures else "warning",
+            level=(
+                AnnotationLevel.ERROR if r in outcome.verdict.failures else AnnotationLevel.WARNING
+            ),
             message=r.text,
             file=r.source,
             line=r.line,

@@ -87,11 +87,19 @@ def fit_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
     return cut + _TRUNCATED_NOTE
 
 
+class AnnotationLevel(StrEnum):
+    """The workflow command an annotation is written as."""
+
+    NOTICE = "notice"
+    WARNING = "warning"
+    ERROR = "error"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Annotation:
     """One ``::warning`` / ``::error`` on a line of a file (repo-relative path)."""
 
-    level: str  # warning | error | notice
+    level: AnnotationLevel
     message: str
     file: str | None = None
     line: int | None = None
@@ -108,7 +116,7 @@ def capped_annotations(
 ) -> tuple[list[Annotation], int]:
     """The annotations GitHub will show (at most ``per_level`` of each level) and how many over."""
     kept: list[Annotation] = []
-    counts: dict[str, int] = {}
+    counts: dict[AnnotationLevel, int] = {}
     dropped = 0
     for annotation in annotations:
         seen = counts.get(annotation.level, 0)

@@ -14,6 +14,7 @@ import pytest
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_files import (
     Annotation,
+    AnnotationLevel,
     capped_annotations,
     render_outputs,
     workflow_command,
@@ -107,8 +108,8 @@ def test_outputs_use_fresh_delimiters_not_in_the_value() -> None:
 
 
 def test_annotations_capped_per_level() -> None:
-    notes = [Annotation(level="warning", message=str(i)) for i in range(13)]
-    notes += [Annotation(level="error", message="e")]
+    notes = [Annotation(level=AnnotationLevel.WARNING, message=str(i)) for i in range(13)]
+    notes += [Annotation(level=AnnotationLevel.ERROR, message="e")]
     kept, dropped = capped_annotations(notes)
     assert len(kept) == 11 and dropped == 3
 
