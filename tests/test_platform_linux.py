@@ -19,7 +19,14 @@ import pytest
 from mcpcost.cli import main
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.tokenizer import get_tokenizer
-from mcpcost.transports.processes import LiveTrees, current_platform, start_tree, stop_tree
+from mcpcost.transports.processes import (
+    LiveTrees,
+    ProcessPlatform,
+    ProcessTree,
+    current_platform,
+    start_tree,
+    stop_tree,
+)
 from mcpcost.transports.processes.linux import LinuxPlatform
 from mcpcost.transports.stdio import spawn_stdio
 from tests.servers.registry import FIXTURES_DIR
@@ -58,6 +65,12 @@ def escaped_pids() -> Iterator[list[int]]:
             pass
 
 
+def start_script(platform: ProcessPlatform, script: str, registry: LiveTrees) -> ProcessTree:
+    """A shell script started as a server tree, registered in ``registry``."""
+    env = {"PATH": os.environ["PATH"]}
+    return start_tree(platform, ["sh", "-c", script], env=env, cwd=None, registry=registry)
+
+
 def test_the_interface_starts_watches_and_stops_a_tree(tmp_path: Path) -> None:
     platform = current_platform()
     assert platform.name == "linux"
@@ -67,14 +80,7 @@ def test_the_interface_starts_watches_and_stops_a_tree(tmp_path: Path) -> None:
     )
     assert platform.resolve(["no-such-command-xyz"], {"PATH": "/bin"}).found is None
     registry = LiveTrees()
-    script = f"sleep 30 & echo $! > {tmp_path / 'bg.pid'}; sleep 30"
-    tree = start_tree(
-        platform,
-        ["sh", "-c", script],
-        env={"PATH": os.environ["PATH"]},
-        cwd=None,
-        registry=registry,
-    )
+    tree = start_script(platform, f"sleep 30 & echo $! > {tmp_path / 'bg.pid'}; sleep 30", registry)
     background = int(wait_for_file(tmp_path / "bg.pid"))
     assert platform.alive(tree) and registry.snapshot() == [tree]
     stop_tree(tree, 2.0, registry=registry)
@@ -89,13 +95,7 @@ def test_strays_from_children_files_equal_a_full_scan(tmp_path: Path) -> None:
     platform = LinuxPlatform()
     registry = LiveTrees()
     script = f"setsid sleep 30 & echo $! > {tmp_path / 'bg.pid'}; sleep 30 & wait"
-    tree = start_tree(
-        platform,
-        ["sh", "-c", script],
-        env={"PATH": os.environ["PATH"]},
-        cwd=None,
-        registry=registry,
-    )
+    tree = start_script(platform, script, registry)
     try:
         stray = int(wait_for_file(tmp_path / "bg.pid"))
         deadline = time.monotonic() + 5

@@ -16,11 +16,13 @@ import atexit
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from mcpcost.transports.processes.platform_api import ProcessPlatform, ProcessTree, StartRefused
 
 INTERRUPT_GRACE_S = 0.5
 OTHER_KILL_WAIT_S = 0.5  # the longest the kill path waits for the engine to end other launches
+Live = TypeVar("Live")
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,36 +45,40 @@ class LiveTrees:
         self._others: dict[int, OtherLaunch] = {}
         self._closed = False
 
-    def add_other(self, launch: OtherLaunch) -> bool:
-        """Register a launch; False (nothing registered) once the registry is closed."""
-        with self._lock:
-            if self._closed:
-                return False
-            self._others[id(launch)] = launch
-            return True
-
-    def discard_other(self, launch: OtherLaunch) -> None:
-        with self._lock:
-            self._others.pop(id(launch), None)
-
-    def others(self) -> list[OtherLaunch]:
-        with self._lock:
-            return list(self._others.values())
-
     def add(self, tree: ProcessTree) -> bool:
-        with self._lock:
-            if self._closed:
-                return False
-            self._trees[id(tree)] = tree
-            return True
+        """Register a tree; False (nothing registered) once the registry is closed."""
+        return self._put(self._trees, tree)
 
     def discard(self, tree: ProcessTree) -> None:
-        with self._lock:
-            self._trees.pop(id(tree), None)
+        self._drop(self._trees, tree)
 
     def snapshot(self) -> list[ProcessTree]:
+        return self._copy(self._trees)
+
+    def add_other(self, launch: OtherLaunch) -> bool:
+        """Register a launch; False (nothing registered) once the registry is closed."""
+        return self._put(self._others, launch)
+
+    def discard_other(self, launch: OtherLaunch) -> None:
+        self._drop(self._others, launch)
+
+    def others(self) -> list[OtherLaunch]:
+        return self._copy(self._others)
+
+    def _put(self, table: dict[int, Live], item: Live) -> bool:
         with self._lock:
-            return list(self._trees.values())
+            if self._closed:
+                return False
+            table[id(item)] = item
+            return True
+
+    def _drop(self, table: dict[int, Live], item: Live) -> None:
+        with self._lock:
+            table.pop(id(item), None)
+
+    def _copy(self, table: dict[int, Live]) -> list[Live]:
+        with self._lock:
+            return list(table.values())
 
     def close(self) -> list[ProcessTree]:
         with self._lock:
