@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from mcpcost.action.main import main
+from mcpcost.core.process_exit import leave
 
 if __name__ == "__main__":
-    sys.exit(main())
+    leave(main())

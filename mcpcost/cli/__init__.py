@@ -7,16 +7,15 @@ imported only when run, so ``mcpcost count`` does not pay for the audit machiner
 
 from __future__ import annotations
 
-import atexit
 import importlib
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from typing import NoReturn, TextIO, cast
 
 from mcpcost.cli.interrupts import handling_interrupts
 from mcpcost.cli.streams import safe_streams
+from mcpcost.core.process_exit import leave
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
 from mcpcost.version import __version__
@@ -66,26 +65,9 @@ def main(
 
 
 def entry() -> NoReturn:
-    """The ``mcpcost`` executable: run the command, then leave without tearing the interpreter
-    down.
-
-    Everything a command writes is written before ``main`` returns. What normal interpreter exit
-    adds after that is freeing every module, tens of milliseconds on each run. So: wait for any
-    non-daemon thread (as exit would), run the exit handlers (no server tree outlives us), flush
-    both streams, and exit with the command's code.
-    """
-    code = main()
-    current = threading.current_thread()
-    for thread in threading.enumerate():
-        if thread is not current and not thread.daemon:
-            thread.join()
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written
-            pass
-    os._exit(code)
+    """The ``mcpcost`` executable: run the command, then leave without the interpreter's
+    teardown (``core.process_exit``)."""
+    leave(main())
 
 
 def _main(args: list[str], out: TextIO, err: TextIO) -> int:
