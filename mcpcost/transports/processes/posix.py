@@ -22,7 +22,11 @@ from mcpcost.transports.processes.platform_api import CommandResolution, Process
 
 SIGTERM = signal.SIGTERM
 SIGKILL: int = getattr(signal, "SIGKILL", 9)  # absent from the signal module on Windows
-POLL_S = 0.05
+# How often a blocked reader looks whether its pipe is being closed. A reader whose server has
+# ended sees end-of-file at once; only a pipe still held by a process outside the tree waits for
+# this, and such a pipe is closed off the caller's thread. So it is long: every reader of every
+# live server wakes this often.
+POLL_S = 0.25
 FIRST_POLL_S = 0.001  # stop: the first wait for a signalled tree, doubled up to STOP_POLL_S
 STOP_POLL_S = 0.01
 GONE_STATES = frozenset({"Z", "X"})  # zombie / dead: nothing left to stop
