@@ -64,10 +64,14 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
 
 def _load_tokenizer() -> None:
     # The counting modules load here rather than at import, so nothing before the launches
-    # pays for them.
+    # pays for them. The JavaScript splitter (for text that is not all ASCII: a dash, a curly
+    # quote, an emoji in a description) is built too, while the servers start, rather than when
+    # the first such text is counted, which is often in the report after the last answer.
+    from mcpcost.core.pretokenize import js_splitter
     from mcpcost.core.tokenizer import get_tokenizer
 
     get_tokenizer()
+    js_splitter()
 
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
