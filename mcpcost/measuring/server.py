@@ -47,7 +47,7 @@ def capture_pair(
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="mcpcost-capture") as pool:
         first = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
         second = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
-        pool.submit(_load_tokenizer)  # while the servers start, after both have been launched
+        pool.submit(_load_tokenizer)  # alongside the two captures, while the servers start
         return first.result(), second.result()
 
 
