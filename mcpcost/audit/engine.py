@@ -2,8 +2,9 @@
 
 ``run_audit(configs, *, measure, concurrency, context_window, progress, ...) -> AuditReport`` is
 the two steps in one call: ``measure_launches`` (the servers) then ``report.build_report``.
-``while_waiting`` runs on the calling thread once every launch has been started; the CLI uses it
-to load what the report needs while the servers start, so none of that delays the first launch
+``while_waiting`` runs on the calling thread once every measurement has been handed to the pool;
+the CLI uses it to load what the report needs while the servers start, so none of that delays
+the first launch
 (the report modules are imported here only when the report is built, for the same reason).
 
 * ``measure(spec) -> Measurement`` is injected (the CLI passes the real transport-backed one with

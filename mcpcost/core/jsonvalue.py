@@ -251,6 +251,22 @@ def stringify(value: JSONValue) -> str:
     return "".join(parts)
 
 
+def object_text(members: dict[str, str]) -> str:
+    """``JSON.stringify`` of an object from its members' texts (keys in ECMAScript order)."""
+    return "{" + ",".join(f"{quote_string(k)}:{v}" for k, v in members.items()) + "}"
+
+
+def array_text(items: list[str]) -> str:
+    """``JSON.stringify`` of an array from its elements' texts."""
+    return "[" + ",".join(items) + "]"
+
+
+def member_texts(obj: dict[str, Any]) -> dict[str, str]:
+    """Each member's ``JSON.stringify`` text, keys in ECMAScript order: with ``object_text`` the
+    object's text, serialising each member once for callers that need both."""
+    return {key: stringify(value) for key, value in ordered_items(obj)}
+
+
 def _write_compact(value: Any, emit: Callable[[str], Any]) -> None:
     scalar = _scalar(value)
     if scalar is not None:

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.canonical import Canonical, canonical_of_text
-from mcpcost.core.jsonvalue import JSONValue, ordered_items, parse_json, quote_string, stringify
+from mcpcost.core.jsonvalue import (
+    JSONValue,
+    array_text,
+    member_texts,
+    object_text,
+    parse_json,
+    stringify,
+)
 from mcpcost.core.model import ToolCost
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
@@ -44,8 +51,8 @@ def tool_texts(tool: Any) -> tuple[str, dict[str, str]]:
     tool's text is assembled from its members', so each member is serialised once."""
     if not isinstance(tool, dict):
         return stringify(tool), {}
-    members = {key: stringify(value) for key, value in ordered_items(tool)}
-    return "{" + ",".join(f"{quote_string(k)}:{v}" for k, v in members.items()) + "}", members
+    members = member_texts(tool)
+    return object_text(members), members
 
 
 def tool_cost(
@@ -92,7 +99,7 @@ def measure_tools(
     texts = [tool_texts(t) for t in tools]
     # JSON.stringify of an array is its elements' texts joined: the canonical text is built from
     # the tools' texts rather than serialised a second time
-    canonical = canonical_of_text("[" + ",".join(text for text, _ in texts) + "]")
+    canonical = canonical_of_text(array_text([text for text, _ in texts]))
     return ToolsMeasure(
         canonical=canonical,
         total_tokens=tk.count(canonical.text),
