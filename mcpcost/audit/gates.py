@@ -30,9 +30,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff, ConfigDiff
 
 
 class Gate(StrEnum):
@@ -245,6 +248,8 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
 def known_increase(c: ConfigDiff) -> int | None:
     """What a config is known to have grown by: its delta when exact, else the sum over the
     servers that have a number on every side they appear on; None without a baseline."""
+    from mcpcost.audit.diff import MatchedBy
+
     if c.matched_by is MatchedBy.UNMATCHED or c.delta is None:
         return None
     if c.exact:
@@ -257,6 +262,8 @@ def evaluate_increase(
 ) -> IncreaseGate:
     """Each config's known increase against the limits (the causes, first), then every case
     where the increase cannot be established (reasons of their own)."""
+    from mcpcost.audit.diff import DiffKind, MatchedBy
+
     found: list[GateFinding] = []
 
     def add(gate: Gate, source: str | None, text: str, server: str | None = None) -> None:

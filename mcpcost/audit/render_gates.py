@@ -4,10 +4,13 @@ diff against a baseline, and the increase limit."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from mcpcost.audit.diff import AuditDiff, ConfigDiff
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, Gate, IncreaseGate
 from mcpcost.audit.text_format import n, pct, signed, table
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff, ConfigDiff
 
 
 def _with_reasons(names: Sequence[str], reasons: Sequence[tuple[str, str]]) -> list[str]:

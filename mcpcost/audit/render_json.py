@@ -14,9 +14,8 @@ URLs are the masked display forms.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGate
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
@@ -27,6 +26,9 @@ from mcpcost.audit.report_model import (
 )
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 
 
 def _camel(name: str) -> str:

@@ -10,8 +10,9 @@ code spans, everything else as inert Markdown. Commands and URLs never appear, o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcpcost.audit.deferral import DeferralVerdict
-from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.render_gates import budget_verdict, increase_verdict
 from mcpcost.audit.render_text import summary_block
@@ -20,6 +21,9 @@ from mcpcost.audit.text_format import n, pct, signed
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff
 
 
 def name(text: str) -> str:

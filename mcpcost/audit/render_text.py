@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from mcpcost.audit.deferral import (
     PUBLISHED_BAND,
     upfront_tokens,
 )
-from mcpcost.audit.diff import AuditDiff
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.render_deferral import deferral_block
 from mcpcost.audit.render_gates import (
@@ -34,6 +34,9 @@ from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, 
 from mcpcost.audit.text_format import n, pct, table
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.terminal import terminal_line
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff
 
 RULE = "─"
 DEFAULT_WIDTH = 100  # when the terminal's width is not known

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from mcpcost.core.model import Isolation
     from mcpcost.transports.open import CountingOpener
 
-# What the report needs, loaded while the servers start (see ``_prepare_report``).
+# What the report needs, loaded while the servers start (see ``_load_report_modules``).
 REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.audit.render_json")
 FIRST_WAVE_WAIT_S = 1.0  # the longest the report's preparation waits for the first launches
 RENDERERS = {"json": "mcpcost.audit.render_json", "markdown": "mcpcost.audit.render_markdown"}
@@ -177,7 +177,12 @@ def run(
             from mcpcost.transports.open import CountingOpener
 
             opener = CountingOpener()
-            launching = partial(measure_server, timeout_s=args.timeout, open_transport=opener)
+            launching = partial(
+                measure_server,
+                timeout_s=args.timeout,
+                open_transport=opener,
+                load_counting_early=False,
+            )
             measure = signed_in_measure(launching, args, env, err)
         generated_at = iso_utc((now or utc_now)())
         settings: list[tuple[SettingsSource, ...]] = []
@@ -186,6 +191,9 @@ def run(
         def prepare_report() -> None:
             if opener is not None:
                 opener.wait_for(first_wave, FIRST_WAVE_WAIT_S)
+                from mcpcost.measuring.server import load_counting
+
+                load_counting()
             settings.append(read_settings(home=home_dir, cwd=cwd_dir, platform=plat, environ=env))
             _load_report_modules(args)
 

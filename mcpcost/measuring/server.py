@@ -41,13 +41,20 @@ MEASURED_BY = {"tool": "mcp-context-cost", "version": __version__}
 
 
 def capture_pair(
-    spec: ServerSpec, factory: TransportFactory, timeout_s: float, protocol: str = "auto"
+    spec: ServerSpec,
+    factory: TransportFactory,
+    timeout_s: float,
+    protocol: str = "auto",
+    *,
+    load_counting_early: bool = True,
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
-    """Two independent captures at the same time."""
+    """Two independent captures at the same time; with ``load_counting_early`` the counting
+    modules load alongside them, while the server starts."""
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="mcpcost-capture") as pool:
         first = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
         second = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
-        pool.submit(_load_tokenizer)  # alongside the two captures, while the servers start
+        if load_counting_early:
+            pool.submit(load_counting)
         return first.result(), second.result()
 
 
@@ -62,11 +69,11 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
     return first_text == canonicalize(second).text
 
 
-def _load_tokenizer() -> None:
-    # The counting modules load here rather than at import, so nothing before the launches
-    # pays for them. The JavaScript splitter (for text that is not all ASCII: a dash, a curly
-    # quote, an emoji in a description) is built too, while the servers start, rather than when
-    # the first such text is counted, which is often in the report after the last answer.
+def load_counting() -> None:
+    """Load the tokenizer and build the JavaScript splitter (for text that is not all ASCII: a
+    dash, a curly quote, an emoji in a description). Called while servers start rather than at
+    import, so nothing before the launches pays for it, and not left to the first count, which
+    is often in the report after the last answer. Idempotent and thread-safe."""
     from mcpcost.core.pretokenize import js_splitter
     from mcpcost.core.tokenizer import get_tokenizer
 
@@ -160,11 +167,14 @@ def measure_server(
     isolation: Isolation | None = None,
     now: Callable[[], datetime] | None = None,
     protocol: str = "auto",
+    load_counting_early: bool = True,
 ) -> Measurement:
     """Measure one server: two concurrent captures, compared; one timeout retry at 2x.
 
     ``protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is refused),
-    ``legacy`` or ``modern`` (only that era is tried).
+    ``legacy`` or ``modern`` (only that era is tried). ``load_counting_early`` False leaves
+    ``load_counting`` to the caller: one that launches many servers at once calls it after the
+    last launch, so that it does not delay them.
     """
     if not timeout_s > 0:
         raise ValueError("timeout_s must be positive")
@@ -176,7 +186,7 @@ def measure_server(
     started_at = iso_utc(clock())
     result = measurement_from_pair(
         spec,
-        capture_pair(spec, factory, timeout_s, protocol),
+        capture_pair(spec, factory, timeout_s, protocol, load_counting_early=load_counting_early),
         timeout_s=timeout_s,
         measured_at=started_at,
         isolation=where,
