@@ -1,10 +1,11 @@
-"""The audit launches its servers before it loads what only the report needs.
+"""The audit launches its servers as soon as it knows what to launch.
 
-On a busy machine every bit of CPU the command spends before its last launch delays that launch,
-and the servers' start-up is the longest part of an audit. So the modules that parse configs and
-launch servers are the only ones loaded before the first launch; the report, gates, renderers and
-the sign-in client load while the servers start (or not at all when unused), and the tokenizer
-only once the last of the first wave of launches is under way."""
+On a busy machine every bit of CPU the command spends before a launch delays it, and the
+servers' start-up is the longest part of an audit. So the modules that parse configs and start
+processes are the only ones loaded before the first launch; the measuring machinery (sessions,
+captures, the thread pool), the report, gates, renderers and the sign-in client load while the
+servers start (or not at all when unused), and the tokenizer only once the last of the first
+wave of launches is under way."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from mcpcost.audit.engine import measure_all
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.transports.base import Transport
-from mcpcost.transports.open import CountingOpener
+from mcpcost.transports.failures import SpawnFailed
+from mcpcost.transports.open import AheadOpener, open_transport
+from mcpcost.transports.stdio import group_alive
 from tests.servers.registry import fixture_argv
 from tests.test_audit_report import measured, tools
 
@@ -28,6 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Loaded only after the launches are under way, or only when a flag or a server needs them.
 NOT_BEFORE_LAUNCH = (
+    "concurrent.futures",
+    "mcpcost.core.model",
+    "mcpcost.measuring.server",
+    "mcpcost.measuring.capture",
+    "mcpcost.transports.session",
     "mcpcost.audit.report",
     "mcpcost.audit.report_model",
     "mcpcost.audit.gates",
@@ -124,28 +132,159 @@ def test_while_waiting_runs_even_with_nothing_to_launch() -> None:
     assert calls == [1]
 
 
-def test_counting_opener_counts_opens_and_failed_opens() -> None:
-    def factory(spec: ServerSpec, timeout_s: float) -> Transport:
+class StandIn:
+    """A transport that only records whether it was closed."""
+
+    def __init__(self, spec: ServerSpec) -> None:
+        self.spec = spec
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class RecordingFactory:
+    """Opens ``StandIn`` transports; a spec named ``bad`` fails, one named ``slow`` waits for
+    ``release``. Every call is recorded with the thread it ran on."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+        self.opened: list[StandIn] = []
+        self.release = threading.Event()
+
+    def __call__(self, spec: ServerSpec, timeout_s: float) -> Transport:
+        self.calls.append((spec.name, threading.current_thread().name))
         if spec.name == "bad":
-            raise OSError("no such command")
-        return cast(Transport, object())
-
-    opener = CountingOpener(factory)
-    assert not opener.wait_for(1, 0.01)
-    threads = [
-        threading.Thread(target=opener, args=(ServerSpec.stdio("ok", ["x"]), 1.0)),
-        threading.Thread(target=lambda: _swallow(opener, ServerSpec.stdio("bad", ["y"]))),
-    ]
-    for t in threads:
-        t.start()
-    assert opener.wait_for(2, 5.0)
-    for t in threads:
-        t.join()
-    assert opener.opened == 2
+            raise SpawnFailed("spawn failed: bad: No such file or directory")
+        if spec.name == "slow":
+            self.release.wait(5)
+        opened = StandIn(spec)
+        self.opened.append(opened)
+        return cast(Transport, opened)
 
 
-def _swallow(opener: CountingOpener, spec: ServerSpec) -> None:
+ONE = ServerSpec.stdio("one", ["x", "1"])
+TWO = ServerSpec.stdio("two", ["x", "2"])
+
+
+def test_ahead_opener_hands_out_what_it_opened_ahead_then_opens_fresh() -> None:
+    factory = RecordingFactory()
+    opener = AheadOpener(factory)
+    opener.open_ahead([ONE, ONE, TWO], 1.0)
+    first, second, third = opener(ONE, 1.0), opener(ONE, 1.0), opener(TWO, 1.0)
+    ahead = {id(t) for t in factory.opened}
+    assert {id(first), id(second), id(third)} == ahead and len(ahead) == 3
+    assert [c[1] for c in factory.calls] == ["mcpcost-open-ahead"] * 3  # off the caller's thread
+    fresh = opener(ONE, 1.0)  # none left for ONE: opened now, on the caller's thread
+    assert id(fresh) not in ahead
+    assert factory.calls[-1] == ("one", threading.current_thread().name)
+    opener.close_unused()
+    assert not any(cast(StandIn, t).closed for t in (first, second, third, fresh))
+
+
+def test_ahead_opener_waits_for_an_open_still_under_way() -> None:
+    factory = RecordingFactory()
+    opener = AheadOpener(factory)
+    slow = ServerSpec.stdio("slow", ["x", "slow"])
+    opener.open_ahead([slow], 1.0)
+    taken: list[Transport] = []
+    taker = threading.Thread(target=lambda: taken.append(opener(slow, 1.0)))
+    taker.start()
+    taker.join(0.2)
+    assert taker.is_alive() and not taken  # waiting, not opening a second one
+    assert not opener.wait_opened(0.01)
+    factory.release.set()
+    assert opener.wait_opened(5)
+    taker.join(5)
+    assert len(factory.calls) == 1 and taken == [factory.opened[0]]
+
+
+def test_ahead_opener_raises_a_failed_open_to_the_call_that_takes_it() -> None:
+    factory = RecordingFactory()
+    opener = AheadOpener(factory)
+    bad = ServerSpec.stdio("bad", ["x", "bad"])
+    opener.open_ahead([bad], 1.0)
     try:
-        opener(spec, 1.0)
-    except OSError:
-        pass
+        opener(bad, 1.0)
+    except SpawnFailed as exc:
+        assert "No such file" in str(exc)
+    else:
+        raise AssertionError("the failed open was not raised")
+    assert len(factory.calls) == 1
+
+
+def test_ahead_opener_closes_what_no_call_took() -> None:
+    factory = RecordingFactory()
+    opener = AheadOpener(factory)
+    opener.open_ahead([ONE, TWO, TWO], 1.0)
+    taken = cast(StandIn, opener(TWO, 1.0))
+    opener.close_unused()
+    assert [t.closed for t in factory.opened if t is not taken] == [True, True]
+    assert not taken.closed
+
+
+def test_ahead_opener_stops_real_servers_no_capture_took() -> None:
+    opened: list[Transport] = []
+
+    def real(spec: ServerSpec, timeout_s: float) -> Transport:
+        opened.append(open_transport(spec, timeout_s))
+        return opened[-1]
+
+    spec = ServerSpec.stdio("good", fixture_argv("good"))
+    opener = AheadOpener(real)
+    opener.open_ahead([spec, spec], 10.0)
+    taken = opener(spec, 10.0)
+    opener.close_unused()
+    groups = {id(t): t.diagnostics.pgid for t in opened}
+    assert len(groups) == 2 and all(groups.values())
+    left = next(t for t in opened if t is not taken)
+    assert not group_alive(cast(int, groups[id(left)]))
+    assert group_alive(cast(int, groups[id(taken)]))
+    taken.close()
+    assert not group_alive(cast(int, groups[id(taken)]))
+
+
+def test_an_audit_launches_each_capture_once_across_the_ahead_wave(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    modes = ("good", "paginated", "banner")
+    servers = {m: {"command": fixture_argv(m)[0], "args": fixture_argv(m)[1:]} for m in modes}
+    config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", COUNTING_PROBE, str(config)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    result = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert result["code"] == 0
+    report = json.loads(proc.stdout)
+    assert [s["status"] for s in report["configs"][0]["servers"]] == ["measured"] * 3
+    # two captures per server: the first wave (concurrency 2) opened ahead, the third fresh
+    assert sorted(result["spawned"]) == [
+        "banner",
+        "banner",
+        "good",
+        "good",
+        "paginated",
+        "paginated",
+    ]
+    assert result["ahead"] == 4
+
+
+COUNTING_PROBE = """
+import json, sys, threading
+import mcpcost.transports.open as opener
+spawned, ahead = [], []
+real = opener.spawn_stdio
+def spawn(spec, *args, **kwargs):
+    spawned.append(spec.name)
+    if threading.current_thread().name == "mcpcost-open-ahead":
+        ahead.append(spec.name)
+    return real(spec, *args, **kwargs)
+opener.spawn_stdio = spawn
+from mcpcost.cli import main
+code = main(["audit", "--config", sys.argv[1], "--json", "--concurrency", "2"])
+sys.stderr.write(json.dumps({"code": code, "spawned": spawned, "ahead": len(ahead)}))
+"""

@@ -26,13 +26,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mcpcost.audit.clients import EXPLICIT, DeferralRule, deferral_rule
 from mcpcost.audit.clients.claude_code import settings_object
-from mcpcost.core.divergence import DivergenceRun
 from mcpcost.errors import InputError
+
+if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
+    from mcpcost.core.divergence import DivergenceRun
 
 BETAS = "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS"
 TOOL_SEARCH = "ENABLE_TOOL_SEARCH"

@@ -21,23 +21,24 @@ the first launch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING
 
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.progress import NullProgress, ProgressObserver
-from mcpcost.core.model import Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 
+# The thread pool and the measurement record load with the first measurement, not with this
+# module: the CLI imports it before its first launches and should not wait for them.
 if TYPE_CHECKING:
     from mcpcost.audit.deferral import SettingsSource
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
+    from mcpcost.core.model import Measurement
 
 DEFAULT_CONCURRENCY = 4
-MeasureFn = Callable[[ServerSpec], Measurement]
+MeasureFn = Callable[[ServerSpec], "Measurement"]
 
 
 def distinct_launches(configs: Sequence[ConfigFile]) -> dict[str, ServerSpec]:
@@ -52,7 +53,14 @@ def distinct_launches(configs: Sequence[ConfigFile]) -> dict[str, ServerSpec]:
     return out
 
 
+def first_taken(launches: Mapping[str, ServerSpec], concurrency: int) -> list[ServerSpec]:
+    """The launches ``measure_all`` starts at once, before any has finished."""
+    return list(launches.values())[:concurrency]
+
+
 def _failed(spec: ServerSpec, exc: BaseException) -> Measurement:
+    from mcpcost.core.model import Measurement
+
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return Measurement(
         status=Status.STARTUP_FAILURE,
@@ -76,6 +84,8 @@ def measure_all(
     this thread once every measurement has been handed to the pool."""
     if concurrency <= 0:
         raise ValueError("concurrency must be positive")
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     observer = progress or NullProgress()
     total = len(launches)
     results: dict[str, Measurement] = {}

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
@@ -57,12 +57,14 @@ from mcpcost.audit.report_model import (
     first_line,
 )
 from mcpcost.audit.sessions import SessionFile, plan_sessions
-from mcpcost.core.divergence import DivergenceRun
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
 from mcpcost.core.redact import redact_argv, redact_text
 from mcpcost.core.spec import ServerSpec
+
+if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
+    from mcpcost.core.divergence import DivergenceRun
 
 _PIECES = re.compile(r"[\s=:@?&/,;\"']+")
 

@@ -36,11 +36,12 @@ from mcpcost.audit.discovery import TRUST_FLAG, withheld
 from mcpcost.audit.engine import (
     MeasureFn,
     distinct_launches,
+    first_taken,
     measure_launches,
 )
 from mcpcost.audit.progress import progress_for
 from mcpcost.cli.audit_args import build_parser
-from mcpcost.cli.auth_cmd import signed_in_measure
+from mcpcost.cli.auth_cmd import login_settings, signed_in_measure
 from mcpcost.cli.container_args import (
     container_trust,
     open_engine,
@@ -66,11 +67,12 @@ if TYPE_CHECKING:
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
     from mcpcost.core.model import Isolation
-    from mcpcost.transports.open import CountingOpener
+    from mcpcost.transports.open import AheadOpener
 
 # What the report needs, loaded while the servers start (see ``_load_report_modules``).
 REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.audit.render_json")
-FIRST_WAVE_WAIT_S = 1.0  # the longest the report's preparation waits for the first launches
+# The longest the report's preparation waits for the first launches to be under way.
+FIRST_WAVE_WAIT_S = 1.0
 RENDERERS = {"json": "mcpcost.audit.render_json", "markdown": "mcpcost.audit.render_markdown"}
 
 
@@ -166,31 +168,20 @@ def run(
 
         out.write(listing_json(files) if args.json else listing_text(files))
         return EXIT_OK if files else EXIT_CHECK_FAILED
-    opener: CountingOpener | None = None
+    opener: AheadOpener | None = None
     with contextlib.ExitStack() as stack:
         if args.docker and measure is None:
             measure = _container_measure(args, env, home_dir, cwd_dir, files, err, stack)
             if measure is None:
                 return EXIT_USAGE
         elif measure is None:
-            from mcpcost.measuring import measure_server
-            from mcpcost.transports.open import CountingOpener
-
-            opener = CountingOpener()
-            launching = partial(
-                measure_server,
-                timeout_s=args.timeout,
-                open_transport=opener,
-                load_counting_early=False,
-            )
-            measure = signed_in_measure(launching, args, env, err)
+            measure, opener = _launch_first_wave(args, env, err, files, stack)
         generated_at = iso_utc((now or utc_now)())
         settings: list[tuple[SettingsSource, ...]] = []
-        first_wave = first_wave_opens(files, args.concurrency) if opener is not None else 0
 
         def prepare_report() -> None:
             if opener is not None:
-                opener.wait_for(first_wave, FIRST_WAVE_WAIT_S)
+                opener.wait_opened(FIRST_WAVE_WAIT_S)
                 from mcpcost.measuring.server import load_counting
 
                 load_counting()
@@ -219,11 +210,30 @@ def run(
         return _audit(args, out, err, files, report, env, baseline, cwd_dir)
 
 
-def first_wave_opens(files: list[ConfigFile], concurrency: int) -> int:
-    """How many local servers the first wave of measurements starts: two captures for each
-    stdio launch the pool takes on at once."""
-    local = sum(1 for spec in distinct_launches(files).values() if spec.url is None)
-    return 2 * min(local, concurrency)
+def _launch_first_wave(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    err: TextIO,
+    files: list[ConfigFile],
+    stack: contextlib.ExitStack,
+) -> tuple[MeasureFn, AheadOpener]:
+    """Start the local servers the measurements begin with (two captures each), then load the
+    measuring machinery while they boot; return the measure function that uses them and the
+    opener that holds them. The sign-in flags are checked first, so a usage error launches
+    nothing; servers no capture takes are stopped when ``stack`` closes."""
+    from mcpcost.transports.open import AheadOpener
+
+    sign_in = login_settings(args, env)
+    opener = AheadOpener()
+    stack.callback(opener.close_unused)
+    first = first_taken(distinct_launches(files), args.concurrency)
+    opener.open_ahead([s for s in first if s.url is None for _ in range(2)], args.timeout)
+    from mcpcost.measuring import measure_server
+
+    launching = partial(
+        measure_server, timeout_s=args.timeout, open_transport=opener, load_counting_early=False
+    )
+    return signed_in_measure(launching, sign_in, env, err), opener
 
 
 def _load_report_modules(args: argparse.Namespace) -> None:

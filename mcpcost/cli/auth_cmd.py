@@ -257,17 +257,17 @@ def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 
 def signed_in_measure(
     measure: Callable[..., Measurement],
-    args: argparse.Namespace,
+    settings: OAuthSettings,
     environ: Mapping[str, str],
     err: TextIO,
 ) -> Callable[[ServerSpec], Measurement]:
     """Wrap a ``measure_server``-like function so remote servers are measured with stored or
-    configured sign-ins; with ``--login`` each walled server is signed in to first, one at a time
-    (a person answers one browser at a time), and then measured without further prompts.
+    configured sign-ins (``settings``: ``login_settings``); with ``--login`` each walled server
+    is signed in to first, one at a time (a person answers one browser at a time), and then
+    measured without further prompts.
 
     The sign-in machinery (and ``requests`` behind it) is imported when the first remote server
     is measured: an audit of local servers never loads it."""
-    settings = login_settings(args, environ)
     one_at_a_time = threading.Lock()
 
     def run_one(spec: ServerSpec) -> Measurement:
