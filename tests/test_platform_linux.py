@@ -268,3 +268,19 @@ def test_a_tree_left_open_is_killed_when_the_process_exits(tmp_path: Path) -> No
     while tagged(tag) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert tagged(tag) == set()
+
+
+def test_waiting_for_a_child_returns_when_it_ends_not_when_the_wait_runs_out() -> None:
+    from mcpcost.transports.processes.posix import RealPosixSystem
+
+    system = RealPosixSystem()
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
+    started = time.monotonic()
+    system.wait_exit(child.pid, 30.0)
+    waited = time.monotonic() - started
+    assert child.poll() is not None  # it had ended (now reaped)
+    assert waited < 15.0  # far from the 30 s it was allowed
+    # a child already reaped is not waited for at all
+    started = time.monotonic()
+    system.wait_exit(child.pid, 30.0)
+    assert time.monotonic() - started < 15.0

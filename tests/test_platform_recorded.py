@@ -143,6 +143,10 @@ class RecordedMac:
     def sleep(self, seconds: float) -> None:
         self.clock.sleep(seconds)
 
+    def wait_exit(self, pid: int, seconds: float) -> None:
+        self.calls.append(("wait_exit", pid))
+        self.clock.sleep(seconds)
+
 
 def started_mac(**kw: bool) -> tuple[MacPlatform, RecordedMac, ProcessTree]:
     system = RecordedMac(RecordedProcess(4242, exits_after_polls=None), **kw)
@@ -211,6 +215,24 @@ def test_macos_stop_kills_a_group_that_ignores_sigterm_after_the_grace() -> None
     assert system.detached == []
     assert system.clock.now >= 102.0  # the grace period passed before SIGKILL
     assert tree.proc.returncode == -SIGKILL
+
+
+def test_a_stop_waits_on_the_running_server_and_lists_its_group_only_once_it_ended() -> None:
+    platform, system, tree = started_mac(ignores_term=True)
+    system.calls.clear()
+    platform.stop(tree, 2.0)
+    term = system.calls.index(("killpg", tree.group, SIGTERM))
+    kill = system.calls.index(("killpg", tree.group, SIGKILL))
+    waiting = system.calls[term + 1 : kill]
+    # the whole grace period is spent waiting on the server, none of it listing processes
+    assert waiting and {c[0] for c in waiting} == {"wait_exit"}
+    assert all(c == ("wait_exit", tree.proc.pid) for c in waiting)
+    assert system.clock.now >= 102.0
+    # and a server that ends at SIGTERM is never waited on
+    platform, system, tree = started_mac()
+    system.calls.clear()
+    platform.stop(tree, 2.0)
+    assert not [c for c in system.calls if c[0] == "wait_exit"]
 
 
 def test_macos_flags_a_command_found_only_through_the_shell_path() -> None:
