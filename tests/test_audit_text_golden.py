@@ -8,11 +8,11 @@ fixed, so every line is deterministic. Regenerate after an intended change with
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates

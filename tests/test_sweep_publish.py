@@ -430,7 +430,7 @@ def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site
 def test_deferring_costs_more_names_exact_rows_with_both_figures_never_floors(
     site: Path,
 ) -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from mcpcost.core.measure import SessionStart
     from mcpcost.sweep.history import parse_history as parse

@@ -6,8 +6,9 @@ a file update that loses a race (409, or 422 on a stale sha) is re-read and retr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 from mcpcost.action.github import GitHubClient, GitHubError
 
@@ -20,8 +21,7 @@ class BadgeAction(StrEnum):
     UNCHANGED = "unchanged"
 
 
-@dataclass(frozen=True, kw_only=True)
-class BadgeCommit:
+class BadgeCommit(Struct, frozen=True, kw_only=True):
     action: BadgeAction
     commit_sha: str | None = None
     attempts: int = 1

@@ -10,8 +10,9 @@ a note, until it does; the job summary carries the full table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
 from mcpcost.audit.clients import deferring_clients
@@ -103,8 +104,7 @@ def _unchanged(row: ServerDiffView) -> bool:
     return row.kind in (DiffKind.UNCHANGED, DiffKind.MEASURED)
 
 
-@dataclass(frozen=True)
-class Rendered:
+class Rendered(Struct, frozen=True):
     body: str
     dropped_rows: int
 

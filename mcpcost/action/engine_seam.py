@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from mcpcost.audit.clients import ParseContext
 from mcpcost.audit.config_file import ConfigFile

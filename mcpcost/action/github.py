@@ -11,12 +11,13 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 import requests
+from msgspec import Struct
 
+from mcpcost.core.redact import repr_without
 from mcpcost.errors import McpcostError
 
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
@@ -33,24 +34,25 @@ class GitHubError(McpcostError):
         self.api_message = message
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(Struct, frozen=True):
     status: int
     data: Any
     headers: Mapping[str, str]
     content: bytes = b""
 
 
-@dataclass
-class GitHubClient:
+class GitHubClient(Struct):
     session: requests.Session
     api_url: str
-    token: str = field(repr=False)
+    token: str
     sleep: Callable[[float], None]
     clock: Callable[[], float]
     max_attempts: int = 4
     timeout_s: float = 30.0
     max_total_wait_s: float = MAX_TOTAL_WAIT_S  # all sleeps of one request together
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"token"})
 
     def request(
         self,

@@ -9,7 +9,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mcpcost.errors import McpcostError
 
@@ -18,8 +19,7 @@ class GitError(McpcostError):
     """A git command that failed."""
 
 
-@dataclass(frozen=True)
-class Git:
+class Git(Struct, frozen=True):
     """Runs git in ``repo``; ``safe.directory`` is set per call as well as in the image."""
 
     repo: str

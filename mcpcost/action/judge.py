@@ -16,7 +16,8 @@ diffed against an empty head config, so its decrease is established (``diff_repo
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from mcpcost.action.outcome import (
     ConfigChange,
@@ -35,8 +36,7 @@ from mcpcost.audit.sarif import finding_line
 from mcpcost.core.model import Measurement
 
 
-@dataclass(frozen=True, kw_only=True)
-class Judgement:
+class Judgement(Struct, frozen=True, kw_only=True):
     head: AuditReport
     base: AuditReport | None
     diff: AuditDiff | None
@@ -44,8 +44,7 @@ class Judgement:
     changes: Mapping[str, ConfigChange] = field(default_factory=dict)  # by source
 
 
-@dataclass(frozen=True, kw_only=True)
-class Presence:
+class Presence(Struct, frozen=True, kw_only=True):
     """Which config sources git shows absent, or holding no live server, on each side."""
 
     empty_before: frozenset[str]

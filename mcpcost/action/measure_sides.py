@@ -9,7 +9,9 @@ worktree of the base commit (``mcpcost.action.sharing``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mcpcost.action import engine_seam
 from mcpcost.action.engine_seam import MeasureServer, measure_configs, with_cwd
@@ -61,8 +63,7 @@ def load_configs(
     return configs
 
 
-@dataclass(frozen=True)
-class Judged:
+class Judged(Struct, frozen=True):
     outcome: Outcome
     judgement: Judgement
 

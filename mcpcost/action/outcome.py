@@ -10,9 +10,10 @@ the file comes from an untrusted run).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct, field
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
@@ -29,8 +30,7 @@ class ConfigChange(StrEnum):
     EMPTIED = "config emptied"
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolChange:
+class ToolChange(Struct, frozen=True, kw_only=True):
     server: str
     tool: str
     base_tokens: int | None  # None: the tool is new
@@ -41,8 +41,7 @@ class ToolChange:
         return (self.head_tokens or 0) - (self.base_tokens or 0)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ServerDiffView:
+class ServerDiffView(Struct, frozen=True, kw_only=True):
     """One server of a config, base against head (or head alone with no base side)."""
 
     name: str
@@ -63,8 +62,7 @@ class ServerDiffView:
         return self.kind is DiffKind.ADDED and self.head_tokens is None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConfigDiffView:
+class ConfigDiffView(Struct, frozen=True, kw_only=True):
     """One config file, base against head: the engine's totals and delta, and its servers."""
 
     source: str  # repo-relative path
@@ -90,8 +88,7 @@ class ConfigDiffView:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
-class FindingView:
+class FindingView(Struct, frozen=True, kw_only=True):
     """One gate finding, with the line of the head config it points at."""
 
     gate: Gate
@@ -101,8 +98,7 @@ class FindingView:
     line: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class VerdictView:
+class VerdictView(Struct, frozen=True, kw_only=True):
     """The engine's findings, split by the Action's ``fail-on`` input."""
 
     failures: tuple[FindingView, ...] = ()  # gates in fail-on that tripped
@@ -113,8 +109,7 @@ class VerdictView:
         return not self.failures
 
 
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
+class Outcome(Struct, frozen=True, kw_only=True):
     configs: tuple[ConfigDiffView, ...]
     verdict: VerdictView
     compared: bool  # True when there is a base side (pull requests)

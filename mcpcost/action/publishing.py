@@ -9,9 +9,10 @@ import io
 import json
 import os
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from mcpcost.action.badge_commit import commit_badge
 from mcpcost.action.comment import headline_config, marker, render_comment

@@ -16,9 +16,10 @@ anything else          skipped, with the reason
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 
 class Activity(StrEnum):
@@ -29,8 +30,7 @@ class Activity(StrEnum):
     SKIP = "skip"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Route:
+class Route(Struct, frozen=True, kw_only=True):
     activity: Activity
     reason: str
     commit_badge: bool = False

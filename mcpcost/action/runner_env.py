@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from msgspec import Struct, field
 
 from mcpcost.action.runner_files import Annotation, workflow_command
 from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
+from mcpcost.core.redact import repr_without
 from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
 
 
-@dataclass(frozen=True, kw_only=True)
-class Runner:
+class Runner(Struct, frozen=True, kw_only=True):
     """What the runner tells a step through its environment."""
 
     event_name: str
@@ -29,7 +30,10 @@ class Runner:
     api_url: str
     server_url: str
     run_id: str | None
-    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"environ"})
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Runner:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 from mcpcost.core.redact import maskable
 
@@ -95,8 +96,7 @@ class AnnotationLevel(StrEnum):
     ERROR = "error"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Annotation:
+class Annotation(Struct, frozen=True, kw_only=True):
     """One ``::warning`` / ``::error`` on a line of a file (repo-relative path)."""
 
     level: AnnotationLevel

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from msgspec import Struct
 
 from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
+from mcpcost.core.redact import repr_without
 from mcpcost.errors import UsageError
 
 DEFAULT_FAIL_ON = frozenset(Gate)
@@ -35,8 +37,7 @@ class CommentMode(StrEnum):
     NEVER = "never"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Settings:
+class Settings(Struct, frozen=True, kw_only=True):
     """Every input, parsed. ``github_token`` is kept out of ``repr``."""
 
     config: tuple[str, ...] = ()  # paths or globs, relative to working_directory; () = discover
@@ -55,13 +56,16 @@ class Settings:
     badge_label: str = DEFAULT_LABEL
     timeout: float = 60.0
     concurrency: int = 2
-    github_token: str = field(default="", repr=False)
+    github_token: str = ""
     allow_pull_request_target: bool = False
     dry_run: bool = False
     output_dir: str = ".mcp-context-cost"
     artifact_name: str = "mcp-context-cost"
     artifact_path: str | None = None
     sarif: str | None = None  # where to write the SARIF log, relative to the workspace
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"github_token"})
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from mcpcost.action.engine_seam import with_cwd
 from mcpcost.audit.config_file import ConfigFile

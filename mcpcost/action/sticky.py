@@ -4,9 +4,10 @@ own comments, through every page; updated in place, and left alone when nothing 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.action.github import GitHubClient
 
@@ -20,8 +21,7 @@ class CommentAction(StrEnum):
     SKIPPED = "skipped"  # no comment yet, and the comment mode does not create one
 
 
-@dataclass(frozen=True, kw_only=True)
-class CommentResult:
+class CommentResult(Struct, frozen=True, kw_only=True):
     action: CommentAction
     comment_id: int | None = None
     url: str | None = None

@@ -7,31 +7,29 @@ raises ``InputError`` naming the first problem; it runs before any server is lau
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.audit.report_model import REPORT_VERSION, AuditReport
 from mcpcost.errors import InputError
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaselineServer:
+class BaselineServer(Struct, frozen=True, kw_only=True):
     name: str
     status: str
     tokens: int | None
     canonical_sha256: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class BaselineConfig:
+class BaselineConfig(Struct, frozen=True, kw_only=True):
     client: str
     source: str
     total_tokens: int
     servers: tuple[BaselineServer, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Baseline:
+class Baseline(Struct, frozen=True, kw_only=True):
     methodology_version: str
     encoding: str
     generated_at: str

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from msgspec import Struct
 
 from mcpcost.core.spec import ServerSpec
 
@@ -17,8 +18,7 @@ class ConfigState(StrEnum):
     ERROR = "error"  # exists but cannot be read or parsed
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConfigEntry:
+class ConfigEntry(Struct, frozen=True, kw_only=True):
     """One server as one config file declares it."""
 
     name: str
@@ -36,8 +36,7 @@ class ConfigEntry:
     scope: str | None = None  # its own scope when not its file's (Claude Code's ``local`` block)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConfigFile:
+class ConfigFile(Struct, frozen=True, kw_only=True):
     """One config file of one client and what it declares."""
 
     client: str  # claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, ...
@@ -46,7 +45,7 @@ class ConfigFile:
     entries: tuple[ConfigEntry, ...] = ()
     error: str | None = None  # one line, when state is ERROR
     scope: str = "user"  # user | project | managed | explicit
-    problems: tuple[str, ...] = field(default=())  # non-fatal oddities (wrong-typed fields...)
+    problems: tuple[str, ...] = ()  # non-fatal oddities (wrong-typed fields...)
 
     @property
     def live_entries(self) -> tuple[ConfigEntry, ...]:

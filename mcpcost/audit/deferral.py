@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mcpcost.audit.clients import EXPLICIT, DeferralRule, deferral_rule
 from mcpcost.audit.clients.claude_code import settings_object
@@ -63,8 +65,7 @@ _AUTO_N = re.compile(r"auto:(\d{1,3})")
 # --------------------------------------------------------------------------- settings sources
 
 
-@dataclass(frozen=True, kw_only=True)
-class SettingsSource:
+class SettingsSource(Struct, frozen=True, kw_only=True):
     """One place Claude Code reads the tool-search variables from, as it was found."""
 
     scope: str  # shell | managed | project-local | project | user
@@ -144,8 +145,7 @@ def shell_source(environ: Mapping[str, str]) -> SettingsSource:
 # --------------------------------------------------------------------------- verdict
 
 
-@dataclass(frozen=True, kw_only=True)
-class RatioBand:
+class RatioBand(Struct, frozen=True, kw_only=True):
     low: float
     high: float
     servers: int
@@ -163,8 +163,7 @@ PUBLISHED_BAND = RatioBand(
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class Setting:
+class Setting(Struct, frozen=True, kw_only=True):
     """How the deciding variable was resolved, and every place that was consulted."""
 
     variable: str | None
@@ -187,8 +186,7 @@ class Setting:
         }
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionServer:
+class SessionServer(Struct, frozen=True, kw_only=True):
     """One measured server as the deferral arithmetic sees it."""
 
     name: str
@@ -197,8 +195,7 @@ class SessionServer:
     always_load: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
-class AlwaysLoad:
+class AlwaysLoad(Struct, frozen=True, kw_only=True):
     """Servers pinned ``alwaysLoad: true``: loaded at session start whatever else defers."""
 
     servers: tuple[str, ...]
@@ -213,8 +210,7 @@ class AlwaysLoad:
         }
 
 
-@dataclass(frozen=True, kw_only=True)
-class DeferralVerdict:
+class DeferralVerdict(Struct, frozen=True, kw_only=True):
     client: str
     mode: str
     mechanism: str | None
@@ -253,8 +249,7 @@ class DeferralVerdict:
         }
 
 
-@dataclass(frozen=True)
-class _Resolved:
+class _Resolved(Struct, frozen=True):
     value: str | None
     source: str | None
     problem: str | None
@@ -283,8 +278,7 @@ def _hostname(url: str) -> str | None:
     return host or None
 
 
-@dataclass(frozen=True)
-class Posture:
+class Posture(Struct, frozen=True):
     """Claude Code's resolved tool-search posture on this machine (before any arithmetic)."""
 
     mode: str

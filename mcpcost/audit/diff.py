@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult
@@ -69,8 +70,7 @@ class MatchedBy(StrEnum):
 # --------------------------------------------------------------------------- diff values
 
 
-@dataclass(frozen=True, kw_only=True)
-class ServerDiff:
+class ServerDiff(Struct, frozen=True, kw_only=True):
     name: str
     kind: DiffKind
     before: int | None
@@ -86,8 +86,7 @@ class ServerDiff:
         return self.kind in INEXACT_KINDS or (self.kind is DiffKind.ADDED and self.after is None)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConfigDiff:
+class ConfigDiff(Struct, frozen=True, kw_only=True):
     client: str
     source: str
     baseline_source: str | None
@@ -103,15 +102,13 @@ class ConfigDiff:
     servers: tuple[ServerDiff, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class DroppedConfig:
+class DroppedConfig(Struct, frozen=True, kw_only=True):
     client: str
     source: str
     total_tokens: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class AuditDiff:
+class AuditDiff(Struct, frozen=True, kw_only=True):
     baseline_generated_at: str
     baseline_methodology_version: str
     baseline_encoding: str

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mcpcost.audit.clients import (
     EXPLICIT,
@@ -331,8 +333,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
 # ---------------------------------------------------------------- --list-configs data (pure)
 
 
-@dataclass(frozen=True)
-class ServerLine:
+class ServerLine(Struct, frozen=True):
     name: str
     disabled: bool
     launchable: bool
@@ -341,8 +342,7 @@ class ServerLine:
     line: int | None
 
 
-@dataclass(frozen=True)
-class ConfigListing:
+class ConfigListing(Struct, frozen=True):
     client: str
     source: str
     scope: str

@@ -28,9 +28,10 @@ for every server without a number that no other finding already covers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
 
@@ -46,8 +47,7 @@ class Gate(StrEnum):
     UNMEASURED = "unmeasured"  # the answer could not be established: a server has no number
 
 
-@dataclass(frozen=True, kw_only=True)
-class GateFinding:
+class GateFinding(Struct, frozen=True, kw_only=True):
     """One reason a gate failed, with its kind; ``server`` None means the config as a whole."""
 
     gate: Gate
@@ -58,15 +58,13 @@ class GateFinding:
     covers: tuple[tuple[str, str], ...] = ()  # (source, server) of the unmeasured it accounts for
 
 
-@dataclass(frozen=True, kw_only=True)
-class BudgetFitStep:
+class BudgetFitStep(Struct, frozen=True, kw_only=True):
     name: str
     tokens: int
     remaining: int  # what the config still costs after dropping this one and all above it
 
 
-@dataclass(frozen=True, kw_only=True)
-class BudgetFit:
+class BudgetFit(Struct, frozen=True, kw_only=True):
     over_by: int
     drop: tuple[BudgetFitStep, ...]
     kept_count: int
@@ -98,8 +96,7 @@ def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
     return plan_fit(config.total_tokens, config.servers, limit)
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionBudget:
+class SessionBudget(Struct, frozen=True, kw_only=True):
     """One session judged against the budget."""
 
     key: str
@@ -111,8 +108,7 @@ class SessionBudget:
     sources: tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class BudgetVerdict:
+class BudgetVerdict(Struct, frozen=True, kw_only=True):
     limit: int
     worst_total: int | None
     worst_source: str | None  # the file holding the heaviest server of the heaviest session
@@ -134,8 +130,7 @@ class BudgetVerdict:
         return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
-@dataclass(frozen=True, kw_only=True)
-class IncreaseGate:
+class IncreaseGate(Struct, frozen=True, kw_only=True):
     limit: int | None
     limit_percent: float | None
     passed: bool
@@ -144,8 +139,7 @@ class IncreaseGate:
     findings: tuple[GateFinding, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class GateResult:
+class GateResult(Struct, frozen=True, kw_only=True):
     passed: bool
     reasons: tuple[str, ...]
     budget: BudgetVerdict | None = None

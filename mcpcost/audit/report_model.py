@@ -4,8 +4,9 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from mcpcost.audit.deferral import (
     DeferralVerdict,
@@ -41,8 +42,7 @@ NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (n
 NOT_MEASURED = "not-yet-run"  # a launchable entry the engine has no measurement for
 
 
-@dataclass(frozen=True, kw_only=True)
-class ServerResult:
+class ServerResult(Struct, frozen=True, kw_only=True):
     """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
 
     name: str
@@ -72,22 +72,19 @@ class ServerResult:
         return self.tokens is not None
 
 
-@dataclass(frozen=True, kw_only=True)
-class HeaviestTool:
+class HeaviestTool(Struct, frozen=True, kw_only=True):
     server: str
     tool: str
     tokens: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class TrimAdvice:
+class TrimAdvice(Struct, frozen=True, kw_only=True):
     tools: tuple[HeaviestTool, ...]
     recoverable_tokens: int
     recoverable_share: float
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConfigResult:
+class ConfigResult(Struct, frozen=True, kw_only=True):
     client: str
     source: str
     scope: str
@@ -110,16 +107,14 @@ class ConfigResult:
         return not self.skipped
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionEntry:
+class SessionEntry(Struct, frozen=True, kw_only=True):
     """A server a session loads, with the file it comes from; ``share`` is of the session."""
 
     server: ServerResult
     source: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionResult:
+class SessionResult(Struct, frozen=True, kw_only=True):
     """What one client session in this project pays: the union of the files it loads."""
 
     key: str
@@ -145,8 +140,7 @@ class SessionResult:
         return not self.skipped
 
 
-@dataclass(frozen=True, kw_only=True)
-class EmptyConfig:
+class EmptyConfig(Struct, frozen=True, kw_only=True):
     """A config file that contributes no live server: nothing declared, all off, or unreadable."""
 
     client: str
@@ -157,30 +151,26 @@ class EmptyConfig:
     disabled_reasons: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
-class EnvVariant:
+class EnvVariant(Struct, frozen=True, kw_only=True):
     """Entries that run the same command/URL with different env or headers (measured apart)."""
 
     launch: str
     entries: tuple[tuple[str, str], ...]  # (source, name)
 
 
-@dataclass(frozen=True, kw_only=True)
-class UnresolvedEntry:
+class UnresolvedEntry(Struct, frozen=True, kw_only=True):
     client: str
     source: str
     name: str
     references: tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class ClaudeRunInfo:
+class ClaudeRunInfo(Struct, frozen=True, kw_only=True):
     model: str
     measured_at: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class AuditReport:
+class AuditReport(Struct, frozen=True, kw_only=True):
     methodology_version: str
     encoding: str
     generated_at: str

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 from urllib.parse import quote
+
+from msgspec import Struct
 
 from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.gates import Gate, GateFinding
@@ -80,8 +81,7 @@ class Locatable(Protocol):
     def line(self) -> int | None: ...
 
 
-@dataclass(frozen=True, kw_only=True)
-class LocatedFinding:
+class LocatedFinding(Struct, frozen=True, kw_only=True):
     """A gate finding with the config line it points at."""
 
     gate: Gate

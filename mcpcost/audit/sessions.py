@@ -14,8 +14,9 @@ A file of unknown client (``--config``) is a session of its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePath
+
+from msgspec import Struct
 
 from mcpcost.audit.clients import registry
 from mcpcost.audit.clients.client import SessionRule
@@ -24,8 +25,7 @@ MANAGED = "managed"
 USER = "user"
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionFile:
+class SessionFile(Struct, frozen=True, kw_only=True):
     """What grouping needs of one config file: its live entries as (name, scope)."""
 
     client: str
@@ -34,8 +34,7 @@ class SessionFile:
     entries: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Overridden:
+class Overridden(Struct, frozen=True, kw_only=True):
     """An entry the session does not load because another file's entry of that name wins."""
 
     name: str
@@ -44,8 +43,7 @@ class Overridden:
     why: str  # one sentence
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionPlan:
+class SessionPlan(Struct, frozen=True, kw_only=True):
     key: str  # unique in one report
     client: str
     label: str  # the product's name, with the installation or profile when it has several

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NAME_DEFAULT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class VariableSyntax:
+class VariableSyntax(Struct, frozen=True):
     """Which reference forms a client expands."""
 
     braces: bool = False  # ${VAR}
@@ -34,14 +34,13 @@ class VariableSyntax:
 
     @property
     def expands(self) -> bool:
-        return any(getattr(self, f) for f in self.__dataclass_fields__)
+        return any(getattr(self, f) for f in self.__struct_fields__)
 
 
 NONE = VariableSyntax()  # a client that expands no references
 
 
-@dataclass(frozen=True)
-class VariableContext:
+class VariableContext(Struct, frozen=True):
     """What references resolve against. ``inputs`` maps an input id to its readable default
     (None when it has none or is a password)."""
 
@@ -61,8 +60,7 @@ class VariableContext:
         return self.environ.get(name)
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(Struct, frozen=True):
     value: str
     unresolved: tuple[str, ...] = ()
     # the values taken from the environment: secrets wherever they land (editor variables and
@@ -186,8 +184,7 @@ _DOTENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 
-@dataclass(frozen=True)
-class DotenvFile:
+class DotenvFile(Struct, frozen=True):
     """What a dotenv file sets. ``problems`` name line numbers only, never values."""
 
     values: Mapping[str, str]

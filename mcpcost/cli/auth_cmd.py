@@ -65,7 +65,7 @@ def add_login_arguments(p: argparse.ArgumentParser) -> None:
 
 def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAuthSettings:
     """Settings from the environment (credentials) and the flags (how to reach a person)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env
 
@@ -161,7 +161,7 @@ def _check_url(url: str) -> str:
 
 
 def _login(args: argparse.Namespace, env: dict[str, str], out: TextIO, err: TextIO) -> int:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
     from mcpcost.transports.oauth.probe import SignInOutcome, sign_in_to
@@ -286,7 +286,7 @@ def _measure_remote(
     err: TextIO,
     one_at_a_time: threading.Lock,
 ) -> Measurement:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from mcpcost.measuring.signed_in import mark_authorized
     from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed

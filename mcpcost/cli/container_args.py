@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
+
+from msgspec import Struct
 
 from mcpcost.errors import UsageError
 
@@ -60,8 +61,7 @@ def container_trust(prog: str, ca_bundle: str | None, environ: Mapping[str, str]
         raise UsageError(f"{prog}: {exc}") from None
 
 
-@dataclass(frozen=True)
-class ContainerEngine:
+class ContainerEngine(Struct, frozen=True):
     """An engine that answered: a launcher over its client, and its address fit to print."""
 
     launcher: ContainerLauncher

@@ -8,9 +8,10 @@ measurement at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
+
+from msgspec import Struct
 
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import is_url, read_source
@@ -51,8 +52,7 @@ def build_parser() -> ArgParser:
     return p
 
 
-@dataclass(frozen=True)
-class SourceResult:
+class SourceResult(Struct, frozen=True):
     """One input: its verification, or why it could not be read (``unreadable``)."""
 
     source: str

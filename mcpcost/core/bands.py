@@ -5,11 +5,10 @@ This is the only place they are defined.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Band:
+class Band(Struct, frozen=True):
     """One band: numbers ``lower <= n < upper`` get this colour and label."""
 
     lower: int

@@ -7,13 +7,13 @@ canonical bytes = that text as UTF-8; the published hash is their lowercase hex 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
 
 
-@dataclass(frozen=True)
-class Canonical:
+class Canonical(Struct, frozen=True):
     """Canonical text of a value, with its UTF-8 bytes and their SHA-256."""
 
     text: str

@@ -9,8 +9,9 @@ bytes, never by name. Anything else is stale and is never shown or used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.model import Measurement
 from mcpcost.errors import InputError
@@ -18,8 +19,7 @@ from mcpcost.errors import InputError
 DIVERGENCE_METHOD = "tools-delta/v1"
 
 
-@dataclass(frozen=True, kw_only=True)
-class DivergenceRow:
+class DivergenceRow(Struct, frozen=True, kw_only=True):
     name: str
     claude_delta: int | None
     o200k_full: int | None
@@ -40,8 +40,7 @@ class DivergenceRow:
         )
 
 
-@dataclass(frozen=True, kw_only=True)
-class DivergenceRun:
+class DivergenceRun(Struct, frozen=True, kw_only=True):
     method: str
     model: str
     measured_at: str

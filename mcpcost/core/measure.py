@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.canonical import Canonical, canonical_of_text
 from mcpcost.core.jsonvalue import (
@@ -18,8 +19,7 @@ from mcpcost.core.model import ToolCost
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
 
-@dataclass(frozen=True)
-class ToolsMeasure:
+class ToolsMeasure(Struct, frozen=True):
     """What the methodology derives from one tools array."""
 
     canonical: Canonical
@@ -112,8 +112,7 @@ def measure_tools(
     )
 
 
-@dataclass(frozen=True)
-class SessionStart:
+class SessionStart(Struct, frozen=True):
     """deferred-load/v1: what a deferring client loads at session start."""
 
     tool_name_tokens: int

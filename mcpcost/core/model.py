@@ -9,8 +9,10 @@ keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
 from mcpcost.core.status import Status
@@ -28,8 +30,7 @@ ENCODING = "o200k_base"
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolCost:
+class ToolCost(Struct, frozen=True, kw_only=True):
     """Per-tool diagnostic numbers. They never sum to the total (punctuation, seams, escaping)."""
 
     name: str
@@ -50,8 +51,7 @@ class ToolCost:
         return out
 
 
-@dataclass(frozen=True, kw_only=True)
-class Isolation:
+class Isolation(Struct, frozen=True, kw_only=True):
     """How the server was run: on the host, in a container we made, or a command's own docker."""
 
     docker: bool
@@ -84,8 +84,7 @@ class Isolation:
 HOST_ISOLATION = Isolation(docker=False)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Measurement:
+class Measurement(Struct, frozen=True, kw_only=True):
     """One server measured once (two captures compared), as published in measurement.json."""
 
     status: Status

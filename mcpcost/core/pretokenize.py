@@ -21,7 +21,6 @@ import bisect
 import json
 import re
 import threading
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -43,22 +42,16 @@ def load_class_tables() -> dict[str, Any]:
     return data
 
 
-@dataclass
 class JsSplitter:
     """Splits text into the pieces a JavaScript engine's o200k_base pattern finds."""
 
-    classes: dict[str, list[list[int]]]
-    _starts: dict[str, list[int]] = field(init=False)
-    _signature_of: dict[str, int] = field(init=False, default_factory=dict)
-    _signatures: list[tuple[bool, ...]] = field(init=False, default_factory=list)
-    _pattern: re.Pattern[str] | None = field(init=False, default=None)
-    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
-        self._starts = {name: [lo for lo, _ in self.classes[name]] for name in CLASS_NAMES}
+    def __init__(self, classes: dict[str, list[list[int]]]) -> None:
+        self.classes = classes
+        self._starts = {name: [lo for lo, _ in classes[name]] for name in CLASS_NAMES}
+        self._signature_of: dict[str, int] = {}
+        self._lock = threading.Lock()
         # Every possible signature gets a representative up front, so the pattern never changes.
-        for cp_ranges in self._all_signatures():
-            self._signatures.append(cp_ranges)
+        self._signatures = self._all_signatures()
         self._pattern = re.compile(self._build_pattern())
 
     def member(self, name: str, cp: int) -> bool:
@@ -120,7 +113,6 @@ class JsSplitter:
 
     def split(self, text: str) -> list[str]:
         """The pieces, in order; they concatenate back to ``text``."""
-        assert self._pattern is not None
         stand_in = text.translate(self._translation(text)) if not text.isascii() else text
         return [text[m.start() : m.end()] for m in self._pattern.finditer(stand_in)]
 

@@ -24,7 +24,8 @@ import mmap
 import struct
 import sys
 import zlib
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mcpcost.core.bundled import bundled_path
 from mcpcost.errors import TokenizerError
@@ -74,8 +75,7 @@ def build_rank_table(tokens: list[bytes], slot_bits: int = _SLOT_BITS) -> bytes:
     )
 
 
-@dataclass(frozen=True)
-class RankTable:
+class RankTable(Struct, frozen=True):
     """Rank lookups over a table file's bytes (a memory map or an in-memory copy)."""
 
     size: int

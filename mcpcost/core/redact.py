@@ -161,3 +161,13 @@ def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) ->
             text = text[:-fragment] + MASK
             break
     return text
+
+
+def repr_without(record: object, secret_fields: Iterable[str]) -> str:
+    """``Name(field=value, ...)`` of a record with its secret fields left out, so a secret never
+    reaches a log or a traceback through ``repr``. A record type with secret fields defines
+    ``__repr__`` with this."""
+    hidden = frozenset(secret_fields)
+    names: tuple[str, ...] = getattr(record, "__struct_fields__", ())
+    shown = ", ".join(f"{n}={getattr(record, n)!r}" for n in names if n not in hidden)
+    return f"{type(record).__name__}({shown})"

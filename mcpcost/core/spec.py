@@ -6,7 +6,8 @@ import hashlib
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from msgspec import Struct
 
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
@@ -15,21 +16,21 @@ TRANSPORTS = ("stdio", "auto", "http", "sse")
 _NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
 
 
-@dataclass(frozen=True, kw_only=True, repr=False)
-class ServerSpec:
+class ServerSpec(Struct, frozen=True, kw_only=True):
     """One server to measure. Env and header values are secrets: never printed, never written."""
 
     name: str
     argv: tuple[str, ...] = ()
     url: str | None = None
     transport: str = "stdio"  # stdio for argv; auto | http | sse for a URL
-    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    env: tuple[tuple[str, str], ...] = ()
+    headers: tuple[tuple[str, str], ...] = ()
     cwd: str | None = None
     launch_command: str | None = None  # the command line as the user wrote it, if they did
     # values a config reached through variable references (``${VAR}``...), wherever they landed
-    # (argv, url, env, headers): secrets, like env and header values
-    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # (argv, url, env, headers): secrets, like env and header values. They say nothing about
+    # which server this is, so equality and hashing leave them out.
+    secrets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -103,6 +104,17 @@ class ServerSpec:
 
     def __repr__(self) -> str:
         return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, {self.display()!r})"
+
+    def _identity(self) -> tuple[object, ...]:
+        return tuple(getattr(self, n) for n in self.__struct_fields__ if n != "secrets")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ServerSpec:
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
 
     def launch_key(self) -> str:
         """Identity of the launch: equal keys are one measurement. Values enter only hashed."""

@@ -7,9 +7,10 @@ recorded failure, not a disagreement; a failure record that claims numbers is a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.badge import render_badge
 from mcpcost.core.measure import measure_tools, session_start
@@ -26,8 +27,7 @@ class VerifyVerdict(StrEnum):
     DISAGREES = "disagrees"  # at least one problem
 
 
-@dataclass(frozen=True)
-class VerifyResult:
+class VerifyResult(Struct, frozen=True):
     """Outcome of re-deriving one measurement (``ok``: it re-derived and everything agrees)."""
 
     ok: bool

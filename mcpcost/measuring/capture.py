@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
@@ -16,8 +17,7 @@ from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
 
 
-@dataclass(frozen=True)
-class Capture:
+class Capture(Struct, frozen=True):
     """A successful capture: the page-joined tools array and what the server said about itself."""
 
     tools: list[Any]
@@ -27,8 +27,7 @@ class Capture:
     eras_tried: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CaptureFailure:
+class CaptureFailure(Struct, frozen=True):
     """A failed capture with its status and a message (not yet redacted or cut)."""
 
     status: Status

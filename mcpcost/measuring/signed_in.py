@@ -10,8 +10,9 @@ browser, nothing read from or written to a token store (see docs/AUTH.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec

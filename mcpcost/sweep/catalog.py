@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from msgspec import Struct, field
 
 from mcpcost.core.names import name_key, name_problem
 from mcpcost.core.spec import ServerSpec
@@ -59,8 +59,7 @@ class CatalogError(InputError):
         super().__init__(problems[0] + more)
 
 
-@dataclass(frozen=True, kw_only=True)
-class CatalogEntry:
+class CatalogEntry(Struct, frozen=True, kw_only=True):
     """One server of the catalog."""
 
     name: str
@@ -109,8 +108,7 @@ class CatalogEntry:
         )
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(Struct, frozen=True):
     """The validated list, in file order."""
 
     entries: tuple[CatalogEntry, ...]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.canonical import canonicalize
 from mcpcost.core.model import Measurement
@@ -20,8 +21,7 @@ LABEL = "calibrated-estimate"
 METHOD = "least squares through the origin on canonical UTF-8 byte length (o200k_base truth)"
 
 
-@dataclass(frozen=True)
-class Estimator:
+class Estimator(Struct, frozen=True):
     """``tokens ≈ round(coefficient × bytes)`` with its calibration statistics."""
 
     coefficient: float

@@ -14,8 +14,9 @@ that is said rather than reported as a pass.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mcpcost.core.output_tree import read_in_tree
 from mcpcost.core.status import GOOD_STATUSES, Status
@@ -25,15 +26,13 @@ MIN_REGRESSIONS = 5
 FAULT_RATIO = 0.5
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(Struct, frozen=True):
     """The published status of every server the sweep selected (None: no readable measurement)."""
 
     prior: Mapping[str, Status | None]
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     """The guard's decision over one sweep."""
 
     fault: bool

@@ -12,7 +12,8 @@ import csv
 import io
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from mcpcost.core.model import Measurement
 
@@ -20,8 +21,7 @@ HEADER = ("date", "server", "tokens", "toolCount", "status", "isolation")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-@dataclass(frozen=True, order=True)
-class HistoryRow:
+class HistoryRow(Struct, frozen=True, order=True):
     date: str
     server: str
     tokens: int
@@ -30,8 +30,7 @@ class HistoryRow:
     isolation: str  # "docker", "host" or "" (not recorded)
 
 
-@dataclass(frozen=True)
-class Series:
+class Series(Struct, frozen=True):
     """The comparable run of one server's rows ending at its newest row."""
 
     rows: tuple[HistoryRow, ...]

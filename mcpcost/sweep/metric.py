@@ -13,8 +13,9 @@ one mentioning stars). A bare number whose source names none of them is rejected
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.errors import McpcostError
 
@@ -29,8 +30,7 @@ class IncomparableUnits(McpcostError, TypeError):
     """Two figures in different units were compared (a ``TypeError``, as ordering errors are)."""
 
 
-@dataclass(frozen=True)
-class Metric:
+class Metric(Struct, frozen=True):
     """A non-negative popularity figure in one of ``UNITS``."""
 
     value: float

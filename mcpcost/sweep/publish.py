@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.output_tree import TreeTransaction, open_tree, read_in_tree
@@ -26,8 +27,7 @@ from mcpcost.sweep.history import fold, parse_history, render_history
 from mcpcost.sweep.views import build_board
 
 
-@dataclass(frozen=True)
-class Published:
+class Published(Struct, frozen=True):
     """What a publish run wrote (paths relative to the root) and the estimator it fitted."""
 
     written: tuple[str, ...]

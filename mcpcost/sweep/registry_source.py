@@ -14,11 +14,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import requests
+from msgspec import Struct
 
 from mcpcost.core.clock import iso_utc
 from mcpcost.core.jsonvalue import stringify
@@ -40,8 +40,7 @@ _SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 GetJSON = Callable[[str], Any]
 
 
-@dataclass(frozen=True)
-class RegistryRemote:
+class RegistryRemote(Struct, frozen=True):
     """One measurable remote endpoint of an active registry entry."""
 
     slug: str
@@ -53,8 +52,7 @@ class RegistryRemote:
     repo: str | None
 
 
-@dataclass(frozen=True)
-class RegistryListing:
+class RegistryListing(Struct, frozen=True):
     remotes: tuple[RegistryRemote, ...]
     pages: int
     entries: int

@@ -26,8 +26,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.clock import iso_utc
@@ -73,8 +74,7 @@ Clock = Callable[[], dt.datetime]
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Struct, frozen=True):
     """One measurement to take: what to reach, how it is isolated, and the budget."""
 
     entry: CatalogEntry
@@ -88,8 +88,7 @@ MeasureFn = Callable[[Job], Measurement]
 PreCheck = Callable[[CatalogEntry], Measurement | None]
 
 
-@dataclass(frozen=True)
-class SweepOptions:
+class SweepOptions(Struct, frozen=True):
     docker: bool = False
     concurrency: int = 3
     default_timeout_s: float = DEFAULT_TIMEOUT_S
@@ -98,8 +97,7 @@ class SweepOptions:
     trust: HostTrust | None = None  # the host's CA bundle and proxy, given to containers
 
 
-@dataclass(frozen=True)
-class SweepOutcome:
+class SweepOutcome(Struct, frozen=True):
     """What happened: per-server statuses, the guard's verdict, and what was published.
 
     ``discarded`` counts the servers whose new results a harness fault threw away.

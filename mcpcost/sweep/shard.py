@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from msgspec import Struct
 
 from mcpcost.errors import UsageError
 
@@ -18,8 +19,7 @@ T = TypeVar("T")
 _EPOCH = dt.date(1970, 1, 1)
 
 
-@dataclass(frozen=True)
-class ShardChoice:
+class ShardChoice(Struct, frozen=True):
     """Shard ``index`` of ``count``; ``from_date`` when the index was derived from the date."""
 
     index: int | None

@@ -7,8 +7,9 @@ Pure: takes the catalog, the measurements, history rows and the optional side fi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.core.bands import Band, band_for
 from mcpcost.core.divergence import parse_divergence
@@ -20,8 +21,7 @@ from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
 
 
-@dataclass(frozen=True)
-class Divergence:
+class Divergence(Struct, frozen=True):
     """A current Claude divergence row (stale rows are never turned into one)."""
 
     model: str
@@ -31,8 +31,7 @@ class Divergence:
     o200k_mapped: int | None
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(Struct, frozen=True):
     """One catalog entry (or measured directory) as the pages show it."""
 
     name: str
@@ -76,8 +75,7 @@ class Row:
         return (m.notes or "") if m is not None else ""
 
 
-@dataclass(frozen=True)
-class Board:
+class Board(Struct, frozen=True):
     """Everything the leaderboard, pages and dashboard need."""
 
     measured: tuple[Row, ...]  # measured/dynamic, by tokens desc (stable on catalog order)

@@ -9,16 +9,16 @@ session (``transports.session``) owns requests, ids and the handshake.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from msgspec import Struct, field
 
 from mcpcost.core.spec import ServerSpec
 
 Message = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Diagnostics:
+class Diagnostics(Struct, frozen=True):
     """What a transport saw besides messages: for notes and for deciding a status."""
 
     kind: str

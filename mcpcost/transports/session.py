@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.transports.base import Message, Transport
 from mcpcost.transports.failures import (
@@ -46,8 +47,7 @@ PROTOCOLS = ("auto", "legacy", "modern")
 MAX_TOOLS_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class ServerHello:
+class ServerHello(Struct, frozen=True):
     """What the handshake told us about the server."""
 
     era: str  # "legacy" | "modern"

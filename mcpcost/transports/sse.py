@@ -8,11 +8,10 @@ after the colon is dropped; a blank line dispatches the event (an event with no 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class SSEEvent:
+class SSEEvent(Struct, frozen=True):
     event: str
     data: str
     id: str | None = None

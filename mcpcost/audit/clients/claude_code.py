@@ -8,9 +8,11 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from mcpcost.audit.clients.client import (
     Claim,
@@ -179,8 +181,7 @@ ENABLE_ALL_KEY = "enableAllProjectMcpServers"
 NOT_APPROVED = "not approved in any settings file: Claude Code asks before loading it"
 
 
-@dataclass(frozen=True, kw_only=True)
-class ApprovalSettings:
+class ApprovalSettings(Struct, frozen=True, kw_only=True):
     """What one Claude Code settings file says about ``.mcp.json`` servers."""
 
     scope: str  # managed | project-local | project | user
@@ -331,8 +332,7 @@ TRUST_ACCEPTED_KEY = "hasTrustDialogAccepted"
 PROJECT_BLOCK = "claude-json-project"  # the scope of the approvals kept in ~/.claude.json
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProjectState:
+class ProjectState(Struct, frozen=True, kw_only=True):
     """What Claude Code recorded for this project in ``~/.claude.json``: the approvals the user
     gave in its dialog, and whether the user accepted the folder's trust dialog."""
 

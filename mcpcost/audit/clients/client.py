@@ -7,10 +7,11 @@ variable resolution, the deferral verdict, the Action) asks the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from mcpcost.audit.clients.entries import ParseContext, RawServer
 from mcpcost.audit.clients.formats import FileFormat
@@ -31,8 +32,7 @@ class Scope(StrEnum):
     MANAGED = "managed"
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(Struct, frozen=True):
     """A parser's result: the raw entries, and the readable defaults of VS Code style inputs."""
 
     raws: list[RawServer]
@@ -42,8 +42,7 @@ class Parsed:
 Parser = Callable[[Any, Mapping[KeyPath, int], ParseContext, list[str]], Parsed]
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Struct, frozen=True):
     """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
     ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
 
@@ -53,8 +52,7 @@ class Location:
     optional_section: bool = False
 
 
-@dataclass(frozen=True)
-class ProjectFile:
+class ProjectFile(Struct, frozen=True):
     """A config file in a repository, relative to its root (``*`` allowed in the last part)."""
 
     path: str
@@ -65,8 +63,7 @@ def always(data: Mapping[str, Any], text_format: FileFormat | None) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(Struct, frozen=True):
     """How a file of unknown origin is recognised as this client's: its top-level ``key`` holds a
     value and ``matches`` agrees. Claims are tried by ``rank``, lowest first; the first wins."""
 
@@ -85,8 +82,7 @@ def env_value(environ: Mapping[str, str], name: str, platform: str) -> str | Non
     return environ.get(name) or None
 
 
-@dataclass(frozen=True)
-class Places:
+class Places(Struct, frozen=True):
     """The base directories client files live under on one machine (pure: values in).
 
     ``root`` stands in for ``/`` (and ``programdata`` for ``C:\\ProgramData``) so tests can hold
@@ -149,8 +145,7 @@ class Places:
         ]
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionRule:
+class SessionRule(Struct, frozen=True, kw_only=True):
     """How a client loads its files into one session for the project it runs in.
 
     Every file of the client that discovery found for that project joins one session, except
@@ -178,8 +173,7 @@ def json_format(source: str) -> FileFormat:
     return FileFormat.JSON
 
 
-@dataclass(frozen=True, kw_only=True)
-class Client:
+class Client(Struct, frozen=True, kw_only=True):
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
     name: str  # the identifier in reports and on the command line

@@ -11,9 +11,11 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from mcpcost.audit.clients.formats import kind_of
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
@@ -25,8 +27,7 @@ _STDIO_TYPES = frozenset({"stdio", "local"})
 _REMOTE_TYPES = frozenset({"remote"})  # a URL whose transport is negotiated (OpenCode)
 
 
-@dataclass(frozen=True)
-class ParseContext:
+class ParseContext(Struct, frozen=True):
     """Everything parsing depends on besides the text. ``project_key`` is the directory whose
     ``projects[...]`` block of ``~/.claude.json`` applies (defaults to ``cwd``); ``realpath``
     resolves symlinks when the caller can look at the file system (None: compare as written)."""
@@ -50,8 +51,7 @@ class ParseContext:
         )
 
 
-@dataclass
-class RawServer:
+class RawServer(Struct):
     """One server's launch fields before variable resolution."""
 
     name: str
@@ -181,8 +181,7 @@ def set_transport(raw: RawServer, type_value: object, reader: FieldReader) -> No
 _FIELD_ORDER = ("command", "args", "env", "cwd", "url", "headers")
 
 
-@dataclass(frozen=True)
-class _EnvFileRead:
+class _EnvFileRead(Struct, frozen=True):
     path: str | None  # resolved absolute path, None when the reference cannot be resolved
     values: Mapping[str, str]
     note: str | None  # set when the variables could not be loaded
@@ -223,8 +222,7 @@ def _read_env_file(
     return _EnvFileRead(path, parsed.values, None)
 
 
-@dataclass(frozen=True)
-class _EnvFileLoader:
+class _EnvFileLoader(Struct, frozen=True):
     """What reading an envFile needs: the config's path, the reader, the file's problem list."""
 
     source: str

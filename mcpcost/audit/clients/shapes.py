@@ -7,8 +7,9 @@ which tool allow/deny lists, whether an ``envFile`` is read): a ``Dialect`` name
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from mcpcost.audit.clients.client import Parsed, Parser
 from mcpcost.audit.clients.entries import FieldReader, ParseContext, RawServer, set_transport
@@ -17,8 +18,7 @@ from mcpcost.audit.jsonc import KeyPath
 from mcpcost.core.suggest import slip_among
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(Struct, frozen=True):
     """How one client spells an entry in a ``name -> {...}`` map."""
 
     client: str

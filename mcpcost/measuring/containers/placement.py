@@ -6,11 +6,12 @@ every other stdio server gets a container plan, and each capture gets a fresh co
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
+
+import msgspec.structs
+from msgspec import Struct
 
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement
 from mcpcost.core.redact import redact_text
@@ -29,8 +30,7 @@ from mcpcost.measuring.server import measure_server
 from mcpcost.transports.base import Transport
 
 
-@dataclass(frozen=True)
-class ContainerOptions:
+class ContainerOptions(Struct, frozen=True):
     """How ``--docker`` runs servers: image override, engine address, host trust, mount roots."""
 
     image_override: str | None = None
@@ -41,8 +41,7 @@ class ContainerOptions:
     base_dir: str = "/"  # where the host would run a server without a cwd
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(Struct, frozen=True):
     """Where one spec runs: the spec to measure (maybe with DOCKER_HOST), and the plan if any."""
 
     spec: ServerSpec
@@ -138,12 +137,12 @@ def container_measure(
             now=now,
         )
         # The record names the spec as configured, never the DOCKER_HOST given to a docker run.
-        m = dataclasses.replace(m, launch_command=spec.display())
+        m = msgspec.structs.replace(m, launch_command=spec.display())
         if m.has_number:
-            m = dataclasses.replace(m, env_var_names=spec.env_names)
+            m = msgspec.structs.replace(m, env_var_names=spec.env_names)
         if m.notes:  # proxy credentials reach containers and may be echoed back on stderr
             hidden = spec.secret_values + (options.trust.secret_values if options.trust else ())
-            m = dataclasses.replace(m, notes=redact_text(m.notes, hidden))
+            m = msgspec.structs.replace(m, notes=redact_text(m.notes, hidden))
         return m
 
     return measure

@@ -18,12 +18,13 @@ small safe environment; a non-default address is named in the isolation note.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import posixpath
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+
+import msgspec.structs
+from msgspec import Struct, field
 
 from mcpcost.core.model import Isolation
 from mcpcost.core.spec import ServerSpec
@@ -46,8 +47,7 @@ GIT_PREFIX = (
 )
 
 
-@dataclass(frozen=True)
-class ContainerPlan:
+class ContainerPlan(Struct, frozen=True):
     """Everything needed to create the container for one capture."""
 
     image: str
@@ -79,7 +79,7 @@ def with_docker_host(spec: ServerSpec, docker_host: str | None) -> ServerSpec:
         return spec
     env = dict(spec.env)
     env[DOCKER_HOST_VAR] = docker_host
-    return dataclasses.replace(spec, env=tuple(sorted(env.items())))
+    return msgspec.structs.replace(spec, env=tuple(sorted(env.items())))
 
 
 def is_self_docker(argv: tuple[str, ...] | list[str]) -> bool:
@@ -153,8 +153,7 @@ def _path_words(argv: Iterable[str]) -> Iterator[str]:
             yield word.split("=", 1)[1]
 
 
-@dataclass(frozen=True)
-class HostMounts:
+class HostMounts(Struct, frozen=True):
     """Host paths bind-mounted read-only at the same path, and the container's working dir."""
 
     paths: tuple[str, ...] = ()

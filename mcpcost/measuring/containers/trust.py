@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from msgspec import Struct
 
 from mcpcost.errors import InputError
 
@@ -35,8 +36,7 @@ class CABundleError(InputError):
     """The ``--ca-bundle`` value names no readable file."""
 
 
-@dataclass(frozen=True)
-class HostTrust:
+class HostTrust(Struct, frozen=True):
     """The host's CA bundle (an absolute host path, or None) and its proxy (name, value) pairs."""
 
     ca_bundle: str | None = None

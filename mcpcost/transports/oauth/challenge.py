@@ -4,7 +4,8 @@ RFC 9728 section 5.1). Pure: header text in, a ``BearerChallenge`` out."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 # One auth-param: name = token | quoted-string (RFC 9110 section 11.2).
 _PARAM = re.compile(
@@ -14,8 +15,7 @@ _SCHEME = re.compile(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
 _TOKEN68 = re.compile(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
 
 
-@dataclass(frozen=True)
-class BearerChallenge:
+class BearerChallenge(Struct, frozen=True):
     """What a Bearer challenge says; every field is optional and untrusted."""
 
     resource_metadata: str | None = None

@@ -16,8 +16,12 @@ Environment (all optional; secrets only ever come from here, never from flags):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from enum import Enum
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from mcpcost.core.redact import repr_without
 
 ENV_PREFIX = "MCPCOST_OAUTH_"
 SECRET_ENV = (
@@ -41,19 +45,21 @@ class BrowserMode(Enum):
     FOLLOW = "follow"  # GET the URL and follow redirects (servers that approve at once)
 
 
-@dataclass(frozen=True)
-class OAuthSettings:
+class OAuthSettings(Struct, frozen=True):
     grant: Grant = Grant.AUTHORIZATION_CODE
     client_id: str | None = None
-    client_secret: str | None = field(default=None, repr=False)
-    private_key_pem: str | None = field(default=None, repr=False)
+    client_secret: str | None = None
+    private_key_pem: str | None = None
     signing_alg: str | None = None
-    refresh_token: str | None = field(default=None, repr=False)
+    refresh_token: str | None = None
     scope: str | None = None
     client_metadata_url: str | None = None
     browser: BrowserMode = BrowserMode.NONE
     use_store: bool = True
     login_timeout_s: float = 300.0
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"client_secret", "private_key_pem", "refresh_token"})
 
     @property
     def secret_values(self) -> tuple[str, ...]:

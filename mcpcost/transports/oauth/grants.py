@@ -1,16 +1,18 @@
 """OAuth 2.1 request shapes and token responses (pure): the authorization URL, token endpoint
 requests for each client authentication method, dynamic client registration (RFC 7591), and
-parsing what the token endpoint answers. Secrets live in fields with ``repr=False``."""
+parsing what the token endpoint answers. Records holding secrets leave them out of ``repr``."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
+from msgspec import Struct
+
+from mcpcost.core.redact import repr_without
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.metadata import AuthorizationServerMetadata
 
@@ -28,26 +30,30 @@ class ClientAuthMethod(Enum):
     PRIVATE_KEY_JWT = "private_key_jwt"
 
 
-@dataclass(frozen=True)
-class ClientIdentity:
+class ClientIdentity(Struct, frozen=True):
     """Who we are to one authorization server."""
 
     client_id: str
-    client_secret: str | None = field(default=None, repr=False)
+    client_secret: str | None = None
     auth_method: ClientAuthMethod = ClientAuthMethod.NONE
-    private_key_pem: str | None = field(default=None, repr=False)
+    private_key_pem: str | None = None
     signing_alg: str | None = None
 
+    def __repr__(self) -> str:
+        return repr_without(self, {"client_secret", "private_key_pem"})
 
-@dataclass(frozen=True)
-class TokenSet:
+
+class TokenSet(Struct, frozen=True):
     """What the token endpoint granted. ``expires_at`` is seconds since the epoch, or None."""
 
-    access_token: str = field(repr=False)
+    access_token: str
     token_type: str = "Bearer"
-    refresh_token: str | None = field(default=None, repr=False)
+    refresh_token: str | None = None
     expires_at: float | None = None
     scope: str | None = None
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"access_token", "refresh_token"})
 
     def usable_at(self, now: float) -> bool:
         return self.expires_at is None or now < self.expires_at - EXPIRY_MARGIN_S
@@ -176,13 +182,15 @@ def registration_request(redirect_uri: str | None, *, client_credentials: bool) 
     }
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(Struct, frozen=True):
     """What dynamic registration returned."""
 
     client_id: str
-    client_secret: str | None = field(default=None, repr=False)
+    client_secret: str | None = None
     auth_method: str | None = None
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"client_secret"})
 
 
 def parse_registration(doc: Any) -> Registration:

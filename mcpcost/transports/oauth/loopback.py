@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import http.server
 import threading
-from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
 import requests
+from msgspec import Struct
+
+from mcpcost.core.redact import repr_without
 
 CALLBACK_PATH = "/callback"
 _PAGE = (
@@ -18,13 +20,15 @@ _PAGE = (
 )
 
 
-@dataclass(frozen=True)
-class Redirect:
+class Redirect(Struct, frozen=True):
     """What arrived at the redirect URI (``code`` is a secret until exchanged)."""
 
-    code: str | None = field(default=None, repr=False)
+    code: str | None = None
     state: str | None = None
     error: str | None = None
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"code"})
 
 
 class LoopbackReceiver:

@@ -5,9 +5,10 @@ endpoints. Documents are untrusted: only string fields and string lists are read
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
+
+from msgspec import Struct
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
@@ -64,8 +65,7 @@ def is_http_url(value: str) -> bool:
     return parts.scheme in ("https", "http") and bool(parts.netloc)
 
 
-@dataclass(frozen=True)
-class ProtectedResourceMetadata:
+class ProtectedResourceMetadata(Struct, frozen=True):
     """RFC 9728 section 2: the fields an MCP client uses."""
 
     resource: str | None
@@ -73,8 +73,7 @@ class ProtectedResourceMetadata:
     scopes_supported: tuple[str, ...] | None
 
 
-@dataclass(frozen=True)
-class AuthorizationServerMetadata:
+class AuthorizationServerMetadata(Struct, frozen=True):
     """RFC 8414 section 2 (and OpenID Discovery's same-named fields) that a client uses."""
 
     issuer: str | None

@@ -6,7 +6,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from dataclasses import dataclass
+
+from msgspec import Struct
+
+from mcpcost.core.redact import repr_without
 
 
 def b64url(data: bytes) -> str:
@@ -18,11 +21,13 @@ def s256_challenge(verifier: str) -> str:
     return b64url(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
-@dataclass(frozen=True, repr=False)
-class PKCEPair:
+class PKCEPair(Struct, frozen=True):
     verifier: str
     challenge: str
     method: str = "S256"
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"verifier"})
 
 
 def new_pkce() -> PKCEPair:

@@ -16,10 +16,12 @@ import os
 import tempfile
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from msgspec import Struct
+
+from mcpcost.core.redact import repr_without
 from mcpcost.transports.oauth.grants import ClientAuthMethod, ClientIdentity, TokenSet
 
 KEYRING_SERVICE = "mcp-context-cost"
@@ -39,17 +41,19 @@ def record_key(server_url: str, resource: str) -> str:
     return f"{server_url} {resource}"
 
 
-@dataclass(frozen=True)
-class SignIn:
+class SignIn(Struct, frozen=True):
     """One stored sign-in: the tokens plus what refreshing and revoking them needs."""
 
     server_url: str
     resource: str
     token_endpoint: str
     tokens: TokenSet
-    client: ClientIdentity = field(repr=False)
+    client: ClientIdentity
     revocation_endpoint: str | None = None
     issuer: str | None = None
+
+    def __repr__(self) -> str:
+        return repr_without(self, {"client"})
 
     def to_json(self) -> dict[str, Any]:
         client: dict[str, Any] = {

@@ -15,8 +15,9 @@ from __future__ import annotations
 import atexit
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from msgspec import Struct
 
 from mcpcost.transports.processes.platform_api import ProcessPlatform, ProcessTree, StartRefused
 
@@ -25,8 +26,7 @@ OTHER_KILL_WAIT_S = 0.5  # the longest the kill path waits for the engine to end
 Live = TypeVar("Live")
 
 
-@dataclass(frozen=True, eq=False)
-class OtherLaunch:
+class OtherLaunch(Struct, frozen=True, eq=False):
     """A live server that is not a process tree of ours: ``stop`` ends it and waits, ``kill``
     asks for it to end now."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import IO, Protocol
+
+from msgspec import Struct
 
 from mcpcost.errors import McpcostError
 
@@ -20,8 +21,7 @@ class StartRefused(McpcostError):
     """No new server may start: the command is being interrupted and is reaping its trees."""
 
 
-@dataclass(frozen=True)
-class CommandResolution:
+class CommandResolution(Struct, frozen=True):
     """How a command will be started on this system.
 
     ``argv`` is what the OS receives on POSIX; on Windows ``command_line`` is the exact line
