@@ -179,3 +179,65 @@ def test_a_secret_cut_at_the_end_of_a_text_is_masked() -> None:
     assert redact_text(head, [SECRET]).endswith(MASK)
     # fewer than the shortest maskable length is ordinary text
     assert redact_text(f"ends with {SECRET[:3]}", [SECRET]) == f"ends with {SECRET[:3]}"
+
+
+SENTINEL = "s3cr3t-sentinel-value"
+
+
+def records_holding_secrets() -> list[object]:
+    """One of every record type that holds a secret, each secret set to ``SENTINEL``."""
+    import requests
+
+    from mcpcost.action.github import GitHubClient
+    from mcpcost.action.runner_env import Runner
+    from mcpcost.action.settings import Settings
+    from mcpcost.core.spec import ServerSpec
+    from mcpcost.transports.oauth.credentials_env import OAuthSettings
+    from mcpcost.transports.oauth.grants import ClientIdentity, Registration, TokenSet
+    from mcpcost.transports.oauth.loopback import Redirect
+    from mcpcost.transports.oauth.pkce import PKCEPair
+    from mcpcost.transports.oauth.store import SignIn
+
+    client = ClientIdentity("visible-client", client_secret=SENTINEL, private_key_pem=SENTINEL)
+    tokens = TokenSet(access_token=SENTINEL, refresh_token=SENTINEL, scope="visible-scope")
+    return [
+        client,
+        tokens,
+        Registration("visible-client", client_secret=SENTINEL),
+        OAuthSettings(
+            client_id="visible-client",
+            client_secret=SENTINEL,
+            private_key_pem=SENTINEL,
+            refresh_token=SENTINEL,
+        ),
+        Redirect(code=SENTINEL, state="visible-state"),
+        PKCEPair(SENTINEL, "visible-challenge"),
+        SignIn("https://visible.example", "r", "t", tokens, client),
+        Runner.from_environ({"GITHUB_REPOSITORY": "visible/repo", "API_KEY": SENTINEL}),
+        Settings(github_token=SENTINEL, comment_key="visible-key"),
+        GitHubClient(requests.Session(), "https://visible.example", SENTINEL, print, float),
+        ServerSpec(
+            name="visible-server",
+            argv=("run", SENTINEL),
+            env=(("TOKEN", SENTINEL),),
+            secrets=(SENTINEL,),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("record", records_holding_secrets(), ids=lambda r: type(r).__name__)
+def test_no_record_shows_a_secret_in_its_repr(record: object) -> None:
+    shown = repr(record)
+    assert SENTINEL not in shown and SENTINEL not in str(record)
+    assert "visible" in shown  # the rest of the record is still shown
+
+
+def test_server_specs_that_differ_only_in_their_secrets_are_the_same_server() -> None:
+    from mcpcost.core.spec import ServerSpec
+
+    bare = ServerSpec(name="s", argv=("run",), env=(("TOKEN", "x"),))
+    marked = ServerSpec(name="s", argv=("run",), env=(("TOKEN", "x"),), secrets=("x",))
+    assert bare == marked and hash(bare) == hash(marked)
+    assert bare.launch_key() == marked.launch_key()
+    assert bare != ServerSpec(name="s", argv=("run",), env=(("TOKEN", "y"),))
+    assert bare != ServerSpec(name="t", argv=("run",), env=(("TOKEN", "x"),))
