@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from mcpcost.audit.engine import measure_all
 from mcpcost.core.model import Measurement
@@ -72,13 +72,14 @@ sys.stderr.write(json.dumps({"code": code, "at_launches": seen, "at_end": sorted
 """
 
 
-def test_report_modules_load_after_the_first_launch(tmp_path: Path) -> None:
+def audit_through(probe: str, tmp_path: Path, modes: tuple[str, ...]) -> tuple[Any, Any]:
+    """Audit a config of the fixture servers ``modes`` with ``probe`` (a Python program that
+    runs the audit and writes what it saw as JSON on stderr's last line): (report, what it saw)."""
     config = tmp_path / "mcp.json"
-    argvs = {"one": fixture_argv("good"), "two": fixture_argv("paginated")}
-    servers = {name: {"command": argv[0], "args": argv[1:]} for name, argv in argvs.items()}
+    servers = {m: {"command": fixture_argv(m)[0], "args": fixture_argv(m)[1:]} for m in modes}
     config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(config)],
+        [sys.executable, "-c", probe, str(config)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -87,7 +88,11 @@ def test_report_modules_load_after_the_first_launch(tmp_path: Path) -> None:
     )
     result = json.loads(proc.stderr.strip().splitlines()[-1])
     assert result["code"] == 0
-    report = json.loads(proc.stdout)
+    return json.loads(proc.stdout), result
+
+
+def test_report_modules_load_after_the_first_launch(tmp_path: Path) -> None:
+    report, result = audit_through(PROBE, tmp_path, ("good", "paginated"))
     assert [c["serverCount"] for c in report["configs"]] == [2]
     first, *_, last = result["at_launches"]
     assert len(result["at_launches"]) == 4  # two captures of each server
@@ -245,21 +250,7 @@ def test_ahead_opener_stops_real_servers_no_capture_took() -> None:
 
 
 def test_an_audit_launches_each_capture_once_across_the_ahead_wave(tmp_path: Path) -> None:
-    config = tmp_path / "mcp.json"
-    modes = ("good", "paginated", "banner")
-    servers = {m: {"command": fixture_argv(m)[0], "args": fixture_argv(m)[1:]} for m in modes}
-    config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-c", COUNTING_PROBE, str(config)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
-    )
-    result = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert result["code"] == 0
-    report = json.loads(proc.stdout)
+    report, result = audit_through(COUNTING_PROBE, tmp_path, ("good", "paginated", "banner"))
     assert [s["status"] for s in report["configs"][0]["servers"]] == ["measured"] * 3
     # two captures per server: the first wave (concurrency 2) opened ahead, the third fresh
     assert sorted(result["spawned"]) == [
