@@ -10,12 +10,14 @@ summed CPU seconds divided by the usable CPUs is a lower bound no client can bea
 The dual-launch floor (issue 13) is the least any tool that checks for dynamic output can do:
 every server launched twice, all eight at once, by the bare client. ``mcpcost audit`` as a user
 runs it (a fresh process: interpreter, imports, tokenizer, the eight launches) is timed against
-it, interleaved run by run (each pair in alternating order). Target: at most 1.10x. The package's bytecode is compiled first, as
-an installed package has it (a checkout run with PYTHONDONTWRITEBYTECODE would otherwise compile
-every changed module on every run). Both the ratio of the medians and the median of the per-run
-ratios are printed: on a shared machine the load drifts, and a run is compared with its neighbour.
+it, interleaved run by run (each pair in alternating order). Target: at most 1.10x. The CLI runs
+from an environment with the checkout installed as a user installs it (``pip install .`` into
+``.venv-bench``, made on the first run; bytecode compiled): a development environment adds an
+editable-install hook and test tools that load at start-up. ``--checkout`` runs it with this
+interpreter instead. Both the ratio of the medians and the median of the per-run ratios are
+printed: on a shared machine the load drifts, and a run is compared with its neighbour.
 
-    python bench/audit_wall.py [--repeat N] [--pairs N] [--concurrency N]
+    python bench/audit_wall.py [--repeat N] [--pairs N] [--concurrency N] [--checkout]
 """
 
 from __future__ import annotations
@@ -102,11 +104,29 @@ def dual_launch_floor() -> float:
     return time.perf_counter() - t0
 
 
-def audit_cli_once(config: Path) -> float:
-    """Wall seconds of ``python -m mcpcost audit --config CONFIG --json`` in a fresh process."""
-    argv = [sys.executable, "-m", "mcpcost", "audit", "--config", str(config), "--json"]
+INSTALLED = ROOT / ".venv-bench"  # the package as a user installs it (pip install .)
+
+
+def installed_python() -> Path:
+    """The interpreter of an environment with this checkout installed as a user installs it:
+    ``pip install .``, no editable-install hook, no test tools. Made once (dependencies from the
+    package index); the package itself is reinstalled on every run, so it is the checkout's."""
+    python = INSTALLED / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(INSTALLED)], check=True)
+        subprocess.run([*pip, str(ROOT)], check=True)
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", str(ROOT)], check=True)
+    subprocess.run([str(python), "-m", "compileall", "-q", str(INSTALLED / "lib")], check=False)
+    return python
+
+
+def audit_cli_once(config: Path, python: Path) -> float:
+    """Wall seconds of ``python -m mcpcost audit --config CONFIG --json`` in a fresh process
+    (run outside the checkout, so the installed package is the one imported)."""
+    argv = [str(python), "-m", "mcpcost", "audit", "--config", str(config), "--json"]
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, check=False)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=config.parent, check=False)
     elapsed = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"audit failed ({proc.returncode}): {proc.stderr}")
@@ -135,6 +155,12 @@ def run() -> None:
     ap.add_argument(
         "--pairs", type=int, default=0, help="CLI/floor pairs to time (default: --repeat)"
     )
+    ap.add_argument(
+        "--checkout",
+        dest="installed",
+        action="store_false",
+        help="run the CLI with this interpreter from the checkout, not from an installed copy",
+    )
     args = ap.parse_args()
     print(machine_line("before"))
     compileall.compile_dir(str(ROOT / "mcpcost"), quiet=1)
@@ -156,14 +182,16 @@ def run() -> None:
         config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
         walls = audit_wall(config, args.concurrency, args.repeat)
         dual_floors, cli_walls = [], []
+        python = installed_python() if args.installed else Path(sys.executable)
+        print(f"the CLI runs with {python}")
         for i in range(args.pairs or args.repeat):
             # each pair in alternating order, so neither side always runs just after the other
             if i % 2:
-                cli_walls.append(audit_cli_once(config))
+                cli_walls.append(audit_cli_once(config, python))
                 dual_floors.append(dual_launch_floor())
             else:
                 dual_floors.append(dual_launch_floor())
-                cli_walls.append(audit_cli_once(config))
+                cli_walls.append(audit_cli_once(config, python))
     best, median = min(walls), statistics.median(walls)
     print(f"slowest bare floor       {slowest * 1000:8.0f} ms")
     least = cpu_total / (usable or 1) * 1000
