@@ -284,3 +284,49 @@ def test_waiting_for_a_child_returns_when_it_ends_not_when_the_wait_runs_out() -
     started = time.monotonic()
     system.wait_exit(child.pid, 30.0)
     assert time.monotonic() - started < 15.0
+
+
+@pytest.fixture
+def descriptors_past_1024() -> Iterator[None]:
+    """Hold enough open descriptors that the next one opened is numbered past 1024, where
+    ``select`` cannot take it."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 1300
+    if soft < wanted:
+        if hard != resource.RLIM_INFINITY and hard < wanted:
+            pytest.skip("the descriptor limit cannot reach past 1024 here")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    held = [os.open(os.devnull, os.O_RDONLY)]
+    try:
+        while held[-1] < 1100:
+            held.append(os.dup(held[0]))
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_waiting_for_a_child_works_past_select_s_descriptor_limit(
+    descriptors_past_1024: None,
+) -> None:
+    from mcpcost.transports.processes.posix import RealPosixSystem
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"])
+    RealPosixSystem().wait_exit(child.pid, 30.0)
+    assert child.poll() is not None
+
+
+def test_a_pipe_numbered_past_select_s_limit_is_read(descriptors_past_1024: None) -> None:
+    from mcpcost.transports.processes.posix import PollingReader
+
+    read_end, write_end = os.pipe()
+    assert read_end > 1024
+    reader = PollingReader(os.fdopen(read_end, "rb"))
+    os.write(write_end, b"hello\n")
+    assert reader.read1(100) == b"hello\n"
+    os.close(write_end)
+    assert reader.read1(100) == b""  # end of file
+    reader.close()

@@ -34,9 +34,10 @@ REAP_WAIT_S = 1.0
 
 
 class PollingReader:
-    """Our end of a pipe, read with ``select`` so ``close`` never waits on the process holding
-    the other end (a server's background process in another session can keep a pipe open long
-    after the server itself is gone).
+    """Our end of a pipe, polled so ``close`` never waits on the process holding the other end
+    (a server's background process in another session can keep a pipe open long after the
+    server itself is gone). ``poll`` rather than ``select``, whose descriptor numbers stop at
+    1023, where the system has it.
 
     ``read1`` returns ``b""`` once ``close`` was called; the file is closed by whichever of the
     two runs last, so the descriptor is never closed under a reader still using it.
@@ -47,12 +48,19 @@ class PollingReader:
         self._fd = file.fileno()
         self._closing = threading.Event()
         self._lock = threading.Lock()
+        self._poller = select.poll() if hasattr(select, "poll") else None
+        if self._poller is not None:
+            self._poller.register(self._fd, select.POLLIN)
+
+    def _ready(self) -> bool:
+        if self._poller is not None:
+            return bool(self._poller.poll(POLL_S * 1000))
+        return bool(select.select([self._fd], [], [], POLL_S)[0])
 
     def read1(self, size: int, /) -> bytes:
         with self._lock:
             while not self._closing.is_set():
-                ready, _, _ = select.select([self._fd], [], [], POLL_S)
-                if ready:
+                if self._ready():
                     return os.read(self._fd, size)
             return b""
 
@@ -137,7 +145,9 @@ class RealPosixSystem:
             time.sleep(seconds)
             return
         try:
-            select.select([fd], [], [], seconds)
+            ready = select.poll()  # not select(): a descriptor number may exceed its limit
+            ready.register(fd, select.POLLIN)
+            ready.poll(seconds * 1000)
         finally:
             os.close(fd)
 
