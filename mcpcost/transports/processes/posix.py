@@ -33,11 +33,20 @@ GONE_STATES = frozenset({"Z", "X"})  # zombie / dead: nothing left to stop
 REAP_WAIT_S = 1.0
 
 
+def readable(fd: int, seconds: float) -> bool:
+    """Whether ``fd`` becomes readable (data, end of file or a process's end) within ``seconds``.
+    ``poll`` where the system has it: ``select`` takes no descriptor numbered past 1023."""
+    if not hasattr(select, "poll"):
+        return bool(select.select([fd], [], [], seconds)[0])
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(seconds * 1000))
+
+
 class PollingReader:
-    """Our end of a pipe, polled so ``close`` never waits on the process holding the other end
-    (a server's background process in another session can keep a pipe open long after the
-    server itself is gone). ``poll`` rather than ``select``, whose descriptor numbers stop at
-    1023, where the system has it.
+    """Our end of a pipe, polled (``readable``) so ``close`` never waits on the process holding
+    the other end (a server's background process in another session can keep a pipe open long
+    after the server itself is gone).
 
     ``read1`` returns ``b""`` once ``close`` was called; the file is closed by whichever of the
     two runs last, so the descriptor is never closed under a reader still using it.
@@ -48,19 +57,11 @@ class PollingReader:
         self._fd = file.fileno()
         self._closing = threading.Event()
         self._lock = threading.Lock()
-        self._poller = select.poll() if hasattr(select, "poll") else None
-        if self._poller is not None:
-            self._poller.register(self._fd, select.POLLIN)
-
-    def _ready(self) -> bool:
-        if self._poller is not None:
-            return bool(self._poller.poll(POLL_S * 1000))
-        return bool(select.select([self._fd], [], [], POLL_S)[0])
 
     def read1(self, size: int, /) -> bytes:
         with self._lock:
             while not self._closing.is_set():
-                if self._ready():
+                if readable(self._fd, POLL_S):
                     return os.read(self._fd, size)
             return b""
 
@@ -145,9 +146,7 @@ class RealPosixSystem:
             time.sleep(seconds)
             return
         try:
-            ready = select.poll()  # not select(): a descriptor number may exceed its limit
-            ready.register(fd, select.POLLIN)
-            ready.poll(seconds * 1000)
+            readable(fd, seconds)
         finally:
             os.close(fd)
 
