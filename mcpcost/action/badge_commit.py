@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from msgspec import Struct
-
 from mcpcost.action.github import GitHubClient, GitHubError
+from mcpcost.core.record import Record
 
 ATTEMPTS = 5
 
@@ -21,7 +20,7 @@ class BadgeAction(StrEnum):
     UNCHANGED = "unchanged"
 
 
-class BadgeCommit(Struct, frozen=True, kw_only=True):
+class BadgeCommit(Record, frozen=True, kw_only=True):
     action: BadgeAction
     commit_sha: str | None = None
     attempts: int = 1

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
 from mcpcost.audit.clients import deferring_clients
 from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.text_format import n as fmt
 from mcpcost.audit.text_format import signed
 from mcpcost.core.markdown import code_span, code_text, md_text
+from mcpcost.core.record import Record
 from mcpcost.core.templating import render
 
 # Clients whose documented default defers MCP tool definitions (from the client registry); the
@@ -104,7 +103,7 @@ def _unchanged(row: ServerDiffView) -> bool:
     return row.kind in (DiffKind.UNCHANGED, DiffKind.MEASURED)
 
 
-class Rendered(Struct, frozen=True):
+class Rendered(Record, frozen=True):
     body: str
     dropped_rows: int
 

@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import quote
 
 import requests
-from msgspec import Struct
 
+from mcpcost.core.record import Record
 from mcpcost.core.redact import repr_without
 from mcpcost.errors import McpcostError
 
@@ -34,14 +34,14 @@ class GitHubError(McpcostError):
         self.api_message = message
 
 
-class Response(Struct, frozen=True):
+class Response(Record, frozen=True):
     status: int
     data: Any
     headers: Mapping[str, str]
     content: bytes = b""
 
 
-class GitHubClient(Struct):
+class GitHubClient(Record):
     session: requests.Session
     api_url: str
     token: str

@@ -10,8 +10,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.errors import McpcostError
 
 
@@ -19,7 +18,7 @@ class GitError(McpcostError):
     """A git command that failed."""
 
 
-class Git(Struct, frozen=True):
+class Git(Record, frozen=True):
     """Runs git in ``repo``; ``safe.directory`` is set per call as well as in the image."""
 
     repo: str

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from msgspec import Struct, field
-
 from mcpcost.action.outcome import (
     ConfigChange,
     ConfigDiffView,
@@ -34,9 +32,10 @@ from mcpcost.audit.report import build_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, first_line
 from mcpcost.audit.sarif import finding_line
 from mcpcost.core.model import Measurement
+from mcpcost.core.record import Record, field
 
 
-class Judgement(Struct, frozen=True, kw_only=True):
+class Judgement(Record, frozen=True, kw_only=True):
     head: AuditReport
     base: AuditReport | None
     diff: AuditDiff | None
@@ -44,7 +43,7 @@ class Judgement(Struct, frozen=True, kw_only=True):
     changes: Mapping[str, ConfigChange] = field(default_factory=dict)  # by source
 
 
-class Presence(Struct, frozen=True, kw_only=True):
+class Presence(Record, frozen=True, kw_only=True):
     """Which config sources git shows absent, or holding no live server, on each side."""
 
     empty_before: frozenset[str]

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import os
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mcpcost.action import engine_seam
 from mcpcost.action.engine_seam import MeasureServer, measure_configs, with_cwd
 from mcpcost.action.gitrefs import Git, matching
@@ -26,6 +23,7 @@ from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.sarif import entry_lines
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.model import Measurement
+from mcpcost.core.record import Record, replace
 from mcpcost.errors import InputError
 
 
@@ -63,7 +61,7 @@ def load_configs(
     return configs
 
 
-class Judged(Struct, frozen=True):
+class Judged(Record, frozen=True):
     outcome: Outcome
     judgement: Judgement
 

@@ -13,10 +13,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from msgspec import Struct, field
-
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
+from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 
 SCHEMA = "mcpcost-action-outcome/2"
@@ -30,7 +29,7 @@ class ConfigChange(StrEnum):
     EMPTIED = "config emptied"
 
 
-class ToolChange(Struct, frozen=True, kw_only=True):
+class ToolChange(Record, frozen=True, kw_only=True):
     server: str
     tool: str
     base_tokens: int | None  # None: the tool is new
@@ -41,7 +40,7 @@ class ToolChange(Struct, frozen=True, kw_only=True):
         return (self.head_tokens or 0) - (self.base_tokens or 0)
 
 
-class ServerDiffView(Struct, frozen=True, kw_only=True):
+class ServerDiffView(Record, frozen=True, kw_only=True):
     """One server of a config, base against head (or head alone with no base side)."""
 
     name: str
@@ -62,7 +61,7 @@ class ServerDiffView(Struct, frozen=True, kw_only=True):
         return self.kind is DiffKind.ADDED and self.head_tokens is None
 
 
-class ConfigDiffView(Struct, frozen=True, kw_only=True):
+class ConfigDiffView(Record, frozen=True, kw_only=True):
     """One config file, base against head: the engine's totals and delta, and its servers."""
 
     source: str  # repo-relative path
@@ -88,7 +87,7 @@ class ConfigDiffView(Struct, frozen=True, kw_only=True):
         )
 
 
-class FindingView(Struct, frozen=True, kw_only=True):
+class FindingView(Record, frozen=True, kw_only=True):
     """One gate finding, with the line of the head config it points at."""
 
     gate: Gate
@@ -98,7 +97,7 @@ class FindingView(Struct, frozen=True, kw_only=True):
     line: int | None = None
 
 
-class VerdictView(Struct, frozen=True, kw_only=True):
+class VerdictView(Record, frozen=True, kw_only=True):
     """The engine's findings, split by the Action's ``fail-on`` input."""
 
     failures: tuple[FindingView, ...] = ()  # gates in fail-on that tripped
@@ -109,7 +108,7 @@ class VerdictView(Struct, frozen=True, kw_only=True):
         return not self.failures
 
 
-class Outcome(Struct, frozen=True, kw_only=True):
+class Outcome(Record, frozen=True, kw_only=True):
     configs: tuple[ConfigDiffView, ...]
     verdict: VerdictView
     compared: bool  # True when there is a base side (pull requests)

@@ -12,8 +12,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from msgspec.structs import replace
-
 from mcpcost.action.badge_commit import commit_badge
 from mcpcost.action.comment import headline_config, marker, render_comment
 from mcpcost.action.github import GitHubClient, GitHubError
@@ -35,6 +33,7 @@ from mcpcost.audit.sarif import render_sarif
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.output_tree import write_in_tree
+from mcpcost.core.record import replace
 from mcpcost.errors import InputError
 
 COMMENT_PERMISSION = "pull-requests: write (or issues: write)"

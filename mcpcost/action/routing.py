@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from msgspec import Struct
+from mcpcost.core.record import Record
 
 
 class Activity(StrEnum):
@@ -30,7 +30,7 @@ class Activity(StrEnum):
     SKIP = "skip"
 
 
-class Route(Struct, frozen=True, kw_only=True):
+class Route(Record, frozen=True, kw_only=True):
     activity: Activity
     reason: str
     commit_badge: bool = False

@@ -7,16 +7,15 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from msgspec import Struct, field
-
 from mcpcost.action.runner_files import Annotation, workflow_command
 from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
+from mcpcost.core.record import Record, field
 from mcpcost.core.redact import repr_without
 from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
 
 
-class Runner(Struct, frozen=True, kw_only=True):
+class Runner(Record, frozen=True, kw_only=True):
     """What the runner tells a step through its environment."""
 
     event_name: str

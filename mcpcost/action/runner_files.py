@@ -10,8 +10,7 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.core.redact import maskable
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub drops a step summary larger than 1 MiB
@@ -96,7 +95,7 @@ class AnnotationLevel(StrEnum):
     ERROR = "error"
 
 
-class Annotation(Struct, frozen=True, kw_only=True):
+class Annotation(Record, frozen=True, kw_only=True):
     """One ``::warning`` / ``::error`` on a line of a file (repo-relative path)."""
 
     level: AnnotationLevel

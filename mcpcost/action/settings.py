@@ -12,10 +12,9 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 
-from msgspec import Struct
-
 from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
+from mcpcost.core.record import Record
 from mcpcost.core.redact import repr_without
 from mcpcost.errors import UsageError
 
@@ -37,7 +36,7 @@ class CommentMode(StrEnum):
     NEVER = "never"
 
 
-class Settings(Struct, frozen=True, kw_only=True):
+class Settings(Record, frozen=True, kw_only=True):
     """Every input, parsed. ``github_token`` is kept out of ``repr``."""
 
     config: tuple[str, ...] = ()  # paths or globs, relative to working_directory; () = discover

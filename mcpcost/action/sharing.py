@@ -25,10 +25,9 @@ import os
 import posixpath
 from collections.abc import Collection, Iterator, Sequence
 
-from msgspec.structs import replace
-
 from mcpcost.action.engine_seam import with_cwd
 from mcpcost.audit.config_file import ConfigFile
+from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 
 EntryKey = tuple[str, str]  # (config source, server name)

@@ -7,9 +7,8 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.action.github import GitHubClient
+from mcpcost.core.record import Record
 
 ACTIONS_BOT = "github-actions[bot]"
 
@@ -21,7 +20,7 @@ class CommentAction(StrEnum):
     SKIPPED = "skipped"  # no comment yet, and the comment mode does not create one
 
 
-class CommentResult(Struct, frozen=True, kw_only=True):
+class CommentResult(Record, frozen=True, kw_only=True):
     action: CommentAction
     comment_id: int | None = None
     url: str | None = None

@@ -9,27 +9,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.audit.report_model import REPORT_VERSION, AuditReport
+from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
 
-class BaselineServer(Struct, frozen=True, kw_only=True):
+class BaselineServer(Record, frozen=True, kw_only=True):
     name: str
     status: str
     tokens: int | None
     canonical_sha256: str | None = None
 
 
-class BaselineConfig(Struct, frozen=True, kw_only=True):
+class BaselineConfig(Record, frozen=True, kw_only=True):
     client: str
     source: str
     total_tokens: int
     servers: tuple[BaselineServer, ...]
 
 
-class Baseline(Struct, frozen=True, kw_only=True):
+class Baseline(Record, frozen=True, kw_only=True):
     methodology_version: str
     encoding: str
     generated_at: str

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.core.spec import ServerSpec
 
 
@@ -18,7 +17,7 @@ class ConfigState(StrEnum):
     ERROR = "error"  # exists but cannot be read or parsed
 
 
-class ConfigEntry(Struct, frozen=True, kw_only=True):
+class ConfigEntry(Record, frozen=True, kw_only=True):
     """One server as one config file declares it."""
 
     name: str
@@ -36,7 +35,7 @@ class ConfigEntry(Struct, frozen=True, kw_only=True):
     scope: str | None = None  # its own scope when not its file's (Claude Code's ``local`` block)
 
 
-class ConfigFile(Struct, frozen=True, kw_only=True):
+class ConfigFile(Record, frozen=True, kw_only=True):
     """One config file of one client and what it declares."""
 
     client: str  # claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, ...

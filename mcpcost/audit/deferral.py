@@ -28,11 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mcpcost.audit.clients import EXPLICIT, DeferralRule, deferral_rule
 from mcpcost.audit.clients.claude_code import settings_object
+from mcpcost.core.record import Record, replace
 from mcpcost.errors import InputError
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
@@ -65,7 +63,7 @@ _AUTO_N = re.compile(r"auto:(\d{1,3})")
 # --------------------------------------------------------------------------- settings sources
 
 
-class SettingsSource(Struct, frozen=True, kw_only=True):
+class SettingsSource(Record, frozen=True, kw_only=True):
     """One place Claude Code reads the tool-search variables from, as it was found."""
 
     scope: str  # shell | managed | project-local | project | user
@@ -145,7 +143,7 @@ def shell_source(environ: Mapping[str, str]) -> SettingsSource:
 # --------------------------------------------------------------------------- verdict
 
 
-class RatioBand(Struct, frozen=True, kw_only=True):
+class RatioBand(Record, frozen=True, kw_only=True):
     low: float
     high: float
     servers: int
@@ -163,7 +161,7 @@ PUBLISHED_BAND = RatioBand(
 )
 
 
-class Setting(Struct, frozen=True, kw_only=True):
+class Setting(Record, frozen=True, kw_only=True):
     """How the deciding variable was resolved, and every place that was consulted."""
 
     variable: str | None
@@ -186,7 +184,7 @@ class Setting(Struct, frozen=True, kw_only=True):
         }
 
 
-class SessionServer(Struct, frozen=True, kw_only=True):
+class SessionServer(Record, frozen=True, kw_only=True):
     """One measured server as the deferral arithmetic sees it."""
 
     name: str
@@ -195,7 +193,7 @@ class SessionServer(Struct, frozen=True, kw_only=True):
     always_load: bool = False
 
 
-class AlwaysLoad(Struct, frozen=True, kw_only=True):
+class AlwaysLoad(Record, frozen=True, kw_only=True):
     """Servers pinned ``alwaysLoad: true``: loaded at session start whatever else defers."""
 
     servers: tuple[str, ...]
@@ -210,7 +208,7 @@ class AlwaysLoad(Struct, frozen=True, kw_only=True):
         }
 
 
-class DeferralVerdict(Struct, frozen=True, kw_only=True):
+class DeferralVerdict(Record, frozen=True, kw_only=True):
     client: str
     mode: str
     mechanism: str | None
@@ -249,7 +247,7 @@ class DeferralVerdict(Struct, frozen=True, kw_only=True):
         }
 
 
-class _Resolved(Struct, frozen=True):
+class _Resolved(Record, frozen=True):
     value: str | None
     source: str | None
     problem: str | None
@@ -278,7 +276,7 @@ def _hostname(url: str) -> str | None:
     return host or None
 
 
-class Posture(Struct, frozen=True):
+class Posture(Record, frozen=True):
     """Claude Code's resolved tool-search posture on this machine (before any arithmetic)."""
 
     mode: str

@@ -31,10 +31,9 @@ import posixpath
 from collections.abc import Collection
 from enum import StrEnum
 
-from msgspec import Struct
-
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult
+from mcpcost.core.record import Record
 
 
 class DiffKind(StrEnum):
@@ -70,7 +69,7 @@ class MatchedBy(StrEnum):
 # --------------------------------------------------------------------------- diff values
 
 
-class ServerDiff(Struct, frozen=True, kw_only=True):
+class ServerDiff(Record, frozen=True, kw_only=True):
     name: str
     kind: DiffKind
     before: int | None
@@ -86,7 +85,7 @@ class ServerDiff(Struct, frozen=True, kw_only=True):
         return self.kind in INEXACT_KINDS or (self.kind is DiffKind.ADDED and self.after is None)
 
 
-class ConfigDiff(Struct, frozen=True, kw_only=True):
+class ConfigDiff(Record, frozen=True, kw_only=True):
     client: str
     source: str
     baseline_source: str | None
@@ -102,13 +101,13 @@ class ConfigDiff(Struct, frozen=True, kw_only=True):
     servers: tuple[ServerDiff, ...]
 
 
-class DroppedConfig(Struct, frozen=True, kw_only=True):
+class DroppedConfig(Record, frozen=True, kw_only=True):
     client: str
     source: str
     total_tokens: int
 
 
-class AuditDiff(Struct, frozen=True, kw_only=True):
+class AuditDiff(Record, frozen=True, kw_only=True):
     baseline_generated_at: str
     baseline_methodology_version: str
     baseline_encoding: str

@@ -11,9 +11,6 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mcpcost.audit.clients import (
     EXPLICIT,
     KNOWN_CLIENTS,
@@ -40,6 +37,7 @@ from mcpcost.audit.clients.claude_code import (
 )
 from mcpcost.audit.clients.client import Scope
 from mcpcost.audit.config_file import ConfigFile, ConfigState
+from mcpcost.core.record import Record, replace
 from mcpcost.transports.processes.macos import MacPlatform, shell_path_note
 
 __all__ = [
@@ -333,7 +331,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
 # ---------------------------------------------------------------- --list-configs data (pure)
 
 
-class ServerLine(Struct, frozen=True):
+class ServerLine(Record, frozen=True):
     name: str
     disabled: bool
     launchable: bool
@@ -342,7 +340,7 @@ class ServerLine(Struct, frozen=True):
     line: int | None
 
 
-class ConfigListing(Struct, frozen=True):
+class ConfigListing(Record, frozen=True):
     client: str
     source: str
     scope: str

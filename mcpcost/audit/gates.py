@@ -31,9 +31,8 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
-
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.core.record import Record
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff
@@ -47,7 +46,7 @@ class Gate(StrEnum):
     UNMEASURED = "unmeasured"  # the answer could not be established: a server has no number
 
 
-class GateFinding(Struct, frozen=True, kw_only=True):
+class GateFinding(Record, frozen=True, kw_only=True):
     """One reason a gate failed, with its kind; ``server`` None means the config as a whole."""
 
     gate: Gate
@@ -58,13 +57,13 @@ class GateFinding(Struct, frozen=True, kw_only=True):
     covers: tuple[tuple[str, str], ...] = ()  # (source, server) of the unmeasured it accounts for
 
 
-class BudgetFitStep(Struct, frozen=True, kw_only=True):
+class BudgetFitStep(Record, frozen=True, kw_only=True):
     name: str
     tokens: int
     remaining: int  # what the config still costs after dropping this one and all above it
 
 
-class BudgetFit(Struct, frozen=True, kw_only=True):
+class BudgetFit(Record, frozen=True, kw_only=True):
     over_by: int
     drop: tuple[BudgetFitStep, ...]
     kept_count: int
@@ -96,7 +95,7 @@ def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
     return plan_fit(config.total_tokens, config.servers, limit)
 
 
-class SessionBudget(Struct, frozen=True, kw_only=True):
+class SessionBudget(Record, frozen=True, kw_only=True):
     """One session judged against the budget."""
 
     key: str
@@ -108,7 +107,7 @@ class SessionBudget(Struct, frozen=True, kw_only=True):
     sources: tuple[str, ...]
 
 
-class BudgetVerdict(Struct, frozen=True, kw_only=True):
+class BudgetVerdict(Record, frozen=True, kw_only=True):
     limit: int
     worst_total: int | None
     worst_source: str | None  # the file holding the heaviest server of the heaviest session
@@ -130,7 +129,7 @@ class BudgetVerdict(Struct, frozen=True, kw_only=True):
         return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
-class IncreaseGate(Struct, frozen=True, kw_only=True):
+class IncreaseGate(Record, frozen=True, kw_only=True):
     limit: int | None
     limit_percent: float | None
     passed: bool
@@ -139,7 +138,7 @@ class IncreaseGate(Struct, frozen=True, kw_only=True):
     findings: tuple[GateFinding, ...] = ()
 
 
-class GateResult(Struct, frozen=True, kw_only=True):
+class GateResult(Record, frozen=True, kw_only=True):
     passed: bool
     reasons: tuple[str, ...]
     budget: BudgetVerdict | None = None

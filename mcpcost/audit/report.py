@@ -28,8 +28,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from msgspec.structs import replace
-
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
     DeferralVerdict,
@@ -61,6 +59,7 @@ from mcpcost.audit.sessions import SessionFile, plan_sessions
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
+from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_text
 from mcpcost.core.spec import ServerSpec
 

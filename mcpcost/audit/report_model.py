@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from msgspec import Struct, field
-
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
 from mcpcost.audit.sessions import Overridden
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Isolation
+from mcpcost.core.record import Record, field
 from mcpcost.version import __version__
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -42,7 +41,7 @@ NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (n
 NOT_MEASURED = "not-yet-run"  # a launchable entry the engine has no measurement for
 
 
-class ServerResult(Struct, frozen=True, kw_only=True):
+class ServerResult(Record, frozen=True, kw_only=True):
     """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
 
     name: str
@@ -72,19 +71,19 @@ class ServerResult(Struct, frozen=True, kw_only=True):
         return self.tokens is not None
 
 
-class HeaviestTool(Struct, frozen=True, kw_only=True):
+class HeaviestTool(Record, frozen=True, kw_only=True):
     server: str
     tool: str
     tokens: int
 
 
-class TrimAdvice(Struct, frozen=True, kw_only=True):
+class TrimAdvice(Record, frozen=True, kw_only=True):
     tools: tuple[HeaviestTool, ...]
     recoverable_tokens: int
     recoverable_share: float
 
 
-class ConfigResult(Struct, frozen=True, kw_only=True):
+class ConfigResult(Record, frozen=True, kw_only=True):
     client: str
     source: str
     scope: str
@@ -107,14 +106,14 @@ class ConfigResult(Struct, frozen=True, kw_only=True):
         return not self.skipped
 
 
-class SessionEntry(Struct, frozen=True, kw_only=True):
+class SessionEntry(Record, frozen=True, kw_only=True):
     """A server a session loads, with the file it comes from; ``share`` is of the session."""
 
     server: ServerResult
     source: str
 
 
-class SessionResult(Struct, frozen=True, kw_only=True):
+class SessionResult(Record, frozen=True, kw_only=True):
     """What one client session in this project pays: the union of the files it loads."""
 
     key: str
@@ -140,7 +139,7 @@ class SessionResult(Struct, frozen=True, kw_only=True):
         return not self.skipped
 
 
-class EmptyConfig(Struct, frozen=True, kw_only=True):
+class EmptyConfig(Record, frozen=True, kw_only=True):
     """A config file that contributes no live server: nothing declared, all off, or unreadable."""
 
     client: str
@@ -151,26 +150,26 @@ class EmptyConfig(Struct, frozen=True, kw_only=True):
     disabled_reasons: tuple[tuple[str, str], ...] = ()
 
 
-class EnvVariant(Struct, frozen=True, kw_only=True):
+class EnvVariant(Record, frozen=True, kw_only=True):
     """Entries that run the same command/URL with different env or headers (measured apart)."""
 
     launch: str
     entries: tuple[tuple[str, str], ...]  # (source, name)
 
 
-class UnresolvedEntry(Struct, frozen=True, kw_only=True):
+class UnresolvedEntry(Record, frozen=True, kw_only=True):
     client: str
     source: str
     name: str
     references: tuple[str, ...]
 
 
-class ClaudeRunInfo(Struct, frozen=True, kw_only=True):
+class ClaudeRunInfo(Record, frozen=True, kw_only=True):
     model: str
     measured_at: str
 
 
-class AuditReport(Struct, frozen=True, kw_only=True):
+class AuditReport(Record, frozen=True, kw_only=True):
     methodology_version: str
     encoding: str
     generated_at: str

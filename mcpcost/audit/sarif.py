@@ -26,12 +26,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from msgspec import Struct
-
 from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.gates import Gate, GateFinding
 from mcpcost.audit.report_model import AuditReport
 from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.record import Record
 from mcpcost.version import __version__
 
 SARIF_VERSION = "2.1.0"
@@ -81,7 +80,7 @@ class Locatable(Protocol):
     def line(self) -> int | None: ...
 
 
-class LocatedFinding(Struct, frozen=True, kw_only=True):
+class LocatedFinding(Record, frozen=True, kw_only=True):
     """A gate finding with the config line it points at."""
 
     gate: Gate

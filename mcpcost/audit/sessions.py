@@ -16,16 +16,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from msgspec import Struct
-
 from mcpcost.audit.clients import registry
 from mcpcost.audit.clients.client import SessionRule
+from mcpcost.core.record import Record
 
 MANAGED = "managed"
 USER = "user"
 
 
-class SessionFile(Struct, frozen=True, kw_only=True):
+class SessionFile(Record, frozen=True, kw_only=True):
     """What grouping needs of one config file: its live entries as (name, scope)."""
 
     client: str
@@ -34,7 +33,7 @@ class SessionFile(Struct, frozen=True, kw_only=True):
     entries: tuple[tuple[str, str], ...]
 
 
-class Overridden(Struct, frozen=True, kw_only=True):
+class Overridden(Record, frozen=True, kw_only=True):
     """An entry the session does not load because another file's entry of that name wins."""
 
     name: str
@@ -43,7 +42,7 @@ class Overridden(Struct, frozen=True, kw_only=True):
     why: str  # one sentence
 
 
-class SessionPlan(Struct, frozen=True, kw_only=True):
+class SessionPlan(Record, frozen=True, kw_only=True):
     key: str  # unique in one report
     client: str
     label: str  # the product's name, with the installation or profile when it has several

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from msgspec import Struct, field
+from mcpcost.core.record import Record, field, fields
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NAME_DEFAULT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
 
 
-class VariableSyntax(Struct, frozen=True):
+class VariableSyntax(Record, frozen=True):
     """Which reference forms a client expands."""
 
     braces: bool = False  # ${VAR}
@@ -34,13 +34,13 @@ class VariableSyntax(Struct, frozen=True):
 
     @property
     def expands(self) -> bool:
-        return any(getattr(self, f) for f in self.__struct_fields__)
+        return any(getattr(self, f) for f in fields(self))
 
 
 NONE = VariableSyntax()  # a client that expands no references
 
 
-class VariableContext(Struct, frozen=True):
+class VariableContext(Record, frozen=True):
     """What references resolve against. ``inputs`` maps an input id to its readable default
     (None when it has none or is a password)."""
 
@@ -60,7 +60,7 @@ class VariableContext(Struct, frozen=True):
         return self.environ.get(name)
 
 
-class Resolution(Struct, frozen=True):
+class Resolution(Record, frozen=True):
     value: str
     unresolved: tuple[str, ...] = ()
     # the values taken from the environment: secrets wherever they land (editor variables and
@@ -184,7 +184,7 @@ _DOTENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 
-class DotenvFile(Struct, frozen=True):
+class DotenvFile(Record, frozen=True):
     """What a dotenv file sets. ``problems`` name line numbers only, never values."""
 
     values: Mapping[str, str]

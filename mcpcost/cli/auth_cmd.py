@@ -65,8 +65,7 @@ def add_login_arguments(p: argparse.ArgumentParser) -> None:
 
 def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAuthSettings:
     """Settings from the environment (credentials) and the flags (how to reach a person)."""
-    from msgspec.structs import replace
-
+    from mcpcost.core.record import replace
     from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env
 
     settings = settings_from_env(environ)
@@ -161,8 +160,7 @@ def _check_url(url: str) -> str:
 
 
 def _login(args: argparse.Namespace, env: dict[str, str], out: TextIO, err: TextIO) -> int:
-    from msgspec.structs import replace
-
+    from mcpcost.core.record import replace
     from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
     from mcpcost.transports.oauth.probe import SignInOutcome, sign_in_to
     from mcpcost.transports.oauth.store import open_token_store
@@ -286,8 +284,7 @@ def _measure_remote(
     err: TextIO,
     one_at_a_time: threading.Lock,
 ) -> Measurement:
-    from msgspec.structs import replace
-
+    from mcpcost.core.record import replace
     from mcpcost.measuring.signed_in import mark_authorized
     from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
     from mcpcost.transports.oauth.credentials_env import BrowserMode

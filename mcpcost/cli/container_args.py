@@ -12,8 +12,7 @@ import contextlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.errors import UsageError
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def container_trust(prog: str, ca_bundle: str | None, environ: Mapping[str, str]
         raise UsageError(f"{prog}: {exc}") from None
 
 
-class ContainerEngine(Struct, frozen=True):
+class ContainerEngine(Record, frozen=True):
     """An engine that answered: a launcher over its client, and its address fit to print."""
 
     launcher: ContainerLauncher

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
-from msgspec import Struct
-
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import is_url, read_source
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.record import Record
 from mcpcost.core.terminal import terminal_line
 from mcpcost.core.verify import VerifyResult, VerifyVerdict, verify_document
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError
@@ -52,7 +51,7 @@ def build_parser() -> ArgParser:
     return p
 
 
-class SourceResult(Struct, frozen=True):
+class SourceResult(Record, frozen=True):
     """One input: its verification, or why it could not be read (``unreadable``)."""
 
     source: str

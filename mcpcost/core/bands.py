@@ -5,10 +5,10 @@ This is the only place they are defined.
 
 from __future__ import annotations
 
-from msgspec import Struct
+from mcpcost.core.record import Record
 
 
-class Band(Struct, frozen=True):
+class Band(Record, frozen=True):
     """One band: numbers ``lower <= n < upper`` get this colour and label."""
 
     lower: int

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 
-from msgspec import Struct
-
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
+from mcpcost.core.record import Record
 
 
-class Canonical(Struct, frozen=True):
+class Canonical(Record, frozen=True):
     """Canonical text of a value, with its UTF-8 bytes and their SHA-256."""
 
     text: str

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.core.model import Measurement
+from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
 DIVERGENCE_METHOD = "tools-delta/v1"
 
 
-class DivergenceRow(Struct, frozen=True, kw_only=True):
+class DivergenceRow(Record, frozen=True, kw_only=True):
     name: str
     claude_delta: int | None
     o200k_full: int | None
@@ -40,7 +39,7 @@ class DivergenceRow(Struct, frozen=True, kw_only=True):
         )
 
 
-class DivergenceRun(Struct, frozen=True, kw_only=True):
+class DivergenceRun(Record, frozen=True, kw_only=True):
     method: str
     model: str
     measured_at: str

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.core.canonical import Canonical, canonical_of_text
 from mcpcost.core.jsonvalue import (
     JSONValue,
@@ -16,10 +14,11 @@ from mcpcost.core.jsonvalue import (
     stringify,
 )
 from mcpcost.core.model import ToolCost
+from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
 
-class ToolsMeasure(Struct, frozen=True):
+class ToolsMeasure(Record, frozen=True):
     """What the methodology derives from one tools array."""
 
     canonical: Canonical
@@ -112,7 +111,7 @@ def measure_tools(
     )
 
 
-class SessionStart(Struct, frozen=True):
+class SessionStart(Record, frozen=True):
     """deferred-load/v1: what a deferring client loads at session start."""
 
     tool_name_tokens: int

@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
+from mcpcost.core.record import Record, field, replace
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 
@@ -30,7 +28,7 @@ ENCODING = "o200k_base"
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
 
 
-class ToolCost(Struct, frozen=True, kw_only=True):
+class ToolCost(Record, frozen=True, kw_only=True):
     """Per-tool diagnostic numbers. They never sum to the total (punctuation, seams, escaping)."""
 
     name: str
@@ -51,7 +49,7 @@ class ToolCost(Struct, frozen=True, kw_only=True):
         return out
 
 
-class Isolation(Struct, frozen=True, kw_only=True):
+class Isolation(Record, frozen=True, kw_only=True):
     """How the server was run: on the host, in a container we made, or a command's own docker."""
 
     docker: bool
@@ -84,7 +82,7 @@ class Isolation(Struct, frozen=True, kw_only=True):
 HOST_ISOLATION = Isolation(docker=False)
 
 
-class Measurement(Struct, frozen=True, kw_only=True):
+class Measurement(Record, frozen=True, kw_only=True):
     """One server measured once (two captures compared), as published in measurement.json."""
 
     status: Status

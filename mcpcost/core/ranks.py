@@ -25,9 +25,8 @@ import struct
 import sys
 import zlib
 
-from msgspec import Struct
-
 from mcpcost.core.bundled import bundled_path
+from mcpcost.core.record import Record
 from mcpcost.errors import TokenizerError
 
 TABLE_FILE = "o200k_base.ranks"
@@ -75,7 +74,7 @@ def build_rank_table(tokens: list[bytes], slot_bits: int = _SLOT_BITS) -> bytes:
     )
 
 
-class RankTable(Struct, frozen=True):
+class RankTable(Record, frozen=True):
     """Rank lookups over a table file's bytes (a memory map or an in-memory copy)."""
 
     size: int

@@ -7,16 +7,15 @@ import re
 import shlex
 from collections.abc import Mapping
 
-from msgspec import Struct
-
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.record import Record, fields
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
 
 TRANSPORTS = ("stdio", "auto", "http", "sse")
 _NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
 
 
-class ServerSpec(Struct, frozen=True, kw_only=True):
+class ServerSpec(Record, frozen=True, kw_only=True):
     """One server to measure. Env and header values are secrets: never printed, never written."""
 
     name: str
@@ -106,7 +105,7 @@ class ServerSpec(Struct, frozen=True, kw_only=True):
         return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, {self.display()!r})"
 
     def _identity(self) -> tuple[object, ...]:
-        return tuple(getattr(self, n) for n in self.__struct_fields__ if n != "secrets")
+        return tuple(getattr(self, n) for n in fields(self) if n != "secrets")
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not ServerSpec:

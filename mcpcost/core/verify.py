@@ -10,11 +10,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.core.badge import render_badge
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
+from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
@@ -27,7 +26,7 @@ class VerifyVerdict(StrEnum):
     DISAGREES = "disagrees"  # at least one problem
 
 
-class VerifyResult(Struct, frozen=True):
+class VerifyResult(Record, frozen=True):
     """Outcome of re-deriving one measurement (``ok``: it re-derived and everything agrees)."""
 
     ok: bool

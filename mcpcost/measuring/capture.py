@@ -7,8 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
@@ -17,7 +16,7 @@ from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
 
 
-class Capture(Struct, frozen=True):
+class Capture(Record, frozen=True):
     """A successful capture: the page-joined tools array and what the server said about itself."""
 
     tools: list[Any]
@@ -27,7 +26,7 @@ class Capture(Struct, frozen=True):
     eras_tried: tuple[str, ...] = ()
 
 
-class CaptureFailure(Struct, frozen=True):
+class CaptureFailure(Record, frozen=True):
     """A failed capture with its status and a message (not yet redacted or cut)."""
 
     status: Status

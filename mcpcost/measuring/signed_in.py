@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from msgspec.structs import replace
-
 from mcpcost.core.model import Measurement
+from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.server import measure_server
 from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import yaml
-from msgspec import Struct, field
 
 from mcpcost.core.names import name_key, name_problem
+from mcpcost.core.record import Record, field
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import InputError
@@ -59,7 +59,7 @@ class CatalogError(InputError):
         super().__init__(problems[0] + more)
 
 
-class CatalogEntry(Struct, frozen=True, kw_only=True):
+class CatalogEntry(Record, frozen=True, kw_only=True):
     """One server of the catalog."""
 
     name: str
@@ -108,7 +108,7 @@ class CatalogEntry(Struct, frozen=True, kw_only=True):
         )
 
 
-class Catalog(Struct, frozen=True):
+class Catalog(Record, frozen=True):
     """The validated list, in file order."""
 
     entries: tuple[CatalogEntry, ...]

@@ -12,16 +12,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.core.canonical import canonicalize
 from mcpcost.core.model import Measurement
+from mcpcost.core.record import Record
 
 LABEL = "calibrated-estimate"
 METHOD = "least squares through the origin on canonical UTF-8 byte length (o200k_base truth)"
 
 
-class Estimator(Struct, frozen=True):
+class Estimator(Record, frozen=True):
     """``tokens ≈ round(coefficient × bytes)`` with its calibration statistics."""
 
     coefficient: float

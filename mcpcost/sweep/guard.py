@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from msgspec import Struct
-
 from mcpcost.core.output_tree import read_in_tree
+from mcpcost.core.record import Record
 from mcpcost.core.status import GOOD_STATUSES, Status
 from mcpcost.sweep.files import measurement_rel, parse_measurement
 
@@ -26,13 +25,13 @@ MIN_REGRESSIONS = 5
 FAULT_RATIO = 0.5
 
 
-class Snapshot(Struct, frozen=True):
+class Snapshot(Record, frozen=True):
     """The published status of every server the sweep selected (None: no readable measurement)."""
 
     prior: Mapping[str, Status | None]
 
 
-class Verdict(Struct, frozen=True):
+class Verdict(Record, frozen=True):
     """The guard's decision over one sweep."""
 
     fault: bool

@@ -13,15 +13,14 @@ import io
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from msgspec import Struct
-
 from mcpcost.core.model import Measurement
+from mcpcost.core.record import Record
 
 HEADER = ("date", "server", "tokens", "toolCount", "status", "isolation")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class HistoryRow(Struct, frozen=True, order=True):
+class HistoryRow(Record, frozen=True, order=True):
     date: str
     server: str
     tokens: int
@@ -30,7 +29,7 @@ class HistoryRow(Struct, frozen=True, order=True):
     isolation: str  # "docker", "host" or "" (not recorded)
 
 
-class Series(Struct, frozen=True):
+class Series(Record, frozen=True):
     """The comparable run of one server's rows ending at its newest row."""
 
     rows: tuple[HistoryRow, ...]

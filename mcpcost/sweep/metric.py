@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.errors import McpcostError
 
 NPM_WEEKLY = "npm-weekly-downloads"
@@ -30,7 +29,7 @@ class IncomparableUnits(McpcostError, TypeError):
     """Two figures in different units were compared (a ``TypeError``, as ordering errors are)."""
 
 
-class Metric(Struct, frozen=True):
+class Metric(Record, frozen=True):
     """A non-negative popularity figure in one of ``UNITS``."""
 
     value: float

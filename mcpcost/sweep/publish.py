@@ -14,10 +14,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.output_tree import TreeTransaction, open_tree, read_in_tree
+from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 from mcpcost.sweep import pages
 from mcpcost.sweep.catalog import Catalog
@@ -27,7 +26,7 @@ from mcpcost.sweep.history import fold, parse_history, render_history
 from mcpcost.sweep.views import build_board
 
 
-class Published(Struct, frozen=True):
+class Published(Record, frozen=True):
     """What a publish run wrote (paths relative to the root) and the estimator it fitted."""
 
     written: tuple[str, ...]

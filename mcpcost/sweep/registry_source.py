@@ -18,11 +18,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 import requests
-from msgspec import Struct
 
 from mcpcost.core.clock import iso_utc
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Isolation, Measurement
+from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
@@ -40,7 +40,7 @@ _SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 GetJSON = Callable[[str], Any]
 
 
-class RegistryRemote(Struct, frozen=True):
+class RegistryRemote(Record, frozen=True):
     """One measurable remote endpoint of an active registry entry."""
 
     slug: str
@@ -52,7 +52,7 @@ class RegistryRemote(Struct, frozen=True):
     repo: str | None
 
 
-class RegistryListing(Struct, frozen=True):
+class RegistryListing(Record, frozen=True):
     remotes: tuple[RegistryRemote, ...]
     pages: int
     entries: int

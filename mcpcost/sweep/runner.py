@@ -28,12 +28,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from msgspec import Struct
-
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.clock import iso_utc
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
 from mcpcost.core.output_tree import TreeTransaction, open_tree, pause_point
+from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
@@ -74,7 +73,7 @@ Clock = Callable[[], dt.datetime]
 Progress = Callable[[str], None]
 
 
-class Job(Struct, frozen=True):
+class Job(Record, frozen=True):
     """One measurement to take: what to reach, how it is isolated, and the budget."""
 
     entry: CatalogEntry
@@ -88,7 +87,7 @@ MeasureFn = Callable[[Job], Measurement]
 PreCheck = Callable[[CatalogEntry], Measurement | None]
 
 
-class SweepOptions(Struct, frozen=True):
+class SweepOptions(Record, frozen=True):
     docker: bool = False
     concurrency: int = 3
     default_timeout_s: float = DEFAULT_TIMEOUT_S
@@ -97,7 +96,7 @@ class SweepOptions(Struct, frozen=True):
     trust: HostTrust | None = None  # the host's CA bundle and proxy, given to containers
 
 
-class SweepOutcome(Struct, frozen=True):
+class SweepOutcome(Record, frozen=True):
     """What happened: per-server statuses, the guard's verdict, and what was published.
 
     ``discarded`` counts the servers whose new results a harness fault threw away.

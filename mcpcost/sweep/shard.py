@@ -11,15 +11,14 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import TypeVar
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.errors import UsageError
 
 T = TypeVar("T")
 _EPOCH = dt.date(1970, 1, 1)
 
 
-class ShardChoice(Struct, frozen=True):
+class ShardChoice(Record, frozen=True):
     """Shard ``index`` of ``count``; ``from_date`` when the index was derived from the date."""
 
     index: int | None

@@ -9,19 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.core.bands import Band, band_for
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
+from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
 
 
-class Divergence(Struct, frozen=True):
+class Divergence(Record, frozen=True):
     """A current Claude divergence row (stale rows are never turned into one)."""
 
     model: str
@@ -31,7 +30,7 @@ class Divergence(Struct, frozen=True):
     o200k_mapped: int | None
 
 
-class Row(Struct, frozen=True):
+class Row(Record, frozen=True):
     """One catalog entry (or measured directory) as the pages show it."""
 
     name: str
@@ -75,7 +74,7 @@ class Row(Struct, frozen=True):
         return (m.notes or "") if m is not None else ""
 
 
-class Board(Struct, frozen=True):
+class Board(Record, frozen=True):
     """Everything the leaderboard, pages and dashboard need."""
 
     measured: tuple[Row, ...]  # measured/dynamic, by tokens desc (stable on catalog order)

@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from msgspec import Struct, field
-
+from mcpcost.core.record import Record, field
 from mcpcost.core.spec import ServerSpec
 
 Message = dict[str, Any]
 
 
-class Diagnostics(Struct, frozen=True):
+class Diagnostics(Record, frozen=True):
     """What a transport saw besides messages: for notes and for deciding a status."""
 
     kind: str

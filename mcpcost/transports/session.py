@@ -23,8 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.transports.base import Message, Transport
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
@@ -47,7 +46,7 @@ PROTOCOLS = ("auto", "legacy", "modern")
 MAX_TOOLS_BYTES = 64 * 1024 * 1024
 
 
-class ServerHello(Struct, frozen=True):
+class ServerHello(Record, frozen=True):
     """What the handshake told us about the server."""
 
     era: str  # "legacy" | "modern"

@@ -8,10 +8,10 @@ after the colon is dropped; a blank line dispatches the event (an event with no 
 
 from __future__ import annotations
 
-from msgspec import Struct
+from mcpcost.core.record import Record
 
 
-class SSEEvent(Struct, frozen=True):
+class SSEEvent(Record, frozen=True):
     event: str
     data: str
     id: str | None = None

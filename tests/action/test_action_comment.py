@@ -115,12 +115,10 @@ def test_the_encoding_in_a_code_span_is_not_backslash_escaped() -> None:
 
 
 def test_a_claude_code_config_says_the_client_defers_by_default() -> None:
-    import msgspec.structs
+    from mcpcost.core.record import replace
 
     body = render_comment(outcome(1), key="k", limit=10**6).body
     assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
     cursor = outcome(1)
-    cursor = msgspec.structs.replace(
-        cursor, configs=tuple(msgspec.structs.replace(c, client="cursor") for c in cursor.configs)
-    )
+    cursor = replace(cursor, configs=tuple(replace(c, client="cursor") for c in cursor.configs))
     assert "defers MCP tool definitions" not in render_comment(cursor, key="k", limit=10**6).body

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from msgspec.structs import replace
 
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_files import (
@@ -21,6 +20,7 @@ from mcpcost.action.runner_files import (
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
 from mcpcost.core.markdown import code_span, md_text
+from mcpcost.core.record import replace
 from mcpcost.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,9 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
-from msgspec import Struct
-from msgspec.structs import replace
-
 from mcpcost.audit.clients.client import (
     Claim,
     Client,
@@ -33,6 +30,7 @@ from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.jsonc import KeyPath
 from mcpcost.audit.variables import VariableSyntax
 from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.record import Record, replace
 from mcpcost.errors import JSONSyntaxError
 
 NAME = "claude-code"
@@ -181,7 +179,7 @@ ENABLE_ALL_KEY = "enableAllProjectMcpServers"
 NOT_APPROVED = "not approved in any settings file: Claude Code asks before loading it"
 
 
-class ApprovalSettings(Struct, frozen=True, kw_only=True):
+class ApprovalSettings(Record, frozen=True, kw_only=True):
     """What one Claude Code settings file says about ``.mcp.json`` servers."""
 
     scope: str  # managed | project-local | project | user
@@ -332,7 +330,7 @@ TRUST_ACCEPTED_KEY = "hasTrustDialogAccepted"
 PROJECT_BLOCK = "claude-json-project"  # the scope of the approvals kept in ~/.claude.json
 
 
-class ProjectState(Struct, frozen=True, kw_only=True):
+class ProjectState(Record, frozen=True, kw_only=True):
     """What Claude Code recorded for this project in ``~/.claude.json``: the approvals the user
     gave in its dialog, and whether the user accepted the folder's trust dialog."""
 

@@ -11,12 +11,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from msgspec import Struct, field
-
 from mcpcost.audit.clients.entries import ParseContext, RawServer
 from mcpcost.audit.clients.formats import FileFormat
 from mcpcost.audit.jsonc import KeyPath
 from mcpcost.audit.variables import VariableSyntax
+from mcpcost.core.record import Record, field
 
 
 class DeferralRule(StrEnum):
@@ -32,7 +31,7 @@ class Scope(StrEnum):
     MANAGED = "managed"
 
 
-class Parsed(Struct, frozen=True):
+class Parsed(Record, frozen=True):
     """A parser's result: the raw entries, and the readable defaults of VS Code style inputs."""
 
     raws: list[RawServer]
@@ -42,7 +41,7 @@ class Parsed(Struct, frozen=True):
 Parser = Callable[[Any, Mapping[KeyPath, int], ParseContext, list[str]], Parsed]
 
 
-class Location(Struct, frozen=True):
+class Location(Record, frozen=True):
     """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
     ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
 
@@ -52,7 +51,7 @@ class Location(Struct, frozen=True):
     optional_section: bool = False
 
 
-class ProjectFile(Struct, frozen=True):
+class ProjectFile(Record, frozen=True):
     """A config file in a repository, relative to its root (``*`` allowed in the last part)."""
 
     path: str
@@ -63,7 +62,7 @@ def always(data: Mapping[str, Any], text_format: FileFormat | None) -> bool:
     return True
 
 
-class Claim(Struct, frozen=True):
+class Claim(Record, frozen=True):
     """How a file of unknown origin is recognised as this client's: its top-level ``key`` holds a
     value and ``matches`` agrees. Claims are tried by ``rank``, lowest first; the first wins."""
 
@@ -82,7 +81,7 @@ def env_value(environ: Mapping[str, str], name: str, platform: str) -> str | Non
     return environ.get(name) or None
 
 
-class Places(Struct, frozen=True):
+class Places(Record, frozen=True):
     """The base directories client files live under on one machine (pure: values in).
 
     ``root`` stands in for ``/`` (and ``programdata`` for ``C:\\ProgramData``) so tests can hold
@@ -145,7 +144,7 @@ class Places(Struct, frozen=True):
         ]
 
 
-class SessionRule(Struct, frozen=True, kw_only=True):
+class SessionRule(Record, frozen=True, kw_only=True):
     """How a client loads its files into one session for the project it runs in.
 
     Every file of the client that discovery found for that project joins one session, except
@@ -173,7 +172,7 @@ def json_format(source: str) -> FileFormat:
     return FileFormat.JSON
 
 
-class Client(Struct, frozen=True, kw_only=True):
+class Client(Record, frozen=True, kw_only=True):
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
     name: str  # the identifier in reports and on the command line

@@ -14,12 +14,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from msgspec import Struct, field
-from msgspec.structs import replace
-
 from mcpcost.audit.clients.formats import kind_of
 from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.variables import VariableContext, VariableSyntax, parse_dotenv, resolve
+from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import ServerSpec
 
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp", "streamable_http"})
@@ -27,7 +25,7 @@ _STDIO_TYPES = frozenset({"stdio", "local"})
 _REMOTE_TYPES = frozenset({"remote"})  # a URL whose transport is negotiated (OpenCode)
 
 
-class ParseContext(Struct, frozen=True):
+class ParseContext(Record, frozen=True):
     """Everything parsing depends on besides the text. ``project_key`` is the directory whose
     ``projects[...]`` block of ``~/.claude.json`` applies (defaults to ``cwd``); ``realpath``
     resolves symlinks when the caller can look at the file system (None: compare as written)."""
@@ -51,7 +49,7 @@ class ParseContext(Struct, frozen=True):
         )
 
 
-class RawServer(Struct):
+class RawServer(Record):
     """One server's launch fields before variable resolution."""
 
     name: str
@@ -181,7 +179,7 @@ def set_transport(raw: RawServer, type_value: object, reader: FieldReader) -> No
 _FIELD_ORDER = ("command", "args", "env", "cwd", "url", "headers")
 
 
-class _EnvFileRead(Struct, frozen=True):
+class _EnvFileRead(Record, frozen=True):
     path: str | None  # resolved absolute path, None when the reference cannot be resolved
     values: Mapping[str, str]
     note: str | None  # set when the variables could not be loaded
@@ -222,7 +220,7 @@ def _read_env_file(
     return _EnvFileRead(path, parsed.values, None)
 
 
-class _EnvFileLoader(Struct, frozen=True):
+class _EnvFileLoader(Record, frozen=True):
     """What reading an envFile needs: the config's path, the reader, the file's problem list."""
 
     source: str

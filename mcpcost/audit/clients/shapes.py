@@ -9,16 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from msgspec import Struct
-
 from mcpcost.audit.clients.client import Parsed, Parser
 from mcpcost.audit.clients.entries import FieldReader, ParseContext, RawServer, set_transport
 from mcpcost.audit.clients.formats import kind_of, object_of, server_block
 from mcpcost.audit.jsonc import KeyPath
+from mcpcost.core.record import Record
 from mcpcost.core.suggest import slip_among
 
 
-class Dialect(Struct, frozen=True):
+class Dialect(Record, frozen=True):
     """How one client spells an entry in a ``name -> {...}`` map."""
 
     client: str

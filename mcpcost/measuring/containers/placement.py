@@ -10,10 +10,8 @@ import os
 from collections.abc import Callable
 from datetime import datetime
 
-import msgspec.structs
-from msgspec import Struct
-
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement
+from mcpcost.core.record import Record, replace
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.containers.launcher import ContainerLauncher
@@ -30,7 +28,7 @@ from mcpcost.measuring.server import measure_server
 from mcpcost.transports.base import Transport
 
 
-class ContainerOptions(Struct, frozen=True):
+class ContainerOptions(Record, frozen=True):
     """How ``--docker`` runs servers: image override, engine address, host trust, mount roots."""
 
     image_override: str | None = None
@@ -41,7 +39,7 @@ class ContainerOptions(Struct, frozen=True):
     base_dir: str = "/"  # where the host would run a server without a cwd
 
 
-class Placement(Struct, frozen=True):
+class Placement(Record, frozen=True):
     """Where one spec runs: the spec to measure (maybe with DOCKER_HOST), and the plan if any."""
 
     spec: ServerSpec
@@ -137,12 +135,12 @@ def container_measure(
             now=now,
         )
         # The record names the spec as configured, never the DOCKER_HOST given to a docker run.
-        m = msgspec.structs.replace(m, launch_command=spec.display())
+        m = replace(m, launch_command=spec.display())
         if m.has_number:
-            m = msgspec.structs.replace(m, env_var_names=spec.env_names)
+            m = replace(m, env_var_names=spec.env_names)
         if m.notes:  # proxy credentials reach containers and may be echoed back on stderr
             hidden = spec.secret_values + (options.trust.secret_values if options.trust else ())
-            m = msgspec.structs.replace(m, notes=redact_text(m.notes, hidden))
+            m = replace(m, notes=redact_text(m.notes, hidden))
         return m
 
     return measure

@@ -23,10 +23,8 @@ import posixpath
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-import msgspec.structs
-from msgspec import Struct, field
-
 from mcpcost.core.model import Isolation
+from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.containers.engine_client import DOCKER_HOST_VAR, engine_label
 from mcpcost.measuring.containers.trust import HostTrust
@@ -47,7 +45,7 @@ GIT_PREFIX = (
 )
 
 
-class ContainerPlan(Struct, frozen=True):
+class ContainerPlan(Record, frozen=True):
     """Everything needed to create the container for one capture."""
 
     image: str
@@ -79,7 +77,7 @@ def with_docker_host(spec: ServerSpec, docker_host: str | None) -> ServerSpec:
         return spec
     env = dict(spec.env)
     env[DOCKER_HOST_VAR] = docker_host
-    return msgspec.structs.replace(spec, env=tuple(sorted(env.items())))
+    return replace(spec, env=tuple(sorted(env.items())))
 
 
 def is_self_docker(argv: tuple[str, ...] | list[str]) -> bool:
@@ -153,7 +151,7 @@ def _path_words(argv: Iterable[str]) -> Iterator[str]:
             yield word.split("=", 1)[1]
 
 
-class HostMounts(Struct, frozen=True):
+class HostMounts(Record, frozen=True):
     """Host paths bind-mounted read-only at the same path, and the container's working dir."""
 
     paths: tuple[str, ...] = ()

@@ -13,8 +13,7 @@ import os
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
 CA_MOUNT_PATH = "/run/mcpcost/ca-bundle.pem"
@@ -36,7 +35,7 @@ class CABundleError(InputError):
     """The ``--ca-bundle`` value names no readable file."""
 
 
-class HostTrust(Struct, frozen=True):
+class HostTrust(Record, frozen=True):
     """The host's CA bundle (an absolute host path, or None) and its proxy (name, value) pairs."""
 
     ca_bundle: str | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from msgspec import Struct
+from mcpcost.core.record import Record
 
 # One auth-param: name = token | quoted-string (RFC 9110 section 11.2).
 _PARAM = re.compile(
@@ -15,7 +15,7 @@ _SCHEME = re.compile(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
 _TOKEN68 = re.compile(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
 
 
-class BearerChallenge(Struct, frozen=True):
+class BearerChallenge(Record, frozen=True):
     """What a Bearer challenge says; every field is optional and untrusted."""
 
     resource_metadata: str | None = None

@@ -18,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from msgspec import Struct
-from msgspec.structs import replace
-
+from mcpcost.core.record import Record, replace
 from mcpcost.core.redact import repr_without
 
 ENV_PREFIX = "MCPCOST_OAUTH_"
@@ -45,7 +43,7 @@ class BrowserMode(Enum):
     FOLLOW = "follow"  # GET the URL and follow redirects (servers that approve at once)
 
 
-class OAuthSettings(Struct, frozen=True):
+class OAuthSettings(Record, frozen=True):
     grant: Grant = Grant.AUTHORIZATION_CODE
     client_id: str | None = None
     client_secret: str | None = None

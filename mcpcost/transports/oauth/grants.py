@@ -10,8 +10,7 @@ from enum import Enum
 from typing import Any
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.core.redact import repr_without
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.metadata import AuthorizationServerMetadata
@@ -30,7 +29,7 @@ class ClientAuthMethod(Enum):
     PRIVATE_KEY_JWT = "private_key_jwt"
 
 
-class ClientIdentity(Struct, frozen=True):
+class ClientIdentity(Record, frozen=True):
     """Who we are to one authorization server."""
 
     client_id: str
@@ -43,7 +42,7 @@ class ClientIdentity(Struct, frozen=True):
         return repr_without(self, {"client_secret", "private_key_pem"})
 
 
-class TokenSet(Struct, frozen=True):
+class TokenSet(Record, frozen=True):
     """What the token endpoint granted. ``expires_at`` is seconds since the epoch, or None."""
 
     access_token: str
@@ -182,7 +181,7 @@ def registration_request(redirect_uri: str | None, *, client_credentials: bool) 
     }
 
 
-class Registration(Struct, frozen=True):
+class Registration(Record, frozen=True):
     """What dynamic registration returned."""
 
     client_id: str

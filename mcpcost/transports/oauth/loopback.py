@@ -9,8 +9,8 @@ import threading
 from urllib.parse import parse_qs, urlsplit
 
 import requests
-from msgspec import Struct
 
+from mcpcost.core.record import Record
 from mcpcost.core.redact import repr_without
 
 CALLBACK_PATH = "/callback"
@@ -20,7 +20,7 @@ _PAGE = (
 )
 
 
-class Redirect(Struct, frozen=True):
+class Redirect(Record, frozen=True):
     """What arrived at the redirect URI (``code`` is a secret until exchanged)."""
 
     code: str | None = None

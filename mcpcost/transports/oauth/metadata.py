@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from msgspec import Struct
+from mcpcost.core.record import Record
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
@@ -65,7 +65,7 @@ def is_http_url(value: str) -> bool:
     return parts.scheme in ("https", "http") and bool(parts.netloc)
 
 
-class ProtectedResourceMetadata(Struct, frozen=True):
+class ProtectedResourceMetadata(Record, frozen=True):
     """RFC 9728 section 2: the fields an MCP client uses."""
 
     resource: str | None
@@ -73,7 +73,7 @@ class ProtectedResourceMetadata(Struct, frozen=True):
     scopes_supported: tuple[str, ...] | None
 
 
-class AuthorizationServerMetadata(Struct, frozen=True):
+class AuthorizationServerMetadata(Record, frozen=True):
     """RFC 8414 section 2 (and OpenID Discovery's same-named fields) that a client uses."""
 
     issuer: str | None

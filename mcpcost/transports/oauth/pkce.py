@@ -7,8 +7,7 @@ import base64
 import hashlib
 import secrets
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.core.redact import repr_without
 
 
@@ -21,7 +20,7 @@ def s256_challenge(verifier: str) -> str:
     return b64url(hashlib.sha256(verifier.encode("ascii")).digest())
 
 
-class PKCEPair(Struct, frozen=True):
+class PKCEPair(Record, frozen=True):
     verifier: str
     challenge: str
     method: str = "S256"

@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.core.redact import repr_without
 from mcpcost.transports.oauth.grants import ClientAuthMethod, ClientIdentity, TokenSet
 
@@ -41,7 +40,7 @@ def record_key(server_url: str, resource: str) -> str:
     return f"{server_url} {resource}"
 
 
-class SignIn(Struct, frozen=True):
+class SignIn(Record, frozen=True):
     """One stored sign-in: the tokens plus what refreshing and revoking them needs."""
 
     server_url: str

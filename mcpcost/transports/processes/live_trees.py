@@ -17,8 +17,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.transports.processes.platform_api import ProcessPlatform, ProcessTree, StartRefused
 
 INTERRUPT_GRACE_S = 0.5
@@ -26,7 +25,7 @@ OTHER_KILL_WAIT_S = 0.5  # the longest the kill path waits for the engine to end
 Live = TypeVar("Live")
 
 
-class OtherLaunch(Struct, frozen=True, eq=False):
+class OtherLaunch(Record, frozen=True, eq=False):
     """A live server that is not a process tree of ours: ``stop`` ends it and waits, ``kill``
     asks for it to end now."""
 

@@ -12,8 +12,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import IO, Protocol
 
-from msgspec import Struct
-
+from mcpcost.core.record import Record
 from mcpcost.errors import McpcostError
 
 
@@ -21,7 +20,7 @@ class StartRefused(McpcostError):
     """No new server may start: the command is being interrupted and is reaping its trees."""
 
 
-class CommandResolution(Struct, frozen=True):
+class CommandResolution(Record, frozen=True):
     """How a command will be started on this system.
 
     ``argv`` is what the OS receives on POSIX; on Windows ``command_line`` is the exact line
