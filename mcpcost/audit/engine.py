@@ -21,6 +21,7 @@ the first launch
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from mcpcost.audit.config_file import ConfigFile, ConfigState
@@ -28,9 +29,10 @@ from mcpcost.audit.progress import NullProgress, ProgressObserver
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.workers import Workers
 
-# The thread pool and the measurement record load with the first measurement, not with this
-# module: the CLI imports it before its first launches and should not wait for them.
+# The measurement record loads with the first measurement, not with this module: the CLI
+# imports it before its first launches and should not wait for it.
 if TYPE_CHECKING:
     from mcpcost.audit.deferral import SettingsSource
     from mcpcost.audit.report_model import AuditReport
@@ -84,8 +86,6 @@ def measure_all(
     this thread once every measurement has been handed to the pool."""
     if concurrency <= 0:
         raise ValueError("concurrency must be positive")
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-
     observer = progress or NullProgress()
     total = len(launches)
     results: dict[str, Measurement] = {}
@@ -101,12 +101,11 @@ def measure_all(
         except Exception as exc:  # a measuring bug must not take the audit down
             return key, _failed(spec, exc)
 
-    with ThreadPoolExecutor(max_workers=min(concurrency, total)) as pool:
-        futures = [pool.submit(one, k, s) for k, s in launches.items()]
+    tasks = [partial(one, k, s) for k, s in launches.items()]
+    with Workers(tasks, limit=concurrency, name="mcpcost-measure") as workers:
         if while_waiting is not None:
             while_waiting()
-        for done, fut in enumerate(as_completed(futures), start=1):
-            key, m = fut.result()
+        for done, (_, (key, m)) in enumerate(workers.as_finished(), start=1):
             results[key] = m
             observer.finished(launches[key].name, str(m.status), done, total)
     return results

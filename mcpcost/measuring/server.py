@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.workers import run_side_by_side
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.transports.base import TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
@@ -50,12 +50,15 @@ def capture_pair(
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
     """Two independent captures at the same time; with ``load_counting_early`` the counting
     modules load alongside them, while the server starts."""
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="mcpcost-capture") as pool:
-        first = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
-        second = pool.submit(capture_tools, spec, factory, timeout_s, protocol=protocol)
-        if load_counting_early:
-            pool.submit(load_counting)
-        return first.result(), second.result()
+
+    def capture() -> Capture | CaptureFailure:
+        return capture_tools(spec, factory, timeout_s, protocol=protocol)
+
+    tasks: list[Callable[[], object]] = [capture, capture]
+    if load_counting_early:
+        tasks.append(load_counting)
+    first, second = run_side_by_side(tasks, name="mcpcost-capture")[:2]
+    return cast(Capture | CaptureFailure, first), cast(Capture | CaptureFailure, second)
 
 
 def same_canonical_text(first: list[Any], second: list[Any], first_text: str) -> bool:

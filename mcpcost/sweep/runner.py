@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from functools import partial
 from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
@@ -36,6 +36,7 @@ from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.workers import Workers
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK
 from mcpcost.measuring.containers import (
     ContainerPlan,
@@ -297,10 +298,9 @@ def measure_all(
             m = measure_entry(entry, measure, options, clock)
         return entry.name, m, time.monotonic() - started
 
-    with ThreadPoolExecutor(max_workers=max(1, options.concurrency)) as pool:
-        futures = [pool.submit(one, e) for e in entries]
-        for future in as_completed(futures):
-            name, m, seconds = future.result()
+    tasks = [partial(one, e) for e in entries]
+    with Workers(tasks, limit=max(1, options.concurrency), name="mcpcost-sweep") as workers:
+        for _, (name, m, seconds) in workers.as_finished():
             with lock:
                 persist(txn, name, m)
                 statuses[name] = m.status
