@@ -142,3 +142,26 @@ def test_other_launches_are_ended_and_refused_after(path: str) -> None:
         assert not registry.add_other(OtherLaunch("late", stop=lambda: None, kill=lambda: None))
     finally:
         hung.set()
+
+
+def test_the_wakeup_channel_and_its_watchdog_end_with_the_command() -> None:
+    # a library caller runs many commands in one process: each leaves no descriptor and no
+    # thread behind, and the interpreter's wakeup descriptor is restored
+    from mcpcost.cli.interrupts import handling_interrupts
+
+    def watchdogs() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "mcpcost-interrupts"]
+
+    before = set(os.listdir("/proc/self/fd"))
+    wakeup_before = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(wakeup_before)
+    for _ in range(20):
+        with handling_interrupts() as caught:
+            assert signal.getsignal(signal.SIGTERM) == caught.handle
+            assert watchdogs()
+    deadline = time.monotonic() + 5
+    while watchdogs() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert watchdogs() == []
+    assert set(os.listdir("/proc/self/fd")) == before
+    assert signal.set_wakeup_fd(wakeup_before) == wakeup_before

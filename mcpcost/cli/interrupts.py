@@ -2,7 +2,7 @@
 
 On the first signal two things happen independently:
 
-* a watchdog thread, woken by the signal's byte on a wakeup socket (written by the interpreter's
+* a watchdog thread, woken by the signal's byte on a wakeup channel (written by the interpreter's
   C-level handler, so it does not wait for the main thread to reach Python code), refuses every
   new server (``transports.processes``), stops every server tree started so far (SIGTERM, then
   SIGKILL after a short grace; the Job Object on Windows) and, should the process still be
@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from types import FrameType
 
 from mcpcost.transports.processes import kill_every_tree, stop_every_tree
@@ -51,18 +50,13 @@ class Interrupts:
         self.signum = signum
         raise KeyboardInterrupt
 
-    def watch(self, wakeup: socket.socket) -> None:
+    def watch(self, wakeup: WakeupChannel) -> None:
         """The watchdog: wait for a handled signal's byte, then reap and bound the exit."""
-        while True:
-            try:
-                data = wakeup.recv(1)
-            except OSError:
-                return
-            if not data:  # the command ended and closed the socket
-                return
-            if data[0] in HANDLED:
-                break
-        signum = data[0]
+        signum = _first_handled_signal(wakeup)
+        if signum is None:  # the command ended: the channel is done with
+            with suppress(OSError):
+                wakeup.close_reader()
+            return
         threading.Thread(target=stop_every_tree, daemon=True, name="mcpcost-reap").start()
         time.sleep(self.hard_exit_s)  # the bound holds however long the stops take
         kill_every_tree()
@@ -73,6 +67,42 @@ class Interrupts:
             os._exit(128 + signum)
 
 
+def _first_handled_signal(wakeup: WakeupChannel) -> int | None:
+    """The first handled signal written to the channel, or None once its writing end closes."""
+    try:
+        while data := wakeup.read_one():
+            if data[0] in HANDLED:
+                return data[0]
+    except OSError:
+        pass
+    return None
+
+
+class WakeupChannel:
+    """Where the interpreter's C-level signal handler writes each signal's number: a pipe, or a
+    socket pair on Windows, whose ``set_wakeup_fd`` takes only a socket. Closing the writing end
+    ends the reader's wait with an empty read."""
+
+    def __init__(self) -> None:
+        self.read_one: Callable[[], bytes]
+        self.close_reader: Callable[[], None]
+        self.close_writer: Callable[[], None]
+        if os.name == "nt":
+            import socket  # only here: a pipe needs no socket module loaded before a launch
+
+            reader, writer = socket.socketpair()
+            writer.setblocking(False)
+            self.write_fd = writer.fileno()
+            self.read_one = lambda: reader.recv(1)
+            self.close_reader, self.close_writer = reader.close, writer.close
+        else:
+            read_fd, self.write_fd = os.pipe()
+            os.set_blocking(self.write_fd, False)
+            self.read_one = lambda: os.read(read_fd, 1)
+            self.close_reader = lambda: os.close(read_fd)
+            self.close_writer = lambda: os.close(self.write_fd)
+
+
 @contextmanager
 def handling_interrupts() -> Iterator[Interrupts]:
     """Install the handlers and the watchdog for the duration of a command (main thread only;
@@ -81,14 +111,13 @@ def handling_interrupts() -> Iterator[Interrupts]:
     if threading.current_thread() is not threading.main_thread():
         yield caught
         return
-    reader, writer = socket.socketpair()
-    writer.setblocking(False)
+    wakeup = WakeupChannel()
     previous = {s: signal.getsignal(s) for s in HANDLED}
-    previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    previous_fd = signal.set_wakeup_fd(wakeup.write_fd, warn_on_full_buffer=False)
     for s in HANDLED:
         signal.signal(s, caught.handle)
     watchdog = threading.Thread(
-        target=caught.watch, args=(reader,), daemon=True, name="mcpcost-interrupts"
+        target=caught.watch, args=(wakeup,), daemon=True, name="mcpcost-interrupts"
     )
     watchdog.start()
     try:
@@ -97,7 +126,5 @@ def handling_interrupts() -> Iterator[Interrupts]:
         for s, handler in previous.items():
             signal.signal(s, handler)
         signal.set_wakeup_fd(previous_fd)
-        if caught.signum is None:  # else the watchdog is reaping: leave it its socket
-            writer.close()
-            reader.shutdown(socket.SHUT_RDWR)
-            reader.close()
+        if caught.signum is None:  # else the watchdog is reaping: leave it its channel
+            wakeup.close_writer()  # the watchdog's read ends, and it closes its end
