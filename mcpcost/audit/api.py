@@ -21,12 +21,12 @@ from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.discovery import discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.progress import ProgressObserver
-from mcpcost.core.clock import Clock, iso_utc, utc_now
 from mcpcost.errors import InputError
 
 if TYPE_CHECKING:
     from mcpcost.audit.deferral import SettingsSource
     from mcpcost.audit.report_model import AuditReport
+    from mcpcost.core.clock import Clock
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -117,6 +117,7 @@ def audit_configs(
         clients=clients,
         trust_project=trust_project,
     )
+    from mcpcost.core.clock import iso_utc, utc_now
     from mcpcost.measuring.server import measure_server
 
     return run_audit(

@@ -24,7 +24,6 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -48,7 +47,6 @@ from mcpcost.cli.container_args import (
     require_docker_for,
 )
 from mcpcost.cli.io import read_source
-from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
@@ -61,6 +59,8 @@ from mcpcost.errors import (
 )
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from mcpcost.audit.baseline import Baseline
     from mcpcost.audit.deferral import SettingsSource
     from mcpcost.audit.gates import GateFinding
@@ -176,6 +176,8 @@ def run(
                 return EXIT_USAGE
         elif measure is None:
             measure, opener = _launch_first_wave(args, env, err, files, stack)
+        from mcpcost.core.clock import iso_utc, utc_now
+
         generated_at = iso_utc((now or utc_now)())
         settings: list[tuple[SettingsSource, ...]] = []
 
