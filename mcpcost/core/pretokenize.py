@@ -32,6 +32,11 @@ CONTRACTIONS = "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
 # Non-ASCII characters the pattern can match literally: under (?i), U+017F (long s) folds to "s".
 LITERAL_NON_ASCII = frozenset({"\u017f"})
 _REPRESENTATIVE_BASE = 0xF0000  # Supplementary Private Use Area-A: no case folding, no class
+# The distinct class signatures of the non-ASCII code points in the bundled tables, in code-point
+# order of first appearance, each as a bit mask over CLASS_NAMES (bit 0 is L). They follow from
+# the tables (``derive_signatures``; a test checks they agree) and are written out here because
+# the sweep costs more than the rest of building the splitter.
+SIGNATURES = (0, 256, 33, 2, 129, 5, 9, 17, 64)
 
 
 def load_class_tables() -> dict[str, Any]:
@@ -51,7 +56,7 @@ class JsSplitter:
         self._signature_of: dict[str, int] = {}
         self._lock = threading.Lock()
         # Every possible signature gets a representative up front, so the pattern never changes.
-        self._signatures = self._all_signatures()
+        self._signatures = [signature_of_mask(m) for m in SIGNATURES]
         self._pattern = re.compile(self._build_pattern())
 
     def member(self, name: str, cp: int) -> bool:
@@ -60,28 +65,6 @@ class JsSplitter:
 
     def signature(self, cp: int) -> tuple[bool, ...]:
         return tuple(self.member(name, cp) for name in CLASS_NAMES)
-
-    def _all_signatures(self) -> list[tuple[bool, ...]]:
-        """The distinct signatures of all non-ASCII code points, in code-point order of first
-        appearance: one sweep over the range boundaries, where memberships can change. A class's
-        ranges are disjoint, so its membership is one bit of ``mask``."""
-        events: list[tuple[int, int]] = [(0x80, 0)]
-        for bit, name in enumerate(CLASS_NAMES):
-            for lo, hi in self.classes[name]:
-                events.append((lo, 1 << bit))
-                events.append((hi + 1, -(1 << bit)))
-        events.sort()
-        masks: dict[int, None] = {}
-        mask, i, n = 0, 0, len(events)
-        while i < n:
-            cp = events[i][0]
-            while i < n and events[i][0] == cp:
-                mask += events[i][1]
-                i += 1
-            if 0x80 <= cp <= 0x10FFFF:
-                masks.setdefault(mask, None)
-        width = range(len(CLASS_NAMES))
-        return [tuple(bool(m >> bit & 1) for bit in width) for m in masks]
 
     def _class(self, name: str) -> str:
         bit = CLASS_NAMES.index(name)
@@ -115,6 +98,32 @@ class JsSplitter:
         """The pieces, in order; they concatenate back to ``text``."""
         stand_in = text.translate(self._translation(text)) if not text.isascii() else text
         return [text[m.start() : m.end()] for m in self._pattern.finditer(stand_in)]
+
+
+def signature_of_mask(mask: int) -> tuple[bool, ...]:
+    return tuple(bool(mask >> bit & 1) for bit in range(len(CLASS_NAMES)))
+
+
+def derive_signatures(classes: dict[str, list[list[int]]]) -> tuple[int, ...]:
+    """The distinct signatures of all non-ASCII code points as masks over CLASS_NAMES, in
+    code-point order of first appearance: one sweep over the range boundaries, where memberships
+    can change. A class's ranges are disjoint, so its membership is one bit of the mask."""
+    events: list[tuple[int, int]] = [(0x80, 0)]
+    for bit, name in enumerate(CLASS_NAMES):
+        for lo, hi in classes[name]:
+            events.append((lo, 1 << bit))
+            events.append((hi + 1, -(1 << bit)))
+    events.sort()
+    masks: dict[int, None] = {}
+    mask, i, n = 0, 0, len(events)
+    while i < n:
+        cp = events[i][0]
+        while i < n and events[i][0] == cp:
+            mask += events[i][1]
+            i += 1
+        if 0x80 <= cp <= 0x10FFFF:
+            masks.setdefault(mask, None)
+    return tuple(masks)
 
 
 def pattern_from_classes(c: dict[str, str]) -> str:
