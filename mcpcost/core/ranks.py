@@ -18,7 +18,6 @@ from the published file (whose SHA-256 is pinned) and compares it byte for byte,
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import mmap
 import struct
@@ -38,6 +37,8 @@ _SLOT_BITS = 19  # 524,288 slots for about 200,000 tokens: load factor under 0.4
 
 def parse_tiktoken_file(data: bytes) -> list[bytes]:
     """Tokens of a ``.tiktoken`` file in rank order; ranks must be exactly 0..N-1."""
+    import base64  # only for building the table from the published file
+
     pairs: list[tuple[int, bytes]] = []
     for line in data.splitlines():
         if not line:
