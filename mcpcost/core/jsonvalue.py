@@ -59,7 +59,6 @@ def _reject_constant(name: str) -> NoReturn:
     raise JSONSyntaxError(f"unexpected token {name!r}: not valid JSON")
 
 
-
 # Objects are built by the decoder itself, one assignment per member in order: a repeated key
 # keeps its first position and takes the last value, exactly what JSON.parse does through
 # CreateDataProperty (and at C speed, where a pairs hook cost 40% of parsing a tools list).
