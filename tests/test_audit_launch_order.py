@@ -187,7 +187,7 @@ def test_ahead_opener_hands_out_what_it_opened_ahead_then_opens_fresh() -> None:
     fresh = opener(ONE, 1.0)  # none left for ONE: opened now, on the caller's thread
     assert id(fresh) not in ahead
     assert factory.calls[-1] == ("one", threading.current_thread().name)
-    opener.close_unused()
+    opener.finish()
     assert not any(cast(StandIn, t).closed for t in (first, second, third, fresh))
 
 
@@ -227,7 +227,7 @@ def test_ahead_opener_closes_what_no_call_took() -> None:
     opener = AheadOpener(factory)
     opener.open_ahead([ONE, TWO, TWO], 1.0)
     taken = cast(StandIn, opener(TWO, 1.0))
-    opener.close_unused()
+    opener.finish()
     assert [t.closed for t in factory.opened if t is not taken] == [True, True]
     assert not taken.closed
 
@@ -243,7 +243,7 @@ def test_ahead_opener_stops_real_servers_no_capture_took() -> None:
     opener = AheadOpener(real)
     opener.open_ahead([spec, spec], 10.0)
     taken = opener(spec, 10.0)
-    opener.close_unused()
+    opener.finish()
     groups = {id(t): t.diagnostics.pgid for t in opened}
     assert len(groups) == 2 and all(groups.values())
     left = next(t for t in opened if t is not taken)
@@ -251,6 +251,55 @@ def test_ahead_opener_stops_real_servers_no_capture_took() -> None:
     assert group_alive(cast(int, groups[id(taken)]))
     taken.close()
     assert not group_alive(cast(int, groups[id(taken)]))
+
+
+def test_a_released_server_stops_off_the_callers_thread_and_finish_waits_for_it() -> None:
+    # a successful capture's server is stopped while the caller folds and reports; finish()
+    # (the command's cleanup) returns only once every such stop has ended
+    spec = ServerSpec.stdio("good", fixture_argv("good"))
+    opener = AheadOpener()
+    stopped_on: list[str] = []
+    transport = opener(spec, 10.0)
+    pgid = cast(int, transport.diagnostics.pgid)
+    close = transport.close
+
+    def slow_close() -> None:
+        time.sleep(0.2)  # a server that takes a while to end
+        stopped_on.append(threading.current_thread().name)
+        close()
+
+    transport.close = slow_close  # type: ignore[method-assign]
+    started = time.monotonic()
+    opener.release(transport)
+    assert time.monotonic() - started < 0.1  # the caller goes on at once
+    assert group_alive(pgid)
+    opener.finish()
+    assert stopped_on == ["mcpcost-stop"] and not group_alive(pgid)
+
+
+def test_a_capture_releases_its_transport_only_when_it_succeeded(tmp_path: Path) -> None:
+    from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
+
+    released: list[Transport] = []
+    good = capture_tools(
+        ServerSpec.stdio("good", fixture_argv("good")),
+        open_transport,
+        10.0,
+        release=released.append,
+    )
+    assert isinstance(good, Capture) and len(released) == 1
+    pgid = cast(int, released[0].diagnostics.pgid)
+    assert group_alive(pgid)  # left to the caller, still running
+    released[0].close()
+    assert not group_alive(pgid)
+    crash = [sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"]
+    failed = capture_tools(
+        ServerSpec.stdio("bad", crash), open_transport, 10.0, release=released.append
+    )
+    # a failure waits for the server's end: its exit code and stderr are in the diagnostics
+    assert isinstance(failed, CaptureFailure) and len(released) == 1
+    assert failed.diagnostics is not None and failed.diagnostics.exit_code == 3
+    assert "boom" in failed.diagnostics.stderr_tail
 
 
 def test_an_audit_launches_each_capture_once_across_the_ahead_wave(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,11 @@ def test_real_servers_end_to_end_totals_equal_their_own_measurements(tmp_path: P
     assert c["totalTokens"] == sum(own.values())  # type: ignore[arg-type]
     assert [s["name"] for s in c["skipped"]] == ["crash"]
     assert "[3/3]" in err and "[3/3]" not in out
+    # the servers' stops overlap the report, but the command returns only once all have ended
+    from mcpcost.transports.processes.live_trees import LIVE
+
+    assert LIVE.snapshot() == []
+    assert [t for t in threading.enumerate() if t.name == "mcpcost-stop"] == []
 
 
 def test_every_server_failing_exits_1(tmp_path: Path) -> None:

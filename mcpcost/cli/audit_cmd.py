@@ -227,13 +227,17 @@ def _launch_first_wave(
 
     sign_in = login_settings(args, env)
     opener = AheadOpener()
-    stack.callback(opener.close_unused)
+    stack.callback(opener.finish)
     first = first_taken(distinct_launches(files), args.concurrency)
     opener.open_ahead([s for s in first if s.url is None for _ in range(2)], args.timeout)
     from mcpcost.measuring import measure_server
 
     launching = partial(
-        measure_server, timeout_s=args.timeout, open_transport=opener, load_counting_early=False
+        measure_server,
+        timeout_s=args.timeout,
+        open_transport=opener,
+        load_counting_early=False,
+        release=opener.release,  # a server's stop overlaps folding its captures and the report
     )
     return signed_in_measure(launching, sign_in, env, err), opener
 

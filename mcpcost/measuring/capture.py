@@ -43,29 +43,39 @@ def capture_tools(
     *,
     clock: Callable[[], float] = time.monotonic,
     protocol: str = "auto",
+    release: Callable[[Transport], None] | None = None,
 ) -> Capture | CaptureFailure:
     """One full capture within ``timeout_s`` (per request, and overall for the capture).
 
-    ``protocol`` is the era choice handed to ``Session.open`` (auto, legacy or modern).
+    ``protocol`` is the era choice handed to ``Session.open`` (auto, legacy or modern). The
+    transport is closed before this returns, except after a successful capture when ``release``
+    is given: it is handed the transport to close, so the server's stop can overlap what the
+    caller does with the tools. A failure always waits for the stop, because its diagnostics
+    (exit code, the end of stderr) are complete only once the server has ended.
     """
     started = clock()
     deadline = started + timeout_s
     transport: Transport | None = None
     session: Session | None = None
     failure: McpcostError | None = None
+    succeeded = False
     try:
         transport = open_transport(spec, timeout_s)
         session = Session(transport, request_timeout_s=timeout_s, deadline=deadline, clock=clock)
         hello = session.open(protocol)
         tools = session.list_tools()
+        succeeded = True
     except McpcostError as exc:
         failure = exc
     except OSError as exc:  # a launcher's own IO failing (a container engine, a socket)
         failure = TransportClosed(f"could not reach the server: {exc}")
     finally:
-        if transport is not None:
+        if transport is not None and not (succeeded and release is not None):
             transport.close()
     diagnostics = transport.diagnostics if transport is not None else None
+    if succeeded and release is not None:
+        assert transport is not None
+        release(transport)
     elapsed = clock() - started
     eras = tuple(session.eras_tried) if session is not None else ()
     if failure is None:

@@ -27,7 +27,7 @@ from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.core.workers import run_side_by_side
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
-from mcpcost.transports.base import TransportFactory
+from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
 from mcpcost.transports.session import PROTOCOLS
 from mcpcost.version import __version__
@@ -47,12 +47,13 @@ def capture_pair(
     protocol: str = "auto",
     *,
     load_counting_early: bool = True,
+    release: Callable[[Transport], None] | None = None,
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
     """Two independent captures at the same time; with ``load_counting_early`` the counting
-    modules load alongside them, while the server starts."""
+    modules load alongside them, while the server starts. ``release``: see ``capture_tools``."""
 
     def capture() -> Capture | CaptureFailure:
-        return capture_tools(spec, factory, timeout_s, protocol=protocol)
+        return capture_tools(spec, factory, timeout_s, protocol=protocol, release=release)
 
     tasks: list[Callable[[], object]] = [capture, capture]
     if load_counting_early:
@@ -171,13 +172,16 @@ def measure_server(
     now: Callable[[], datetime] | None = None,
     protocol: str = "auto",
     load_counting_early: bool = True,
+    release: Callable[[Transport], None] | None = None,
 ) -> Measurement:
     """Measure one server: two concurrent captures, compared; one timeout retry at 2x.
 
     ``protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is refused),
     ``legacy`` or ``modern`` (only that era is tried). ``load_counting_early`` False leaves
     ``load_counting`` to the caller: one that launches many servers at once calls it after the
-    last launch, so that it does not delay them.
+    last launch, so that it does not delay them. ``release`` takes the transports of
+    successful captures to close (``capture_tools``); by default each is closed before its
+    capture returns.
     """
     if not timeout_s > 0:
         raise ValueError("timeout_s must be positive")
@@ -189,7 +193,14 @@ def measure_server(
     started_at = iso_utc(clock())
     result = measurement_from_pair(
         spec,
-        capture_pair(spec, factory, timeout_s, protocol, load_counting_early=load_counting_early),
+        capture_pair(
+            spec,
+            factory,
+            timeout_s,
+            protocol,
+            load_counting_early=load_counting_early,
+            release=release,
+        ),
         timeout_s=timeout_s,
         measured_at=started_at,
         isolation=where,
@@ -198,7 +209,7 @@ def measure_server(
     if result.status is Status.TIMEOUT and retry_timeouts:
         wider = timeout_s * TIMEOUT_RETRY_FACTOR
         retried_at = iso_utc(clock())
-        pair = capture_pair(spec, factory, wider, protocol)
+        pair = capture_pair(spec, factory, wider, protocol, release=release)
         again = measurement_from_pair(
             spec, pair, timeout_s=wider, measured_at=retried_at, isolation=where, protocol=protocol
         )

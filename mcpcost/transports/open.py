@@ -66,8 +66,10 @@ class AheadOpener:
     takes one of its transports opened ahead (waiting for one still opening), or opens a fresh
     one when none was. A failure to open is raised to the call that takes it, as the factory
     would have raised it then. ``wait_opened()`` lets a caller hold back CPU-heavy work until
-    the launches are under way; ``close_unused()`` closes what no call took (the caller's
-    cleanup, also on errors and interrupts)."""
+    the launches are under way. ``release(transport)`` closes a transport on a thread of its
+    own, so a server's stop overlaps whatever the caller does next. ``finish()`` closes what no
+    call took and waits for those stops (the caller's cleanup, also on errors and
+    interrupts)."""
 
     def __init__(self, factory: TransportFactory = open_transport) -> None:
         self._factory = factory
@@ -75,6 +77,7 @@ class AheadOpener:
         self._opening: dict[str, int] = {}
         self._changed = threading.Condition()
         self._threads: list[threading.Thread] = []
+        self._stopping: list[threading.Thread] = []
 
     def open_ahead(self, specs: Iterable[ServerSpec], timeout_s: float) -> None:
         for spec in specs:
@@ -118,7 +121,13 @@ class AheadOpener:
         with self._changed:
             return self._changed.wait_for(lambda: not any(self._opening.values()), timeout_s)
 
-    def close_unused(self) -> None:
+    def release(self, transport: Transport) -> None:
+        thread = threading.Thread(target=transport.close, name="mcpcost-stop")
+        with self._changed:
+            self._stopping.append(thread)
+        thread.start()
+
+    def finish(self) -> None:
         for thread in self._threads:
             thread.join()
         with self._changed:
@@ -127,3 +136,7 @@ class AheadOpener:
         for opened in left:
             if not isinstance(opened, Exception):
                 opened.close()
+        with self._changed:
+            stopping, self._stopping = self._stopping, []
+        for thread in stopping:
+            thread.join()
