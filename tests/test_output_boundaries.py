@@ -31,6 +31,20 @@ def test_terminal_line(raw: str, shown: str) -> None:
     assert terminal_line(raw) == shown
 
 
+def test_terminal_line_escapes_exactly_the_unsafe_code_points() -> None:
+    # the whole Basic Multilingual Plane and a slice beyond: what is escaped is exactly the C0
+    # and C1 controls, DEL, the bidi controls and the line and paragraph separators
+    bidi = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+    unsafe = {*range(0x20), *range(0x7F, 0xA0), *bidi, 0x2028, 0x2029}
+    for code in [*range(0xD800), *range(0xE000, 0x10000), *range(0x1F000, 0x1F100)]:
+        char = chr(code)
+        expected = (
+            (f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}") if code in unsafe else char
+        )
+        assert terminal_line(char) == expected, hex(code)
+        assert terminal_text(char) == ("\n" if code == 0x0A else expected), hex(code)
+
+
 def test_terminal_text_keeps_line_breaks_and_json_values() -> None:
     assert terminal_text("a\x1b\nb") == "a\\x1b\nb"
     doc = json.dumps({"n": "x\u202e\x85y"}, ensure_ascii=False)
