@@ -302,6 +302,25 @@ def test_a_capture_releases_its_transport_only_when_it_succeeded(tmp_path: Path)
     assert "boom" in failed.diagnostics.stderr_tail
 
 
+def test_a_transport_release_refuses_is_stopped_by_the_capture() -> None:
+    from mcpcost.measuring.capture import capture_tools
+
+    seen: list[Transport] = []
+
+    def refuse(transport: Transport) -> None:
+        seen.append(transport)
+        raise RuntimeError("can't start new thread")
+
+    spec = ServerSpec.stdio("good", fixture_argv("good"))
+    try:
+        capture_tools(spec, open_transport, 10.0, release=refuse)
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the release's error was swallowed")
+    assert len(seen) == 1 and not group_alive(cast(int, seen[0].diagnostics.pgid))
+
+
 def test_an_audit_launches_each_capture_once_across_the_ahead_wave(tmp_path: Path) -> None:
     report, result = audit_through(COUNTING_PROBE, tmp_path, ("good", "paginated", "banner"))
     assert [s["status"] for s in report["configs"][0]["servers"]] == ["measured"] * 3

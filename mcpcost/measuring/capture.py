@@ -75,7 +75,11 @@ def capture_tools(
     diagnostics = transport.diagnostics if transport is not None else None
     if succeeded and release is not None:
         assert transport is not None
-        release(transport)
+        try:
+            release(transport)
+        except BaseException:  # not handed over after all: stop it here
+            transport.close()
+            raise
     elapsed = clock() - started
     eras = tuple(session.eras_tried) if session is not None else ()
     if failure is None:
