@@ -16,8 +16,7 @@ from urllib.parse import quote
 
 import requests
 
-from mcpcost.core.record import Record
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import McpcostError
 
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')

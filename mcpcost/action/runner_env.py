@@ -9,8 +9,7 @@ from typing import Any, TextIO
 
 from mcpcost.action.runner_files import Annotation, workflow_command
 from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
-from mcpcost.core.record import Record, field
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, field, repr_without
 from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
 

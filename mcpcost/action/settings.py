@@ -14,8 +14,7 @@ from enum import StrEnum
 
 from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
-from mcpcost.core.record import Record
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import UsageError
 
 DEFAULT_FAIL_ON = frozenset(Gate)

@@ -20,7 +20,7 @@ this module costs no more than ``typing``. Instances keep their fields in ``__di
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
 R = TypeVar("R", bound="Record")
@@ -148,9 +148,17 @@ def _record_hash(self: Any) -> int:
 
 
 def _record_repr(self: Any) -> str:
-    state = self.__dict__
-    shown = ", ".join(f"{name}={state[name]!r}" for name in fields(self))
-    return f"{type(self).__name__}({shown})"
+    return repr_without(self, ())
+
+
+def repr_without(record: Record, secret_fields: Iterable[str]) -> str:
+    """``Name(field=value, ...)`` of a record with its secret fields left out, so a secret never
+    reaches a log or a traceback through ``repr``. A record type with secret fields defines
+    ``__repr__`` with this."""
+    hidden = frozenset(secret_fields)
+    state = record.__dict__
+    shown = ", ".join(f"{n}={state[n]!r}" for n in fields(record) if n not in hidden)
+    return f"{type(record).__name__}({shown})"
 
 
 def _comparison(compare: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Any:

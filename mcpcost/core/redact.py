@@ -19,8 +19,6 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from mcpcost.core.record import Record, fields
-
 MASK = "***"
 MIN_SECRET_LENGTH = 4
 COMMON_VALUES = frozenset(
@@ -163,12 +161,3 @@ def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) ->
             text = text[:-fragment] + MASK
             break
     return text
-
-
-def repr_without(record: Record, secret_fields: Iterable[str]) -> str:
-    """``Name(field=value, ...)`` of a record with its secret fields left out, so a secret never
-    reaches a log or a traceback through ``repr``. A record type with secret fields defines
-    ``__repr__`` with this."""
-    hidden = frozenset(secret_fields)
-    shown = ", ".join(f"{n}={getattr(record, n)!r}" for n in fields(record) if n not in hidden)
-    return f"{type(record).__name__}({shown})"

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
-from mcpcost.core.record import Record, replace
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, replace, repr_without
 
 ENV_PREFIX = "MCPCOST_OAUTH_"
 SECRET_ENV = (

@@ -10,8 +10,7 @@ from enum import Enum
 from typing import Any
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
-from mcpcost.core.record import Record
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, repr_without
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.oauth.metadata import AuthorizationServerMetadata
 

@@ -10,8 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
-from mcpcost.core.record import Record
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, repr_without
 
 CALLBACK_PATH = "/callback"
 _PAGE = (

@@ -7,8 +7,7 @@ import base64
 import hashlib
 import secrets
 
-from mcpcost.core.record import Record
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, repr_without
 
 
 def b64url(data: bytes) -> str:

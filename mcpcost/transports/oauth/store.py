@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from mcpcost.core.record import Record
-from mcpcost.core.redact import repr_without
+from mcpcost.core.record import Record, repr_without
 from mcpcost.transports.oauth.grants import ClientAuthMethod, ClientIdentity, TokenSet
 
 KEYRING_SERVICE = "mcp-context-cost"
