@@ -16,10 +16,11 @@ from urllib.parse import quote
 
 import requests
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import McpcostError
 
-_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+_LINK_NEXT = LazyPattern(r'<([^>]+)>\s*;\s*rel="?next"?')
 MAX_WAIT_S = 120.0
 MAX_TOTAL_WAIT_S = 300.0
 

@@ -14,12 +14,13 @@ from enum import StrEnum
 
 from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import UsageError
 
 DEFAULT_FAIL_ON = frozenset(Gate)
-_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_REF_BAD = re.compile(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
+_KEY = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_REF_BAD = LazyPattern(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 

@@ -23,13 +23,13 @@ loaded at session start even when the rest defers (``DeferralVerdict.always_load
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mcpcost.audit.clients import EXPLICIT, DeferralRule, deferral_rule
 from mcpcost.audit.clients.claude_code import settings_object
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, replace
 from mcpcost.errors import InputError
 
@@ -57,7 +57,7 @@ EXCEPTIONS = (
 )
 
 
-_AUTO_N = re.compile(r"auto:(\d{1,3})")
+_AUTO_N = LazyPattern(r"auto:(\d{1,3})")
 
 
 # --------------------------------------------------------------------------- settings sources

@@ -24,7 +24,6 @@ the server's own secret values.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +58,7 @@ from mcpcost.audit.sessions import SessionFile, plan_sessions
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_text
 from mcpcost.core.spec import ServerSpec
@@ -66,7 +66,7 @@ from mcpcost.core.spec import ServerSpec
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
 
-_PIECES = re.compile(r"[\s=:@?&/,;\"']+")
+_PIECES = LazyPattern(r"[\s=:@?&/,;\"']+")
 
 
 def launch_secrets(spec: ServerSpec) -> tuple[str, ...]:

@@ -19,7 +19,6 @@ identity when the line or the numbers in its text move.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -29,6 +28,7 @@ from urllib.parse import quote
 from mcpcost.audit.config_file import ConfigFile
 from mcpcost.audit.gates import Gate, GateFinding
 from mcpcost.audit.report_model import AuditReport
+from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.record import Record
 from mcpcost.version import __version__
@@ -137,7 +137,7 @@ def artifact_location(source: str, base_dir: Path | None) -> dict[str, Any]:
 
 def fingerprint(finding: Locatable, source: str) -> str:
     ident = "\n".join((str(finding.gate), source, finding.server or ""))
-    return hashlib.sha256(ident.encode("utf-8")).hexdigest()
+    return sha256_hex(ident.encode("utf-8"))
 
 
 def _result(

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field, fields
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_NAME_DEFAULT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
+_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NAME_DEFAULT = LazyPattern(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
 
 
 class VariableSyntax(Record, frozen=True):
@@ -68,10 +69,10 @@ class Resolution(Record, frozen=True):
     secrets: tuple[str, ...] = ()
 
 
-_BRACE = re.compile(
+_BRACE = LazyPattern(
     r"\$\{\{\s*(?P<hub>[^}]*?)\s*\}\}|\$\{(?P<body>[^{}]*)\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
 )
-_OPENCODE = re.compile(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
+_OPENCODE = LazyPattern(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
 
 
 def _basename(path: str) -> str:
@@ -180,7 +181,7 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
 
 # ---------------------------------------------------------------- dotenv files (envFile)
 
-_DOTENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_DOTENV_KEY = LazyPattern(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 

@@ -6,8 +6,7 @@ canonical bytes = that text as UTF-8; the published hash is their lowercase hex 
 
 from __future__ import annotations
 
-import hashlib
-
+from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
 from mcpcost.core.record import Record
 
@@ -28,7 +27,7 @@ def canonicalize(value: JSONValue) -> Canonical:
 def canonical_of_text(text: str) -> Canonical:
     """The canonical form whose text is ``text`` (already ``JSON.stringify`` output)."""
     data = text.encode("utf-8")
-    return Canonical(text=text, data=data, sha256=hashlib.sha256(data).hexdigest())
+    return Canonical(text=text, data=data, sha256=sha256_hex(data))
 
 
 def canonicalize_text(wire: str | bytes) -> Canonical:

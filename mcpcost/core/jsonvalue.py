@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeAlias
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 
 JSONValue: TypeAlias = Any
@@ -75,7 +76,7 @@ def decode_wire_bytes(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_NOT_BRACKETS = LazyPattern(r"[^\[\]{}]+")
 _DROP_ASCII_NON_BRACKETS = str.maketrans(
     "", "", "".join(chr(i) for i in range(128) if chr(i) not in "[]{}")
 )
@@ -125,7 +126,7 @@ def parse_json(text: str | bytes) -> JSONValue:
     return value
 
 
-_WS = re.compile(r"[ \t\n\r]*")
+_WS = LazyPattern(r"[ \t\n\r]*")
 
 
 def _skip_ws(text: str, pos: int) -> int:
@@ -179,7 +180,7 @@ def _shortest_digits(value: float) -> tuple[str, int]:
     return digits, n
 
 
-_ESCAPE_RE = re.compile('[\\x00-\\x1f"\\\\\ud800-\udfff]')
+_ESCAPE_RE = LazyPattern('[\\x00-\\x1f"\\\\\ud800-\udfff]')
 _SHORT_ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -201,6 +202,8 @@ def _escape_char(match: re.Match[str]) -> str:
 
 def quote_string(text: str) -> str:
     """``JSON.stringify(text)`` for a string: only ``"``, ``\\``, controls and lone surrogates."""
+    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'  # the usual name or sentence: nothing to escape
     return '"' + _ESCAPE_RE.sub(_escape_char, text) + '"'
 
 

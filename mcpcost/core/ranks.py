@@ -18,13 +18,13 @@ from the published file (whose SHA-256 is pinned) and compares it byte for byte,
 
 from __future__ import annotations
 
-import hashlib
 import mmap
 import struct
 import sys
 import zlib
 
 from mcpcost.core.bundled import bundled_path
+from mcpcost.core.digest import sha256_hex
 from mcpcost.core.record import Record
 from mcpcost.errors import TokenizerError
 
@@ -148,7 +148,8 @@ def open_rank_table(expected_sha256: str = TABLE_SHA256) -> RankTable:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (FileNotFoundError, OSError, ValueError) as exc:
         raise TokenizerError(f"bundled tokenizer data is missing ({exc})") from None
-    digest = hashlib.sha256(mapped).hexdigest()
+    with memoryview(mapped) as view:
+        digest = sha256_hex(view)
     if digest != expected_sha256:
         raise TokenizerError(
             f"bundled rank table has sha256 {digest}, expected {expected_sha256}; "

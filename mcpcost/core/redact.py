@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from mcpcost.core.patterns import LazyPattern
+
 MASK = "***"
 MIN_SECRET_LENGTH = 4
 COMMON_VALUES = frozenset(
@@ -37,16 +39,16 @@ def _ordered(secrets: Iterable[str]) -> list[str]:
     return sorted({s for s in secrets if s and maskable(s)}, key=len, reverse=True)
 
 
-SECRET_NAME = re.compile(
+SECRET_NAME = LazyPattern(
     r"(?i)(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|"
     r"access[-_]?key|session|cookie|signature|sig|bearer|client[-_]?secret|pat)"
 )
-_KNOWN_PREFIX = re.compile(
+_KNOWN_PREFIX = LazyPattern(
     r"^(gh[pousr]_|github_pat_|sk-|sk_live_|sk_test_|rk_live_|xox[abprs]-|glpat-|AKIA|ASIA|AIza|"
     r"ya29\.|npm_|pypi-|hf_|dop_v1_|eyJ)"
 )
-_LONG_OPAQUE = re.compile(r"^[A-Za-z0-9+/_\-=.]{32,}$")
-_HEADER_ARG = re.compile(r"^(?P<name>[A-Za-z0-9-]+)\s*:\s*(?P<value>.+)$")
+_LONG_OPAQUE = LazyPattern(r"^[A-Za-z0-9+/_\-=.]{32,}$")
+_HEADER_ARG = LazyPattern(r"^(?P<name>[A-Za-z0-9-]+)\s*:\s*(?P<value>.+)$")
 
 
 def looks_secret_value(value: str) -> bool:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 import shlex
 from collections.abc import Mapping
 
+from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, fields
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
 
 TRANSPORTS = ("stdio", "auto", "http", "sse")
-_NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
+_NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
 
 
 class ServerSpec(Record, frozen=True, kw_only=True):
@@ -117,8 +117,7 @@ class ServerSpec(Record, frozen=True, kw_only=True):
 
     def launch_key(self) -> str:
         """Identity of the launch: equal keys are one measurement. Values enter only hashed."""
-        h = hashlib.sha256()
-        h.update(
+        return sha256_hex(
             stringify(
                 [
                     self.transport,
@@ -130,4 +129,3 @@ class ServerSpec(Record, frozen=True, kw_only=True):
                 ]
             ).encode()
         )
-        return h.hexdigest()

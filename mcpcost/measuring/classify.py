@@ -10,8 +10,7 @@ failures, protocol and guard errors, is ``startup-failure``. Stack-trace noise s
 
 from __future__ import annotations
 
-import re
-
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.transports.failures import (
@@ -24,7 +23,7 @@ from mcpcost.transports.failures import (
 )
 from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 
-AUTH_PHRASES = re.compile(
+AUTH_PHRASES = LazyPattern(
     r"(?i)\b("
     r"unauthori[sz]ed|not authenticated|unauthenticated|authentication (is )?(required|failed)|"
     r"(authori[sz]ation|login|sign[- ]in) (is )?required|"
@@ -34,7 +33,7 @@ AUTH_PHRASES = re.compile(
     r"credentials not found|please (log ?in|authenticate)"
     r")\b"
 )
-_FRAME = re.compile(
+_FRAME = LazyPattern(
     r"^\s*(at\s|File \"|Traceback|\S+\.(js|ts|py|cs|java|go|rs):\d+|"
     r"[\w.]+(Exception|Error):|---|\^)"
 )

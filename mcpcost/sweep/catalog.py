@@ -12,7 +12,6 @@ servers measured over HTTP/SSE, and ``version``, a pin that must appear in the c
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import yaml
 
 from mcpcost.core.names import name_key, name_problem
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.suggest import did_you_mean
@@ -29,7 +29,7 @@ from mcpcost.sweep.metric import Metric, parse_metric
 DUMMY_VALUE = "dummy"
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
 REMOTE_TRANSPORTS = ("auto", "http", "sse")
-ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_NAME_RE = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KNOWN_KEYS = (
     "name",
     "command",

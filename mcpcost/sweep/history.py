@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from mcpcost.core.model import Measurement
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 
 HEADER = ("date", "server", "tokens", "toolCount", "status", "isolation")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class HistoryRow(Record, frozen=True, order=True):

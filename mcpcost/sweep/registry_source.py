@@ -12,7 +12,6 @@ are recorded as ``remote-auth-wall``; nothing ever tries to log in.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
@@ -22,6 +21,7 @@ import requests
 from mcpcost.core.clock import iso_utc
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Isolation, Measurement
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
 from mcpcost.core.status import Status
@@ -34,8 +34,8 @@ OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 PAGE_LIMIT = 100
 MAX_PAGES = 1000
 TRANSPORTS = {"streamable-http": "http", "sse": "sse"}
-_TEMPLATE_VAR = re.compile(r"\{[^}]*\}")
-_SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
+_TEMPLATE_VAR = LazyPattern(r"\{[^}]*\}")
+_SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
 
 GetJSON = Callable[[str], Any]
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import re
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 
 # One auth-param: name = token | quoted-string (RFC 9110 section 11.2).
-_PARAM = re.compile(
+_PARAM = LazyPattern(
     r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)\s*,?',
 )
-_SCHEME = re.compile(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
-_TOKEN68 = re.compile(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
+_SCHEME = LazyPattern(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
+_TOKEN68 = LazyPattern(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
 
 
 class BearerChallenge(Record, frozen=True):

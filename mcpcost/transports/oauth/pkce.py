@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import secrets
 
+from mcpcost.core.digest import sha256_digest
 from mcpcost.core.record import Record, repr_without
 
 
@@ -16,7 +16,7 @@ def b64url(data: bytes) -> str:
 
 def s256_challenge(verifier: str) -> str:
     """BASE64URL(SHA256(ASCII(code_verifier)))."""
-    return b64url(hashlib.sha256(verifier.encode("ascii")).digest())
+    return b64url(sha256_digest(verifier.encode("ascii")))
 
 
 class PKCEPair(Record, frozen=True):
