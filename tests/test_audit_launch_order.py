@@ -50,10 +50,12 @@ NOT_BEFORE_LAUNCH = (
     "requests",
     "yaml",
     "tomllib",
+    "hashlib",  # OpenSSL: only the rank table's check needs it
 )
 # Imported by libraries an audit could use but does not: a thread pool (it brings ``logging``),
-# a socket for the signal wakeup (a pipe serves on POSIX), generated-code records.
-NEVER_IN_AN_AUDIT = ("concurrent.futures", "logging", "socket", "dataclasses", "msgspec")
+# a socket for the signal wakeup (a pipe serves on POSIX), generated-code records, ``shutil``
+# (argparse's help width and ``which``; it loads the compression modules).
+NEVER_IN_AN_AUDIT = ("concurrent.futures", "logging", "socket", "dataclasses", "msgspec", "shutil")
 
 PROBE = """
 import json, sys

@@ -180,3 +180,30 @@ def test_subprocess_never_prints_a_traceback(tmp_path: Path) -> None:
         )
         assert "Traceback" not in proc.stderr, proc.stderr
         assert proc.returncode in (1, 2)
+
+
+@pytest.mark.parametrize("columns", [50, 120])
+def test_command_help_wraps_to_the_terminal_width(
+    columns: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, _, _ = run("audit", "--help")  # argparse prints help to sys.stdout itself
+    out = capsys.readouterr().out
+    # the usage synopsis cannot break inside a bracketed flag; the option help below it wraps
+    lines = out.split("\noptions:\n", 1)[1].splitlines()
+    assert code == 0 and "--fail-on-unmeasured" in out
+    assert max(len(line) for line in lines) <= columns - 2
+    # wide enough to use the room: some line comes close to the edge
+    assert max(len(line) for line in lines) > columns - 20
+
+
+def test_help_width_falls_back_to_80_without_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpcost.cli.args import terminal_columns
+
+    monkeypatch.setenv("COLUMNS", "not-a-number")
+    monkeypatch.setattr(sys, "__stdout__", None)
+    assert terminal_columns() == 80
+    monkeypatch.setenv("COLUMNS", "0")
+    assert terminal_columns() == 80
+    monkeypatch.setenv("COLUMNS", "97")
+    assert terminal_columns() == 97

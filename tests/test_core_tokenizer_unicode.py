@@ -13,7 +13,10 @@ import pytest
 
 from mcpcost.core.pretokenize import (
     CLASS_NAMES,
+    LITERAL_MEMBERS,
     SIGNATURES,
+    JsSplitter,
+    derive_literal_members,
     derive_signatures,
     js_splitter,
     load_class_tables,
@@ -72,6 +75,33 @@ def test_signature_sweep_equals_the_membership_of_each_boundary() -> None:
     assert len(pointwise) > 1
     # the splitter uses the signatures written out in the module: they are these
     assert derive_signatures(splitter.classes) == SIGNATURES
+    # and the literal members its patterns are built from
+    assert derive_literal_members(splitter.classes) == LITERAL_MEMBERS
+
+
+def test_the_tables_are_read_only_for_a_character_outside_ascii() -> None:
+    reads: list[int] = []
+
+    def tables() -> dict[str, list[list[int]]]:
+        reads.append(1)
+        classes: dict[str, list[list[int]]] = load_class_tables()["classes"]
+        return classes
+
+    splitter = JsSplitter(tables)
+    assert splitter.split("it's 12345 ok\n  done") == [
+        "it's",
+        " ",
+        "123",
+        "45",
+        " ok",
+        "\n",
+        " ",
+        " done",
+    ]
+    assert reads == []
+    assert splitter.split("caf\u00e9 \u2014 x") == ["caf\u00e9", " \u2014", " x"]
+    assert splitter.split("na\u00efve") == ["na\u00efve"]
+    assert reads == [1]  # once, then kept
 
 
 @pytest.mark.node

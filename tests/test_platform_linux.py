@@ -330,3 +330,40 @@ def test_a_pipe_numbered_past_select_s_limit_is_read(descriptors_past_1024: None
     os.close(write_end)
     assert reader.read1(100) == b""  # end of file
     reader.close()
+
+
+def test_command_lookup_follows_shutil_which(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from mcpcost.transports.processes.posix import executable_on_path
+
+    first, second, empty = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for d in (first, second, empty):
+        d.mkdir()
+    for d, name, mode in (
+        (first, "tool", 0o644),  # not executable: skipped
+        (second, "tool", 0o755),
+        (first, "only-a", 0o755),
+        (second, "dir-named", 0o755),
+    ):
+        (d / name).write_text("#!/bin/sh\n")
+        (d / name).chmod(mode)
+    (first / "dir-named").mkdir()  # a directory is never the command
+    monkeypatch.chdir(tmp_path)
+    paths = [
+        f"{first}:{second}",
+        f"{second}:{first}",
+        f"{first}:{first}:{empty}",
+        f":{first}",  # an empty entry is the working directory
+        "",
+        None,  # this process's PATH
+    ]
+    commands = ["tool", "only-a", "dir-named", "missing", str(second / "tool"), "a/only-a", "sh"]
+    for path in paths:
+        for command in commands:
+            assert executable_on_path(command, path) == shutil.which(command, path=path), (
+                command,
+                path,
+            )

@@ -3,14 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 from typing import NoReturn
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import UsageError
 from mcpcost.version import __version__
 
-_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+_INVALID_CHOICE = LazyPattern(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+def terminal_columns() -> int:
+    """The width help text wraps to: ``COLUMNS``, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns if columns > 0 else 80
+
+
+class HelpLayout(argparse.HelpFormatter):
+    """argparse's help layout, wrapped to ``terminal_columns``. argparse's own formatter asks
+    ``shutil`` for the size, and one is made for every argument added; shutil loads the
+    compression modules, which would delay the start of every command."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        wrap = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, wrap)
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -18,6 +51,7 @@ class ArgParser(argparse.ArgumentParser):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("formatter_class", HelpLayout)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:

@@ -21,6 +21,7 @@ import bisect
 import json
 import re
 import threading
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -37,6 +38,21 @@ _REPRESENTATIVE_BASE = 0xF0000  # Supplementary Private Use Area-A: no case fold
 # the tables (``derive_signatures``; a test checks they agree) and are written out here because
 # the sweep costs more than the rest of building the splitter.
 SIGNATURES = (0, 256, 33, 2, 129, 5, 9, 17, 64)
+# Each class's members among the characters the pattern matches literally (ASCII and
+# LITERAL_NON_ASCII). They too follow from the tables (``derive_literal_members``; a test checks
+# they agree) and are written out, so that building either pattern reads no tables: only finding
+# a non-ASCII character's signature does, and all-ASCII text never needs one.
+LITERAL_MEMBERS: dict[str, str] = {
+    "L": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\u017f",
+    "N": "0123456789",
+    "Lu": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "Lt": "",
+    "Lm": "",
+    "Lo": "",
+    "M": "",
+    "Ll": "abcdefghijklmnopqrstuvwxyz\u017f",
+    "s": "\t\n\x0b\x0c\r ",
+}
 
 
 def load_class_tables() -> dict[str, Any]:
@@ -50,30 +66,44 @@ def load_class_tables() -> dict[str, Any]:
 class JsSplitter:
     """Splits text into the pieces a JavaScript engine's o200k_base pattern finds."""
 
-    def __init__(self, classes: dict[str, list[list[int]]]) -> None:
-        self.classes = classes
-        self._starts = {name: [lo for lo, _ in classes[name]] for name in CLASS_NAMES}
+    def __init__(
+        self, load_classes: Callable[[], dict[str, list[list[int]]]] | None = None
+    ) -> None:
+        self._load_classes = load_classes or (lambda: load_class_tables()["classes"])
+        self._classes: dict[str, list[list[int]]] | None = None
+        self._starts: dict[str, list[int]] = {}
         self._signature_of: dict[str, int] = {}
         self._lock = threading.Lock()
         # Every possible signature gets a representative up front, so the pattern never changes.
         self._signatures = [signature_of_mask(m) for m in SIGNATURES]
         self._pattern = re.compile(self._build_pattern())
 
+    @property
+    def classes(self) -> dict[str, list[list[int]]]:
+        """The class tables: ``{name: [[lo, hi], ...]}``, read on first need."""
+        if self._classes is None:
+            with self._lock:
+                if self._classes is None:
+                    classes = self._load_classes()
+                    self._starts = {name: [lo for lo, _ in classes[name]] for name in CLASS_NAMES}
+                    self._classes = classes
+        return self._classes
+
     def member(self, name: str, cp: int) -> bool:
+        ranges = self.classes[name]
         i = bisect.bisect_right(self._starts[name], cp) - 1
-        return i >= 0 and cp <= self.classes[name][i][1]
+        return i >= 0 and cp <= ranges[i][1]
 
     def signature(self, cp: int) -> tuple[bool, ...]:
         return tuple(self.member(name, cp) for name in CLASS_NAMES)
 
     def _class(self, name: str) -> str:
         bit = CLASS_NAMES.index(name)
-        members = [chr(c) for c in range(0x80) if self.member(name, c)]
-        members += [ch for ch in sorted(LITERAL_NON_ASCII) if self.member(name, ord(ch))]
+        members = [re.escape(m) for m in LITERAL_MEMBERS[name]]
         members += [
             chr(_REPRESENTATIVE_BASE + i) for i, sig in enumerate(self._signatures) if sig[bit]
         ]
-        return "".join(re.escape(m) for m in members)
+        return "".join(members)
 
     def _build_pattern(self) -> str:
         return pattern_from_classes({name: self._class(name) for name in CLASS_NAMES})
@@ -102,6 +132,16 @@ class JsSplitter:
 
 def signature_of_mask(mask: int) -> tuple[bool, ...]:
     return tuple(bool(mask >> bit & 1) for bit in range(len(CLASS_NAMES)))
+
+
+def derive_literal_members(classes: dict[str, list[list[int]]]) -> dict[str, str]:
+    """Each class's members among ASCII and LITERAL_NON_ASCII, from the tables."""
+    literal = [chr(c) for c in range(0x80)] + sorted(LITERAL_NON_ASCII)
+
+    def member(name: str, ch: str) -> bool:
+        return any(lo <= ord(ch) <= hi for lo, hi in classes[name])
+
+    return {name: "".join(ch for ch in literal if member(name, ch)) for name in CLASS_NAMES}
 
 
 def derive_signatures(classes: dict[str, list[list[int]]]) -> tuple[int, ...]:
@@ -149,23 +189,16 @@ def pattern_from_classes(c: dict[str, str]) -> str:
 @cache
 def ascii_split_pattern() -> re.Pattern[str]:
     """The split pattern for text that is entirely ASCII: the same classes restricted to ASCII.
-
-    Building it needs only the ASCII members of each class, not the class signatures of the
-    whole code space, so it is cheap enough for a process that counts one small document.
-    """
-    classes = load_class_tables()["classes"]
-    bodies: dict[str, str] = {}
-    for name in CLASS_NAMES:
-        members: list[str] = []
-        for lo, hi in classes[name]:
-            if lo >= 0x80:
-                break  # ranges are sorted
-            members += (chr(c) for c in range(lo, min(hi, 0x7F) + 1))
-        bodies[name] = "".join(re.escape(m) for m in members)
+    It matches faster than the splitter's pattern, whose classes hold the representatives."""
+    bodies = {
+        name: "".join(re.escape(ch) for ch in members if ch.isascii())
+        for name, members in LITERAL_MEMBERS.items()
+    }
     return re.compile(pattern_from_classes(bodies))
 
 
 @cache
 def js_splitter() -> JsSplitter:
-    """The process-wide splitter, built from the bundled tables on first use."""
-    return JsSplitter(load_class_tables()["classes"])
+    """The process-wide splitter; the bundled tables are read the first time a character
+    outside ASCII needs its class signature."""
+    return JsSplitter()

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, TypeVar, cast, dataclass_transform
 
-R = TypeVar("R", bound="Record")
 _MISSING = object()
 # what a comparison returns for another type (Python then tries the other operand's method)
 _NOT_IMPLEMENTED = cast(bool, NotImplemented)
@@ -249,3 +248,7 @@ class Record(metaclass=_RecordType):
     """Base of every record type; see the module's docstring."""
 
     _record_layout: ClassVar[_Layout]
+
+
+# bound to the class itself, not its name: a string bound makes typing compile it at import
+R = TypeVar("R", bound=Record)

@@ -74,14 +74,16 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
 
 
 def load_counting() -> None:
-    """Load the tokenizer and build the JavaScript splitter (for text that is not all ASCII: a
-    dash, a curly quote, an emoji in a description). Called while servers start rather than at
-    import, so nothing before the launches pays for it, and not left to the first count, which
-    is often in the report after the last answer. Idempotent and thread-safe."""
-    from mcpcost.core.pretokenize import js_splitter
+    """Load the tokenizer and compile the split patterns: the ASCII one, and the JavaScript
+    splitter's for text that is not all ASCII (a dash, a curly quote, an emoji in a
+    description). Called while servers start rather than at import, so nothing before the
+    launches pays for it, and not left to the first count, which is often in the report after
+    the last answer. Idempotent and thread-safe."""
+    from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
     from mcpcost.core.tokenizer import get_tokenizer
 
     get_tokenizer()
+    ascii_split_pattern()
     js_splitter()
 
 

@@ -94,6 +94,35 @@ class PosixSystem(Protocol):
         """Return when our child ``pid`` has ended or ``seconds`` have passed."""
 
 
+def executable_on_path(command: str, path: str | None) -> str | None:
+    """What exec would run for ``command``: itself when it names a directory part, else the
+    first executable file of that name in ``path`` (``PATH``'s format; None: this process's
+    ``PATH``, else the system default). ``shutil.which``'s rule on POSIX; shutil itself loads the
+    compression modules, which would cost the first launch a few milliseconds."""
+    if os.path.dirname(command):
+        return command if _is_executable_file(command) else None
+    if path is None:
+        path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH") or os.defpath
+        except (AttributeError, ValueError):
+            path = os.defpath
+    seen: set[str] = set()
+    for directory in path.split(os.pathsep) if path else ():
+        if directory in seen:
+            continue
+        seen.add(directory)
+        candidate = os.path.join(directory, command)
+        if _is_executable_file(candidate):
+            return candidate
+    return None
+
+
+def _is_executable_file(name: str) -> bool:
+    return os.path.exists(name) and os.access(name, os.F_OK | os.X_OK) and not os.path.isdir(name)
+
+
 class RealPosixSystem:
     """The real calls: a new session per server, pipes read by ``PollingReader``."""
 
@@ -121,9 +150,7 @@ class RealPosixSystem:
         os.kill(pid, sig)
 
     def which(self, command: str, path: str | None) -> str | None:
-        import shutil  # shutil loads the compression modules: only when a command is resolved
-
-        return shutil.which(command, path=path)
+        return executable_on_path(command, path)
 
     def monotonic(self) -> float:
         return time.monotonic()
