@@ -89,6 +89,10 @@ class JsSplitter:
                     self._classes = classes
         return self._classes
 
+    def read_tables(self) -> None:
+        """Read the class tables now rather than at the first non-ASCII character."""
+        self.classes  # noqa: B018 - the property reads and keeps them
+
     def member(self, name: str, cp: int) -> bool:
         ranges = self.classes[name]
         i = bisect.bisect_right(self._starts[name], cp) - 1

@@ -74,9 +74,9 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
 
 
 def load_counting() -> None:
-    """Load the tokenizer and compile the split patterns: the ASCII one, and the JavaScript
-    splitter's for text that is not all ASCII (a dash, a curly quote, an emoji in a
-    description). Called while servers start rather than at import, so nothing before the
+    """Load the tokenizer, compile the split patterns and read the class tables that text
+    outside ASCII needs (a dash, a curly quote, an emoji in a description or the server's
+    instructions). Called while servers start rather than at import, so nothing before the
     launches pays for it, and not left to the first count, which is often in the report after
     the last answer. Idempotent and thread-safe."""
     from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
@@ -84,7 +84,7 @@ def load_counting() -> None:
 
     get_tokenizer()
     ascii_split_pattern()
-    js_splitter()
+    js_splitter().read_tables()
 
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
