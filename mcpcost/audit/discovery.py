@@ -38,7 +38,6 @@ from mcpcost.audit.clients.claude_code import (
 from mcpcost.audit.clients.client import Scope
 from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.core.record import Record, replace
-from mcpcost.transports.processes.macos import MacPlatform, shell_path_note
 
 __all__ = [
     "KNOWN_CLIENTS",
@@ -173,6 +172,8 @@ def note_shell_path_only(cf: ConfigFile, environ: Mapping[str, str]) -> ConfigFi
     shell's PATH: it works from a terminal (and in this audit) and may fail in the app."""
     if cf.client not in launchd_path_clients() or not cf.entries:
         return cf
+    from mcpcost.transports.processes.macos import MacPlatform, shell_path_note  # macOS only
+
     mac = MacPlatform()
     path = {"PATH": environ.get("PATH", "")}
     entries = []
