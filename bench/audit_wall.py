@@ -14,10 +14,14 @@ it, interleaved run by run (each pair in alternating order). Target: at most 1.1
 from an environment with the checkout installed as a user installs it (``pip install .`` into
 ``.venv-bench``, made on the first run; bytecode compiled): a development environment adds an
 editable-install hook and test tools that load at start-up. ``--checkout`` runs it with this
-interpreter instead. Both the ratio of the medians and the median of the per-run ratios are
-printed: on a shared machine the load drifts, and a run is compared with its neighbour.
+interpreter instead. The ratio of the medians, the paired ratio (1 + the median of each CLI
+run's difference from its own floor, over the median floor, with a 95% bootstrap interval), the
+median of the per-run ratios and the ratio of the lower quartiles are printed: on a shared
+machine the load drifts, and a run is compared with its neighbour. ``--save`` keeps each pair;
+``--pool`` prints saved runs, each and together, without running anything.
 
     python bench/audit_wall.py [--repeat N] [--pairs N] [--concurrency N] [--checkout] [--save F]
+    python bench/audit_wall.py --pool F [F ...]
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import compileall
 import io
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -153,6 +158,63 @@ def engine_overhead(concurrency: int, seconds: float = 0.5) -> float:
     return (time.perf_counter() - t0) / seconds
 
 
+def paired_ratio(floors: list[float], clis: list[float]) -> float:
+    """1 + the median of the paired differences (each CLI run minus its own floor) over the
+    median floor: the statistic the alternating pairs are made for."""
+    diffs = [c - f for f, c in zip(floors, clis, strict=True)]
+    return 1 + statistics.median(diffs) / statistics.median(floors)
+
+
+def bootstrap_interval(
+    floors: list[float], clis: list[float], resamples: int = 2000
+) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of ``paired_ratio`` over pairs resampled with
+    replacement (a fixed seed, so the same data print the same interval)."""
+    rng = random.Random(0)
+    pairs = list(zip(floors, clis, strict=True))
+    ratios = []
+    for _ in range(resamples):
+        sample = [pairs[rng.randrange(len(pairs))] for _ in pairs]
+        ratios.append(paired_ratio([f for f, _ in sample], [c for _, c in sample]))
+    cuts = statistics.quantiles(ratios, n=40)
+    return cuts[0], cuts[-1]
+
+
+def pair_summary(floors: list[float], clis: list[float]) -> list[str]:
+    """The figures of a set of CLI/floor pairs, each statistic against the 1.10x target."""
+    dual, cli = statistics.median(floors), statistics.median(clis)
+    pairs = sorted(c / d for c, d in zip(clis, floors, strict=True))
+    low, high = bootstrap_interval(floors, clis)
+    # noise on a shared machine only ever adds time, so the fast end of each side is shown too
+    low_cli, low_dual = quartile(clis), quartile(floors)
+    return [
+        f"dual-launch floor (med)  {dual * 1000:8.0f} ms   8 bare launches at once",
+        f"mcpcost audit CLI (med)  {cli * 1000:8.0f} ms   {cli / dual:.3f}x dual-launch floor",
+        f"paired                   {paired_ratio(floors, clis):.3f}x (1 + median of CLI - its "
+        f"floor, over the median floor; 95% bootstrap {low:.3f}-{high:.3f})",
+        f"per-run CLI / floor      median {statistics.median(pairs):.3f}x "
+        f"(range {pairs[0]:.2f}-{pairs[-1]:.2f}, {len(pairs)} runs)",
+        f"lower quartiles          {low_cli * 1000:.0f} / {low_dual * 1000:.0f} ms = "
+        f"{low_cli / low_dual:.3f}x; minima {min(clis) / min(floors):.2f}x",
+    ]
+
+
+def pool(files: list[str]) -> None:
+    """Print each saved run's figures and those of all of them together (nothing is run)."""
+    floors: list[float] = []
+    clis: list[float] = []
+    for name in files:
+        saved = json.loads(Path(name).read_text("utf-8"))
+        print(f"{name}:")
+        print("\n".join("  " + line for line in pair_summary(saved["floor_s"], saved["cli_s"])))
+        floors += saved["floor_s"]
+        clis += saved["cli_s"]
+    if len(files) > 1:
+        print(f"pooled, {len(files)} runs:")
+        print("\n".join("  " + line for line in pair_summary(floors, clis)))
+    print("target: audit CLI <= 1.10x the dual-launch floor")
+
+
 def run() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=5)
@@ -167,7 +229,16 @@ def run() -> None:
         help="run the CLI with this interpreter from the checkout, not from an installed copy",
     )
     ap.add_argument("--save", help="write each pair's seconds to this JSON file")
+    ap.add_argument(
+        "--pool",
+        nargs="+",
+        metavar="FILE",
+        help="print the figures of runs saved with --save, each and together; run nothing",
+    )
     args = ap.parse_args()
+    if args.pool:
+        pool(args.pool)
+        return
     print(machine_line("before"))
     compileall.compile_dir(str(ROOT / "mcpcost"), quiet=1)
     from mcpcost.core.tokenizer import get_tokenizer
@@ -207,20 +278,7 @@ def run() -> None:
         f"audit wall (median)      {median * 1000:8.0f} ms   {median / slowest:.2f}x slowest "
         f"floor, {median / bound:.2f}x max(slowest floor, CPU bound)"
     )
-    dual, cli = statistics.median(dual_floors), statistics.median(cli_walls)
-    pairs = sorted(c / d for c, d in zip(cli_walls, dual_floors, strict=True))
-    print(f"dual-launch floor (med)  {dual * 1000:8.0f} ms   8 bare launches at once")
-    print(f"mcpcost audit CLI (med)  {cli * 1000:8.0f} ms   {cli / dual:.2f}x dual-launch floor")
-    print(
-        f"per-run CLI / floor      median {statistics.median(pairs):.2f}x "
-        f"(range {pairs[0]:.2f}-{pairs[-1]:.2f}, {len(pairs)} runs)"
-    )
-    # noise on a shared machine only ever adds time, so the fast end of each side is printed too
-    low_cli, low_dual = quartile(cli_walls), quartile(dual_floors)
-    print(
-        f"lower quartiles          {low_cli * 1000:.0f} / {low_dual * 1000:.0f} ms = "
-        f"{low_cli / low_dual:.2f}x; minima {min(cli_walls) / min(dual_floors):.2f}x"
-    )
+    print("\n".join(pair_summary(dual_floors, cli_walls)))
     if args.save:
         Path(args.save).write_text(
             json.dumps({"floor_s": dual_floors, "cli_s": cli_walls}, indent=1), "utf-8"
