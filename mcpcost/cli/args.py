@@ -6,7 +6,7 @@ import argparse
 import os
 import re
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.suggest import did_you_mean
@@ -41,9 +41,10 @@ class HelpLayout(argparse.HelpFormatter):
         indent_increment: int = 2,
         max_help_position: int = 24,
         width: int | None = None,
+        **later: Any,  # whatever a newer argparse passes, handed on unchanged
     ) -> None:
         wrap = terminal_columns() - 2 if width is None else width
-        super().__init__(prog, indent_increment, max_help_position, wrap)
+        super().__init__(prog, indent_increment, max_help_position, wrap, **later)
 
 
 class ArgParser(argparse.ArgumentParser):
