@@ -197,13 +197,18 @@ def test_command_help_wraps_to_the_terminal_width(
     assert max(len(line) for line in lines) > columns - 20
 
 
-def test_help_width_falls_back_to_80_without_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcpcost.cli.args import terminal_columns
+def test_terminal_width_is_columns_then_the_terminal_then_the_default() -> None:
+    from mcpcost.cli.streams import terminal_width
 
-    monkeypatch.setenv("COLUMNS", "not-a-number")
-    monkeypatch.setattr(sys, "__stdout__", None)
-    assert terminal_columns() == 80
-    monkeypatch.setenv("COLUMNS", "0")
-    assert terminal_columns() == 80
-    monkeypatch.setenv("COLUMNS", "97")
-    assert terminal_columns() == 97
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            raise OSError("not a real terminal")
+
+    assert terminal_width({"COLUMNS": "97"}, io.StringIO(), 80) == 97
+    for bad in ("", "0", "-3", "not-a-number"):
+        assert terminal_width({"COLUMNS": bad}, io.StringIO(), 80) == 80  # no terminal
+        assert terminal_width({"COLUMNS": bad}, Tty(), 72) == 72  # one that cannot say
+        assert terminal_width({"COLUMNS": bad}, None, 100) == 100

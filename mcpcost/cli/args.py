@@ -8,6 +8,7 @@ import re
 import sys
 from typing import Any, NoReturn
 
+from mcpcost.cli.streams import terminal_width
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import UsageError
@@ -16,22 +17,9 @@ from mcpcost.version import __version__
 _INVALID_CHOICE = LazyPattern(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
-def terminal_columns() -> int:
-    """The width help text wraps to: ``COLUMNS``, else the terminal's, else 80."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return columns if columns > 0 else 80
-
-
 class HelpLayout(argparse.HelpFormatter):
-    """argparse's help layout, wrapped to ``terminal_columns``. argparse's own formatter asks
+    """argparse's help layout, wrapped to the terminal (``streams.terminal_width``; argparse
+    prints help on ``sys.stdout``, 80 columns when that is no terminal). argparse's own formatter asks
     ``shutil`` for the size, and one is made for every argument added; shutil loads the
     compression modules, which would delay the start of every command."""
 
@@ -43,7 +31,7 @@ class HelpLayout(argparse.HelpFormatter):
         width: int | None = None,
         **later: Any,  # whatever a newer argparse passes, handed on unchanged
     ) -> None:
-        wrap = terminal_columns() - 2 if width is None else width
+        wrap = terminal_width(os.environ, sys.stdout, 80) - 2 if width is None else width
         super().__init__(prog, indent_increment, max_help_position, wrap, **later)
 
 

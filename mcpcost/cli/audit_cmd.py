@@ -47,6 +47,7 @@ from mcpcost.cli.container_args import (
     require_docker_for,
 )
 from mcpcost.cli.io import read_source
+from mcpcost.cli.streams import terminal_width
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
@@ -328,18 +329,10 @@ def _audit(
 
 
 def text_width(environ: Mapping[str, str], out: TextIO) -> int:
-    """The width the text report fits: ``COLUMNS``, else the terminal's, else the default."""
+    """The width the text report fits (``streams.terminal_width``, the report's default)."""
     from mcpcost.audit.render_text import DEFAULT_WIDTH
 
-    columns = environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        if out.isatty():
-            return os.get_terminal_size(out.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        pass
-    return DEFAULT_WIDTH
+    return terminal_width(environ, out, DEFAULT_WIDTH)
 
 
 def write_sarif(

@@ -13,10 +13,26 @@ text that came from elsewhere.
 from __future__ import annotations
 
 import contextlib
+import os
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from mcpcost.core.cilog import neutralize_workflow_commands
 from mcpcost.core.terminal import terminal_text
+
+
+def terminal_width(environ: Mapping[str, str], stream: Any, default: int) -> int:
+    """The width output to ``stream`` fits: ``COLUMNS`` when it is a positive number, else the
+    terminal's when ``stream`` is one, else ``default``."""
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if stream is not None and stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns or default
+    except (OSError, ValueError, AttributeError):
+        pass
+    return default
 
 
 class SafeStream:
