@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class LazyPattern:
@@ -47,7 +48,8 @@ class LazyPattern:
     def finditer(self, text: str, pos: int = 0) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(text, pos)
 
-    def findall(self, text: str) -> list[str]:
+    def findall(self, text: str) -> list[Any]:
+        """Strings, or tuples of groups when the pattern has several, as ``re`` gives them."""
         return self.compiled.findall(text)
 
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
