@@ -66,3 +66,20 @@ def test_short_inputs_do_not_load_openssl() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_view_is_measured_in_bytes_not_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = bytes(range(256)) * 16  # 4 KiB
+    words = memoryview(data).cast("I")  # 1,024 items of 4 bytes
+    monkeypatch.setattr(digest, "BUILTIN_LIMIT", 2_000)  # between the two sizes
+    chosen: list[int] = []
+    real = digest._hasher
+
+    def spy(view: bytes | memoryview) -> digest.Hasher:
+        hasher = real(view)
+        chosen.append(hasher is digest._BUILTIN)
+        return hasher
+
+    monkeypatch.setattr(digest, "_hasher", spy)
+    assert sha256_hex(words) == hashlib.sha256(data).hexdigest()
+    assert chosen == [False]  # 4,096 bytes are over the limit, though only 1,024 items
