@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcpcost.action.main import main
-from mcpcost.core.process_exit import leave
+from mcpcost.runtime.process_exit import leave
 
 if __name__ == "__main__":
     leave(main())

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-import mcpcost.audit.clients as clients_package
-from mcpcost.audit.clients import CLIENTS, KNOWN_CLIENTS, client_named, parse_config
-from mcpcost.audit.clients.client import Client
-from mcpcost.audit.discovery import discover
+import mcpcost.configs.clients as clients_package
 from mcpcost.cli import audit_cmd
+from mcpcost.configs.clients import CLIENTS, KNOWN_CLIENTS, client_named, parse_config
+from mcpcost.configs.clients.client import Client
+from mcpcost.configs.discovery import discover
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
 from tests.servers.registry import real_server_argv
@@ -32,7 +32,7 @@ def _client_modules() -> dict[str, Client]:
     """Every module of the package that defines a ``CLIENT``, by module name."""
     out: dict[str, Client] = {}
     for info in pkgutil.iter_modules([str(PACKAGE)]):
-        module = importlib.import_module(f"mcpcost.audit.clients.{info.name}")
+        module = importlib.import_module(f"mcpcost.configs.clients.{info.name}")
         found = getattr(module, "CLIENT", None)
         if isinstance(found, Client):
             out[info.name] = found
@@ -85,7 +85,7 @@ def test_every_client_has_a_fixture_that_discovery_finds(tmp_path: Path) -> None
 
 def test_lmstudio_fixture_parses_as_cursor_notation() -> None:
     text = (CONFIGS / "lmstudio-mcp.json").read_text("utf-8")
-    from mcpcost.audit.clients import ParseContext
+    from mcpcost.configs.clients import ParseContext
 
     ctx = ParseContext(environ={}, home="/home/u", cwd="/w")
     cf = parse_config("lmstudio", "/home/u/.lmstudio/mcp.json", text, context=ctx)

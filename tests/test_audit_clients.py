@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpcost.audit.clients import ParseContext, detect_dialect, parse_config
-from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
-from mcpcost.audit.jsonc import key_lines, parse_jsonc, strip_jsonc
+from mcpcost.configs.clients import ParseContext, detect_dialect, parse_config
+from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.jsonc import key_lines, parse_jsonc, strip_jsonc
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import JSONSyntaxError
 
@@ -650,7 +650,7 @@ def test_missing_and_unreadable_env_files_are_problems_not_failures(tmp_path: Pa
             }
         }
     )
-    from mcpcost.audit.discovery import read_env_file
+    from mcpcost.configs.discovery import read_env_file
 
     ctx = ParseContext(environ={}, home="/h", cwd=str(tmp_path), read_text=read_env_file)
     cf = parse_config("cursor", str(tmp_path / "mcp.json"), text, context=ctx)
@@ -728,7 +728,7 @@ def test_jsonc_trailing_comma_then_comments(text: str, value: object) -> None:
     ],
 )
 def test_parse_dotenv(text: str, values: dict[str, str], problems: tuple[str, ...]) -> None:
-    from mcpcost.audit.variables import parse_dotenv
+    from mcpcost.configs.variables import parse_dotenv
 
     got = parse_dotenv(text)
     assert dict(got.values) == values
@@ -744,7 +744,7 @@ def test_parse_dotenv(text: str, values: dict[str, str], problems: tuple[str, ..
 )
 @settings(max_examples=80, deadline=None)
 def test_parse_dotenv_round_trips_single_quoted_values(values: dict[str, str]) -> None:
-    from mcpcost.audit.variables import parse_dotenv
+    from mcpcost.configs.variables import parse_dotenv
 
     values = {k: v.replace("'", "") for k, v in values.items()}
     text = "".join(f"{k}='{v}'\n" for k, v in values.items())
@@ -775,11 +775,11 @@ def test_env_file_values_never_reach_any_report_output(
     import tempfile
 
     from mcpcost.audit.engine import run_audit
-    from mcpcost.audit.render_json import render_json
-    from mcpcost.audit.render_markdown import render_markdown
-    from mcpcost.audit.render_text import render_text
     from mcpcost.core.model import Measurement
     from mcpcost.core.status import Status
+    from mcpcost.render.json_report import render_json
+    from mcpcost.render.markdown_report import render_markdown
+    from mcpcost.render.text_report import render_text
     from tests.test_audit_report import measured, tools
 
     secrets = [v for v, _ in entries.values()]

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.clients.claude_code import settings_paths
 from mcpcost.audit.deferral import (
     BASE_URL,
     BETAS,
@@ -22,9 +21,10 @@ from mcpcost.audit.deferral import (
     read_settings_sources,
     upfront_tokens,
 )
-from mcpcost.audit.render_deferral import deferral_block
+from mcpcost.configs.clients.claude_code import settings_paths
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.render.deferral_lines import deferral_block
 
 SERVERS = (SessionServer(name="a", tokens=30_000), SessionServer(name="b", tokens=2_000))
 

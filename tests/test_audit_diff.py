@@ -11,10 +11,10 @@ import pytest
 
 from mcpcost.audit.baseline import baseline_of_report, parse_baseline
 from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.render_json import report_to_json
-from mcpcost.audit.render_text import render_text
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.render.json_report import report_to_json
+from mcpcost.render.text_report import render_text
 from tests.test_audit_report import TABLE, config, entry, report_for, tools
 
 BASELINES = Path(__file__).resolve().parent / "fixtures" / "baselines"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.audit.clients import KNOWN_CLIENTS, ParseContext
-from mcpcost.audit.config_file import ConfigFile, ConfigState
-from mcpcost.audit.discovery import (
+from mcpcost.configs.clients import KNOWN_CLIENTS, ParseContext
+from mcpcost.configs.config_file import ConfigFile, ConfigState
+from mcpcost.configs.discovery import (
     PROJECT_CONFIG_PATHS,
     config_listing,
     discover,
@@ -600,7 +600,7 @@ def test_approval_applies_only_to_the_project_mcp_json(tmp_path: Path) -> None:
 
 
 def test_approval_settings_can_be_passed_in(tmp_path: Path) -> None:
-    from mcpcost.audit.discovery import parse_approval_settings
+    from mcpcost.configs.discovery import parse_approval_settings
 
     home, cwd, _root = _project(tmp_path, "a", "b")
     given = [
@@ -615,8 +615,8 @@ def test_approval_settings_can_be_passed_in(tmp_path: Path) -> None:
 
 
 def test_approval_reads_the_deferral_settings_paths(tmp_path: Path) -> None:
-    from mcpcost.audit.clients.claude_code import settings_paths
-    from mcpcost.audit.discovery import read_approval_settings
+    from mcpcost.configs.clients.claude_code import settings_paths
+    from mcpcost.configs.discovery import read_approval_settings
 
     home, cwd = tmp_path / "h", tmp_path / "c"
     read: list[str] = []

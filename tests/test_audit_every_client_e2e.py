@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 import yaml
 
-from mcpcost.audit.clients import KNOWN_CLIENTS
 from mcpcost.cli import audit_cmd
+from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
 from tests.servers.registry import real_server_argv

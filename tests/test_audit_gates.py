@@ -10,10 +10,10 @@ import pytest
 from mcpcost.audit.baseline import parse_baseline
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates, plan_budget_fit
-from mcpcost.audit.render_json import report_to_json
-from mcpcost.audit.render_text import render_text
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.status import Status
+from mcpcost.render.json_report import report_to_json
+from mcpcost.render.text_report import render_text
 from tests.test_audit_diff import as_baseline, run
 from tests.test_audit_report import TABLE, config, entry, report_for, tools
 

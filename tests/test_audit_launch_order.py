@@ -38,15 +38,15 @@ NOT_BEFORE_LAUNCH = (
     "mcpcost.audit.report",
     "mcpcost.audit.report_model",
     "mcpcost.audit.gates",
-    "mcpcost.audit.render_json",
-    "mcpcost.audit.render_text",
-    "mcpcost.audit.render_markdown",
-    "mcpcost.audit.sarif",
+    "mcpcost.render.json_report",
+    "mcpcost.render.text_report",
+    "mcpcost.render.markdown_report",
+    "mcpcost.render.sarif_report",
     "mcpcost.audit.diff",
     "mcpcost.audit.baseline",
     "mcpcost.audit.deferral",
     "mcpcost.core.tokenizer",
-    "mcpcost.transports.oauth.authorizer",
+    "mcpcost.auth.authorizer",
     "requests",
     "yaml",
     "tomllib",
@@ -104,8 +104,8 @@ def test_report_modules_load_after_the_first_launch(tmp_path: Path) -> None:
     # nothing that only counting needs competes with the launches for the interpreter
     assert {"mcpcost.core.tokenizer", "mcpcost.core.ranks"}.isdisjoint(last)
     # and the ones the report needs were loaded by the end (the probe saw the real run)
-    assert {"mcpcost.audit.report", "mcpcost.audit.render_json"} <= set(result["at_end"])
-    assert {"requests", "yaml", "mcpcost.audit.render_markdown"}.isdisjoint(result["at_end"])
+    assert {"mcpcost.audit.report", "mcpcost.render.json_report"} <= set(result["at_end"])
+    assert {"requests", "yaml", "mcpcost.render.markdown_report"}.isdisjoint(result["at_end"])
     # nor, at any point, modules an audit has no use for but would pay for in imports
     assert set(NEVER_IN_AN_AUDIT).isdisjoint(result["at_end"])
 

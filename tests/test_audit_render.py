@@ -11,18 +11,18 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import TOOL_SEARCH, parse_settings
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.render_json import render_json, report_to_json
-from mcpcost.audit.render_markdown import render_markdown
-from mcpcost.audit.render_text import render_text
+from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.status import Status
+from mcpcost.render.json_report import render_json, report_to_json
+from mcpcost.render.markdown_report import render_markdown
+from mcpcost.render.text_report import render_text
 from tests.test_audit_diff import as_baseline
 from tests.test_audit_report import TABLE, config, entry, report_for
 

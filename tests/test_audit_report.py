@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.engine import distinct_launches, measure_all, run_audit
 from mcpcost.audit.report import build_report
 from mcpcost.audit.report_model import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, first_line
+from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
 from mcpcost.core.spec import ServerSpec

@@ -13,18 +13,18 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.engine import run_audit
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.render_json import render_json
-from mcpcost.audit.render_markdown import render_markdown
-from mcpcost.audit.render_text import render_text
 from mcpcost.cli import audit_cmd
+from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.render.json_report import render_json
+from mcpcost.render.markdown_report import render_markdown
+from mcpcost.render.text_report import render_text
 from tests.test_audit_diff import as_baseline
 from tests.test_audit_report import measured, tools
 

@@ -15,8 +15,8 @@ import pytest
 
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates
-from mcpcost.audit.render_text import render_text
 from mcpcost.core.record import replace
+from mcpcost.render.text_report import render_text
 from tests.test_audit_diff import as_baseline
 from tests.test_audit_report import TABLE, config, entry, report_for, tools
 

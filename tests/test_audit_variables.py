@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcpcost.audit.clients import CLIENT_SYNTAX, ParseContext, parse_config, syntax_for
-from mcpcost.audit.variables import (
+from mcpcost.configs.clients import CLIENT_SYNTAX, ParseContext, parse_config, syntax_for
+from mcpcost.configs.variables import (
     VariableContext,
     VariableSyntax,
     resolve,
@@ -109,7 +109,7 @@ def test_per_client_applicability(client: str, text: str, value: str) -> None:
 
 
 def test_every_known_client_has_a_syntax_entry() -> None:
-    from mcpcost.audit.clients import KNOWN_CLIENTS
+    from mcpcost.configs.clients import KNOWN_CLIENTS
 
     assert set(KNOWN_CLIENTS) <= set(CLIENT_SYNTAX)
     assert not syntax_for("codex").expands

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
-from mcpcost.transports.oauth.challenge import parse_bearer_challenge, parse_challenges
-from mcpcost.transports.oauth.credentials_env import Grant, settings_from_env
-from mcpcost.transports.oauth.grants import (
+from mcpcost.auth.authorization_failed import AuthorizationFailed
+from mcpcost.auth.challenge import parse_bearer_challenge, parse_challenges
+from mcpcost.auth.credentials_env import Grant, settings_from_env
+from mcpcost.auth.grants import (
     ClientAuthMethod,
     ClientIdentity,
     TokenSet,
@@ -24,7 +24,7 @@ from mcpcost.transports.oauth.grants import (
     parse_token_response,
     token_request,
 )
-from mcpcost.transports.oauth.metadata import (
+from mcpcost.auth.metadata import (
     AuthorizationServerMetadata,
     authorization_server_metadata_urls,
     canonical_resource,
@@ -33,8 +33,8 @@ from mcpcost.transports.oauth.metadata import (
     protected_resource_metadata_urls,
     resource_covers,
 )
-from mcpcost.transports.oauth.pkce import new_pkce, s256_challenge
-from mcpcost.transports.oauth.store import FileTokenStore, SignIn, state_dir
+from mcpcost.auth.pkce import new_pkce, s256_challenge
+from mcpcost.auth.store import FileTokenStore, SignIn, state_dir
 
 SERVER = AuthorizationServerMetadata(
     issuer="https://as.example",
@@ -225,7 +225,7 @@ def test_private_key_jwt_assertion_verifies(alg: str | None) -> None:
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
 
-    from mcpcost.transports.oauth.client_assertion import assertion_claims, sign_assertion
+    from mcpcost.auth.client_assertion import assertion_claims, sign_assertion
 
     key = (
         rsa.generate_private_key(65537, 2048)
@@ -275,7 +275,7 @@ class MemoryKeyring:
 
 
 def test_keyring_store_keeps_secrets_in_the_keyring_only(tmp_path: Path) -> None:
-    from mcpcost.transports.oauth.store import KEYRING_SERVICE, KeyringTokenStore
+    from mcpcost.auth.store import KEYRING_SERVICE, KeyringTokenStore
 
     ring = MemoryKeyring()
     store = KeyringTokenStore(ring, tmp_path)

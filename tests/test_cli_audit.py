@@ -98,7 +98,7 @@ def test_real_servers_end_to_end_totals_equal_their_own_measurements(tmp_path: P
     assert [s["name"] for s in c["skipped"]] == ["crash"]
     assert "[3/3]" in err and "[3/3]" not in out
     # the servers' stops overlap the report, but the command returns only once all have ended
-    from mcpcost.transports.processes.live_trees import LIVE
+    from mcpcost.runtime.processes.live_trees import LIVE
 
     assert LIVE.snapshot() == []
     assert [t for t in threading.enumerate() if t.name == "mcpcost-stop"] == []

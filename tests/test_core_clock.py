@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
-from mcpcost.core.clock import iso_utc, utc_now
+from mcpcost.runtime.clock import iso_utc, utc_now
 
 
 def test_milliseconds_are_kept_not_rounded() -> None:

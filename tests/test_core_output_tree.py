@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.core.output_tree import (
+from mcpcost.errors import OutputError
+from mcpcost.runtime.output_tree import (
     PENDING_DIR,
     atomic_write,
     open_tree,
@@ -22,7 +23,6 @@ from mcpcost.core.output_tree import (
     recover_tree,
     write_in_tree,
 )
-from mcpcost.errors import OutputError
 from tests.servers.registry import fixture_argv
 
 ROOT = Path(__file__).resolve().parent.parent

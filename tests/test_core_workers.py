@@ -1,4 +1,4 @@
-"""``core.workers``: tasks side by side on threads, results as they finish."""
+"""``runtime.workers``: tasks side by side on threads, results as they finish."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from mcpcost.core.workers import Workers, run_side_by_side
+from mcpcost.runtime.workers import Workers, run_side_by_side
 
 
 def test_results_come_in_finishing_order_and_in_task_order_on_request() -> None:

@@ -116,7 +116,7 @@ def test_a_signal_ends_the_command_promptly_with_nothing_left(
 
 @pytest.mark.parametrize("path", ["stop", "kill"])
 def test_other_launches_are_ended_and_refused_after(path: str) -> None:
-    from mcpcost.transports.processes import (
+    from mcpcost.runtime.processes import (
         LiveTrees,
         OtherLaunch,
         kill_every_tree,

@@ -1,6 +1,7 @@
 """The package's layers import downward only; pure modules do no IO.
 
-cli | action  ->  audit | sweep  ->  measuring  ->  transports  ->  core  ->  errors
+cli | action  ->  render | sweep  ->  audit  ->  configs  ->  measuring  ->  transports  ->  auth
+  ->  runtime  ->  core  ->  errors
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcpcost"
 RANK = {
     "errors": 0,
     "core": 1,
-    "transports": 2,
-    "measuring": 3,
-    "audit": 4,
-    "sweep": 4,
-    "cli": 5,
-    "action": 5,
+    "runtime": 2,
+    "auth": 3,
+    "transports": 4,
+    "measuring": 5,
+    "configs": 6,
+    "audit": 7,
+    "render": 8,
+    "sweep": 8,
+    "cli": 9,
+    "action": 9,
 }
 IO_MODULES = {"subprocess", "socket", "requests", "docker", "http", "urllib.request", "shutil"}
 

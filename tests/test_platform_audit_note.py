@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.audit.config_file import ConfigFile
-from mcpcost.audit.discovery import discover
+from mcpcost.configs.config_file import ConfigFile
+from mcpcost.configs.discovery import discover
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX PATH and executable bits")
 

@@ -19,7 +19,7 @@ import pytest
 from mcpcost.cli import main
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.tokenizer import get_tokenizer
-from mcpcost.transports.processes import (
+from mcpcost.runtime.processes import (
     LiveTrees,
     ProcessPlatform,
     ProcessTree,
@@ -27,7 +27,7 @@ from mcpcost.transports.processes import (
     start_tree,
     stop_tree,
 )
-from mcpcost.transports.processes.linux import LinuxPlatform
+from mcpcost.runtime.processes.linux import LinuxPlatform
 from mcpcost.transports.stdio import spawn_stdio
 from tests.servers.registry import FIXTURES_DIR
 
@@ -271,7 +271,7 @@ def test_a_tree_left_open_is_killed_when_the_process_exits(tmp_path: Path) -> No
 
 
 def test_waiting_for_a_child_returns_when_it_ends_not_when_the_wait_runs_out() -> None:
-    from mcpcost.transports.processes.posix import RealPosixSystem
+    from mcpcost.runtime.processes.posix import RealPosixSystem
 
     system = RealPosixSystem()
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.3)"])
@@ -312,7 +312,7 @@ def descriptors_past_1024() -> Iterator[None]:
 def test_waiting_for_a_child_works_past_select_s_descriptor_limit(
     descriptors_past_1024: None,
 ) -> None:
-    from mcpcost.transports.processes.posix import RealPosixSystem
+    from mcpcost.runtime.processes.posix import RealPosixSystem
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"])
     RealPosixSystem().wait_exit(child.pid, 30.0)
@@ -320,7 +320,7 @@ def test_waiting_for_a_child_works_past_select_s_descriptor_limit(
 
 
 def test_a_pipe_numbered_past_select_s_limit_is_read(descriptors_past_1024: None) -> None:
-    from mcpcost.transports.processes.posix import PollingReader
+    from mcpcost.runtime.processes.posix import PollingReader
 
     read_end, write_end = os.pipe()
     assert read_end > 1024
@@ -337,7 +337,7 @@ def test_command_lookup_follows_shutil_which(
 ) -> None:
     import shutil
 
-    from mcpcost.transports.processes.posix import executable_on_path
+    from mcpcost.runtime.processes.posix import executable_on_path
 
     first, second, empty = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     for d in (first, second, empty):

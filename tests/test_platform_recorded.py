@@ -13,23 +13,23 @@ from typing import IO, Any
 
 import pytest
 
-from mcpcost.transports.processes import (
+from mcpcost.runtime.processes import (
     LiveTrees,
     StartRefused,
     kill_every_tree,
     start_tree,
     windows,
 )
-from mcpcost.transports.processes.macos import (
+from mcpcost.runtime.processes.macos import (
     GUI_APP_PATH,
     PS_ARGV,
     MacPlatform,
     group_states,
     strays_in,
 )
-from mcpcost.transports.processes.platform_api import ProcessTree, ReadableEnd
-from mcpcost.transports.processes.posix import SIGKILL, SIGTERM
-from mcpcost.transports.processes.windows import (
+from mcpcost.runtime.processes.platform_api import ProcessTree, ReadableEnd
+from mcpcost.runtime.processes.posix import SIGKILL, SIGTERM
+from mcpcost.runtime.processes.windows import (
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     KILLED_EXIT_CODE,
     START_FLAGS,

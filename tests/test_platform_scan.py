@@ -1,4 +1,4 @@
-"""Every POSIX-only process call lives in the platform layer (``mcpcost/transports/processes``):
+"""Every POSIX-only process call lives in the platform layer (``mcpcost/runtime/processes``):
 nothing else signals process groups, reads ``/proc`` or asks for a new session."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mcpcost"
-LAYER = PACKAGE / "transports" / "processes"
+LAYER = PACKAGE / "runtime" / "processes"
 POSIX_ONLY_CALLS = frozenset({"killpg", "getpgid", "getpgrp", "setsid", "setpgid", "getsid"})
 POSIX_ONLY_KEYWORDS = frozenset({"start_new_session", "preexec_fn", "process_group"})
 

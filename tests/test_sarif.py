@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 
 from mcpcost.audit.gates import Gate
-from mcpcost.audit.sarif import LocatedFinding, render_sarif
 from mcpcost.cli import audit_cmd
 from mcpcost.errors import InputError, OutputError, UsageError
+from mcpcost.render.sarif_report import LocatedFinding, render_sarif
 from tests.servers.registry import fixture_argv
 
 SCHEMA = json.loads(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mcpcost.audit.api import audit_configs
-from mcpcost.audit.discovery import UNTRUSTED_PROJECT
+from mcpcost.configs.discovery import UNTRUSTED_PROJECT
 
 ROOT = Path(__file__).resolve().parent.parent
 

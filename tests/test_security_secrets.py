@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from mcpcost.action.runner_files import mask_commands
-from mcpcost.audit.clients import ParseContext
-from mcpcost.audit.discovery import parse_project_config
+from mcpcost.configs.clients import ParseContext
+from mcpcost.configs.discovery import parse_project_config
 from mcpcost.core.redact import MASK, maskable, redact_text
 from mcpcost.core.status import Status
 from mcpcost.measuring.capture import CaptureFailure
@@ -191,12 +191,12 @@ def records_holding_secrets() -> list[object]:
     from mcpcost.action.github import GitHubClient
     from mcpcost.action.runner_env import Runner
     from mcpcost.action.settings import Settings
+    from mcpcost.auth.credentials_env import OAuthSettings
+    from mcpcost.auth.grants import ClientIdentity, Registration, TokenSet
+    from mcpcost.auth.loopback import Redirect
+    from mcpcost.auth.pkce import PKCEPair
+    from mcpcost.auth.store import SignIn
     from mcpcost.core.spec import ServerSpec
-    from mcpcost.transports.oauth.credentials_env import OAuthSettings
-    from mcpcost.transports.oauth.grants import ClientIdentity, Registration, TokenSet
-    from mcpcost.transports.oauth.loopback import Redirect
-    from mcpcost.transports.oauth.pkce import PKCEPair
-    from mcpcost.transports.oauth.store import SignIn
 
     client = ClientIdentity("visible-client", client_secret=SENTINEL, private_key_pem=SENTINEL)
     tokens = TokenSet(access_token=SENTINEL, refresh_token=SENTINEL, scope="visible-scope")

@@ -706,8 +706,8 @@ def _no_container_of_ours(client: Any, within_s: float) -> bool:
 def test_an_interrupt_ends_the_containers_of_open_captures(
     engine: tuple[Any, str, str], end: str
 ) -> None:
+    from mcpcost.runtime.processes import LiveTrees, kill_every_tree, stop_every_tree
     from mcpcost.transports.failures import SpawnFailed
-    from mcpcost.transports.processes import LiveTrees, kill_every_tree, stop_every_tree
 
     client, image, _ = engine
     registry = LiveTrees()
@@ -734,7 +734,7 @@ def test_an_interrupt_ends_the_containers_of_open_captures(
 @pytest.mark.slow
 @pytest.mark.podman
 def test_a_closed_capture_leaves_the_registry(engine: tuple[Any, str, str]) -> None:
-    from mcpcost.transports.processes import LiveTrees
+    from mcpcost.runtime.processes import LiveTrees
 
     client, image, _ = engine
     registry = LiveTrees()

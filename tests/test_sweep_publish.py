@@ -12,8 +12,8 @@ import pytest
 
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import NOT_CAPTURED, Isolation, Measurement, render_measurement
-from mcpcost.core.output_tree import atomic_write
 from mcpcost.core.status import Status
+from mcpcost.runtime.output_tree import atomic_write
 from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.estimator import fit
 from mcpcost.sweep.files import measurement_path

@@ -1,5 +1,5 @@
 """The pull-request comment: rendered from an ``Outcome`` with a sandboxed Jinja template
-(``mcpcost.core.templating``; pure).
+(``mcpcost.runtime.templating``; pure).
 
 Server and tool names, notes and paths come from the pull request (its config, the servers it
 starts), so every such string passes ``mcpcost.core.markdown`` (names as ``code_span``, other text
@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
-from mcpcost.audit.clients import deferring_clients
 from mcpcost.audit.diff import DiffKind
-from mcpcost.audit.text_format import n as fmt
-from mcpcost.audit.text_format import signed
+from mcpcost.configs.clients import deferring_clients
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.record import Record
-from mcpcost.core.templating import render
+from mcpcost.render.text_format import n as fmt
+from mcpcost.render.text_format import signed
+from mcpcost.runtime.templating import render
 
 # Clients whose documented default defers MCP tool definitions (from the client registry); the
 # audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
@@ -185,7 +185,7 @@ def context(
 
 
 def render_template(name: str, ctx: dict[str, Any]) -> str:
-    """``name`` rendered in the shared environment (``mcpcost.core.templating``)."""
+    """``name`` rendered in the shared environment (``mcpcost.runtime.templating``)."""
     return render(name, ctx)
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-from mcpcost.audit.clients import ParseContext
-from mcpcost.audit.config_file import ConfigFile
-from mcpcost.audit.discovery import PROJECT_CONFIG_PATHS, parse_project_config
 from mcpcost.audit.engine import distinct_launches, measure_all
+from mcpcost.configs.clients import ParseContext
+from mcpcost.configs.config_file import ConfigFile
+from mcpcost.configs.discovery import PROJECT_CONFIG_PATHS, parse_project_config
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec

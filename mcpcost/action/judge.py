@@ -25,14 +25,14 @@ from mcpcost.action.outcome import (
     ToolChange,
     VerdictView,
 )
-from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy, diff_reports
 from mcpcost.audit.gates import Gate, GateResult, evaluate_gates
 from mcpcost.audit.report import build_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, first_line
-from mcpcost.audit.sarif import finding_line
+from mcpcost.configs.config_file import ConfigFile, ConfigState
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record, field
+from mcpcost.render.sarif_report import finding_line
 
 
 class Judgement(Record, frozen=True, kw_only=True):

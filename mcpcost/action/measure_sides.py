@@ -19,12 +19,12 @@ from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
 from mcpcost.action.settings import Settings
 from mcpcost.action.sharing import needs_worktree, place
-from mcpcost.audit.config_file import ConfigFile
-from mcpcost.audit.sarif import entry_lines
-from mcpcost.core.clock import iso_utc, utc_now
+from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record, replace
 from mcpcost.errors import InputError
+from mcpcost.render.sarif_report import entry_lines
+from mcpcost.runtime.clock import iso_utc, utc_now
 
 
 def _pr(runner: Runner) -> tuple[int, str, str]:

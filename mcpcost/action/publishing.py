@@ -28,13 +28,13 @@ from mcpcost.action.runner_files import (
 from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
-from mcpcost.audit.render_json import report_to_json
-from mcpcost.audit.sarif import render_sarif
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.core.output_tree import write_in_tree
 from mcpcost.core.record import replace
 from mcpcost.errors import InputError
+from mcpcost.render.json_report import report_to_json
+from mcpcost.render.sarif_report import render_sarif
+from mcpcost.runtime.output_tree import write_in_tree
 
 COMMENT_PERMISSION = "pull-requests: write (or issues: write)"
 BADGE_PERMISSION = "contents: write"

@@ -26,7 +26,7 @@ import posixpath
 from collections.abc import Collection, Iterator, Sequence
 
 from mcpcost.action.engine_seam import with_cwd
-from mcpcost.audit.config_file import ConfigFile
+from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 

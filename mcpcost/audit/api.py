@@ -15,18 +15,18 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.clients import ParseContext
-from mcpcost.audit.clients.claude_code import settings_paths
-from mcpcost.audit.config_file import ConfigFile, ConfigState
-from mcpcost.audit.discovery import discover, load_explicit
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY, MeasureFn, run_audit
 from mcpcost.audit.progress import ProgressObserver
+from mcpcost.configs.clients import ParseContext
+from mcpcost.configs.clients.claude_code import settings_paths
+from mcpcost.configs.config_file import ConfigFile, ConfigState
+from mcpcost.configs.discovery import discover, load_explicit
 from mcpcost.errors import InputError
 
 if TYPE_CHECKING:
     from mcpcost.audit.deferral import SettingsSource
     from mcpcost.audit.report_model import AuditReport
-    from mcpcost.core.clock import Clock
+    from mcpcost.runtime.clock import Clock
 
 DEFAULT_TIMEOUT_S = 60.0
 
@@ -117,8 +117,8 @@ def audit_configs(
         clients=clients,
         trust_project=trust_project,
     )
-    from mcpcost.core.clock import iso_utc, utc_now
     from mcpcost.measuring.server import measure_server
+    from mcpcost.runtime.clock import iso_utc, utc_now
 
     return run_audit(
         files,

@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from mcpcost.audit.clients import EXPLICIT, DeferralRule, deferral_rule
-from mcpcost.audit.clients.claude_code import settings_object
+from mcpcost.configs.clients import EXPLICIT, DeferralRule, deferral_rule
+from mcpcost.configs.clients.claude_code import settings_object
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, replace
 from mcpcost.errors import InputError

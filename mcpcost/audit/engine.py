@@ -24,12 +24,12 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.config_file import ConfigFile, ConfigState
 from mcpcost.audit.progress import NullProgress, ProgressObserver
+from mcpcost.configs.config_file import ConfigFile, ConfigState
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.workers import Workers
+from mcpcost.runtime.workers import Workers
 
 # The measurement record loads with the first measurement, not with this module: the CLI
 # imports it before its first launches and should not wait for it.

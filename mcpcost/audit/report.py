@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcpcost.audit.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.audit.deferral import (
     DeferralVerdict,
     SessionServer,
@@ -55,6 +54,7 @@ from mcpcost.audit.report_model import (
     first_line,
 )
 from mcpcost.audit.sessions import SessionFile, plan_sessions
+from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement

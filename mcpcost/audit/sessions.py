@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from mcpcost.audit.clients import registry
-from mcpcost.audit.clients.client import SessionRule
+from mcpcost.configs.clients import registry
+from mcpcost.configs.clients.client import SessionRule
 from mcpcost.core.record import Record
 
 MANAGED = "managed"

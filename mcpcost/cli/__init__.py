@@ -15,9 +15,9 @@ from typing import NoReturn, TextIO, cast
 
 from mcpcost.cli.interrupts import handling_interrupts
 from mcpcost.cli.streams import safe_streams
-from mcpcost.core.process_exit import leave
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
+from mcpcost.runtime.process_exit import leave
 from mcpcost.version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -66,7 +66,7 @@ def main(
 
 def entry() -> NoReturn:
     """The ``mcpcost`` executable: run the command, then leave without the interpreter's
-    teardown (``core.process_exit``)."""
+    teardown (``runtime.process_exit``)."""
     leave(main())
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from mcpcost.audit.clients import KNOWN_CLIENTS
 from mcpcost.audit.engine import DEFAULT_CONCURRENCY
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.auth_cmd import add_login_arguments
 from mcpcost.cli.container_args import add_container_arguments
+from mcpcost.configs.clients import KNOWN_CLIENTS
 
 DEFAULT_TIMEOUT_S = 60.0
 

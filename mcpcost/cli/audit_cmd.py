@@ -29,9 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from mcpcost.audit.api import load_configs, read_settings
-from mcpcost.audit.clients import KNOWN_CLIENTS
-from mcpcost.audit.config_file import ConfigFile
-from mcpcost.audit.discovery import TRUST_FLAG, withheld
 from mcpcost.audit.engine import (
     MeasureFn,
     distinct_launches,
@@ -48,6 +45,9 @@ from mcpcost.cli.container_args import (
 )
 from mcpcost.cli.io import read_source
 from mcpcost.cli.streams import terminal_width
+from mcpcost.configs.clients import KNOWN_CLIENTS
+from mcpcost.configs.config_file import ConfigFile
+from mcpcost.configs.discovery import TRUST_FLAG, withheld
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
@@ -71,10 +71,10 @@ if TYPE_CHECKING:
     from mcpcost.transports.open import AheadOpener
 
 # What the report needs, loaded while the servers start (see ``_load_report_modules``).
-REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.audit.render_json")
+REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.render.json_report")
 # The longest the report's preparation waits for the first launches to be under way.
 FIRST_WAVE_WAIT_S = 1.0
-RENDERERS = {"json": "mcpcost.audit.render_json", "markdown": "mcpcost.audit.render_markdown"}
+RENDERERS = {"json": "mcpcost.render.json_report", "markdown": "mcpcost.render.markdown_report"}
 
 
 def load_baseline(path: str) -> Baseline:
@@ -177,7 +177,7 @@ def run(
                 return EXIT_USAGE
         elif measure is None:
             measure, opener = _launch_first_wave(args, env, err, files, stack)
-        from mcpcost.core.clock import iso_utc, utc_now
+        from mcpcost.runtime.clock import iso_utc, utc_now
 
         generated_at = iso_utc((now or utc_now)())
         settings: list[tuple[SettingsSource, ...]] = []
@@ -247,11 +247,11 @@ def _load_report_modules(args: argparse.Namespace) -> None:
     """Import what the report and the chosen output need. Called while the servers start: the
     imports then share the wait instead of delaying the first launch."""
     renderer = RENDERERS.get("json" if args.json else "markdown" if args.markdown else "")
-    wanted = [*REPORT_MODULES, renderer or "mcpcost.audit.render_text"]
+    wanted = [*REPORT_MODULES, renderer or "mcpcost.render.text_report"]
     if args.baseline:
         wanted.append("mcpcost.audit.diff")
     if args.sarif:
-        wanted.append("mcpcost.audit.sarif")
+        wanted.append("mcpcost.render.sarif_report")
     for name in wanted:
         importlib.import_module(name)
 
@@ -267,7 +267,7 @@ def _audit(
     cwd: Path,
 ) -> int:
     from mcpcost.audit.gates import evaluate_gates
-    from mcpcost.audit.render_json import render_json
+    from mcpcost.render.json_report import render_json
 
     if not report.configs:
         if args.json:
@@ -305,11 +305,11 @@ def _audit(
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
-        from mcpcost.audit.render_markdown import render_markdown
+        from mcpcost.render.markdown_report import render_markdown
 
         out.write(render_markdown(report, diff, shown, by_file=args.by_file))
     else:
-        from mcpcost.audit.render_text import render_text
+        from mcpcost.render.text_report import render_text
 
         out.write(
             render_text(report, diff, shown, width=text_width(env, out), by_file=args.by_file)
@@ -330,7 +330,7 @@ def _audit(
 
 def text_width(environ: Mapping[str, str], out: TextIO) -> int:
     """The width the text report fits (``streams.terminal_width``, the report's default)."""
-    from mcpcost.audit.render_text import DEFAULT_WIDTH
+    from mcpcost.render.text_report import DEFAULT_WIDTH
 
     return terminal_width(environ, out, DEFAULT_WIDTH)
 
@@ -344,8 +344,8 @@ def write_sarif(
 ) -> None:
     """``--sarif``: failing findings as errors, every other server without a number as a warning."""
     from mcpcost.audit.gates import unmeasured_findings
-    from mcpcost.audit.sarif import entry_lines, locate, render_sarif
-    from mcpcost.core.output_tree import atomic_write
+    from mcpcost.render.sarif_report import entry_lines, locate, render_sarif
+    from mcpcost.runtime.output_tree import atomic_write
 
     lines = entry_lines(files)
     errors = locate(failing, report, lines)

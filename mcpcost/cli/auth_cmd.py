@@ -10,7 +10,7 @@ per server and resource: in the OS keyring when the ``keyring`` package has a ba
 0600 file in the state directory. ``logout`` revokes where the server allows it and forgets.
 Tokens are never printed. The measuring commands' sign-in flags (``--login``...) live here too,
 so ``measure`` and ``audit`` spell them the same way. Credentials for CI come from environment
-variables only (see docs/AUTH.md and ``transports.oauth.credentials_env``).
+variables only (see docs/AUTH.md and ``auth.credentials_env``).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from mcpcost.core.redact import redact_url
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
+    from mcpcost.auth.authorizer import OAuthAuthorizer
+    from mcpcost.auth.credentials_env import OAuthSettings
     from mcpcost.core.model import Measurement
     from mcpcost.core.spec import ServerSpec
-    from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
-    from mcpcost.transports.oauth.credentials_env import OAuthSettings
 
 BROWSERS = ("system", "print", "follow")
 
@@ -65,8 +65,8 @@ def add_login_arguments(p: argparse.ArgumentParser) -> None:
 
 def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAuthSettings:
     """Settings from the environment (credentials) and the flags (how to reach a person)."""
+    from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
     from mcpcost.core.record import replace
-    from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env
 
     settings = settings_from_env(environ)
     browser = BrowserMode.NONE
@@ -86,8 +86,8 @@ def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAut
 def make_authorizer(
     url: str, settings: OAuthSettings, environ: Mapping[str, str], err: TextIO
 ) -> OAuthAuthorizer:
-    from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
-    from mcpcost.transports.oauth.store import open_token_store
+    from mcpcost.auth.authorizer import OAuthAuthorizer
+    from mcpcost.auth.store import open_token_store
 
     store = open_token_store(environ) if settings.use_store else None
 
@@ -102,9 +102,9 @@ def sign_in_first(authorizer: OAuthAuthorizer, url: str, err: TextIO) -> None:
     """With a person at a browser (``--login``, browser system or print), sign in before the
     measurement starts, so waiting for the person does not eat the captures' time budget. A
     failure is reported and the measurement goes on (it records the status the server gives)."""
-    from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
-    from mcpcost.transports.oauth.credentials_env import BrowserMode
-    from mcpcost.transports.oauth.probe import sign_in_to
+    from mcpcost.auth.authorization_failed import AuthorizationFailed
+    from mcpcost.auth.credentials_env import BrowserMode
+    from mcpcost.transports.auth_probe import sign_in_to
 
     if authorizer.settings.browser not in (BrowserMode.SYSTEM, BrowserMode.PRINT):
         return
@@ -160,10 +160,10 @@ def _check_url(url: str) -> str:
 
 
 def _login(args: argparse.Namespace, env: dict[str, str], out: TextIO, err: TextIO) -> int:
+    from mcpcost.auth.authorization_failed import AuthorizationFailed
+    from mcpcost.auth.store import open_token_store
     from mcpcost.core.record import replace
-    from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
-    from mcpcost.transports.oauth.probe import SignInOutcome, sign_in_to
-    from mcpcost.transports.oauth.store import open_token_store
+    from mcpcost.transports.auth_probe import SignInOutcome, sign_in_to
 
     url = _check_url(args.url)
     settings = replace(login_settings(args, env), login_timeout_s=args.timeout)
@@ -196,7 +196,7 @@ def _describe_expiry(expires_at: float | None, now: float) -> str:
 
 
 def _status(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
-    from mcpcost.transports.oauth.store import open_token_store
+    from mcpcost.auth.store import open_token_store
 
     store = open_token_store(env)
     now = time.time()
@@ -232,8 +232,8 @@ def _status(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
     import requests
 
-    from mcpcost.transports.oauth.revocation import revoke_sign_in
-    from mcpcost.transports.oauth.store import open_token_store
+    from mcpcost.auth.revocation import revoke_sign_in
+    from mcpcost.auth.store import open_token_store
 
     if bool(args.url) == bool(args.all):
         raise UsageError("mcpcost auth logout: give a URL or --all")
@@ -284,11 +284,11 @@ def _measure_remote(
     err: TextIO,
     one_at_a_time: threading.Lock,
 ) -> Measurement:
+    from mcpcost.auth.authorization_failed import AuthorizationFailed
+    from mcpcost.auth.credentials_env import BrowserMode
     from mcpcost.core.record import replace
     from mcpcost.measuring.signed_in import mark_authorized
-    from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
-    from mcpcost.transports.oauth.credentials_env import BrowserMode
-    from mcpcost.transports.oauth.probe import sign_in_to
+    from mcpcost.transports.auth_probe import sign_in_to
     from mcpcost.transports.open import authorized_opener
 
     assert spec.url is not None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpcost.audit.config_file import ConfigFile, ConfigState
-from mcpcost.audit.discovery import (
+from mcpcost.configs.config_file import ConfigFile, ConfigState
+from mcpcost.configs.discovery import (
     config_listing,
 )
 from mcpcost.core.jsonvalue import stringify_pretty

@@ -4,7 +4,7 @@ On the first signal two things happen independently:
 
 * a watchdog thread, woken by the signal's byte on a wakeup channel (written by the interpreter's
   C-level handler, so it does not wait for the main thread to reach Python code), refuses every
-  new server (``transports.processes``), stops every server tree started so far (SIGTERM, then
+  new server (``runtime.processes``), stops every server tree started so far (SIGTERM, then
   SIGKILL after a short grace; the Job Object on Windows) and, should the process still be
   running ``HARD_EXIT_S`` after the signal, kills the trees once more and exits at once;
 * the Python handler raises ``KeyboardInterrupt`` in the main thread, so the command unwinds
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
 
-from mcpcost.transports.processes import kill_every_tree, stop_every_tree
+from mcpcost.runtime.processes import kill_every_tree, stop_every_tree
 
 HARD_EXIT_S = 1.2
 HANDLED = (signal.SIGINT, signal.SIGTERM)

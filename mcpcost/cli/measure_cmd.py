@@ -64,10 +64,10 @@ from mcpcost.cli.measure_inputs import (
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
-from mcpcost.core.output_tree import open_tree
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.runtime.output_tree import open_tree
 
 if TYPE_CHECKING:
     from mcpcost.measuring.containers import HostTrust

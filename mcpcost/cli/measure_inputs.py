@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mcpcost.audit.variables import parse_dotenv
+from mcpcost.configs.variables import parse_dotenv
 from mcpcost.core.names import name_problem
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import InputError, UsageError

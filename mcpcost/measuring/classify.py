@@ -10,6 +10,7 @@ failures, protocol and guard errors, is ``startup-failure``. Stack-trace noise s
 
 from __future__ import annotations
 
+from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
@@ -21,7 +22,6 @@ from mcpcost.transports.failures import (
     TransportClosed,
     TransportTimeout,
 )
-from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 
 AUTH_PHRASES = LazyPattern(
     r"(?i)\b("

@@ -20,13 +20,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
-from mcpcost.core.clock import iso_utc, utc_now
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.workers import run_side_by_side
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
+from mcpcost.runtime.clock import iso_utc, utc_now
+from mcpcost.runtime.workers import run_side_by_side
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
 from mcpcost.transports.session import PROTOCOLS

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.server import measure_server
-from mcpcost.transports.oauth.credentials_env import BrowserMode, settings_from_env
 from mcpcost.transports.open import authorized_opener
 
 if TYPE_CHECKING:  # the flow (and requests behind it) loads only when a server needs it
-    from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
+    from mcpcost.auth.authorizer import OAuthAuthorizer
 
 AUTHORIZATION_FIELD = "authorization"
 AUTHORIZATION_OAUTH = "oauth"
@@ -42,7 +42,7 @@ def measure_with_environment_sign_in(
     settings = settings_from_env(environ)
     if spec.url is None or not settings.can_sign_in:
         return measure_server(spec, timeout_s=timeout_s)
-    from mcpcost.transports.oauth.authorizer import OAuthAuthorizer
+    from mcpcost.auth.authorizer import OAuthAuthorizer
 
     settings = replace(settings, browser=BrowserMode.NONE, use_store=False)
     authorizer = OAuthAuthorizer(spec.url, settings)

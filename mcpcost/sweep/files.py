@@ -1,6 +1,6 @@
 """Where a sweep's files live under an output root, and reading them back.
 
-Writing goes through ``mcpcost.core.output_tree`` (atomic, no symbolic links below the root); reads
+Writing goes through ``mcpcost.runtime.output_tree`` (atomic, no symbolic links below the root); reads
 here never follow a link below the root either, so a planted ``results/<name>`` link cannot feed
 another directory's files into the published pages.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
-from mcpcost.core.output_tree import TreeTransaction, read_in_tree
 from mcpcost.errors import InputError
+from mcpcost.runtime.output_tree import TreeTransaction, read_in_tree
 
 
 def measurement_rel(name: str) -> str:

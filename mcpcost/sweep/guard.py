@@ -1,7 +1,7 @@
 """The harness guard: refuse to publish a sweep in which the measuring machine broke.
 
 Before measuring, the prior status of every selected server is read from the published tree.
-The sweep stages its results apart from that tree (``mcpcost.core.output_tree``), so refusing
+The sweep stages its results apart from that tree (``mcpcost.runtime.output_tree``), so refusing
 means dropping the staged files: the published ones were never touched.
 
 A server is *comparable* when its prior status was good (measured or dynamic) and it was swept
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from mcpcost.core.output_tree import read_in_tree
 from mcpcost.core.record import Record
 from mcpcost.core.status import GOOD_STATUSES, Status
+from mcpcost.runtime.output_tree import read_in_tree
 from mcpcost.sweep.files import measurement_rel, parse_measurement
 
 MIN_REGRESSIONS = 5

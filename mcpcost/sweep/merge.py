@@ -14,9 +14,9 @@ from pathlib import Path
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement
 from mcpcost.core.names import name_problem
-from mcpcost.core.output_tree import open_tree, read_in_tree
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.runtime.output_tree import open_tree, read_in_tree
 from mcpcost.sweep.catalog import Catalog
 from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement, result_names
 from mcpcost.sweep.guard import take_snapshot

@@ -17,9 +17,9 @@ from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.markdown import md_text
 from mcpcost.core.model import METHODOLOGY_VERSION
 from mcpcost.core.status import Status
-from mcpcost.core.templating import render as render_template
-from mcpcost.core.templating import thousands
 from mcpcost.core.terminal import terminal_line
+from mcpcost.runtime.templating import render as render_template
+from mcpcost.runtime.templating import thousands
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
@@ -57,7 +57,7 @@ def md_cell(value: object, limit: int = MD_CELL_MAX) -> str:
 
 
 def render(template: str, **context: Any) -> str:
-    """``template`` rendered in the shared environment (``mcpcost.core.templating``)."""
+    """``template`` rendered in the shared environment (``mcpcost.runtime.templating``)."""
     return render_template(template, context)
 
 

@@ -4,7 +4,7 @@ Order: history fold -> estimator -> leaderboard (md, csv) -> server pages + inde
 Files whose content would not change are not rewritten. Server pages that an earlier publish
 wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
 number; any other file under ``docs/servers/`` is left alone. Every change is staged in a
-``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.core.output_tree``).
+``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.runtime.output_tree``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.core.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.core.record import Record
 from mcpcost.errors import InputError
+from mcpcost.runtime.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.sweep import pages
 from mcpcost.sweep.catalog import Catalog
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
@@ -133,7 +133,7 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
 
 
 def publish(root: Path, catalog: Catalog | None) -> Published:
-    """Regenerate every published file under root, all at once (see ``core.output_tree``)."""
+    """Regenerate every published file under root, all at once (see ``runtime.output_tree``)."""
     with open_tree(root) as txn:
         result = publish_into(txn, catalog)
         txn.commit()

@@ -18,7 +18,6 @@ from urllib.parse import urlencode
 
 import requests
 
-from mcpcost.core.clock import iso_utc
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.patterns import LazyPattern
@@ -26,6 +25,7 @@ from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.runtime.clock import iso_utc
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.transports.http_common import names_resource_metadata, probe_oauth_metadata
 from mcpcost.transports.session import CLIENT_INFO, LEGACY_VERSION

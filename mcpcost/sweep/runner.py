@@ -6,7 +6,7 @@ sweeps: dummy environments, the container plan, the cold-cache retry for docker
 startup-failures, progress, the harness guard and publishing.
 
 Results are staged as they land, apart from the published tree, and reach it in one commit
-after the guard approved them (``mcpcost.core.output_tree.open_tree``): a sweep killed at any
+after the guard approved them (``mcpcost.runtime.output_tree.open_tree``): a sweep killed at any
 instant leaves the previous tree, or (once the commit point is passed) the new one, completed by
 the next command; never a mix the guard would have refused.
 
@@ -29,15 +29,12 @@ from functools import partial
 from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
-from mcpcost.core.clock import iso_utc
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
-from mcpcost.core.output_tree import TreeTransaction, open_tree, pause_point
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.workers import Workers
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK
 from mcpcost.measuring.containers import (
     ContainerPlan,
@@ -45,6 +42,9 @@ from mcpcost.measuring.containers import (
     self_docker_isolation,
     with_docker_host,
 )
+from mcpcost.runtime.clock import iso_utc
+from mcpcost.runtime.output_tree import TreeTransaction, open_tree, pause_point
+from mcpcost.runtime.workers import Workers
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import badge_rel, measurement_rel
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot

@@ -19,6 +19,7 @@ from typing import Any
 
 import requests
 
+from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
@@ -30,7 +31,6 @@ from mcpcost.transports.http_common import (
     read_body,
     request_failure,
 )
-from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.sse import SSEDecoder
 
 DELETE_TIMEOUT_S = 2.0

@@ -11,6 +11,7 @@ from typing import Any
 
 import requests
 
+from mcpcost.auth import RequestAuthorizer
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
@@ -23,7 +24,6 @@ from mcpcost.transports.http_common import (
     status_error,
 )
 from mcpcost.transports.inbox import take
-from mcpcost.transports.oauth import RequestAuthorizer
 from mcpcost.transports.origin import OriginBoundSession
 
 Item = Message | Exception

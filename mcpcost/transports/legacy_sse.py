@@ -17,6 +17,7 @@ from urllib.parse import urljoin
 
 import requests
 
+from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
@@ -27,7 +28,6 @@ from mcpcost.transports.failures import (
 )
 from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
 from mcpcost.transports.http_common import iter_stream, read_body, request_failure
-from mcpcost.transports.oauth.authorization_failed import AuthorizationFailed
 from mcpcost.transports.origin import origin
 from mcpcost.transports.sse import SSEDecoder
 

@@ -20,7 +20,7 @@ from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.stdio import spawn_stdio
 
 if TYPE_CHECKING:
-    from mcpcost.transports.oauth import RequestAuthorizer
+    from mcpcost.auth import RequestAuthorizer
 
 
 def open_transport(spec: ServerSpec, timeout_s: float) -> Transport:
@@ -37,7 +37,7 @@ def open_authorized(
     spec: ServerSpec, timeout_s: float, authorizer: RequestAuthorizer | None
 ) -> Transport:
     """``open_transport`` with an authorizer that signs HTTP requests and answers authorization
-    challenges (see ``transports.oauth``)."""
+    challenges (see ``auth``)."""
     if spec.url is None:
         return spawn_stdio(spec)
     from mcpcost.transports.auto import AutoTransport

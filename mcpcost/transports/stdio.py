@@ -1,7 +1,7 @@
 """Local stdio servers: spawn the exact argv (no shell) as a process tree of its own.
 
 Starting, stopping and watching the tree belong to the platform layer
-(``transports.processes``): on Linux and macOS the server gets a new session, so on close the
+(``runtime.processes``): on Linux and macOS the server gets a new session, so on close the
 whole group (``npx`` and the node it starts, ``uvx`` and its python, anything they fork)
 receives SIGTERM, then SIGKILL after a grace period; on Windows the tree is a Job Object. The
 line framing itself lives in ``transports.framing`` so it can run over other byte streams too.
@@ -21,16 +21,16 @@ import sys
 from collections.abc import Mapping
 
 from mcpcost.core.spec import ServerSpec
-from mcpcost.transports.failures import SpawnFailed
-from mcpcost.transports.framing import LineTransport
-from mcpcost.transports.processes import (
+from mcpcost.runtime.processes import (
     ProcessPlatform,
     StartRefused,
     current_platform,
     start_tree,
     stop_tree,
 )
-from mcpcost.transports.processes.posix import PosixPlatform
+from mcpcost.runtime.processes.posix import PosixPlatform
+from mcpcost.transports.failures import SpawnFailed
+from mcpcost.transports.framing import LineTransport
 
 TERM_GRACE_S = 2.0
 

@@ -1,4 +1,4 @@
-"""The one template environment (``mcpcost.core.templating``) behind the Action's comment and
+"""The one template environment (``mcpcost.runtime.templating``) behind the Action's comment and
 summary and the sweep's pages: sandboxed, strict about undefined names, HTML-only autoescape,
 templates read from the package, the shared escaping filters."""
 
@@ -12,7 +12,7 @@ from jinja2.exceptions import SecurityError
 
 from mcpcost.action.comment import render_template
 from mcpcost.core.markdown import code_span, md_text
-from mcpcost.core.templating import FILTERS, autoescapes, environment, render, thousands
+from mcpcost.runtime.templating import FILTERS, autoescapes, environment, render, thousands
 from mcpcost.sweep import pages
 
 

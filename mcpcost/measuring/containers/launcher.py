@@ -3,7 +3,7 @@
 ``ContainerLauncher.open(plan)`` creates the container, attaches to its stdio, starts it and
 returns a ``LineTransport``; closing that transport kills and removes the container and waits for
 the removal. From its creation until its removal the container is in the registry of live
-launches (``transports.processes``), so an interrupt removes it too, and once the command is
+launches (``runtime.processes``), so an interrupt removes it too, and once the command is
 being interrupted no new container is created.
 """
 
@@ -18,9 +18,9 @@ from typing import IO, Any
 
 from mcpcost.measuring.containers.attach_stream import Attachment, StdinWriter, demultiplex
 from mcpcost.measuring.containers.plans import ContainerPlan
+from mcpcost.runtime.processes import LIVE, LiveTrees, OtherLaunch
 from mcpcost.transports.failures import SpawnFailed
 from mcpcost.transports.framing import LineTransport
-from mcpcost.transports.processes import LIVE, LiveTrees, OtherLaunch
 
 REFUSED = "not starting a server: the command is being interrupted"
 

@@ -1,0 +1,1 @@
+"""Reading client configs: discovery, formats, variables, and one module per client."""

@@ -1,0 +1,50 @@
+"""MCP clients: one module per client (where its files live, their format and shape, its
+variable syntax, how it treats what they declare), collected by ``registry``.
+
+Adding a client is one new module here plus its entry in ``registry.CLIENTS`` and its fixture;
+CONTRIBUTING.md walks through it.
+"""
+
+from mcpcost.configs.clients.client import Client, DeferralRule, Location, Places, ProjectFile
+from mcpcost.configs.clients.raw_server import ParseContext
+from mcpcost.configs.clients.registry import (
+    CLIENT_SYNTAX,
+    CLIENTS,
+    EXPLICIT,
+    KNOWN_CLIENTS,
+    PROJECT_CONFIG_PATHS,
+    client_named,
+    deferral_rule,
+    deferring_clients,
+    detect_dialect,
+    launchd_path_clients,
+    locations,
+    parse_config,
+    parse_detected,
+    project_client,
+    syntax_for,
+)
+
+__all__ = [
+    "CLIENTS",
+    "CLIENT_SYNTAX",
+    "EXPLICIT",
+    "KNOWN_CLIENTS",
+    "PROJECT_CONFIG_PATHS",
+    "Client",
+    "DeferralRule",
+    "Location",
+    "ParseContext",
+    "Places",
+    "ProjectFile",
+    "client_named",
+    "deferral_rule",
+    "deferring_clients",
+    "detect_dialect",
+    "launchd_path_clients",
+    "locations",
+    "parse_config",
+    "parse_detected",
+    "project_client",
+    "syntax_for",
+]

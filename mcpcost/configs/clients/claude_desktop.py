@@ -1,0 +1,33 @@
+"""Claude Desktop: ``claude_desktop_config.json`` in the app's settings directory."""
+
+from __future__ import annotations
+
+from mcpcost.configs.clients.client import Client, Location, Places, Scope, SessionRule
+from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.variables import NONE
+
+NAME = "claude-desktop"
+# url entries are not loaded from this file (remote servers are added in the app)
+DIALECT = Dialect(NAME, url_keys=("url", "serverUrl"), remote_allowed=False)
+_FILE = "claude_desktop_config.json"
+
+
+def locations(at: Places) -> list[Location]:
+    out = [Location(NAME, Scope.USER, at.app_dir / "Claude" / _FILE)]
+    if at.platform == "win32":  # the Microsoft Store package keeps its own copy
+        msix = at.localappdata / "Packages" / "Claude_pzs8sxrjxfjjc" / "LocalCache" / "Roaming"
+        out.append(Location(NAME, Scope.USER, msix / "Claude" / _FILE))
+    return out
+
+
+CLIENT = Client(
+    name=NAME,
+    label="Claude Desktop",
+    syntax=NONE,
+    parse=map_parser("mcpServers", DIALECT),
+    locations=locations,
+    file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
+    launchd_path_on_macos=True,
+    session=SessionRule(alternatives=True),
+)

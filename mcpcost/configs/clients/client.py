@@ -1,0 +1,189 @@
+"""What the project knows about one MCP client, as one value: ``Client``.
+
+Each client module builds one ``Client``; the registry collects them. Everything else (discovery,
+variable resolution, the deferral verdict, the Action) asks the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.clients.raw_server import ParseContext, RawServer
+from mcpcost.configs.jsonc import KeyPath
+from mcpcost.configs.variables import VariableSyntax
+from mcpcost.core.record import Record, field
+
+
+class DeferralRule(StrEnum):
+    """Whether a client is on record as deferring MCP tool definitions."""
+
+    NONE_ON_RECORD = "none-on-record"  # nothing documents deferral: every definition is paid
+    TOOL_SEARCH = "tool-search"  # Claude Code's tool search, resolved from its settings
+
+
+class Scope(StrEnum):
+    USER = "user"
+    PROJECT = "project"
+    MANAGED = "managed"
+
+
+class Parsed(Record, frozen=True):
+    """A parser's result: the raw entries, and the readable defaults of VS Code style inputs."""
+
+    raws: list[RawServer]
+    inputs: Mapping[str, str | None] = field(default_factory=dict)
+
+
+Parser = Callable[[Any, Mapping[KeyPath, int], ParseContext, list[str]], Parsed]
+
+
+class Location(Record, frozen=True):
+    """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
+    ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
+
+    client: str
+    scope: str  # user | project | managed
+    pattern: Path
+    optional_section: bool = False
+
+
+class ProjectFile(Record, frozen=True):
+    """A config file in a repository, relative to its root (``*`` allowed in the last part)."""
+
+    path: str
+    optional_section: bool = False
+
+
+def always(data: Mapping[str, Any], text_format: FileFormat | None) -> bool:
+    return True
+
+
+class Claim(Record, frozen=True):
+    """How a file of unknown origin is recognised as this client's: its top-level ``key`` holds a
+    value and ``matches`` agrees. Claims are tried by ``rank``, lowest first; the first wins."""
+
+    key: str
+    rank: int
+    matches: Callable[[Mapping[str, Any], FileFormat | None], bool] = always
+
+
+def env_value(environ: Mapping[str, str], name: str, platform: str) -> str | None:
+    """A non-empty environment value; names are case-insensitive on Windows."""
+    if platform == "win32":
+        for key, value in environ.items():
+            if key.upper() == name.upper():
+                return value or None
+        return None
+    return environ.get(name) or None
+
+
+class Places(Record, frozen=True):
+    """The base directories client files live under on one machine (pure: values in).
+
+    ``root`` stands in for ``/`` (and ``programdata`` for ``C:\\ProgramData``) so tests can hold
+    managed files in a temporary directory."""
+
+    home: Path
+    cwd: Path
+    platform: str  # linux | darwin | win32
+    environ: Mapping[str, str]
+    root: Path
+    programdata: Path
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        home: Path,
+        cwd: Path,
+        platform: str,
+        environ: Mapping[str, str],
+        system_root: Path | None = None,
+    ) -> Places:
+        if platform not in ("linux", "darwin", "win32"):
+            raise ValueError(f"unknown platform {platform!r}")
+        if system_root is not None:
+            programdata = system_root / "ProgramData"
+        else:
+            programdata = Path(env_value(environ, "PROGRAMDATA", platform) or "C:/ProgramData")
+        root = system_root if system_root is not None else Path("/")
+        return cls(home, cwd, platform, environ, root, programdata)
+
+    def env(self, name: str) -> str | None:
+        return env_value(self.environ, name, self.platform)
+
+    def env_path(self, name: str, fallback: Path) -> Path:
+        value = self.env(name)
+        return Path(value) if value else fallback
+
+    @property
+    def appdata(self) -> Path:
+        return self.env_path("APPDATA", self.home / "AppData" / "Roaming")
+
+    @property
+    def localappdata(self) -> Path:
+        return self.env_path("LOCALAPPDATA", self.home / "AppData" / "Local")
+
+    @property
+    def xdg(self) -> Path:
+        return self.env_path("XDG_CONFIG_HOME", self.home / ".config")
+
+    @property
+    def app_dir(self) -> Path:
+        """Where desktop apps keep their settings: XDG, Application Support or %APPDATA%."""
+        support = self.home / "Library" / "Application Support"
+        return {"linux": self.xdg, "darwin": support, "win32": self.appdata}[self.platform]
+
+    def project(self, client: str, files: tuple[ProjectFile, ...]) -> list[Location]:
+        return [
+            Location(client, Scope.PROJECT, self.cwd / f.path, f.optional_section) for f in files
+        ]
+
+
+class SessionRule(Record, frozen=True, kw_only=True):
+    """How a client loads its files into one session for the project it runs in.
+
+    Every file of the client that discovery found for that project joins one session, except
+    that with ``alternatives`` each user file's directory is a separate installation or profile
+    (VS Code and VS Code Insiders, a profile, the editor an extension runs in): each one starts
+    its own session, and the project and managed files join every one of them.
+
+    ``precedence``: the scopes from winning to losing when two files name the same server (an
+    entry's own scope, such as Claude Code's ``local`` block, counts before its file's).
+    ``documented`` says whether the client documents that order (``source``: where) or the audit
+    assumes the nearest file wins. ``managed_exclusive``: a managed file with servers replaces
+    every other file (Claude Code's ``managed-mcp.json``)."""
+
+    precedence: tuple[str, ...] = ("managed", "project", "user")
+    documented: bool = False
+    source: str | None = None
+    alternatives: bool = False
+    managed_exclusive: bool = False
+
+
+NEAREST_WINS = SessionRule()
+
+
+def json_format(source: str) -> FileFormat:
+    return FileFormat.JSON
+
+
+class Client(Record, frozen=True, kw_only=True):
+    """One MCP client: its files, their format and shape, and how it treats what they declare."""
+
+    name: str  # the identifier in reports and on the command line
+    label: str  # the product's display name
+    syntax: VariableSyntax  # the variable references it expands
+    parse: Parser
+    locations: Callable[[Places], list[Location]]  # user, project and managed files, in order
+    project_files: tuple[ProjectFile, ...] = ()  # the ones a repository holds (read by the Action)
+    file_format: Callable[[str], FileFormat] = json_format  # from the file's path
+    claims: tuple[Claim, ...] = ()  # recognising its files by content
+    deferral: DeferralRule = DeferralRule.NONE_ON_RECORD
+    # a macOS app that starts servers with launchd's PATH, not the login shell's
+    launchd_path_on_macos: bool = False
+    session: SessionRule = NEAREST_WINS  # how its files form one session, and who wins a name

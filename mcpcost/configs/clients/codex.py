@@ -1,0 +1,99 @@
+"""Codex: ``[mcp_servers.NAME]`` tables in ``config.toml`` (``$CODEX_HOME``, else ``~/.codex``).
+
+Codex expands no variables in values; it passes named variables through (``env_vars``), reads
+header values and a bearer token from named variables, and speaks streamable HTTP to url entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mcpcost.configs.clients.client import (
+    Claim,
+    Client,
+    Location,
+    Parsed,
+    Places,
+    ProjectFile,
+    Scope,
+    SessionRule,
+)
+from mcpcost.configs.clients.dialect import own_entries
+from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.clients.raw_server import FieldReader, ParseContext
+from mcpcost.configs.jsonc import KeyPath
+from mcpcost.configs.variables import NONE
+
+NAME = "codex"
+PROJECT_FILES = (ProjectFile(".codex/config.toml", True),)
+
+
+def parse(
+    data: Any, lines: Mapping[KeyPath, int], ctx: ParseContext, problems: list[str]
+) -> Parsed:
+    reader = FieldReader(problems)
+    vctx = ctx.variables()
+    out, todo = own_entries(data, "mcp_servers", "a table", lines, reader)
+    for raw, obj in todo:
+        raw.command = reader.string(raw, obj, "command")
+        raw.args = reader.string_list(raw, obj, "args") or []
+        raw.env = reader.string_map(raw, obj, "env")
+        reader.passed_env(raw, obj, "env_vars", vctx)
+        raw.cwd = reader.string(raw, obj, "cwd")
+        raw.url = reader.string(raw, obj, "url")
+        raw.headers = reader.string_map(raw, obj, "http_headers")
+        for header, var in reader.string_map(raw, obj, "env_http_headers").items():
+            value = vctx.env(var)
+            if value is None:
+                raw.unresolved.append("${" + var + "}")
+                raw.unresolved_fields.append("headers")
+            else:
+                raw.headers[header] = value
+        bearer = reader.string(raw, obj, "bearer_token_env_var")
+        if bearer is not None:
+            value = vctx.env(bearer)
+            if value is None:
+                raw.unresolved.append("${" + bearer + "}")
+                raw.unresolved_fields.append("headers")
+            else:
+                raw.headers["Authorization"] = f"Bearer {value}"
+        raw.disabled = reader.flag(raw, obj, "enabled") is False
+        enabled_tools = reader.string_list(raw, obj, "enabled_tools", fatal=False)
+        raw.enabled_tools = tuple(enabled_tools) if enabled_tools is not None else None
+        raw.disabled_tools = tuple(
+            reader.string_list(raw, obj, "disabled_tools", fatal=False) or ()
+        )
+        if raw.command is not None:
+            raw.transport = "stdio"
+            raw.url = None
+        elif raw.url is not None:
+            raw.transport = "http"  # Codex speaks streamable HTTP to url entries
+    return Parsed(out)
+
+
+def locations(at: Places) -> list[Location]:
+    home = at.env("CODEX_HOME")
+    base = Path(home) if home else at.home / ".codex"
+    return [
+        Location(NAME, Scope.USER, base / "config.toml", True),
+        *at.project(NAME, PROJECT_FILES),
+    ]
+
+
+CLIENT = Client(
+    name=NAME,
+    label="Codex",
+    syntax=NONE,
+    parse=parse,
+    locations=locations,
+    project_files=PROJECT_FILES,
+    file_format=lambda source: FileFormat.TOML,
+    claims=(Claim("mcp_servers", 40),),
+    session=SessionRule(
+        precedence=("project", "user"),
+        documented=True,
+        source="https://developers.openai.com/codex/config-basic",
+    ),
+)

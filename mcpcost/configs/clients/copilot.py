@@ -1,0 +1,26 @@
+"""GitHub Copilot CLI: ``~/.copilot/mcp-config.json`` (``$COPILOT_HOME`` moves it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcpcost.configs.clients.client import Client, Location, Places, Scope
+from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.variables import NONE
+
+NAME = "copilot"
+
+
+def locations(at: Places) -> list[Location]:
+    home = at.env("COPILOT_HOME")
+    base = Path(home) if home else at.home / ".copilot"
+    return [Location(NAME, Scope.USER, base / "mcp-config.json")]
+
+
+CLIENT = Client(
+    name=NAME,
+    label="GitHub Copilot CLI",
+    syntax=NONE,
+    parse=map_parser("mcpServers", Dialect(NAME, include_key="tools")),
+    locations=locations,
+)

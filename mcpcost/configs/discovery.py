@@ -1,0 +1,376 @@
+"""Reading the MCP configs that exist on this machine.
+
+Where each client keeps them is the client registry's (``clients.locations``, pure);
+``discover`` and ``load_explicit`` do the file-system reads, at the edge, and parsing is
+``clients.parse_config``. Nothing here launches anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+from mcpcost.configs.clients import (
+    EXPLICIT,
+    KNOWN_CLIENTS,
+    PROJECT_CONFIG_PATHS,
+    Location,
+    ParseContext,
+    launchd_path_clients,
+    locations,
+    parse_config,
+    parse_detected,
+    project_client,
+)
+from mcpcost.configs.clients.claude_code import (
+    ApprovalSettings,
+    ProjectState,
+    apply_project_approval,
+    claude_json_path,
+    client_would_run,
+    consenting_settings,
+    is_project_mcp_json,
+    parse_approval_settings,
+    project_state,
+    read_approval_settings,
+)
+from mcpcost.configs.clients.client import Scope
+from mcpcost.configs.config_file import ConfigFile, ConfigState
+from mcpcost.core.record import Record, replace
+
+__all__ = [
+    "KNOWN_CLIENTS",
+    "PROJECT_CONFIG_PATHS",
+    "TRUST_FLAG",
+    "UNTRUSTED_PROJECT",
+    "ApprovalSettings",
+    "ConfigListing",
+    "Location",
+    "ServerLine",
+    "apply_project_approval",
+    "config_listing",
+    "consent",
+    "discover",
+    "load_explicit",
+    "locations",
+    "parse_approval_settings",
+    "parse_project_config",
+    "project_client",
+    "read_approval_settings",
+    "withheld",
+]
+
+
+def parse_project_config(relative_path: str, text: str, context: ParseContext) -> ConfigFile:
+    """One repository config read from a git blob (the Action): client from its path."""
+    client = project_client(relative_path)
+    if client is None:
+        return parse_detected(
+            relative_path, text, context=context, client=EXPLICIT, scope="project"
+        )
+    return parse_config(client, relative_path, text, context=context, scope="project")
+
+
+# ---------------------------------------------------------------- consent (pure)
+
+TRUST_FLAG = "--trust-project"
+UNTRUSTED_PROJECT = (
+    f"not launched: a project config the client has not approved here; {TRUST_FLAG} runs it"
+)
+
+
+def consent(
+    cf: ConfigFile, *, trusted: bool, claude_approval: Sequence[ApprovalSettings] | None = None
+) -> ConfigFile:
+    """A project-level config as far as the user consented to run it (pure).
+
+    ``trusted`` (the user said so): unchanged. Otherwise every live server is kept from launching
+    (its spec dropped, the reason and the flag in its problem), except, for Claude Code's
+    ``.mcp.json`` (``claude_approval`` given), the servers Claude Code itself would load. A
+    config in the user's home, managed or named explicitly is not a project config: unchanged.
+    """
+    if trusted or cf.scope != Scope.PROJECT or cf.state is ConfigState.ERROR:
+        return cf
+    entries = tuple(
+        e
+        if e.disabled
+        or e.spec is None
+        or (claude_approval is not None and client_would_run(e, claude_approval))
+        else replace(e, spec=None, problem=UNTRUSTED_PROJECT)
+        for e in cf.entries
+    )
+    return replace(cf, entries=entries)
+
+
+def withheld(files: Sequence[ConfigFile]) -> list[tuple[ConfigFile, str]]:
+    """(config, server name) of every server ``consent`` kept from launching."""
+    return [(f, e.name) for f in files for e in f.entries if e.problem == UNTRUSTED_PROJECT]
+
+
+# ---------------------------------------------------------------- reading (IO at the edge)
+
+
+def _expand(pattern: Path) -> list[Path]:
+    if "*" not in str(pattern):
+        return [pattern]
+    parent = pattern.parent
+    while "*" in str(parent):  # one wildcard directory level (VS Code profiles)
+        parent = parent.parent
+    rel = pattern.relative_to(parent)
+    try:
+        return sorted(parent.glob(str(rel)))
+    except OSError:
+        return []
+
+
+def _present(path: Path) -> bool | str:
+    """True/False, or the reason we cannot even tell (a parent directory we may not enter)."""
+    try:
+        return path.exists() or path.is_symlink()
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or type(exc).__name__}"
+
+
+def read_text(path: Path) -> tuple[str | None, str | None]:
+    """(text, None) or (None, reason) for a path that exists (or is a broken symlink)."""
+    try:
+        if path.is_symlink() and not path.exists():
+            return None, "cannot read: broken symbolic link"
+        if path.is_dir():
+            return None, "cannot read: is a directory"
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or type(exc).__name__}"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return None, f"cannot read: not UTF-8 text (byte {exc.start})"
+
+
+def read_env_file(path: str) -> str:
+    """An ``envFile``'s text (raises OSError, or ValueError when it is not UTF-8 text)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a directory", path)
+    return Path(path).read_bytes().decode("utf-8-sig")
+
+
+def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -> ParseContext:
+    return ParseContext(
+        environ=dict(environ),
+        home=str(home),
+        cwd=str(cwd),
+        platform=platform,
+        project_key=str(cwd),
+        realpath=os.path.realpath,
+        read_text=read_env_file,
+    )
+
+
+def note_shell_path_only(cf: ConfigFile, environ: Mapping[str, str]) -> ConfigFile:
+    """On macOS, note each server of a GUI client whose command is found only through the
+    shell's PATH: it works from a terminal (and in this audit) and may fail in the app."""
+    if cf.client not in launchd_path_clients() or not cf.entries:
+        return cf
+    from mcpcost.runtime.processes.macos import MacPlatform, shell_path_note  # macOS only
+
+    mac = MacPlatform()
+    path = {"PATH": environ.get("PATH", "")}
+    entries = []
+    for e in cf.entries:
+        spec = e.spec
+        if spec is not None and spec.argv and mac.resolve(spec.argv[:1], path).shell_path_only:
+            e = replace(e, notes=(*e.notes, shell_path_note(spec.argv[0])))
+        entries.append(e)
+    return replace(cf, entries=tuple(entries))
+
+
+def _has_section(cf: ConfigFile) -> bool:
+    return cf.state is not ConfigState.DECLARES_NOTHING or bool(cf.problems)
+
+
+def discover(
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    clients: Collection[str] | None = None,
+    system_root: Path | None = None,
+    approval: Sequence[ApprovalSettings] | None = None,
+    trust_project: bool = False,
+    claude_state: ProjectState | None = None,
+) -> list[ConfigFile]:
+    """Every known client config that exists here, parsed; unreadable ones as ERROR.
+
+    ``<cwd>/.mcp.json`` is filtered through Claude Code's approval settings (``approval``; read
+    from the four settings files when None, plus the project block of ``~/.claude.json``,
+    ``claude_state``): see ``apply_project_approval``. Project-level files (the ones that come
+    with a clone) then pass through ``consent``: without ``trust_project`` only the servers the
+    client itself would run keep their launch.
+
+    General settings files (VS Code/Zed/Gemini settings.json, Codex config.toml, Goose and
+    Continue config.yaml, opencode.json) are left out when they declare no MCP servers at all.
+    """
+    if clients is not None:
+        unknown = sorted(set(clients) - set(KNOWN_CLIENTS))
+        if unknown:
+            raise ValueError(f"unknown client {unknown[0]!r}")
+    context = _context(home, cwd, platform, environ)
+    seen: set[tuple[str, Path]] = set()
+    out: list[ConfigFile] = []
+    for loc in locations(
+        home=home, cwd=cwd, platform=platform, environ=environ, system_root=system_root
+    ):
+        if clients is not None and loc.client not in clients:
+            continue
+        for path in _expand(loc.pattern):
+            present = _present(path)
+            if present is False:
+                continue
+            key = (loc.client, Path(os.path.abspath(path)))
+            if key in seen:
+                continue
+            seen.add(key)
+            text, reason = (None, present) if isinstance(present, str) else read_text(path)
+            if text is None:
+                out.append(
+                    ConfigFile(
+                        client=loc.client,
+                        source=str(path),
+                        state=ConfigState.ERROR,
+                        error=reason,
+                        scope=loc.scope,
+                    )
+                )
+                continue
+            cf = _parse_guarded(loc.client, str(path), text, context, loc.scope)
+            if loc.optional_section and not _has_section(cf):
+                continue
+            claude_approval: Sequence[ApprovalSettings] | None = None
+            if is_project_mcp_json(loc, path):
+                if approval is None:
+                    approval = read_approval_settings(
+                        home=home,
+                        cwd=cwd,
+                        platform=platform,
+                        environ=environ,
+                        system_root=system_root,
+                        context=context,
+                    )
+                if claude_state is None:
+                    claude_state = read_project_state(home, environ, context)
+                cf = apply_project_approval(cf, (claude_state.approval, *approval))
+                claude_approval = consenting_settings(approval, claude_state)
+            if platform == "darwin":
+                cf = note_shell_path_only(cf, environ)
+            out.append(consent(cf, trusted=trust_project, claude_approval=claude_approval))
+    return out
+
+
+def read_project_state(
+    home: Path, environ: Mapping[str, str], context: ParseContext
+) -> ProjectState:
+    """The project block of ``~/.claude.json`` (an unreadable file approves nothing)."""
+    path = claude_json_path(home, environ, context.platform)
+    text, _ = read_text(path) if _present(path) is True else (None, None)
+    return project_state(text, str(path), context)
+
+
+def _parse_guarded(
+    client: str, source: str, text: str, context: ParseContext, scope: str
+) -> ConfigFile:
+    """``parse_config``, but a file that breaks a parser in a way it does not foresee becomes an
+    ERROR config of its own: one hostile file never stops discovery of the others."""
+    try:
+        return parse_config(client, source, text, context=context, scope=scope)
+    except RecursionError:
+        reason = "nested too deeply to read"
+    except (ValueError, TypeError, MemoryError) as exc:
+        reason = f"cannot be parsed ({type(exc).__name__})"
+    return ConfigFile(
+        client=client, source=source, state=ConfigState.ERROR, error=reason, scope=scope
+    )
+
+
+def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[ConfigFile]:
+    """Each ``--config PATH``: format and shape detected from the content, client ``explicit``.
+    An ``envFile`` is read from disk unless ``context`` brings its own reader."""
+    if context.read_text is None:
+        context = replace(context, read_text=read_env_file)
+    out: list[ConfigFile] = []
+    for path in paths:
+        source = str(path)
+        present = _present(path)
+        if present is False:
+            out.append(
+                ConfigFile(
+                    client=EXPLICIT,
+                    source=source,
+                    state=ConfigState.ERROR,
+                    error=f"no such file: {source}",
+                    scope="explicit",
+                )
+            )
+            continue
+        text, reason = (None, present) if isinstance(present, str) else read_text(path)
+        if text is None:
+            out.append(
+                ConfigFile(
+                    client=EXPLICIT,
+                    source=source,
+                    state=ConfigState.ERROR,
+                    error=reason,
+                    scope="explicit",
+                )
+            )
+            continue
+        out.append(_parse_guarded(EXPLICIT, source, text, context, "explicit"))
+    return out
+
+
+# ---------------------------------------------------------------- --list-configs data (pure)
+
+
+class ServerLine(Record, frozen=True):
+    name: str
+    disabled: bool
+    launchable: bool
+    note: str | None  # the entry's problem (unresolved references, missing command...), else
+    # why a setting switched it off, else its notes (not approved, envFile not loaded)
+    line: int | None
+
+
+class ConfigListing(Record, frozen=True):
+    client: str
+    source: str
+    scope: str
+    state: str
+    servers: tuple[ServerLine, ...]
+    error: str | None
+    problems: tuple[str, ...]
+
+
+def config_listing(files: Sequence[ConfigFile]) -> list[ConfigListing]:
+    """What ``--list-configs`` shows per file: nothing launched, no values (names only)."""
+    return [
+        ConfigListing(
+            client=cf.client,
+            source=cf.source,
+            scope=cf.scope,
+            state=cf.state.value,
+            servers=tuple(
+                ServerLine(
+                    name=e.name,
+                    disabled=e.disabled,
+                    launchable=e.spec is not None,
+                    note=e.problem or e.disabled_reason or ("; ".join(e.notes) or None),
+                    line=e.line,
+                )
+                for e in cf.entries
+            ),
+            error=cf.error,
+            problems=cf.problems,
+        )
+        for cf in files
+    ]

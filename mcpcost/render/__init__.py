@@ -1,0 +1,1 @@
+"""Rendering an audit: text, JSON, Markdown and SARIF."""

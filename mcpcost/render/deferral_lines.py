@@ -1,0 +1,163 @@
+"""The deferral verdict in the human report: whether the client defers tool definitions, where
+that was read, and what it means for this session."""
+
+from __future__ import annotations
+
+from mcpcost.audit.deferral import (
+    BASE_URL,
+    DOCUMENTED_VALUES,
+    PUBLISHED_BAND,
+    SHELL_SOURCE,
+    DeferralVerdict,
+)
+from mcpcost.render.text_format import n, pct
+
+
+def _where_read(v: DeferralVerdict) -> list[str]:
+    st = v.setting
+    if st is None:
+        return []
+    out = [
+        "  Where this was read (Claude Code takes these variables from the shell it starts in "
+        "and from the env block of its own settings files):",
+    ]
+    absent = 0
+    for src in st.sources:
+        place = "this shell" if src.source == SHELL_SOURCE else src.source
+        mark = "  ← decides" if st.source is not None and src.source == st.source else ""
+        if src.state == "absent":
+            absent += 1
+            continue
+        if src.state == "unreadable":
+            out.append(f"    {place} — could not be read{mark}")
+            continue
+        sets = [x for x in src.sets if x not in src.unreadable]
+        parts = []
+        if sets:
+            parts.append("sets " + ", ".join(sets))
+        if src.unreadable:
+            parts.append("sets " + ", ".join(src.unreadable) + " to something that is not a string")
+        out.append(f"    {place} — {'; '.join(parts) if parts else 'sets none of them'}{mark}")
+    if absent:
+        out.append(f"    {absent} other settings file(s) it reads are not on this machine")
+    if not st.settings_read:
+        out.append("    warning: Claude Code's settings files were not read in this run")
+    return out
+
+
+def _exceptions(v: DeferralVerdict) -> list[str]:
+    out = ["  The full number is paid where deferral does not apply:"]
+    out += [f"    {e}" for e in v.exceptions]
+    al = v.always_load
+    if al.servers or al.unmeasured:
+        names = ", ".join((*al.servers, *al.unmeasured))
+        floor = "at least " if al.unmeasured else ""
+        out.append(
+            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{n(al.tokens)} '
+            "tokens load at session start regardless."
+        )
+    else:
+        out.append('  No server in this config is pinned "alwaysLoad": true.')
+    return out
+
+
+def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
+    out: list[str] = []
+    if v.mode == "client-unknown":
+        out.append(
+            "  The client reading this file is not known (--config), so these tokens are read "
+            "as loaded up front on every request."
+        )
+        return out
+    if v.mode == "no-deferral-on-record":
+        out.append(
+            f"  No default deferral is on record for {v.client}, so every request carries these "
+            "tokens before you type anything — an absence of a record about the client, not a "
+            "measurement of it."
+        )
+        return out
+    st = v.setting
+    assert st is not None
+    where = st.source if st.source and st.source != SHELL_SOURCE else "this shell"
+    if v.mode == "setting-unresolved":
+        if st.unresolved == "sources-disagree":
+            why = f"{st.variable} is set to different values in this shell and in {st.source}"
+        elif st.unresolved == "value-unreadable":
+            why = f"{st.variable} is set in {st.source} to something that is not a string"
+        else:
+            why = f"{st.source} exists and could not be read"
+        out.append(
+            f"  {why}; whether {v.client} defers these tokens cannot be said from this machine."
+        )
+    elif v.mode == "setting-unrecognized":
+        out.append(
+            f"  {st.variable}={st.value} (read from {where}) is not a documented value "
+            f"({', '.join(DOCUMENTED_VALUES)}), so nothing is claimed from it."
+        )
+    elif v.mode == "loads-upfront":
+        if st.variable == BASE_URL:
+            why = f"{BASE_URL} points at {st.value}"
+        else:
+            why = f"{st.variable}={st.value}"
+        out.append(
+            f"  {v.client} loads every tool definition up front here: tool search is off because "
+            f"{why} (read from {where}). Every request carries these tokens."
+        )
+    elif v.mode == "defers-all":
+        how = (
+            f"{st.variable}={st.value} (read from {where})"
+            if st.read_from_machine
+            else "ENABLE_TOOL_SEARCH is unset here, which is the documented default"
+        )
+        out.append(
+            f"  {v.client} defers every MCP tool definition (tool search), with no threshold — "
+            f"{how}. These tokens are NOT loaded up front at any size; they load when the model "
+            "reaches for a tool. Size decides nothing here."
+        )
+        out += _exceptions(v)
+    elif v.mode == "threshold":
+        out += _threshold(v, where)
+    out += _where_read(v)
+    return out
+
+
+def _threshold(v: DeferralVerdict, where: str) -> list[str]:
+    st = v.setting
+    assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
+    out = [
+        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens "
+        f"({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
+        f"{where}).",
+    ]
+    wire = ("at least " if v.is_floor else "") + n(v.wire_tokens)
+    out.append(f"  This session's wire total is {wire} tokens (o200k).")
+    ct, band = v.client_tokens, v.ratio or PUBLISHED_BAND
+    if ct is None:
+        out.append(
+            "  Its size in request tokens cannot be stated, so no side of the threshold is claimed."
+        )
+        return out
+    if ct["estimated"] == 0:
+        out.append(f"  Counted exactly for Anthropic requests: {n(ct['low'])} tokens.")
+    else:
+        out.append(
+            f"  In request tokens that is {n(ct['low'])}–{n(ct['high'])} "
+            f"(measured ratios {band.low:.2f}×–{band.high:.2f}× across {band.servers} servers)."
+        )
+    if v.crosses is True:
+        out.append("  That is at or above the threshold: these definitions are deferred.")
+        out += _exceptions(v)
+    elif v.crosses is False:
+        out.append("  That is under the threshold: every request carries these tokens.")
+    else:
+        reasons = []
+        if v.is_floor:
+            reasons.append("some servers could not be measured")
+        if ct["high"] >= v.threshold_tokens > ct["low"]:
+            reasons.append("the range straddles the threshold")
+        out.append(f"  Which side it falls on cannot be said: {'; '.join(reasons)}.")
+        if ct["estimated"]:
+            out.append(
+                "  --claude with a published divergence run can replace estimates with exact counts."
+            )
+    return out

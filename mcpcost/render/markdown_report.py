@@ -1,0 +1,251 @@
+"""``audit --markdown``: the report as GitHub-flavoured Markdown (PR comments, job summaries).
+
+``render_markdown(report, diff=None, gates=None, by_file=False) -> str``. A summary, then one
+section per client session (the files one client loads together; ``by_file``: per config file), a
+table of measured servers with the file each comes from, what was not measured, the deferral
+verdict in one sentence, then budget, diff and gate results, causes first. Untrusted text is
+escaped exactly as the Action's comment escapes it (``mcpcost.core.markdown``): names and paths as
+code spans, everything else as inert Markdown. Commands and URLs never appear, only server names.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mcpcost.audit.deferral import DeferralVerdict
+from mcpcost.audit.gates import GateResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, SessionResult
+from mcpcost.core.markdown import code_span, md_text
+from mcpcost.core.measure import SessionStart
+from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.render.gate_lines import budget_verdict, increase_verdict
+from mcpcost.render.text_format import n, pct, signed
+from mcpcost.render.text_report import summary_block
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff
+
+
+def name(text: str) -> str:
+    """A server name, file or variable: a code span, as in the Action's comment."""
+    return code_span(text)
+
+
+def prose(text: str) -> str:
+    """Any other untrusted text: inert Markdown (no HTML, links, images, entities, mentions)."""
+    return md_text(text)
+
+
+def deferral_sentence(v: DeferralVerdict) -> str:
+    mode = v.mode
+    if mode == "client-unknown":
+        return "Client not known (`--config`): read as loaded up front on every request."
+    if mode == "no-deferral-on-record":
+        return (
+            f"No default deferral is on record for {prose(v.client)}: every request carries these "
+            "tokens (an absence of a record about the client, not a measurement of it)."
+        )
+    st = v.setting
+    var = prose(st.variable or "") if st else ""
+    if mode == "loads-upfront":
+        return f"{prose(v.client)} loads every definition up front here ({var})."
+    if mode == "defers-all":
+        pinned = v.always_load
+        extra = (
+            f" Pinned `alwaysLoad`: {prose(', '.join(pinned.servers))} ({n(pinned.tokens)} tokens) "
+            "load at session start regardless."
+            if pinned.servers
+            else ""
+        )
+        return (
+            f"{prose(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
+        )
+    if mode == "threshold":
+        side = {
+            True: "at or above it: deferred",
+            False: "under it: loaded up front",
+            None: "on a side that cannot be said",
+        }[v.crosses]
+        return f"{prose(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
+    if mode == "setting-unrecognized":
+        return f"{var} holds a value that is not documented: nothing is claimed from it."
+    return (
+        "Whether these tokens are deferred cannot be said from this machine (settings unresolved)."
+    )
+
+
+def _config(c: ConfigResult, report: AuditReport) -> list[str]:
+    claude = report.claude_divergence is not None
+    floor = "≥ " if c.skipped else ""
+    out = [
+        f"### {prose(c.client)} · {name(c.source)}",
+        "",
+        f"**{floor}{n(c.total_tokens)} tokens** of tool schemas — {pct(c.context_share)} of a "
+        f"{n(report.context_window)}-token context window.",
+        "",
+    ]
+    if c.servers:
+        head = "| server | tools | tokens | share | session start |" + (
+            " claude |" if claude else ""
+        )
+        out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "")]
+        for s in c.servers:
+            ss = s.session_start
+            start = "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
+            row = f"| {name(s.name)} | {n(s.tool_count or 0)} | {n(s.tokens or 0)} | {pct(s.share or 0)} | {start} |"
+            if claude:
+                row += f" {n(s.claude_tokens) if s.claude_tokens is not None else '—'} |"
+            out.append(row)
+        out.append("")
+    if c.skipped:
+        out += ["Not measured:", ""]
+        out += [
+            f"- {name(s.name)}: {prose(s.status)} — {prose(s.notes or 'no detail')}"
+            for s in c.skipped
+        ]
+        out.append("")
+    notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
+    if notes:
+        out += ["Notes:", ""] + [f"- {name(who)}: {prose(note)}" for who, note in notes] + [""]
+    if c.disabled_reasons:
+        out += ["Switched off:", ""]
+        out += [f"- {name(who)}: {prose(why)}" for who, why in c.disabled_reasons]
+        out.append("")
+    if c.deferral is not None:
+        out += [deferral_sentence(c.deferral), ""]
+    return out
+
+
+def _start(ss: SessionStart | None) -> str:
+    return "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
+
+
+def _session(s: SessionResult, report: AuditReport) -> list[str]:
+    claude = report.claude_divergence is not None
+    floor = "≥ " if s.skipped else ""
+    numbered = {src: i for i, src in enumerate(s.sources, start=1)}
+    out = [
+        f"### {prose(s.label)}",
+        "",
+        f"**{floor}{n(s.total_tokens)} tokens** of tool schemas — {pct(s.context_share)} of a "
+        f"{n(report.context_window)}-token context window.",
+        "",
+        "Files: " + " · ".join(f"{numbered[src]}. {name(src)}" for src in s.sources),
+        "",
+    ]
+    if s.servers:
+        head = "| server | tools | tokens | share | session start |"
+        head += (" claude |" if claude else "") + " from |"
+        out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "") + "---:|"]
+        for e in s.servers:
+            v = e.server
+            row = (
+                f"| {name(v.name)} | {n(v.tool_count or 0)} | {n(v.tokens or 0)} | "
+                f"{pct(v.share or 0)} | {_start(v.session_start)} |"
+            )
+            if claude:
+                row += f" {n(v.claude_tokens) if v.claude_tokens is not None else '—'} |"
+            out.append(row + f" {numbered[e.source]} |")
+        out.append("")
+    if s.skipped:
+        out += ["Not measured:", ""]
+        out += [
+            f"- {name(e.server.name)} ({numbered[e.source]}): {prose(e.server.status)} — "
+            f"{prose(e.server.notes or 'no detail')}"
+            for e in s.skipped
+        ]
+        out.append("")
+    notes = [(e, note) for e in (*s.servers, *s.skipped) for note in e.server.config_notes]
+    if notes:
+        out += ["Notes:", ""]
+        out += [f"- {name(e.server.name)}: {prose(note)}" for e, note in notes]
+        out.append("")
+    by_file = {(c.client, c.source): c for c in report.configs}
+    off = [
+        r
+        for src in s.sources
+        if (s.client, src) in by_file
+        for r in by_file[(s.client, src)].disabled_reasons
+    ]
+    if off:
+        out += ["Switched off:", ""]
+        out += [f"- {name(who)}: {prose(why)}" for who, why in off]
+        out.append("")
+    if s.overridden:
+        out += ["Declared twice, loaded once:", ""]
+        out += [
+            f"- {name(o.name)} ({numbered.get(o.source, '?')}): not loaded — {prose(o.why)}"
+            for o in s.overridden
+        ]
+        out.append("")
+    if s.deferral is not None:
+        out += [deferral_sentence(s.deferral), ""]
+    return out
+
+
+def render_markdown(
+    report: AuditReport,
+    diff: AuditDiff | None = None,
+    gates: GateResult | None = None,
+    *,
+    by_file: bool = False,
+) -> str:
+    out = [
+        "## MCP context cost",
+        "",
+        f"methodology {report.methodology_version} · {report.encoding} · context window "
+        f"{n(report.context_window)}",
+        "",
+        *(f"- {prose(line)}" for line in summary_block(report, gates, by_file)),
+        "",
+    ]
+    if by_file:
+        for c in report.configs:
+            out += _config(c, report)
+    else:
+        for s in report.sessions:
+            out += _session(s, report)
+    if report.empty_configs:
+        out += ["Configs with no live server:", ""]
+        out += [
+            f"- {prose(e.client)} {name(e.source)} ({prose(e.state)})" for e in report.empty_configs
+        ]
+        out.append("")
+    if report.problems:
+        out += ["Problems:", ""] + [f"- {prose(p)}" for p in report.problems] + [""]
+    if diff is not None:
+        out += [f"#### Diff vs baseline ({prose(diff.baseline_generated_at)})", ""]
+        out += ["| config | before | after | change | exact |", "|---|---:|---:|---:|---|"]
+        for d in diff.configs:
+            before = "—" if d.before_total is None else n(d.before_total)
+            change = "—" if d.delta is None else signed(d.delta)
+            out.append(
+                f"| {name(d.source)} | {before} | {n(d.after_total)} | {change} | {'yes' if d.exact else 'no'} |"
+            )
+        for dropped in diff.dropped_configs:
+            out.append(
+                f"| {name(dropped.source)} | {n(dropped.total_tokens)} | not found | — | no |"
+            )
+        out.append("")
+    if gates is not None:
+        if gates.passed:
+            out.append("**Gates passed.**")
+        else:
+            out += ["**Gate failed:**", ""]
+            if gates.budget is not None and not gates.budget.passed:
+                out.append(f"- {prose(budget_verdict(gates.budget))}")
+                out += [f"  - {prose(f.text)}" for f in gates.budget.findings]
+            if gates.increase is not None and not gates.increase.passed:
+                out.append(f"- {prose(increase_verdict(gates.increase))}")
+                out += [f"  - {prose(f.text)}" for f in gates.increase.findings]
+            shown = {
+                *(gates.budget.findings if gates.budget else ()),
+                *(gates.increase.findings if gates.increase else ()),
+            }
+            out += [f"- {prose(f.text)}" for f in gates.findings if f not in shown]
+        out.append("")
+    out.append(
+        f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "
+        f"[spec/METHODOLOGY.md]({METHODOLOGY_URL})</sub>"
+    )
+    return "\n".join(out).rstrip() + "\n"

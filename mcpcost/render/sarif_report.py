@@ -1,0 +1,213 @@
+"""Gate findings and unmeasured servers as a SARIF 2.1.0 log, for code scanning (pure).
+
+``render_sarif(errors, warnings, base_dir=...)`` takes located findings (anything with ``gate``,
+``source``, ``server``, ``text`` and ``line``: the CLI's ``LocatedFinding``, the Action's
+``FindingView``) and returns the log's text. Findings that fail a gate are ``error`` results,
+the rest (an unmeasured server nobody asked to fail on, a kind outside the Action's ``fail-on``)
+are ``warning`` results. One rule per finding kind (``Gate``); each result is located at the
+config line of its server, or at the judged config's top when it concerns the whole file.
+
+Locations: a relative source is relative to the project root (``%SRCROOT%``), as GitHub's
+code scanning expects; an absolute source under ``base_dir`` is made relative to it; any other
+absolute source (a config in the home directory) is a ``file:`` URI. A finding that names no file
+(the baseline's methodology differs) is located at ``default_source``, line 1, so every result
+has the one location code scanning requires.
+
+``partialFingerprints`` carry a hash of the kind, the file and the server, so an alert keeps its
+identity when the line or the numbers in its text move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol
+from urllib.parse import quote
+
+from mcpcost.audit.gates import Gate, GateFinding
+from mcpcost.audit.report_model import AuditReport
+from mcpcost.configs.config_file import ConfigFile
+from mcpcost.core.digest import sha256_hex
+from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.record import Record
+from mcpcost.version import __version__
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+SOURCE_ROOT = "%SRCROOT%"
+TOOL_NAME = "mcp-context-cost"
+FINGERPRINT_KEY = "mcpcostFinding/v1"
+
+RULES: Mapping[Gate, tuple[str, str]] = {
+    Gate.BUDGET: (
+        "An MCP config costs more tokens than the budget",
+        "The tool definitions of the servers this config declares take more tokens of the "
+        "model's context than the budget allows (--budget, the Action's budget input).",
+    ),
+    Gate.INCREASE: (
+        "An MCP config grew more than allowed",
+        "Against the baseline, the tool definitions of this config grew by more tokens (or a "
+        "larger share) than allowed, or the growth has nothing to be compared against.",
+    ),
+    Gate.UNMEASURED: (
+        "An MCP server could not be measured",
+        "The server could not be launched or did not list its tools, so what it costs is "
+        "unknown and any total that includes it is only a floor.",
+    ),
+}
+
+
+class Level(StrEnum):
+    """The SARIF level of a result."""
+
+    ERROR = "error"  # the finding fails a gate
+    WARNING = "warning"  # reported, not failing
+
+
+class Locatable(Protocol):
+    """What a finding needs to become a SARIF result."""
+
+    @property
+    def gate(self) -> Gate: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def server(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def line(self) -> int | None: ...
+
+
+class LocatedFinding(Record, frozen=True, kw_only=True):
+    """A gate finding with the config line it points at."""
+
+    gate: Gate
+    source: str | None
+    server: str | None
+    text: str
+    line: int | None
+
+
+def entry_lines(configs: Sequence[ConfigFile]) -> dict[tuple[str, str], int]:
+    """(source, server name) -> the line of the server's entry in that config."""
+    return {(c.source, e.name): e.line for c in configs for e in c.entries if e.line is not None}
+
+
+def finding_line(
+    finding: GateFinding, report: AuditReport, lines: Mapping[tuple[str, str], int]
+) -> int | None:
+    """The server's entry; for a whole-config budget finding its heaviest server; else line 1."""
+    if finding.source is None:
+        return None
+    if finding.server is not None and (finding.source, finding.server) in lines:
+        return lines[(finding.source, finding.server)]
+    if finding.gate is Gate.BUDGET:
+        config = next((c for c in report.configs if c.source == finding.source), None)
+        if config is not None and config.servers:
+            return lines.get((finding.source, config.servers[0].name), 1)
+    return 1
+
+
+def locate(
+    findings: Sequence[GateFinding], report: AuditReport, lines: Mapping[tuple[str, str], int]
+) -> tuple[LocatedFinding, ...]:
+    return tuple(
+        LocatedFinding(
+            gate=f.gate,
+            source=f.source,
+            server=f.server,
+            text=f.text,
+            line=finding_line(f, report, lines),
+        )
+        for f in findings
+    )
+
+
+def artifact_location(source: str, base_dir: Path | None) -> dict[str, Any]:
+    """A SARIF artifactLocation for a config path (see the module docstring)."""
+    path = Path(source)
+    if path.is_absolute() and base_dir is not None and path.is_relative_to(base_dir):
+        path = path.relative_to(base_dir)
+    if path.is_absolute():
+        return {"uri": path.as_uri()}
+    return {"uri": quote(PurePosixPath(*path.parts).as_posix()), "uriBaseId": SOURCE_ROOT}
+
+
+def fingerprint(finding: Locatable, source: str) -> str:
+    ident = "\n".join((str(finding.gate), source, finding.server or ""))
+    return sha256_hex(ident.encode("utf-8"))
+
+
+def _result(
+    finding: Locatable,
+    level: Level,
+    index: Mapping[Gate, int],
+    default_source: str | None,
+    base_dir: Path | None,
+) -> dict[str, Any]:
+    source = finding.source or default_source
+    result: dict[str, Any] = {
+        "ruleId": str(finding.gate),
+        "ruleIndex": index[finding.gate],
+        "level": str(level),
+        "message": {"text": finding.text},
+    }
+    if source:
+        line = (finding.line or 1) if finding.source else 1
+        result["locations"] = [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact_location(source, base_dir),
+                    "region": {"startLine": max(1, line)},
+                }
+            }
+        ]
+        result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint(finding, source)}
+    return result
+
+
+def sarif_log(
+    errors: Sequence[Locatable],
+    warnings: Sequence[Locatable] = (),
+    *,
+    base_dir: Path | None = None,
+    default_source: str | None = None,
+) -> dict[str, Any]:
+    """The SARIF 2.1.0 log object: one run, one rule per finding kind."""
+    kinds = list(Gate)
+    index = {gate: i for i, gate in enumerate(kinds)}
+    rules = [
+        {
+            "id": str(gate),
+            "name": "".join(part.title() for part in str(gate).split("-")),
+            "shortDescription": {"text": RULES[gate][0]},
+            "fullDescription": {"text": RULES[gate][1]},
+            "defaultConfiguration": {"level": "error"},
+        }
+        for gate in kinds
+    ]
+    results = [
+        *(_result(f, Level.ERROR, index, default_source, base_dir) for f in errors),
+        *(_result(f, Level.WARNING, index, default_source, base_dir) for f in warnings),
+    ]
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
+        "results": results,
+    }
+    if base_dir is not None:
+        run["originalUriBaseIds"] = {SOURCE_ROOT: {"uri": base_dir.as_uri().rstrip("/") + "/"}}
+    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render_sarif(
+    errors: Sequence[Locatable],
+    warnings: Sequence[Locatable] = (),
+    *,
+    base_dir: Path | None = None,
+    default_source: str | None = None,
+) -> str:
+    """The log as the text of a ``.sarif`` file."""
+    log = sarif_log(errors, warnings, base_dir=base_dir, default_source=default_source)
+    return stringify_pretty(log) + "\n"

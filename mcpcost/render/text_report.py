@@ -1,0 +1,375 @@
+"""Human audit output: ``render_text(report, diff=None, gates=None) -> str``.
+
+Layout (after the reference's, adapted): a header line; per config the server table (tools,
+tokens, share, session-start cost, the Claude column with ``--claude``), the total, the share of
+the context window, the deferral block (once per session), heaviest tools, trim advice, what was
+not measured and why, switched-off servers; then configs without live servers, unresolved
+references, problems, the budget, the baseline diff and the increase gate, and a two-line footer.
+Column widths follow the content; signed numbers use a real minus sign. Every line passes
+``mcpcost.core.terminal.terminal_line`` on the way out: a name, note or path from a config or a
+server cannot carry a control sequence, a bidi override or a line break into the terminal.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from mcpcost.audit.deferral import (
+    PUBLISHED_BAND,
+    upfront_tokens,
+)
+from mcpcost.audit.gates import GateResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.core.terminal import terminal_line
+from mcpcost.render.deferral_lines import deferral_block
+from mcpcost.render.gate_lines import (
+    _with_reasons,
+    budget_block,
+    budget_verdict,
+    diff_block,
+    increase_block,
+    increase_verdict,
+)
+from mcpcost.render.text_format import n, pct, table
+
+if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.diff import AuditDiff
+
+RULE = "─"
+DEFAULT_WIDTH = 100  # when the terminal's width is not known
+MIN_WIDTH = 60
+
+
+def _session(s: ServerResult) -> str:
+    ss = s.session_start
+    if ss is None:
+        return "—"
+    return f"≥{n(ss.total)}" if ss.is_floor else n(ss.total)
+
+
+def server_table(c: ConfigResult, claude: bool) -> list[str]:
+    head = ["server", "tools", "tokens", "share", "start"] + (["claude"] if claude else [])
+    rows: list[list[str]] = [head]
+    for s in c.servers:
+        row = [s.name, n(s.tool_count or 0), n(s.tokens or 0), pct(s.share or 0.0), _session(s)]
+        if claude:
+            row.append(n(s.claude_tokens) if s.claude_tokens is not None else "—")
+        rows.append(row)
+    total = ["total", n(c.tool_count), n(c.total_tokens), "", ""] + ([""] if claude else [])
+    right = [False] + [True] * (len(head) - 1)
+    lines = table([*rows, total], right)
+    width = max(len(x) for x in lines) - 2
+    return [*lines[:-1], "  " + RULE * width, lines[-1]]
+
+
+def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[str]:
+    claude = report.claude_divergence is not None
+    out = [f"{c.client}  {c.source}"]
+    if c.servers:
+        out += server_table(c, claude)
+        out.append("")
+    floor = "at least " if c.skipped else ""
+    out.append(
+        f"  {floor}{n(c.total_tokens)} tokens of tool schemas — {pct(c.context_share)} of a "
+        f"{n(report.context_window)}-token context window."
+    )
+    if c.deferral is not None and id(c.deferral) not in shown:
+        shown.add(id(c.deferral))
+        out += deferral_block(c.deferral, report.context_window)
+        up = upfront_tokens(c.deferral)
+        if up is not None and c.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
+            out.append(f"  Loaded up front on every request: {n(up)} tokens.")
+    elif c.deferral is not None:
+        out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
+    if c.heaviest_tools:
+        out += ["", "  heaviest tools"]
+        rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in c.heaviest_tools]
+        out += table(rows, [False, True], indent="    ")
+    if c.trim_advice:
+        t = c.trim_advice
+        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
+        out += [
+            "",
+            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this config) — if "
+            "your client supports per-tool filtering.",
+        ]
+    if c.skipped:
+        out += ["", "  not measured"]
+        rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
+        out += table(rows, [False, False], indent="    ")
+    notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
+    if notes:
+        out += ["", "  notes"] + [f"    {name}: {note}" for name, note in notes]
+    if c.disabled:
+        out += ["", f"  switched off: {', '.join(_with_reasons(c.disabled, c.disabled_reasons))}"]
+    return out
+
+
+# --------------------------------------------------------------------- sessions
+
+
+def _files(sources: Sequence[str]) -> dict[str, str]:
+    return {src: str(i) for i, src in enumerate(sources, start=1)}
+
+
+def session_table(s: SessionResult, claude: bool, numbered: Mapping[str, str]) -> list[str]:
+    many = len(numbered) > 1
+    head = ["server", "tools", "tokens", "share", "start"]
+    head += (["claude"] if claude else []) + (["from"] if many else [])
+    rows: list[list[str]] = [head]
+    for e in s.servers:
+        v = e.server
+        row = [v.name, n(v.tool_count or 0), n(v.tokens or 0), pct(v.share or 0.0), _session(v)]
+        if claude:
+            row.append(n(v.claude_tokens) if v.claude_tokens is not None else "—")
+        if many:
+            row.append(numbered[e.source])
+        rows.append(row)
+    total = ["total", n(s.tool_count), n(s.total_tokens)] + [""] * (len(head) - 3)
+    right = [False] + [True] * (len(head) - 1)
+    lines = table([*rows, total], right)
+    width = max(len(x) for x in lines) - 2
+    return [*lines[:-1], "  " + RULE * width, lines[-1]]
+
+
+def _cut(text: str, width: int) -> str:
+    """One line of at most ``width`` characters (a cut one ends in "…"; --json has it whole)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def session_block(
+    s: SessionResult,
+    report: AuditReport,
+    by_file: Mapping[tuple[str, str], ConfigResult],
+    width: int,
+) -> list[str]:
+    claude = report.claude_divergence is not None
+    numbered = _files(s.sources)
+    floor = "at least " if s.skipped else ""
+    count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
+    files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
+    out = [f"{s.label} — {floor}{n(s.total_tokens)} tokens · {count} measured · {files}"]
+    if len(s.sources) == 1:
+        out.append(f"  file: {s.sources[0]}")
+    else:
+        scope = {
+            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
+        }
+        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    if s.servers:
+        out += session_table(s, claude, numbered)
+        out.append("")
+    out.append(
+        f"  {floor}{n(s.total_tokens)} tokens of tool schemas — {pct(s.context_share)} of a "
+        f"{n(report.context_window)}-token context window."
+    )
+    if s.deferral is not None:
+        out += deferral_block(s.deferral, report.context_window)
+        up = upfront_tokens(s.deferral)
+        if up is not None and s.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
+            out.append(f"  Loaded up front on every request: {n(up)} tokens.")
+
+    def tag(source: str) -> str:
+        return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
+
+    if s.overridden:
+        out += ["", "  declared twice, loaded once"]
+        out += [f"    {o.name}{tag(o.source)}: not loaded — {o.why}" for o in s.overridden]
+        if s.precedence_source:
+            out.append(f"    (source: {s.precedence_source})")
+    if s.heaviest_tools:
+        out += ["", "  heaviest tools"]
+        rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in s.heaviest_tools]
+        out += table(rows, [False, True], indent="    ")
+    if s.trim_advice:
+        t = s.trim_advice
+        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
+        out += [
+            "",
+            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this session) — if "
+            "your client supports per-tool filtering.",
+        ]
+    if s.skipped:
+        out += ["", "  not measured"]
+        for e in s.skipped:
+            v = e.server
+            line = f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
+            out.append(_cut(line, width))
+    notes = [
+        (e.server.name, e.source, note)
+        for e in (*s.servers, *s.skipped)
+        for note in e.server.config_notes
+    ]
+    if notes:
+        out += ["", "  notes"] + [f"    {name}{tag(src)}: {note}" for name, src, note in notes]
+    off = [
+        (name, src)
+        for src in s.sources
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
+    ]
+    if off:
+        out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
+    return out
+
+
+def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) -> list[str]:
+    """A few lines before the detail: sessions, servers, the heaviest session, gate verdicts."""
+    measured = {(e.source, e.server.name) for s in report.sessions for e in s.servers}
+    unmeasured = {(e.source, e.server.name) for s in report.sessions for e in s.skipped}
+    count = len(report.sessions)
+    out = [
+        f"{count} client session{'s' if count != 1 else ''} from {len(report.configs)} config "
+        f"file{'s' if len(report.configs) != 1 else ''}; {len(measured)} server"
+        f"{'s' if len(measured) != 1 else ''} measured, {len(unmeasured)} not."
+    ]
+    if report.sessions:
+        top = report.sessions[0]
+        floor = "at least " if top.skipped else ""
+        up = upfront_tokens(top.deferral) if top.deferral is not None else None
+        if up is None or up == top.total_tokens:
+            paid = ""
+        elif up == 0:
+            paid = "; the client defers them all"
+        else:
+            paid = f"; {n(up)} of them load up front on every request"
+        out.append(
+            f"Heaviest session: {top.label}, {floor}{n(top.total_tokens)} tokens of tool "
+            f"definitions ({pct(top.context_share)} of the context window){paid}."
+        )
+    if gates is not None and gates.budget is not None:
+        out.append(budget_verdict(gates.budget))
+    if gates is not None and gates.increase is not None:
+        out.append(increase_verdict(gates.increase))
+    if by_file:
+        out.append("Below: each config file on its own (--by-file); sessions add them up.")
+    return out
+
+
+LEGEND = (
+    "Columns: tools = tools the server lists; tokens = its tool definitions in "
+    "{encoding} tokens; share = of the {unit} total; start = what it costs at session start "
+    "even when definitions are deferred (tool names and instructions; ≥ when only partly "
+    "known){claude}{source}. Long notes are cut to the width; --json has them whole."
+)
+
+
+def legend(report: AuditReport, by_file: bool) -> str:
+    claude = (
+        "; claude = Anthropic request tokens, from the run named below"
+        if (report.claude_divergence is not None)
+        else ""
+    )
+    source = "" if by_file else "; from = the file that declares it, numbered above the table"
+    return LEGEND.format(
+        encoding=report.encoding,
+        unit="config's" if by_file else "session's",
+        claude=claude,
+        source=source,
+    )
+
+
+def fit_width(lines: Sequence[str], width: int) -> list[str]:
+    """Every line within ``width``: prose wraps under its own indent (plus two), table rows and
+    rules are cut."""
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        body = line.strip()
+        if RULE in body or "  " in body:  # a table row or a rule: one line, cut
+            out.append(_cut(line, width))
+            continue
+        out += textwrap.wrap(
+            body,
+            width=width,
+            initial_indent=indent,
+            subsequent_indent=indent + "  ",
+            break_long_words=False,  # a path or URL stays whole, even past the width
+            break_on_hyphens=False,
+        )
+    return out
+
+
+def render_text(
+    report: AuditReport,
+    diff: AuditDiff | None = None,
+    gates: GateResult | None = None,
+    *,
+    width: int = DEFAULT_WIDTH,
+    by_file: bool = False,
+) -> str:
+    """The human report (stdout): a summary, then one block per client session (``by_file``:
+    per config file), then what was not audited, the gates and the diff, within ``width``."""
+    width = max(width, MIN_WIDTH)
+    out = [
+        f"mcp-context-cost audit · methodology {report.methodology_version} · {report.encoding} · "
+        f"context window {n(report.context_window)}",
+        "",
+        *summary_block(report, gates, by_file),
+        "",
+        legend(report, by_file),
+    ]
+    files = {(c.client, c.source): c for c in report.configs}
+    if by_file:
+        shown: set[int] = set()
+        for c in report.configs:
+            out.append("")
+            out += config_block(c, report, shown)
+    else:
+        for s in report.sessions:
+            out.append("")
+            out += session_block(s, report, files, width)
+    if report.empty_configs:
+        out += ["", "configs with no live server"]
+        for e in report.empty_configs:
+            if e.all_disabled:
+                off = _with_reasons(e.all_disabled, e.disabled_reasons)
+                why = f"every server is switched off: {', '.join(off)}"
+            elif e.error:
+                why = f"could not be read: {e.error}"
+            else:
+                why = "declares no server"
+            out.append(f"  {e.client}  {e.source} — {why}")
+    if report.unresolved:
+        out += ["", "not launched: unresolved variable references"]
+        for u in report.unresolved:
+            out.append(f"  {u.name} ({u.source}): {', '.join(u.references)}")
+    if report.env_variants:
+        out += ["", "same command, different env or headers (each measured separately)"]
+        for v in report.env_variants:
+            names = ", ".join(f"{name} ({src})" for src, name in v.entries)
+            out.append(f"  {v.launch}: {names}")
+    if report.claude_divergence is not None:
+        cd = report.claude_divergence
+        out += [
+            "",
+            f"claude: Anthropic request tokens from the published divergence run ({cd.model}, "
+            f"{cd.measured_at}), shown only where the capture hash matches this install; — "
+            "otherwise.",
+        ]
+    if report.problems:
+        out += ["", "problems"] + [f"  {p}" for p in report.problems]
+    if gates is not None and gates.budget is not None:
+        out += ["", *budget_block(gates.budget)]
+    if gates is not None and gates.increase is not None:
+        out += ["", *increase_block(gates.increase)]
+    if diff is not None:
+        out += ["", *diff_block(diff, report.context_window)]
+    out += [
+        "",
+        f"These are wire tokens ({report.encoding}); measured Anthropic request ratios run "
+        f"{PUBLISHED_BAND.low:.2f}×–{PUBLISHED_BAND.high:.2f}×.",
+        f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
+    ]
+    safe = [terminal_line(line.rstrip()) for line in out]
+    return "\n".join(line.rstrip() for line in fit_width(safe, width)) + "\n"
