@@ -15,6 +15,7 @@ from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 
@@ -65,7 +66,7 @@ class ConfigDiffView(Record, frozen=True, kw_only=True):
     """One config file, base against head: the engine's totals and delta, and its servers."""
 
     source: str  # repo-relative path
-    client: str
+    client: ClientName
     base_total: int | None  # None: no such config on base
     head_total: int | None  # None: no such config on head
     delta: int | None = None  # the engine's delta; None when there is nothing to compare
@@ -292,7 +293,7 @@ def _outcome_from(data: Any) -> Outcome:
         configs.append(
             ConfigDiffView(
                 source=_str(c["source"]),
-                client=_str(c["client"]),
+                client=ClientName(_str(c["client"])),
                 base_total=_opt_int(c.get("baseTotal")),
                 head_total=_opt_int(c.get("headTotal")),
                 delta=_opt_int(c.get("delta")),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpcost.audit.report_model import REPORT_VERSION, AuditReport
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
@@ -22,7 +23,7 @@ class BaselineServer(Record, frozen=True, kw_only=True):
 
 
 class BaselineConfig(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     total_tokens: int
     servers: tuple[BaselineServer, ...]
@@ -96,7 +97,7 @@ def parse_baseline(obj: Any) -> Baseline:
         client = c.get("client")
         parsed.append(
             BaselineConfig(
-                client=client if isinstance(client, str) else "unknown",
+                client=ClientName(client if isinstance(client, str) else "unknown"),
                 source=c["source"],
                 total_tokens=int(total) if total is not None else measured_total,
                 # a skipped server is present with no number, whatever the file says

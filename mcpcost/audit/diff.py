@@ -33,6 +33,7 @@ from enum import StrEnum
 
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult
+from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.core.record import Record
 
 
@@ -86,7 +87,7 @@ class ServerDiff(Record, frozen=True, kw_only=True):
 
 
 class ConfigDiff(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     baseline_source: str | None
     matched_by: MatchedBy
@@ -102,7 +103,7 @@ class ConfigDiff(Record, frozen=True, kw_only=True):
 
 
 class DroppedConfig(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     total_tokens: int
 
@@ -228,12 +229,12 @@ def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDif
     return sorted(out, key=lambda s: (-abs(s.delta or 0), s.name))
 
 
-def _empty_result(client: str, source: str) -> ConfigResult:
+def _empty_result(client: ClientName, source: str) -> ConfigResult:
     """A config declaring no live server: what a file that is absent or empty costs."""
     return ConfigResult(
         client=client,
         source=source,
-        scope="project",
+        scope=Scope.PROJECT,
         total_tokens=0,
         tool_count=0,
         server_count=0,

@@ -414,7 +414,7 @@ def build_report(
                 EmptyConfig(
                     client=c.client,
                     source=c.source,
-                    state=str(c.state),
+                    state=c.state,
                     all_disabled=c.disabled_names,
                     error=c.error,
                     disabled_reasons=disabled_reasons(c),

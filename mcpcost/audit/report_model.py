@@ -10,6 +10,7 @@ from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
 from mcpcost.audit.sessions import Overridden
+from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Isolation
 from mcpcost.core.record import Record, field
@@ -84,9 +85,9 @@ class TrimAdvice(Record, frozen=True, kw_only=True):
 
 
 class ConfigResult(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
-    scope: str
+    scope: Scope
     total_tokens: int
     tool_count: int
     server_count: int
@@ -117,7 +118,7 @@ class SessionResult(Record, frozen=True, kw_only=True):
     """What one client session in this project pays: the union of the files it loads."""
 
     key: str
-    client: str
+    client: ClientName
     label: str
     sources: tuple[str, ...]
     total_tokens: int  # over measured servers only (a floor when ``skipped`` is not empty)
@@ -129,7 +130,7 @@ class SessionResult(Record, frozen=True, kw_only=True):
     overridden: tuple[Overridden, ...]  # declared, but another file's entry of the name wins
     heaviest_tools: tuple[HeaviestTool, ...]
     trim_advice: TrimAdvice | None
-    precedence: tuple[str, ...]  # scopes, winning first
+    precedence: tuple[Scope, ...]  # scopes, winning first
     precedence_documented: bool
     precedence_source: str | None
     deferral: DeferralVerdict | None = None
@@ -142,9 +143,9 @@ class SessionResult(Record, frozen=True, kw_only=True):
 class EmptyConfig(Record, frozen=True, kw_only=True):
     """A config file that contributes no live server: nothing declared, all off, or unreadable."""
 
-    client: str
+    client: ClientName
     source: str
-    state: str
+    state: ConfigState
     all_disabled: tuple[str, ...] = ()
     error: str | None = None
     disabled_reasons: tuple[tuple[str, str], ...] = ()
@@ -158,7 +159,7 @@ class EnvVariant(Record, frozen=True, kw_only=True):
 
 
 class UnresolvedEntry(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     name: str
     references: tuple[str, ...]

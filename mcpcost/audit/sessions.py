@@ -18,19 +18,20 @@ from pathlib import PurePath
 
 from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.client import SessionRule
+from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.core.record import Record
 
-MANAGED = "managed"
-USER = "user"
+MANAGED = Scope.MANAGED
+USER = Scope.USER
 
 
 class SessionFile(Record, frozen=True, kw_only=True):
     """What grouping needs of one config file: its live entries as (name, scope)."""
 
-    client: str
+    client: ClientName
     source: str
-    scope: str
-    entries: tuple[tuple[str, str], ...]
+    scope: Scope
+    entries: tuple[tuple[str, Scope], ...]
 
 
 class Overridden(Record, frozen=True, kw_only=True):
@@ -44,28 +45,28 @@ class Overridden(Record, frozen=True, kw_only=True):
 
 class SessionPlan(Record, frozen=True, kw_only=True):
     key: str  # unique in one report
-    client: str
+    client: ClientName
     label: str  # the product's name, with the installation or profile when it has several
     sources: tuple[str, ...]  # the files it loads, in discovery order
     members: tuple[tuple[str, str], ...]  # (source, server name) of every entry it loads
     overridden: tuple[Overridden, ...]
-    precedence: tuple[str, ...]  # scopes, winning first
+    precedence: tuple[Scope, ...]  # scopes, winning first
     documented: bool  # the client documents its precedence (else: the nearest file is assumed)
     rule_source: str | None  # where it is documented
 
 
-def _rule(client: str) -> tuple[SessionRule, str] | None:
+def _rule(client: ClientName) -> tuple[SessionRule, str] | None:
     if client not in registry.KNOWN_CLIENTS:
         return None
     found = registry.client_named(client)
     return found.session, found.label
 
 
-def _rank(scope: str, rule: SessionRule) -> int:
+def _rank(scope: Scope, rule: SessionRule) -> int:
     return rule.precedence.index(scope) if scope in rule.precedence else len(rule.precedence)
 
 
-def _scope_phrase(scope: str) -> str:
+def _scope_phrase(scope: Scope) -> str:
     return {"local": "local (this project's block of ~/.claude.json)"}.get(scope, scope)
 
 
@@ -74,7 +75,7 @@ def _resolve(
 ) -> tuple[list[tuple[str, str]], list[Overridden]]:
     """The loaded (source, name) pairs and the entries that lose, by the client's rule."""
     exclusive = rule.managed_exclusive and any(f.scope == MANAGED and f.entries for f in files)
-    candidates: dict[str, list[tuple[int, int, str, str]]] = {}
+    candidates: dict[str, list[tuple[int, int, str, Scope]]] = {}
     for order, f in enumerate(files):
         for name, scope in f.entries:
             candidates.setdefault(name, []).append((_rank(scope, rule), order, f.source, scope))
@@ -113,7 +114,7 @@ def _variant(f: SessionFile) -> str:
 
 def plan_sessions(files: Sequence[SessionFile]) -> list[SessionPlan]:
     """The sessions these files form, in the order their first file appears."""
-    by_client: dict[str, list[SessionFile]] = {}
+    by_client: dict[ClientName, list[SessionFile]] = {}
     plans: list[SessionPlan] = []
     for f in files:
         by_client.setdefault(f.client, []).append(f)

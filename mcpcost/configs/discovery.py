@@ -36,7 +36,7 @@ from mcpcost.configs.clients.claude_code import (
     read_approval_settings,
 )
 from mcpcost.configs.clients.client import Scope
-from mcpcost.configs.config_file import ConfigFile, ConfigState
+from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
 from mcpcost.core.record import Record, replace
 
 __all__ = [
@@ -67,9 +67,9 @@ def parse_project_config(relative_path: str, text: str, context: ParseContext) -
     client = project_client(relative_path)
     if client is None:
         return parse_detected(
-            relative_path, text, context=context, client=EXPLICIT, scope="project"
+            relative_path, text, context=context, client=EXPLICIT, scope=Scope.PROJECT
         )
-    return parse_config(client, relative_path, text, context=context, scope="project")
+    return parse_config(client, relative_path, text, context=context, scope=Scope.PROJECT)
 
 
 # ---------------------------------------------------------------- consent (pure)
@@ -278,7 +278,7 @@ def read_project_state(
 
 
 def _parse_guarded(
-    client: str, source: str, text: str, context: ParseContext, scope: str
+    client: ClientName, source: str, text: str, context: ParseContext, scope: Scope
 ) -> ConfigFile:
     """``parse_config``, but a file that breaks a parser in a way it does not foresee becomes an
     ERROR config of its own: one hostile file never stops discovery of the others."""
@@ -309,7 +309,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                     source=source,
                     state=ConfigState.ERROR,
                     error=f"no such file: {source}",
-                    scope="explicit",
+                    scope=Scope.EXPLICIT,
                 )
             )
             continue
@@ -321,11 +321,11 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                     source=source,
                     state=ConfigState.ERROR,
                     error=reason,
-                    scope="explicit",
+                    scope=Scope.EXPLICIT,
                 )
             )
             continue
-        out.append(_parse_guarded(EXPLICIT, source, text, context, "explicit"))
+        out.append(_parse_guarded(EXPLICIT, source, text, context, Scope.EXPLICIT))
     return out
 
 
@@ -342,10 +342,10 @@ class ServerLine(Record, frozen=True):
 
 
 class ConfigListing(Record, frozen=True):
-    client: str
+    client: ClientName
     source: str
-    scope: str
-    state: str
+    scope: Scope
+    state: ConfigState
     servers: tuple[ServerLine, ...]
     error: str | None
     problems: tuple[str, ...]
@@ -358,7 +358,7 @@ def config_listing(files: Sequence[ConfigFile]) -> list[ConfigListing]:
             client=cf.client,
             source=cf.source,
             scope=cf.scope,
-            state=cf.state.value,
+            state=cf.state,
             servers=tuple(
                 ServerLine(
                     name=e.name,

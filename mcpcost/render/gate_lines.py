@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, Gate, IncreaseGate
+from mcpcost.configs.config_file import EXPLICIT
 from mcpcost.render.text_format import n, pct, signed, table
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
@@ -98,7 +99,7 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
     unchanged = len(c.servers) - len(changed)
     if unchanged:
         out.append(f"    ({unchanged} server{'s' if unchanged != 1 else ''} unchanged)")
-    where = "this client" if c.client == "explicit" else c.client
+    where = "this client" if c.client == EXPLICIT else c.client
     if not c.exact:
         out.append(
             "    Not a clean comparison: the measured total moved "

@@ -22,6 +22,7 @@ from mcpcost.audit.deferral import (
 )
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.terminal import terminal_line
 from mcpcost.render.deferral_lines import deferral_block
@@ -144,7 +145,7 @@ def _cut(text: str, width: int) -> str:
 def session_block(
     s: SessionResult,
     report: AuditReport,
-    by_file: Mapping[tuple[str, str], ConfigResult],
+    by_file: Mapping[tuple[ClientName, str], ConfigResult],
     width: int,
 ) -> list[str]:
     claude = report.claude_divergence is not None

@@ -10,7 +10,6 @@ from mcpcost.configs.clients.raw_server import ParseContext
 from mcpcost.configs.clients.registry import (
     CLIENT_SYNTAX,
     CLIENTS,
-    EXPLICIT,
     KNOWN_CLIENTS,
     PROJECT_CONFIG_PATHS,
     client_named,
@@ -24,6 +23,7 @@ from mcpcost.configs.clients.registry import (
     project_client,
     syntax_for,
 )
+from mcpcost.configs.config_file import EXPLICIT, ClientName, Scope
 
 __all__ = [
     "CLIENTS",
@@ -32,11 +32,13 @@ __all__ = [
     "KNOWN_CLIENTS",
     "PROJECT_CONFIG_PATHS",
     "Client",
+    "ClientName",
     "DeferralRule",
     "Location",
     "ParseContext",
     "Places",
     "ProjectFile",
+    "Scope",
     "client_named",
     "deferral_rule",
     "deferring_clients",

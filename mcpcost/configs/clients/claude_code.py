@@ -26,17 +26,17 @@ from mcpcost.configs.clients.client import (
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import kind_of, object_of, server_block
 from mcpcost.configs.clients.raw_server import ParseContext, RawServer
-from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.record import Record, replace
 from mcpcost.errors import JSONSyntaxError
 
-NAME = "claude-code"
+NAME = ClientName("claude-code")
 PROJECT_FILES = (ProjectFile(".mcp.json"),)
 DIALECT = Dialect(NAME)
-LOCAL = "local"  # the scope of a server in the project's block of ~/.claude.json
+LOCAL = Scope.LOCAL  # the scope of a server in the project's block of ~/.claude.json
 
 
 # ---------------------------------------------------------------- where its files live
@@ -402,7 +402,7 @@ CLIENT = Client(
     claims=(Claim("projects", 0, _has_project_servers),),
     deferral=DeferralRule.TOOL_SEARCH,
     session=SessionRule(
-        precedence=("managed", "local", "project", "user"),
+        precedence=(Scope.MANAGED, Scope.LOCAL, Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://code.claude.com/docs/en/mcp#scope-hierarchy-and-precedence",
         managed_exclusive=True,

@@ -13,9 +13,24 @@ from typing import Any
 
 from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.clients.raw_server import ParseContext, RawServer
+from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 from mcpcost.core.record import Record, field
+
+__all__ = [
+    "Claim",
+    "Client",
+    "ClientName",
+    "DeferralRule",
+    "Location",
+    "Parsed",
+    "Parser",
+    "Places",
+    "ProjectFile",
+    "Scope",
+    "SessionRule",
+]
 
 
 class DeferralRule(StrEnum):
@@ -23,12 +38,6 @@ class DeferralRule(StrEnum):
 
     NONE_ON_RECORD = "none-on-record"  # nothing documents deferral: every definition is paid
     TOOL_SEARCH = "tool-search"  # Claude Code's tool search, resolved from its settings
-
-
-class Scope(StrEnum):
-    USER = "user"
-    PROJECT = "project"
-    MANAGED = "managed"
 
 
 class Parsed(Record, frozen=True):
@@ -45,8 +54,8 @@ class Location(Record, frozen=True):
     """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
     ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
 
-    client: str
-    scope: str  # user | project | managed
+    client: ClientName
+    scope: Scope
     pattern: Path
     optional_section: bool = False
 
@@ -138,7 +147,7 @@ class Places(Record, frozen=True):
         support = self.home / "Library" / "Application Support"
         return {"linux": self.xdg, "darwin": support, "win32": self.appdata}[self.platform]
 
-    def project(self, client: str, files: tuple[ProjectFile, ...]) -> list[Location]:
+    def project(self, client: ClientName, files: tuple[ProjectFile, ...]) -> list[Location]:
         return [
             Location(client, Scope.PROJECT, self.cwd / f.path, f.optional_section) for f in files
         ]
@@ -158,7 +167,7 @@ class SessionRule(Record, frozen=True, kw_only=True):
     assumes the nearest file wins. ``managed_exclusive``: a managed file with servers replaces
     every other file (Claude Code's ``managed-mcp.json``)."""
 
-    precedence: tuple[str, ...] = ("managed", "project", "user")
+    precedence: tuple[Scope, ...] = (Scope.MANAGED, Scope.PROJECT, Scope.USER)
     documented: bool = False
     source: str | None = None
     alternatives: bool = False
@@ -175,7 +184,7 @@ def json_format(source: str) -> FileFormat:
 class Client(Record, frozen=True, kw_only=True):
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
-    name: str  # the identifier in reports and on the command line
+    name: ClientName  # the identifier in reports and on the command line
     label: str  # the product's display name
     syntax: VariableSyntax  # the variable references it expands
     parse: Parser

@@ -23,10 +23,12 @@ from mcpcost.configs.clients.client import (
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
+from mcpcost.core.spec import Transport
 
-NAME = "codex"
+NAME = ClientName("codex")
 PROJECT_FILES = (ProjectFile(".codex/config.toml", True),)
 
 
@@ -66,10 +68,10 @@ def parse(
             reader.string_list(raw, obj, "disabled_tools", fatal=False) or ()
         )
         if raw.command is not None:
-            raw.transport = "stdio"
+            raw.transport = Transport.STDIO
             raw.url = None
         elif raw.url is not None:
-            raw.transport = "http"  # Codex speaks streamable HTTP to url entries
+            raw.transport = Transport.HTTP  # Codex speaks streamable HTTP to url entries
     return Parsed(out)
 
 
@@ -92,7 +94,7 @@ CLIENT = Client(
     file_format=lambda source: FileFormat.TOML,
     claims=(Claim("mcp_servers", 40),),
     session=SessionRule(
-        precedence=("project", "user"),
+        precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://developers.openai.com/codex/config-basic",
     ),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from mcpcost.configs.clients.client import Client, Location, Places, ProjectFile, Scope, SessionRule
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "cursor"
+NAME = ClientName("cursor")
 PROJECT_FILES = (ProjectFile(".cursor/mcp.json"),)
 
 
@@ -25,7 +26,7 @@ CLIENT = Client(
     locations=locations,
     project_files=PROJECT_FILES,
     session=SessionRule(
-        precedence=("project", "user"),
+        precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://cursor.com/docs/cli/mcp",
     ),

@@ -21,10 +21,11 @@ from mcpcost.configs.clients.client import (
 from mcpcost.configs.clients.dialect import Dialect, top_block
 from mcpcost.configs.clients.formats import server_block
 from mcpcost.configs.clients.raw_server import ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "gemini"
+NAME = ClientName("gemini")
 PROJECT_FILES = (ProjectFile(".gemini/settings.json", True),)
 DIALECT = Dialect(
     NAME,
@@ -74,7 +75,7 @@ CLIENT = Client(
     locations=locations,
     project_files=PROJECT_FILES,
     session=SessionRule(
-        precedence=("managed", "project", "user"),
+        precedence=(Scope.MANAGED, Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://geminicli.com/docs/reference/configuration",
     ),

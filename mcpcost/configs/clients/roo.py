@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from mcpcost.configs.clients.client import Client, Location, Places, ProjectFile, Scope, SessionRule
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
-NAME = "roo"
+NAME = ClientName("roo")
 PROJECT_FILES = (ProjectFile(".roo/mcp.json"),)
 
 
@@ -27,7 +28,7 @@ CLIENT = Client(
     locations=locations,
     project_files=PROJECT_FILES,
     session=SessionRule(
-        precedence=("project", "user"),
+        precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://docs.roocode.com/features/mcp/using-mcp-in-roo",
         alternatives=True,

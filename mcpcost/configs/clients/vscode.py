@@ -19,10 +19,11 @@ from mcpcost.configs.clients.client import (
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import FileFormat, kind_of, object_of, server_block
 from mcpcost.configs.clients.raw_server import ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "vscode"
+NAME = ClientName("vscode")
 PROJECT_FILES = (ProjectFile(".vscode/mcp.json"),)
 DIALECT = Dialect(NAME, env_file=True)
 
