@@ -15,6 +15,7 @@ from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
+from mcpcost.audit.report_model import ServerStatus, server_status
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
@@ -49,8 +50,8 @@ class ServerDiffView(Record, frozen=True, kw_only=True):
     base_tokens: int | None = None
     head_tokens: int | None = None
     delta: int | None = None  # the engine's delta; None when it cannot be established
-    base_status: str | None = None  # None: not in the base config
-    head_status: str | None = None  # None: not in the head config
+    base_status: ServerStatus | None = None  # None: not in the base config
+    head_status: ServerStatus | None = None  # None: not in the head config
     note: str | None = None  # why a side could not be measured
     line: int | None = None  # the entry's line in the head config
     tool_changes: tuple[ToolChange, ...] = ()
@@ -240,6 +241,16 @@ def _opt_num(v: Any) -> float | None:
     return float(v)
 
 
+def _status(v: Any) -> ServerStatus | None:
+    text = _opt_str(v)
+    if text is None:
+        return None
+    found = server_status(text)
+    if found is None:
+        raise ValueError(f"unknown server status {text!r}")
+    return found
+
+
 def _change(v: Any) -> ConfigChange | None:
     text = _opt_str(v)
     if text is None:
@@ -283,8 +294,8 @@ def _outcome_from(data: Any) -> Outcome:
                     base_tokens=_opt_int(s.get("baseTokens")),
                     head_tokens=_opt_int(s.get("headTokens")),
                     delta=_opt_int(s.get("delta")),
-                    base_status=_opt_str(s.get("baseStatus")),
-                    head_status=_opt_str(s.get("headStatus")),
+                    base_status=_status(s.get("baseStatus")),
+                    head_status=_status(s.get("headStatus")),
                     note=_opt_str(s.get("note")),
                     line=_opt_int(s.get("line")),
                     tool_changes=tools,

@@ -32,7 +32,7 @@ from collections.abc import Collection
 from enum import StrEnum
 
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
-from mcpcost.audit.report_model import AuditReport, ConfigResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerStatus
 from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.core.record import Record
 
@@ -76,8 +76,8 @@ class ServerDiff(Record, frozen=True, kw_only=True):
     before: int | None
     after: int | None
     delta: int | None
-    before_status: str | None
-    after_status: str | None
+    before_status: ServerStatus | None  # None: not in the baseline, or no status it knows
+    after_status: ServerStatus | None  # None: not in this run
     note: str | None = None
 
     @property
@@ -174,7 +174,11 @@ def pair_configs(
 
 
 def _kind_and_note(
-    before: int | None, after: int | None, status_now: str | None, in_before: bool, in_now: bool
+    before: int | None,
+    after: int | None,
+    status_now: ServerStatus | None,
+    in_before: bool,
+    in_now: bool,
 ) -> tuple[DiffKind, str | None]:
     """One server's kind, and the note explaining a side without a number."""
     if not in_before:

@@ -107,7 +107,7 @@ def measure_all(
             while_waiting()
         for done, (_, (key, m)) in enumerate(workers.as_finished(), start=1):
             results[key] = m
-            observer.finished(launches[key].name, str(m.status), done, total)
+            observer.finished(launches[key].name, m.status, done, total)
     return results
 
 

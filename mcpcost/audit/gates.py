@@ -31,7 +31,13 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.audit.report_model import (
+    AuditReport,
+    ConfigResult,
+    ServerResult,
+    ServerStatus,
+    SessionResult,
+)
 from mcpcost.core.record import Record
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
@@ -238,6 +244,10 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
     )
 
 
+def _shown(status: ServerStatus | None) -> str:
+    return str(status) if status is not None else "unknown"
+
+
 def known_increase(c: ConfigDiff) -> int | None:
     """What a config is known to have grown by: its delta when exact, else the sum over the
     servers that have a number on every side they appear on; None without a baseline."""
@@ -281,13 +291,19 @@ def evaluate_increase(
         for s in c.servers:
             if s.kind in (DiffKind.UNMEASURED_NOW, DiffKind.UNMEASURED_BEFORE):
                 why = (
-                    f"has a number in one run and not the other ({s.before_status} → "
-                    f"{s.after_status}), so its change is unknown."
+                    f"has a number in one run and not the other ({_shown(s.before_status)} → "
+                    f"{_shown(s.after_status)}), so its change is unknown."
                 )
             elif s.kind is DiffKind.UNMEASURED_BOTH:
-                why = f"has no number in either run ({s.after_status}), so its cost is unknown."
+                why = (
+                    f"has no number in either run ({_shown(s.after_status)}), so its cost is "
+                    "unknown."
+                )
             elif s.kind is DiffKind.ADDED and s.after is None:
-                why = f"was added without a number ({s.after_status}), so what it adds is unknown."
+                why = (
+                    f"was added without a number ({_shown(s.after_status)}), so what it adds is "
+                    "unknown."
+                )
             else:
                 continue
             add(Gate.UNMEASURED, c.source, f"{c.source}: {s.name} {why}", s.name)

@@ -61,7 +61,7 @@ from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Meas
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_text
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, Transport
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
@@ -143,7 +143,7 @@ def entry_result(
         )
     command, url = _display(spec)
     base: dict[str, Any] = {
-        "transport": spec.transport,
+        "transport": Transport(spec.transport),
         "command": command,
         "url": url,
         "env_var_names": spec.env_names,
@@ -167,7 +167,7 @@ def entry_result(
     base["authorization"] = authorization if isinstance(authorization, str) else None
     if not measurement.has_number:
         return ServerResult(
-            status=str(measurement.status),
+            status=measurement.status,
             tokens=None,
             tool_count=None,
             share=None,
@@ -177,7 +177,7 @@ def entry_result(
         )
     sha = measurement.canonical_sha256
     return ServerResult(
-        status=str(measurement.status),
+        status=measurement.status,
         tokens=measurement.total_tokens,
         tool_count=measurement.tool_count or 0,
         share=0.0,

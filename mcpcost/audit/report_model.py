@@ -4,7 +4,8 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Any, Literal
 
 from mcpcost.audit.deferral import (
     DeferralVerdict,
@@ -14,6 +15,8 @@ from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Isolation
 from mcpcost.core.record import Record, field
+from mcpcost.core.spec import Transport
+from mcpcost.core.status import Status
 from mcpcost.version import __version__
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -33,25 +36,43 @@ TRIM_TOOLS = 3
 NOTE_LIMIT = 200  # the longest note (first line of a message) a report or a view carries
 
 
-UNRESOLVED = "unresolved"  # a launch still holds a variable reference: never launched
+class Unlaunched(StrEnum):
+    """Why a config entry was never launched, so has no measurement status of its own."""
+
+    UNRESOLVED = "unresolved"  # a launch still holds a variable reference
+    NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
 
 
-NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
+# A server's status in the report: its measurement's, or why it was never launched.
+ServerStatus = Status | Unlaunched
+# How the report shows a server is reached: its launch's transport, or "none" without a launch.
+ReportTransport = Transport | Literal["none"]
+
+UNRESOLVED = Unlaunched.UNRESOLVED
+NOT_LAUNCHABLE = Unlaunched.NOT_LAUNCHABLE
+NOT_MEASURED = Status.NOT_YET_RUN  # a launchable entry the audit has no measurement for
 
 
-NOT_MEASURED = "not-yet-run"  # a launchable entry the engine has no measurement for
+def server_status(text: str) -> ServerStatus | None:
+    """The status a report file spells as ``text`` (None: not one this version knows)."""
+    for kind in (Status, Unlaunched):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return None
 
 
 class ServerResult(Record, frozen=True, kw_only=True):
     """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
 
     name: str
-    transport: str  # stdio | auto | http | sse | none (cannot be launched)
+    transport: ReportTransport  # "none": it cannot be launched
     command: str | None  # display form, credentials masked
     url: str | None  # masked
     env_var_names: tuple[str, ...]
     header_names: tuple[str, ...]
-    status: str
+    status: ServerStatus
     tokens: int | None
     tool_count: int | None
     share: float | None
