@@ -47,7 +47,7 @@ def _configs(extra: bool) -> list[Any]:
 
 def _report(extra: bool) -> Any:
     table = {**TABLE_G, "alpha-project": TABLE["alpha"], "gamma-project": TABLE["gamma"]}
-    return report_for(_configs(extra), table, shell_environ={}, settings=[])
+    return report_for(_configs(extra), table, shell_environ={}, settings={})
 
 
 def _render(width: int) -> str:

@@ -14,16 +14,13 @@ from typing import Any
 
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
 from mcpcost.audit.diff import DiffKind
-from mcpcost.configs.clients import deferring_clients
+from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.record import Record
 from mcpcost.render.text_format import n as fmt
 from mcpcost.render.text_format import signed
 from mcpcost.runtime.templating import render
 
-# Clients whose documented default defers MCP tool definitions (from the client registry); the
-# audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
-DEFERS_BY_DEFAULT = deferring_clients()
 COMMENT_TARGET = 60_000  # under GitHub's 65,536-character limit, with room for the marker
 NAME_LIMIT = 80
 NOTE_CELL_LIMIT = 160  # a note in a table cell
@@ -103,6 +100,20 @@ def _unchanged(row: ServerDiffView) -> bool:
     return row.kind in (DiffKind.UNCHANGED, DiffKind.MEASURED)
 
 
+def deferring_clients(outcome: Outcome) -> list[dict[str, str]]:
+    """The clients whose configs the audit's verdict says defer every tool definition (the
+    Action reads no settings file, so that is the client's documented default)."""
+    found = {
+        (c.client, (c.deferral_mechanism or "deferral").replace("-", " "))
+        for c in outcome.configs
+        if c.deferral is DeferralMode.DEFERS_ALL
+    }
+    return [
+        {"client": code_span(client, 40), "mechanism": md_text(mechanism, 40)}
+        for client, mechanism in sorted(found)
+    ]
+
+
 class Rendered(Record, frozen=True):
     body: str
     dropped_rows: int
@@ -167,11 +178,7 @@ def context(
         "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings],
         "problems": [md_text(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),
-        "deferring_clients": [
-            code_span(client, 40)
-            for client in sorted({c.client for c in outcome.configs})
-            if client in DEFERS_BY_DEFAULT
-        ],
+        "deferring_clients": deferring_clients(outcome),
         "versions": [(md_text(k, 40), md_text(v, 60)) for k, v in sorted(outcome.versions.items())],
         "base_sha": md_text(outcome.base_sha or "", 40),
         "head_sha": md_text(outcome.head_sha, 40),

@@ -1,15 +1,15 @@
 """The audit report: per config file, never summed across files.
 
 ``build_report(configs, measurements, ...)`` is pure: it takes the configs as discovery read them
-and the measurements keyed by ``ServerSpec.launch_key()`` (the engine measures each distinct
+and the measurements keyed by ``ServerSpec.launch_key()`` (the audit measures each distinct
 launch once) and returns an ``AuditReport``. Nothing here launches, reads or prints.
 
 Per config: measured servers sorted by tokens (``servers``), everything that has no number
 (``skipped``: failures, unresolved variable references, entries that cannot be launched),
 switched-off names (``disabled``), totals over measured servers only, share of the context
 window, the five heaviest tools, trim advice (top three tools), session-start cost per server
-and the deferral verdict of the session the file belongs to (all Claude Code files form one
-session; every other file is its own).
+and the deferral verdict of the client session the file belongs to (the files one client loads
+together, by its ``SessionRule``; a ``--config`` file is a session of its own).
 
 Measuring policy: the launch key includes env, cwd and headers, so two entries that run the same
 command under different environments are measured separately and each gets its own number. The
@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.deferral import (
+    DeferralServer,
     DeferralVerdict,
-    SessionServer,
-    SettingsSource,
+    client_posture_sources,
     decide,
 )
 from mcpcost.audit.report_model import (
@@ -40,8 +40,8 @@ from mcpcost.audit.report_model import (
     NOT_MEASURED,
     TRIM_TOOLS,
     UNRESOLVED,
+    AnthropicRunInfo,
     AuditReport,
-    ClaudeRunInfo,
     ConfigResult,
     EmptyConfig,
     EnvVariant,
@@ -54,14 +54,15 @@ from mcpcost.audit.report_model import (
     first_line,
 )
 from mcpcost.audit.sessions import SessionFile, plan_sessions
-from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.clients.settings_files import ClientSettings
+from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_text
-from mcpcost.core.spec import ServerSpec, Transport
+from mcpcost.core.spec import ServerSpec, TransportName
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
@@ -108,7 +109,7 @@ def _session(m: Measurement) -> SessionStart | None:
 def entry_result(
     entry: ConfigEntry,
     measurement: Measurement | None,
-    claude: Mapping[str, int] | None = None,
+    anthropic: Mapping[str, int] | None = None,
 ) -> ServerResult:
     """One entry as the report shows it, from its measurement (None when it was not launched)."""
     spec = entry.spec
@@ -143,7 +144,7 @@ def entry_result(
         )
     command, url = _display(spec)
     base: dict[str, Any] = {
-        "transport": Transport(spec.transport),
+        "transport": TransportName(spec.transport),
         "command": command,
         "url": url,
         "env_var_names": spec.env_names,
@@ -184,7 +185,7 @@ def entry_result(
         canonical_sha256=sha,
         notes=notes,
         session_start=_session(measurement),
-        claude_tokens=(claude or {}).get(sha) if sha else None,
+        anthropic_tokens=(anthropic or {}).get(sha) if sha else None,
         tools=tuple((t.name, t.tokens) for t in measurement.tools),
         **base,
     )
@@ -211,11 +212,11 @@ def config_result(
     config: ConfigFile,
     measurements: Mapping[str, Measurement],
     context_window: int,
-    claude: Mapping[str, int] | None = None,
+    anthropic: Mapping[str, int] | None = None,
 ) -> ConfigResult:
     """One config file's numbers (deferral is attached later, per session scope)."""
     results = [
-        entry_result(e, measurements.get(e.spec.launch_key()) if e.spec else None, claude)
+        entry_result(e, measurements.get(e.spec.launch_key()) if e.spec else None, anthropic)
         for e in config.live_entries
     ]
     measured = [r for r in results if r.measured]
@@ -272,7 +273,7 @@ def build_sessions(
     *,
     context_window: int,
     shell_environ: Mapping[str, str] | None,
-    settings: Sequence[SettingsSource] | None,
+    settings: Mapping[ClientName, ClientSettings] | None,
     divergence: DivergenceRun | None,
 ) -> list[SessionResult]:
     """The client sessions these configs form (``sessions.plan_sessions``), with their totals
@@ -300,10 +301,10 @@ def build_sessions(
             client=plan.client,
             sources=list(plan.sources),
             servers=[
-                SessionServer(
+                DeferralServer(
                     name=s.name,
                     tokens=s.tokens or 0,
-                    claude_tokens=s.claude_tokens,
+                    anthropic_tokens=s.anthropic_tokens,
                     always_load=s.always_load,
                 )
                 for s in servers
@@ -311,7 +312,7 @@ def build_sessions(
             is_floor=bool(skipped),
             context_window=context_window,
             shell_environ=shell_environ,
-            settings=settings,
+            settings=client_posture_sources(plan.client, settings),
             divergence=divergence,
             pinned_unmeasured=[e.server.name for e in skipped if e.server.always_load],
         )
@@ -378,14 +379,17 @@ def build_report(
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     generated_at: str,
     shell_environ: Mapping[str, str] | None = None,
-    settings: Sequence[SettingsSource] | None = None,
+    settings: Mapping[ClientName, ClientSettings] | None = None,
     divergence: DivergenceRun | None = None,
     problems: Sequence[str] = (),
 ) -> AuditReport:
-    """Assemble the report from configs and measurements (keyed by launch key). Pure."""
+    """Assemble the report from configs and measurements (keyed by launch key). Pure.
+
+    ``settings``: each client's settings files as read at the edge (None: not read in this
+    run; a client missing from it has none here)."""
     if context_window <= 0:
         raise ValueError("context_window must be positive")
-    claude = (
+    anthropic = (
         {
             sha: row.claude_delta
             for sha, row in divergence.by_hash().items()
@@ -421,7 +425,7 @@ def build_report(
                 )
             )
             continue
-        results.append(config_result(c, measurements, context_window, claude))
+        results.append(config_result(c, measurements, context_window, anthropic))
     results.sort(key=lambda r: -r.total_tokens)
     order = {c.source: i for i, c in enumerate(configs)}
     sessions = build_sessions(
@@ -443,7 +447,9 @@ def build_report(
         problems=tuple(all_problems),
         unresolved=tuple(unresolved),
         env_variants=tuple(env_variants([c for c in configs if c.state == ConfigState.OK])),
-        claude_divergence=ClaudeRunInfo(model=divergence.model, measured_at=divergence.measured_at)
+        anthropic_divergence=AnthropicRunInfo(
+            model=divergence.model, measured_at=divergence.measured_at
+        )
         if divergence
         else None,
         sessions=tuple(sessions),

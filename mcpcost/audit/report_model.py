@@ -15,7 +15,7 @@ from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Isolation
 from mcpcost.core.record import Record, field
-from mcpcost.core.spec import Transport
+from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
 from mcpcost.version import __version__
 
@@ -46,7 +46,7 @@ class Unlaunched(StrEnum):
 # A server's status in the report: its measurement's, or why it was never launched.
 ServerStatus = Status | Unlaunched
 # How the report shows a server is reached: its launch's transport, or "none" without a launch.
-ReportTransport = Transport | Literal["none"]
+ReportTransport = TransportName | Literal["none"]
 
 UNRESOLVED = Unlaunched.UNRESOLVED
 NOT_LAUNCHABLE = Unlaunched.NOT_LAUNCHABLE
@@ -81,7 +81,7 @@ class ServerResult(Record, frozen=True, kw_only=True):
     always_load: bool = False
     unresolved: tuple[str, ...] = ()
     session_start: SessionStart | None = None
-    claude_tokens: int | None = None
+    anthropic_tokens: int | None = None  # the Claude model's count, from a divergence run
     launch_key: str | None = None
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
@@ -186,7 +186,9 @@ class UnresolvedEntry(Record, frozen=True, kw_only=True):
     references: tuple[str, ...]
 
 
-class ClaudeRunInfo(Record, frozen=True, kw_only=True):
+class AnthropicRunInfo(Record, frozen=True, kw_only=True):
+    """The published Claude model divergence run the report joined (``--claude``)."""
+
     model: str
     measured_at: str
 
@@ -201,19 +203,15 @@ class AuditReport(Record, frozen=True, kw_only=True):
     problems: tuple[str, ...] = ()
     unresolved: tuple[UnresolvedEntry, ...] = ()
     env_variants: tuple[EnvVariant, ...] = ()
-    claude_divergence: ClaudeRunInfo | None = None
+    anthropic_divergence: AnthropicRunInfo | None = None
     sessions: tuple[SessionResult, ...] = ()
     mcpcost_version: str = __version__
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def measured_any(self) -> bool:
+        """False when there was nothing to audit or every server failed (the audit's exit 1)."""
         return any(c.servers for c in self.configs)
-
-    @property
-    def audited_anything(self) -> bool:
-        """False when there was nothing to audit or every server failed: exit 1."""
-        return self.measured_any
 
 
 def first_line(text: str | None, limit: int = NOTE_LIMIT) -> str | None:

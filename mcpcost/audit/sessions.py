@@ -1,8 +1,8 @@
 """Which config files a client loads into one session, and which entry wins a shared name (pure).
 
-A client started in a project loads several files at once (Claude Code: ``~/.claude.json`` with
-the project's block in it, and the project's ``.mcp.json``; Cursor: ``~/.cursor/mcp.json`` and
-``.cursor/mcp.json``; ...). What a request carries is the union of those files, with one entry per
+A client started in a project loads several files at once (a user file in the home directory
+and the project's own, perhaps a managed one, and for some clients a per-project block inside the
+user file). What a request carries is the union of those files, with one entry per
 server name. ``plan_sessions(files)`` groups the files discovery found by the loading rule of each
 client (``Client.session`` in the client registry) and decides each name by that client's
 precedence. The report puts numbers on the plans; docs/AUDIT.md gives each client's rule and
@@ -66,8 +66,8 @@ def _rank(scope: Scope, rule: SessionRule) -> int:
     return rule.precedence.index(scope) if scope in rule.precedence else len(rule.precedence)
 
 
-def _scope_phrase(scope: Scope) -> str:
-    return {"local": "local (this project's block of ~/.claude.json)"}.get(scope, scope)
+def _scope_phrase(scope: Scope, rule: SessionRule) -> str:
+    return rule.scope_phrases.get(scope, scope)
 
 
 def _resolve(
@@ -99,7 +99,8 @@ def _resolve(
                 continue
             how = "its documented order" if rule.documented else "the nearest file (assumed)"
             why = (
-                f"the {_scope_phrase(winner[3])} entry wins over the {_scope_phrase(c[3])} entry "
+                f"the {_scope_phrase(winner[3], rule)} entry wins over the "
+                f"{_scope_phrase(c[3], rule)} entry "
                 f"({label}: {' > '.join(rule.precedence)}, {how})"
             )
             lost.append(Overridden(name=name, source=c[2], by=winner[2], why=why))

@@ -13,7 +13,7 @@ from mcpcost.core.record import Record, fields
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
 
 
-class Transport(StrEnum):
+class TransportName(StrEnum):
     """How a server is reached: a launched process, or a URL and its wire protocol."""
 
     STDIO = "stdio"  # a process the measurer starts, spoken to over its stdin and stdout
@@ -22,7 +22,7 @@ class Transport(StrEnum):
     SSE = "sse"  # a URL: legacy HTTP+SSE only
 
 
-TRANSPORTS = tuple(str(t) for t in Transport)
+TRANSPORTS = tuple(str(t) for t in TransportName)
 _NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
 
 

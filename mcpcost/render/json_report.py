@@ -57,7 +57,7 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
         canonicalSha256=s.canonical_sha256,
     )
     if claude:
-        out["claudeTokens"] = s.claude_tokens
+        out["claudeTokens"] = s.anthropic_tokens
     if s.notes is not None:
         out["notes"] = s.notes
     ss = s.session_start
@@ -215,7 +215,7 @@ def report_to_json(
     report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
 ) -> dict[str, Any]:
     """The whole report (and its diff and gates, when present) as a JSON-ready dict."""
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     out: dict[str, Any] = {
         "reportVersion": REPORT_VERSION,
         "methodologyVersion": report.methodology_version,
@@ -253,10 +253,10 @@ def report_to_json(
     }
     if gates is not None and gates.budget is not None:
         out["budget"] = budget_to_json(gates.budget)
-    if report.claude_divergence is not None:
+    if report.anthropic_divergence is not None:
         out["claudeDivergence"] = {
-            "model": report.claude_divergence.model,
-            "measuredAt": report.claude_divergence.measured_at,
+            "model": report.anthropic_divergence.model,
+            "measuredAt": report.anthropic_divergence.measured_at,
         }
     if diff is not None:
         out["diff"] = diff_to_json(diff)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.report_model import AuditReport, ConfigResult, SessionResult
+from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
@@ -38,18 +39,18 @@ def prose(text: str) -> str:
 
 def deferral_sentence(v: DeferralVerdict) -> str:
     mode = v.mode
-    if mode == "client-unknown":
+    if mode is DeferralMode.CLIENT_UNKNOWN:
         return "Client not known (`--config`): read as loaded up front on every request."
-    if mode == "no-deferral-on-record":
+    if mode is DeferralMode.NONE_ON_RECORD:
         return (
             f"No default deferral is on record for {prose(v.client)}: every request carries these "
             "tokens (an absence of a record about the client, not a measurement of it)."
         )
     st = v.setting
     var = prose(st.variable or "") if st else ""
-    if mode == "loads-upfront":
+    if mode is DeferralMode.LOADS_UPFRONT:
         return f"{prose(v.client)} loads every definition up front here ({var})."
-    if mode == "defers-all":
+    if mode is DeferralMode.DEFERS_ALL:
         pinned = v.always_load
         extra = (
             f" Pinned `alwaysLoad`: {prose(', '.join(pinned.servers))} ({n(pinned.tokens)} tokens) "
@@ -58,16 +59,17 @@ def deferral_sentence(v: DeferralVerdict) -> str:
             else ""
         )
         return (
-            f"{prose(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
+            f"{prose(v.client)} defers every MCP tool definition "
+            f"({(v.mechanism or 'deferral').replace('-', ' ')}), at any size.{extra}"
         )
-    if mode == "threshold":
+    if mode is DeferralMode.THRESHOLD:
         side = {
             True: "at or above it: deferred",
             False: "under it: loaded up front",
             None: "on a side that cannot be said",
         }[v.crosses]
         return f"{prose(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
-    if mode == "setting-unrecognized":
+    if mode is DeferralMode.SETTING_UNRECOGNIZED:
         return f"{var} holds a value that is not documented: nothing is claimed from it."
     return (
         "Whether these tokens are deferred cannot be said from this machine (settings unresolved)."
@@ -75,7 +77,7 @@ def deferral_sentence(v: DeferralVerdict) -> str:
 
 
 def _config(c: ConfigResult, report: AuditReport) -> list[str]:
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     floor = "≥ " if c.skipped else ""
     out = [
         f"### {prose(c.client)} · {name(c.source)}",
@@ -94,7 +96,7 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
             start = "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
             row = f"| {name(s.name)} | {n(s.tool_count or 0)} | {n(s.tokens or 0)} | {pct(s.share or 0)} | {start} |"
             if claude:
-                row += f" {n(s.claude_tokens) if s.claude_tokens is not None else '—'} |"
+                row += f" {n(s.anthropic_tokens) if s.anthropic_tokens is not None else '—'} |"
             out.append(row)
         out.append("")
     if c.skipped:
@@ -121,7 +123,7 @@ def _start(ss: SessionStart | None) -> str:
 
 
 def _session(s: SessionResult, report: AuditReport) -> list[str]:
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     floor = "≥ " if s.skipped else ""
     numbered = {src: i for i, src in enumerate(s.sources, start=1)}
     out = [
@@ -144,7 +146,7 @@ def _session(s: SessionResult, report: AuditReport) -> list[str]:
                 f"{pct(v.share or 0)} | {_start(v.session_start)} |"
             )
             if claude:
-                row += f" {n(v.claude_tokens) if v.claude_tokens is not None else '—'} |"
+                row += f" {n(v.anthropic_tokens) if v.anthropic_tokens is not None else '—'} |"
             out.append(row + f" {numbered[e.source]} |")
         out.append("")
     if s.skipped:

@@ -22,6 +22,7 @@ from mcpcost.audit.deferral import (
 )
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.terminal import terminal_line
@@ -40,6 +41,8 @@ if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a
     from mcpcost.audit.diff import AuditDiff
 
 RULE = "─"
+# deferral modes whose up-front cost is the wire total, with no deferral to speak of
+_NOTHING_TO_SAY = (DeferralMode.NONE_ON_RECORD, DeferralMode.CLIENT_UNKNOWN)
 DEFAULT_WIDTH = 100  # when the terminal's width is not known
 MIN_WIDTH = 60
 
@@ -57,7 +60,7 @@ def server_table(c: ConfigResult, claude: bool) -> list[str]:
     for s in c.servers:
         row = [s.name, n(s.tool_count or 0), n(s.tokens or 0), pct(s.share or 0.0), _session(s)]
         if claude:
-            row.append(n(s.claude_tokens) if s.claude_tokens is not None else "—")
+            row.append(n(s.anthropic_tokens) if s.anthropic_tokens is not None else "—")
         rows.append(row)
     total = ["total", n(c.tool_count), n(c.total_tokens), "", ""] + ([""] if claude else [])
     right = [False] + [True] * (len(head) - 1)
@@ -67,7 +70,7 @@ def server_table(c: ConfigResult, claude: bool) -> list[str]:
 
 
 def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[str]:
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     out = [f"{c.client}  {c.source}"]
     if c.servers:
         out += server_table(c, claude)
@@ -81,7 +84,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         shown.add(id(c.deferral))
         out += deferral_block(c.deferral, report.context_window)
         up = upfront_tokens(c.deferral)
-        if up is not None and c.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
+        if up is not None and c.deferral.mode not in _NOTHING_TO_SAY:
             out.append(f"  Loaded up front on every request: {n(up)} tokens.")
     elif c.deferral is not None:
         out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
@@ -126,7 +129,7 @@ def session_table(s: SessionResult, claude: bool, numbered: Mapping[str, str]) -
         v = e.server
         row = [v.name, n(v.tool_count or 0), n(v.tokens or 0), pct(v.share or 0.0), _session(v)]
         if claude:
-            row.append(n(v.claude_tokens) if v.claude_tokens is not None else "—")
+            row.append(n(v.anthropic_tokens) if v.anthropic_tokens is not None else "—")
         if many:
             row.append(numbered[e.source])
         rows.append(row)
@@ -148,7 +151,7 @@ def session_block(
     by_file: Mapping[tuple[ClientName, str], ConfigResult],
     width: int,
 ) -> list[str]:
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     numbered = _files(s.sources)
     floor = "at least " if s.skipped else ""
     count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
@@ -171,7 +174,7 @@ def session_block(
     if s.deferral is not None:
         out += deferral_block(s.deferral, report.context_window)
         up = upfront_tokens(s.deferral)
-        if up is not None and s.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
+        if up is not None and s.deferral.mode not in _NOTHING_TO_SAY:
             out.append(f"  Loaded up front on every request: {n(up)} tokens.")
 
     def tag(source: str) -> str:
@@ -265,7 +268,7 @@ LEGEND = (
 def legend(report: AuditReport, by_file: bool) -> str:
     claude = (
         "; claude = Anthropic request tokens, from the run named below"
-        if (report.claude_divergence is not None)
+        if (report.anthropic_divergence is not None)
         else ""
     )
     source = "" if by_file else "; from = the file that declares it, numbered above the table"
@@ -350,8 +353,8 @@ def render_text(
         for v in report.env_variants:
             names = ", ".join(f"{name} ({src})" for src, name in v.entries)
             out.append(f"  {v.launch}: {names}")
-    if report.claude_divergence is not None:
-        cd = report.claude_divergence
+    if report.anthropic_divergence is not None:
+        cd = report.anthropic_divergence
         out += [
             "",
             f"claude: Anthropic request tokens from the published divergence run ({cd.model}, "

@@ -141,9 +141,9 @@ def test_action_and_workflows_clean_under_zizmor() -> None:
 
 
 def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
-    from mcpcost.action.engine_seam import parse_config
     from mcpcost.action.judge import presence
     from mcpcost.action.outcome import ConfigChange
+    from mcpcost.action.repo_configs import parse_config
 
     def cfg(source: str, servers: dict[str, object] | str) -> Any:
         text = servers if isinstance(servers, str) else json.dumps({"mcpServers": servers})

@@ -5,7 +5,7 @@ Adding a client is one new module here plus its entry in ``registry.CLIENTS`` an
 CONTRIBUTING.md walks through it.
 """
 
-from mcpcost.configs.clients.client import Client, DeferralRule, Location, Places, ProjectFile
+from mcpcost.configs.clients.client import Client, Location, Places, ProjectFile
 from mcpcost.configs.clients.raw_server import ParseContext
 from mcpcost.configs.clients.registry import (
     CLIENT_SYNTAX,
@@ -13,13 +13,12 @@ from mcpcost.configs.clients.registry import (
     KNOWN_CLIENTS,
     PROJECT_CONFIG_PATHS,
     client_named,
-    deferral_rule,
-    deferring_clients,
     detect_dialect,
     launchd_path_clients,
     locations,
     parse_config,
     parse_detected,
+    presentation_of,
     project_client,
     syntax_for,
 )
@@ -33,20 +32,18 @@ __all__ = [
     "PROJECT_CONFIG_PATHS",
     "Client",
     "ClientName",
-    "DeferralRule",
     "Location",
     "ParseContext",
     "Places",
     "ProjectFile",
     "Scope",
     "client_named",
-    "deferral_rule",
-    "deferring_clients",
     "detect_dialect",
     "launchd_path_clients",
     "locations",
     "parse_config",
     "parse_detected",
+    "presentation_of",
     "project_client",
     "syntax_for",
 ]

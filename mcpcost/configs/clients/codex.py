@@ -26,7 +26,7 @@ from mcpcost.configs.clients.raw_server import FieldReader, ParseContext
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
-from mcpcost.core.spec import Transport
+from mcpcost.core.spec import TransportName
 
 NAME = ClientName("codex")
 PROJECT_FILES = (ProjectFile(".codex/config.toml", True),)
@@ -68,10 +68,10 @@ def parse(
             reader.string_list(raw, obj, "disabled_tools", fatal=False) or ()
         )
         if raw.command is not None:
-            raw.transport = Transport.STDIO
+            raw.transport = TransportName.STDIO
             raw.url = None
         elif raw.url is not None:
-            raw.transport = Transport.HTTP  # Codex speaks streamable HTTP to url entries
+            raw.transport = TransportName.HTTP  # Codex speaks streamable HTTP to url entries
     return Parsed(out)
 
 

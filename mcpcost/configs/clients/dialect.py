@@ -15,7 +15,7 @@ from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawSer
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.core.record import Record
-from mcpcost.core.spec import Transport
+from mcpcost.core.spec import TransportName
 from mcpcost.core.suggest import slip_among
 
 
@@ -89,12 +89,12 @@ def entry_from_map(
     use_url = raw.url is not None and (raw.command is None or dialect.url_first)
     if type_value is None and use_url:
         if url_key in dialect.http_url_keys:
-            raw.transport = Transport.HTTP
+            raw.transport = TransportName.HTTP
         elif url_key in dialect.sse_url_keys:
-            raw.transport = Transport.SSE
+            raw.transport = TransportName.SSE
         raw.command = None
     set_transport(raw, type_value, reader)
-    if raw.transport is not None and raw.transport is not Transport.STDIO:
+    if raw.transport is not None and raw.transport is not TransportName.STDIO:
         raw.command = None
         if not dialect.remote_allowed and raw.fatal is None:
             raw.fatal = f"remote entry: {dialect.client} does not load url entries from this file"

@@ -12,7 +12,7 @@ from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, set_tr
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
-from mcpcost.core.spec import Transport
+from mcpcost.core.spec import TransportName
 
 NAME = ClientName("goose")
 _GOOSE_INTERNAL = frozenset({"builtin", "platform", "frontend", "inline_python"})
@@ -38,7 +38,7 @@ def parse(
         raw.url = reader.string(raw, obj, "uri")
         raw.headers = reader.string_map(raw, obj, "headers")
         set_transport(raw, kind, reader)
-        if raw.transport is not None and raw.transport is not Transport.STDIO:
+        if raw.transport is not None and raw.transport is not TransportName.STDIO:
             raw.command = None
     return Parsed(out)
 

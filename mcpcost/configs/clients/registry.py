@@ -25,7 +25,7 @@ from mcpcost.configs.clients import (
     windsurf,
     zed,
 )
-from mcpcost.configs.clients.client import Claim, Client, DeferralRule, Location, Parsed, Places
+from mcpcost.configs.clients.client import Claim, Client, Location, Parsed, Places
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import (
     FileFormat,
@@ -35,6 +35,7 @@ from mcpcost.configs.clients.formats import (
     server_block,
     sniff,
 )
+from mcpcost.configs.clients.presentation import NOTHING_ON_RECORD, Presentation
 from mcpcost.configs.clients.raw_server import ParseContext, build_file, error_file
 from mcpcost.configs.config_file import EXPLICIT, ClientName, ConfigFile, Scope
 from mcpcost.configs.variables import NONE, VariableSyntax
@@ -94,20 +95,15 @@ def syntax_for(name: str) -> VariableSyntax:
     return CLIENT_SYNTAX.get(name, NONE)
 
 
-def deferral_rule(name: str) -> DeferralRule:
-    """How ``name`` treats tool definitions (an unknown name: nothing on record)."""
+def presentation_of(name: str) -> Presentation:
+    """How ``name`` presents tools to its model (an unknown name: nothing on record)."""
     found = _BY_NAME.get(name)
-    return found.deferral if found is not None else DeferralRule.NONE_ON_RECORD
+    return found.presentation if found is not None else NOTHING_ON_RECORD
 
 
 def launchd_path_clients() -> frozenset[str]:
     """Clients whose macOS app starts servers with launchd's PATH rather than the shell's."""
     return frozenset(c.name for c in CLIENTS if c.launchd_path_on_macos)
-
-
-def deferring_clients() -> frozenset[str]:
-    """Clients whose documented default defers MCP tool definitions."""
-    return frozenset(c.name for c in CLIENTS if c.deferral is DeferralRule.TOOL_SEARCH)
 
 
 def locations(
