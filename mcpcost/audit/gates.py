@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING
 
 from mcpcost.audit.report_model import (
     AuditReport,
+    ClientSession,
     ConfigResult,
     ServerResult,
     ServerStatus,
-    SessionResult,
 )
 from mcpcost.core.record import Record
 
@@ -101,7 +101,7 @@ def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
     return plan_fit(config.total_tokens, config.servers, limit)
 
 
-class SessionBudget(Record, frozen=True, kw_only=True):
+class ClientSessionBudget(Record, frozen=True, kw_only=True):
     """One session judged against the budget."""
 
     key: str
@@ -123,15 +123,15 @@ class BudgetVerdict(Record, frozen=True, kw_only=True):
     passed: bool
     reasons: tuple[str, ...]
     findings: tuple[GateFinding, ...] = ()
-    sessions: tuple[SessionBudget, ...] = ()  # every session, heaviest first
+    sessions: tuple[ClientSessionBudget, ...] = ()  # every session, heaviest first
     worst_session: str | None = None  # the heaviest session's label
 
     @property
-    def over_sessions(self) -> tuple[SessionBudget, ...]:
+    def over_sessions(self) -> tuple[ClientSessionBudget, ...]:
         return tuple(s for s in self.sessions if s.over)
 
     @property
-    def unestablished_sessions(self) -> tuple[SessionBudget, ...]:
+    def unestablished_sessions(self) -> tuple[ClientSessionBudget, ...]:
         return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
@@ -158,10 +158,10 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _session_budget(session: SessionResult, limit: int) -> SessionBudget:
+def _client_session_budget(session: ClientSession, limit: int) -> ClientSessionBudget:
     over = session.total_tokens > limit
     servers = [e.server for e in session.servers]
-    return SessionBudget(
+    return ClientSessionBudget(
         key=session.key,
         label=session.label,
         total=session.total_tokens,
@@ -172,7 +172,7 @@ def _session_budget(session: SessionResult, limit: int) -> SessionBudget:
     )
 
 
-def _heaviest_source(session: SessionResult) -> str:
+def _heaviest_source(session: ClientSession) -> str:
     return session.servers[0].source if session.servers else session.sources[0]
 
 
@@ -192,7 +192,7 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
             reasons=(reason,),
             findings=nothing,
         )
-    judged = [(s, _session_budget(s, limit)) for s in report.sessions]
+    judged = [(s, _client_session_budget(s, limit)) for s in report.sessions]
     worst_session, worst = max(judged, key=lambda pair: pair[1].total)
     findings: list[GateFinding] = []
     for session, b in judged:

@@ -9,7 +9,7 @@ Per config: measured servers sorted by tokens (``servers``), everything that has
 switched-off names (``disabled``), totals over measured servers only, share of the context
 window, the five heaviest tools, trim advice (top three tools), session-start cost per server
 and the deferral verdict of the client session the file belongs to (the files one client loads
-together, by its ``SessionRule``; a ``--config`` file is a session of its own).
+together, by its ``ClientSessionRule``; a ``--config`` file is a session of its own).
 
 Measuring policy: the launch key includes env, cwd and headers, so two entries that run the same
 command under different environments are measured separately and each gets its own number. The
@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
 from mcpcost.audit.deferral import (
     DeferralServer,
     DeferralVerdict,
@@ -42,18 +43,17 @@ from mcpcost.audit.report_model import (
     UNRESOLVED,
     AnthropicRunInfo,
     AuditReport,
+    ClientSession,
+    ClientSessionEntry,
     ConfigResult,
     EmptyConfig,
     EnvVariant,
     HeaviestTool,
     ServerResult,
-    SessionEntry,
-    SessionResult,
     TrimAdvice,
     UnresolvedEntry,
     first_line,
 )
-from mcpcost.audit.sessions import SessionFile, plan_sessions
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.jsonvalue import stringify
@@ -98,7 +98,7 @@ def _display(spec: ServerSpec) -> tuple[str | None, str | None]:
     return spec.display(), None
 
 
-def _session(m: Measurement) -> SessionStart | None:
+def _session_start(m: Measurement) -> SessionStart | None:
     if not isinstance(m.raw_tools_capture, list):
         return None
     instructions = m.server_instructions
@@ -184,7 +184,7 @@ def entry_result(
         share=0.0,
         canonical_sha256=sha,
         notes=notes,
-        session_start=_session(measurement),
+        session_start=_session_start(measurement),
         anthropic_tokens=(anthropic or {}).get(sha) if sha else None,
         tools=tuple((t.name, t.tokens) for t in measurement.tools),
         **base,
@@ -249,15 +249,15 @@ def disabled_reasons(config: ConfigFile) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _session_files(
+def _client_session_files(
     configs: Sequence[ConfigResult], files: Mapping[tuple[str, str], ConfigFile]
-) -> list[SessionFile]:
+) -> list[ClientSessionFile]:
     out = []
     for c in configs:
         scopes = {e.name: e.scope or c.scope for e in files[(c.client, c.source)].live_entries}
         names = [s.name for s in (*c.servers, *c.skipped)]
         out.append(
-            SessionFile(
+            ClientSessionFile(
                 client=c.client,
                 source=c.source,
                 scope=c.scope,
@@ -267,7 +267,7 @@ def _session_files(
     return out
 
 
-def build_sessions(
+def build_client_sessions(
     configs: Sequence[ConfigResult],
     files: Mapping[tuple[str, str], ConfigFile],
     *,
@@ -275,17 +275,17 @@ def build_sessions(
     shell_environ: Mapping[str, str] | None,
     settings: Mapping[ClientName, ClientSettings] | None,
     divergence: DivergenceRun | None,
-) -> list[SessionResult]:
-    """The client sessions these configs form (``sessions.plan_sessions``), with their totals
+) -> list[ClientSession]:
+    """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals
     and one deferral verdict each; heaviest first."""
     by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
-    out: list[SessionResult] = []
-    for plan in plan_sessions(_session_files(configs, files)):
-        entries: list[SessionEntry] = []
+    out: list[ClientSession] = []
+    for plan in plan_client_sessions(_client_session_files(configs, files)):
+        entries: list[ClientSessionEntry] = []
         for source, name in plan.members:
             c = by_file[(plan.client, source)]
             found = next(s for s in (*c.servers, *c.skipped) if s.name == name)
-            entries.append(SessionEntry(server=found, source=source))
+            entries.append(ClientSessionEntry(server=found, source=source))
         measured = [e for e in entries if e.server.measured]
         skipped = [e for e in entries if not e.server.measured]
         total = sum(e.server.tokens or 0 for e in measured)
@@ -317,7 +317,7 @@ def build_sessions(
             pinned_unmeasured=[e.server.name for e in skipped if e.server.always_load],
         )
         out.append(
-            SessionResult(
+            ClientSession(
                 key=plan.key,
                 client=plan.client,
                 label=plan.label,
@@ -342,7 +342,7 @@ def build_sessions(
 
 
 def attach_deferral(
-    configs: Sequence[ConfigResult], sessions: Sequence[SessionResult]
+    configs: Sequence[ConfigResult], sessions: Sequence[ClientSession]
 ) -> list[ConfigResult]:
     """Each config file carries the verdict of the (first) session that loads it."""
     verdicts: dict[tuple[str, str], DeferralVerdict] = {}
@@ -428,7 +428,7 @@ def build_report(
         results.append(config_result(c, measurements, context_window, anthropic))
     results.sort(key=lambda r: -r.total_tokens)
     order = {c.source: i for i, c in enumerate(configs)}
-    sessions = build_sessions(
+    sessions = build_client_sessions(
         sorted(results, key=lambda r: order[r.source]),  # discovery order: user, project, ...
         {(c.client, c.source): c for c in configs},
         context_window=context_window,

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
+from mcpcost.audit.client_sessions import Overridden
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
-from mcpcost.audit.sessions import Overridden
 from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Isolation
@@ -128,14 +128,14 @@ class ConfigResult(Record, frozen=True, kw_only=True):
         return not self.skipped
 
 
-class SessionEntry(Record, frozen=True, kw_only=True):
+class ClientSessionEntry(Record, frozen=True, kw_only=True):
     """A server a session loads, with the file it comes from; ``share`` is of the session."""
 
     server: ServerResult
     source: str
 
 
-class SessionResult(Record, frozen=True, kw_only=True):
+class ClientSession(Record, frozen=True, kw_only=True):
     """What one client session in this project pays: the union of the files it loads."""
 
     key: str
@@ -146,8 +146,8 @@ class SessionResult(Record, frozen=True, kw_only=True):
     tool_count: int
     server_count: int
     context_share: float
-    servers: tuple[SessionEntry, ...]  # measured, heaviest first
-    skipped: tuple[SessionEntry, ...]  # loaded but without a number
+    servers: tuple[ClientSessionEntry, ...]  # measured, heaviest first
+    skipped: tuple[ClientSessionEntry, ...]  # loaded but without a number
     overridden: tuple[Overridden, ...]  # declared, but another file's entry of the name wins
     heaviest_tools: tuple[HeaviestTool, ...]
     trim_advice: TrimAdvice | None
@@ -204,7 +204,7 @@ class AuditReport(Record, frozen=True, kw_only=True):
     unresolved: tuple[UnresolvedEntry, ...] = ()
     env_variants: tuple[EnvVariant, ...] = ()
     anthropic_divergence: AnthropicRunInfo | None = None
-    sessions: tuple[SessionResult, ...] = ()
+    sessions: tuple[ClientSession, ...] = ()
     mcpcost_version: str = __version__
     extras: Mapping[str, Any] = field(default_factory=dict)
 

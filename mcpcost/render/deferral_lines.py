@@ -8,7 +8,7 @@ from mcpcost.audit.deferral import PUBLISHED_BAND, DeferralVerdict
 from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
 from mcpcost.configs.clients.presentation import SHELL_SOURCE, DeferralMode
 from mcpcost.configs.clients.settings_files import ReadState
-from mcpcost.render.text_format import n, pct
+from mcpcost.render.text_format import share_percent, thousands
 
 
 def _label(v: DeferralVerdict) -> str:
@@ -54,7 +54,7 @@ def _exceptions(v: DeferralVerdict) -> list[str]:
         names = ", ".join((*al.servers, *al.unmeasured))
         floor = "at least " if al.unmeasured else ""
         out.append(
-            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{n(al.tokens)} '
+            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{thousands(al.tokens)} '
             "tokens load at session start regardless."
         )
     else:
@@ -133,11 +133,11 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
     st = v.setting
     assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
     out = [
-        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens "
-        f"({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
+        f"  {v.client} defers tool definitions only once they reach {thousands(v.threshold_tokens)} tokens "
+        f"({share_percent(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
         f"{where}).",
     ]
-    wire = ("at least " if v.is_floor else "") + n(v.wire_tokens)
+    wire = ("at least " if v.is_floor else "") + thousands(v.wire_tokens)
     out.append(f"  This session's wire total is {wire} tokens (o200k).")
     ct, band = v.client_tokens, v.ratio or PUBLISHED_BAND
     if ct is None:
@@ -146,10 +146,10 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
         )
         return out
     if ct["estimated"] == 0:
-        out.append(f"  Counted exactly for Anthropic requests: {n(ct['low'])} tokens.")
+        out.append(f"  Counted exactly for Anthropic requests: {thousands(ct['low'])} tokens.")
     else:
         out.append(
-            f"  In request tokens that is {n(ct['low'])}–{n(ct['high'])} "
+            f"  In request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "
             f"(measured ratios {band.low:.2f}×–{band.high:.2f}× across {band.servers} servers)."
         )
     if v.crosses is True:

@@ -20,9 +20,9 @@ from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGa
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
+    ClientSession,
     ConfigResult,
     ServerResult,
-    SessionResult,
 )
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
@@ -101,7 +101,7 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
     }
 
 
-def _trim(c: ConfigResult | SessionResult) -> dict[str, Any] | None:
+def _trim(c: ConfigResult | ClientSession) -> dict[str, Any] | None:
     trim = c.trim_advice
     if trim is None:
         return None
@@ -112,7 +112,7 @@ def _trim(c: ConfigResult | SessionResult) -> dict[str, Any] | None:
     }
 
 
-def session_to_json(s: SessionResult, claude: bool) -> dict[str, Any]:
+def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
     return {
         **_fields(s, "key", "client", "label"),
         "sources": list(s.sources),

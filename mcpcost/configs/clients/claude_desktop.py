@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpcost.configs.clients.client import Client, Location, Places, Scope, SessionRule
+from mcpcost.configs.clients.client import Client, ClientSessionRule, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
 from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.config_file import ClientName
@@ -30,5 +30,5 @@ CLIENT = Client(
     locations=locations,
     file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
     launchd_path_on_macos=True,
-    session=SessionRule(alternatives=True),
+    session=ClientSessionRule(alternatives=True),
 )

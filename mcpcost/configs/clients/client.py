@@ -28,6 +28,7 @@ __all__ = [
     "Claim",
     "Client",
     "ClientName",
+    "ClientSessionRule",
     "Consent",
     "Location",
     "Parsed",
@@ -35,7 +36,6 @@ __all__ = [
     "Places",
     "ProjectFile",
     "Scope",
-    "SessionRule",
 ]
 
 
@@ -153,7 +153,7 @@ class Places(Record, frozen=True):
         ]
 
 
-class SessionRule(Record, frozen=True, kw_only=True):
+class ClientSessionRule(Record, frozen=True, kw_only=True):
     """How a client loads its files into one session for the project it runs in.
 
     Every file of the client that discovery found for that project joins one session, except
@@ -176,7 +176,7 @@ class SessionRule(Record, frozen=True, kw_only=True):
     scope_phrases: Mapping[Scope, str] = field(default_factory=dict)
 
 
-NEAREST_WINS = SessionRule()
+NEAREST_WINS = ClientSessionRule()
 
 
 def json_format(source: str) -> FileFormat:
@@ -217,4 +217,4 @@ class Client(Record, frozen=True, kw_only=True):
     presentation: Presentation = NOTHING_ON_RECORD  # how it presents tools to its model
     # a macOS app that starts servers with launchd's PATH, not the login shell's
     launchd_path_on_macos: bool = False
-    session: SessionRule = NEAREST_WINS  # how its files form one session, and who wins a name
+    session: ClientSessionRule = NEAREST_WINS  # how its files form one session, and who wins a name

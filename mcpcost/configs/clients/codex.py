@@ -13,12 +13,12 @@ from typing import Any
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
+    ClientSessionRule,
     Location,
     Parsed,
     Places,
     ProjectFile,
     Scope,
-    SessionRule,
 )
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
@@ -93,7 +93,7 @@ CLIENT = Client(
     project_files=PROJECT_FILES,
     file_format=lambda source: FileFormat.TOML,
     claims=(Claim("mcp_servers", 40),),
-    session=SessionRule(
+    session=ClientSessionRule(
         precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://developers.openai.com/codex/config-basic",

@@ -11,12 +11,12 @@ from typing import Any
 
 from mcpcost.configs.clients.client import (
     Client,
+    ClientSessionRule,
     Location,
     Parsed,
     Places,
     ProjectFile,
     Scope,
-    SessionRule,
 )
 from mcpcost.configs.clients.dialect import Dialect, top_block
 from mcpcost.configs.clients.formats import server_block
@@ -74,7 +74,7 @@ CLIENT = Client(
     parse=parse,
     locations=locations,
     project_files=PROJECT_FILES,
-    session=SessionRule(
+    session=ClientSessionRule(
         precedence=(Scope.MANAGED, Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://geminicli.com/docs/reference/configuration",

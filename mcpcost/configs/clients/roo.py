@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from mcpcost.configs.clients.client import Client, Location, Places, ProjectFile, Scope, SessionRule
+from mcpcost.configs.clients.client import (
+    Client,
+    ClientSessionRule,
+    Location,
+    Places,
+    ProjectFile,
+    Scope,
+)
 from mcpcost.configs.clients.dialect import Dialect, map_parser
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
@@ -27,7 +34,7 @@ CLIENT = Client(
     parse=map_parser("mcpServers", Dialect(NAME, exclude_key="disabledTools")),
     locations=locations,
     project_files=PROJECT_FILES,
-    session=SessionRule(
+    session=ClientSessionRule(
         precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://docs.roocode.com/features/mcp/using-mcp-in-roo",

@@ -9,12 +9,12 @@ from typing import Any
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
+    ClientSessionRule,
     Location,
     Parsed,
     Places,
     ProjectFile,
     Scope,
-    SessionRule,
 )
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import FileFormat, kind_of, object_of, server_block
@@ -93,5 +93,5 @@ CLIENT = Client(
     locations=locations,
     project_files=PROJECT_FILES,
     claims=(Claim("servers", 20), Claim("mcp", 60, _has_vscode_block)),
-    session=SessionRule(alternatives=True),
+    session=ClientSessionRule(alternatives=True),
 )

@@ -38,7 +38,7 @@ from mcpcost.configs.clients.claude_code.tool_search import (
     parse_settings,
     resolve_posture,
 )
-from mcpcost.configs.clients.client import Claim, Client, Scope, SessionRule
+from mcpcost.configs.clients.client import Claim, Client, ClientSessionRule, Scope
 from mcpcost.configs.clients.presentation import Presentation
 from mcpcost.configs.variables import VariableSyntax
 
@@ -74,7 +74,7 @@ CLIENT = Client(
     settings_files=settings_files,
     consent=consent,
     presentation=Presentation(deferral=DEFERRAL),
-    session=SessionRule(
+    session=ClientSessionRule(
         precedence=(Scope.MANAGED, Scope.LOCAL, Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://code.claude.com/docs/en/mcp#scope-hierarchy-and-precedence",
