@@ -417,10 +417,13 @@ def audit_configs(
     progress: ProgressObserver | None = None,
     now: Clock | None = None,
     trust_project: bool = False,
+    divergence: DivergenceRun | None = None,
 ) -> AuditReport:
     """Audit config files (or, with no ``paths``, the configs discovery finds) and return the
     report. ``home``, ``cwd``, ``environ`` and ``platform`` default to this process's own;
-    ``context_window`` (the size shares are computed against) to 200,000.
+    ``context_window`` (the size shares are computed against) to 200,000; ``divergence`` (a
+    published Claude model divergence run, ``core.divergence.parse_divergence``) adds the
+    Anthropic request tokens, as ``mcpcost audit --claude`` does.
 
     A discovered project-level config (``.mcp.json``, ``.vscode/mcp.json``... in ``cwd``) came
     with the repository, so its servers are launched only when the client itself would run them
@@ -442,6 +445,7 @@ def audit_configs(
     options = AuditOptions(
         concurrency=concurrency,
         context_window=context_window,
+        divergence=divergence,
         generated_at=iso_utc((now or utc_now)()),
     )
     audit = run_audit(

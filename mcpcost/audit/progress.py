@@ -1,7 +1,7 @@
 """Progress of an audit, reported to an injected observer (never to stdout).
 
-``ProgressObserver`` is what the engine calls; ``progress_for(stream)`` picks a live single-line
-display when the stream is a terminal and plain lines otherwise. ``NullProgress`` says nothing.
+``ProgressObserver`` is what the audit calls as it measures; ``progress_for(stream)`` picks a
+live single-line display when the stream is a terminal and plain lines otherwise. ``NullProgress`` says nothing.
 Only server names are shown (escaped for the terminal), never commands, env or header values.
 """
 
