@@ -1,8 +1,8 @@
 """Baseline diff: what changed between an earlier ``audit --json`` report and this one.
 
 ``diff_reports(baseline, report) -> AuditDiff`` is pure. ``baseline`` is either a report file
-read by ``mcpcost.audit.baseline.parse_baseline`` or a report value (the Action builds both
-sides in one process).
+read by ``mcpcost.audit.baseline.parse_baseline`` or a report value (a base side audited in the
+same run: ``compose.BaseSide``, as the Action audits a pull request's base commit).
 
 Config pairing, strongest evidence first: the exact ``source``; then the same path spelled
 differently (``./.mcp.json``, ``.mcp.json`` and ``/abs/repo/.mcp.json`` pair when exactly one
@@ -18,9 +18,9 @@ A config's diff is ``exact`` only when every server has a number on each side it
 a server that stopped measuring, started measuring, was added unmeasurable or was never measured
 makes it inexact, so a server failing is never reported as a saving.
 
-A caller that knows a config held no live server on one side (the Action reads both commits from
-git: the file is absent there, or declares none) says so with ``empty_before`` / ``empty_now``
-(sources). Such a config is compared with an explicit empty one (total 0) instead of being
+A caller that knows a config held no live server on one side (a base side read from the same
+places: the file is absent there, or declares none; ``compose.side_presence``) says so with
+``empty_before`` / ``empty_now`` (sources). Such a config is compared with an explicit empty one (total 0) instead of being
 ``unmatched`` or dropped: a config added by the change grows from 0, one it deletes or empties
 shrinks to 0, and both deltas are established.
 """

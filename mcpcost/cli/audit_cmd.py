@@ -1,10 +1,13 @@
 """``mcpcost audit``: what the servers in your MCP configs cost, per config file, and the gates.
 
 Order of work: flags are parsed; ``--baseline`` and ``--claude`` are read and shape-checked; the
-configs are found (or the ``--config`` files read); only then is anything launched. Results go to
-stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok; 1 a gate failed
-(``--fail-on-unmeasured``: a live server without a number, each named on stderr) or nothing could
-be audited (no config with a live server, or every server failed); 2 usage or
+configs are found (or the ``--config`` files read) with the clients' settings files; only then is
+anything launched, and the audit itself is ``mcpcost.audit.compose.run_audit``, as the library
+and the Action run it: this module chooses the measure function (the first wave of launches
+started ahead, ``--docker``, sign-in), fills the audit's ``while_launching`` hook and renders.
+Results go to stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok;
+1 a gate failed (``--fail-on-unmeasured``: a live server without a number, each named on stderr)
+or nothing could be audited (no config with a live server, or every server failed); 2 usage or
 unreadable input. Secrets never reach any output: env and header names only, commands and URLs
 masked.
 

@@ -1,5 +1,7 @@
 """The one list of supported clients, and what is done with it: finding their files, parsing a
-config of a named client, and recognising a config of unknown origin by its content."""
+config of a named client, recognising a config of unknown origin by its content, and reaching a
+client's hooks by its name (``client_named``, ``presentation_of``). The only module besides each
+client's own that imports a client module, and it names none."""
 
 from __future__ import annotations
 
