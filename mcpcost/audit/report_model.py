@@ -11,7 +11,7 @@ from mcpcost.audit.deferral import (
 )
 from mcpcost.audit.sessions import Overridden
 from mcpcost.core.measure import SessionStart
-from mcpcost.core.model import Isolation
+from mcpcost.core.model import Authorization, Isolation
 from mcpcost.core.record import Record, field
 from mcpcost.version import __version__
 
@@ -64,7 +64,7 @@ class ServerResult(Record, frozen=True, kw_only=True):
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
-    authorization: str | None = None  # "oauth" when measured signed in (never who or a token)
+    authorization: Authorization | None = None  # when measured signed in (never who or a token)
 
     @property
     def measured(self) -> bool:
