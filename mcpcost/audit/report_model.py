@@ -18,7 +18,7 @@ from mcpcost.version import __version__
 DEFAULT_CONTEXT_WINDOW = 200_000
 
 
-# The shape of ``audit --json`` (spec/audit-report.schema.json). Adding optional fields keeps it;
+# The shape of ``audit --json`` (mcpcost/schemas/audit-report.schema.json). Adding optional fields keeps it;
 # renaming, removing or changing the meaning of a field raises it.
 REPORT_VERSION = 1
 

@@ -1,4 +1,5 @@
-"""``audit --json``: the report as one JSON object (schema: ``spec/audit-report.schema.json``).
+"""``audit --json``: the report as one JSON object (its schema, shipped as package data:
+``mcpcost/schemas/audit-report.schema.json``).
 
 ``report_to_json(report, diff=None, gates=None) -> dict`` follows the reference report shape
 field for field (methodologyVersion, encoding, generatedAt, contextWindow, configs[...],
