@@ -227,3 +227,37 @@ def test_the_report_schema_is_one_file_the_package_ships() -> None:
     ]
     assert copies == ["mcpcost/schemas/audit-report.schema.json"]
     assert SCHEMA["$id"].endswith("/" + copies[0])
+
+
+def test_every_format_has_one_renderer_that_writes_what_its_module_writes() -> None:
+    from mcpcost.render.renderer import RENDERERS, Layout, OutputFormat
+
+    report = rich_report()
+    gates = evaluate_gates(report, None, budget=10)
+    assert set(RENDERERS) == set(OutputFormat)
+    for by_file, width in ((False, 100), (True, 72)):
+        layout = Layout(by_file=by_file, width=width)
+        made = {form: RENDERERS[form]()(report, None, gates, layout) for form in OutputFormat}
+        assert made == {
+            OutputFormat.TEXT: render_text(report, None, gates, width=width, by_file=by_file),
+            OutputFormat.JSON: render_json(report, None, gates),
+            OutputFormat.MARKDOWN: render_markdown(report, None, gates, by_file=by_file),
+        }
+
+
+def test_the_renderer_table_loads_no_renderer_until_one_is_chosen() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from mcpcost.render.renderer import RENDERERS, OutputFormat\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.endswith('_report'))\n"
+        "before = loaded()\n"
+        "RENDERERS[OutputFormat.JSON]()\n"
+        "print(before, loaded())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip() == "[] ['mcpcost.render.json_report']"

@@ -1,7 +1,8 @@
 """``audit --json``: the report as one JSON object (its schema, shipped as package data:
 ``mcpcost/schemas/audit-report.schema.json``).
 
-``report_to_json(report, diff=None, gates=None) -> dict`` follows the reference report shape
+``report_to_json(report, diff=None, gates=None) -> dict`` (``render_json`` its text, ``render``
+the ``Renderer`` of ``OutputFormat.JSON``: every view, whatever the layout) follows the reference report shape
 field for field (methodologyVersion, encoding, generatedAt, contextWindow, configs[...],
 emptyConfigs, budget, claudeDivergence, diff, increaseGate, problems) and adds:
 ``reportVersion`` (the shape's version, ``REPORT_VERSION``), ``methodologyUrl``, ``mcpcostVersion``; per server ``sessionStart``, ``alwaysLoad``, ``headerNames``, ``unresolved``;
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a
     from mcpcost.audit.report_model import HeaviestTool
     from mcpcost.audit.sessions import Overridden
     from mcpcost.core.measure import SessionStart
+    from mcpcost.render.renderer import Layout
 
 
 def _heaviest(h: HeaviestTool) -> dict[str, Any]:
@@ -313,3 +315,9 @@ def render_json(
 ) -> str:
     """The JSON text written to stdout (two-space indentation, trailing newline)."""
     return stringify_pretty(report_to_json(report, diff, gates)) + "\n"
+
+
+def render(
+    report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
+) -> str:
+    return render_json(report, diff, gates)
