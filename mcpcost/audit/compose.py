@@ -79,6 +79,7 @@ class AuditInputs(Record, frozen=True, kw_only=True):
     # each client's settings files as read (None: not read in this run, as in the Action)
     settings: Mapping[ClientName, ClientSettings] | None = None
     shell_environ: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()  # met while reading them, carried into the report
 
 
 class GateRequest(Record, frozen=True, kw_only=True):
@@ -347,6 +348,7 @@ def run_audit(
             shell_environ=inputs.shell_environ,
             settings=inputs.settings,
             divergence=opts.divergence,
+            problems=inputs.problems,
         )
 
     report = report_of(inputs.configs)

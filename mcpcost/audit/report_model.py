@@ -3,9 +3,8 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from mcpcost.audit.client_sessions import Overridden
 from mcpcost.audit.deferral import (
@@ -13,8 +12,8 @@ from mcpcost.audit.deferral import (
 )
 from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
-from mcpcost.core.model import Isolation
-from mcpcost.core.record import Record, field
+from mcpcost.core.model import Authorization, Isolation
+from mcpcost.core.record import Record
 from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
 from mcpcost.version import __version__
@@ -22,8 +21,8 @@ from mcpcost.version import __version__
 DEFAULT_CONTEXT_WINDOW = 200_000
 
 
-# The shape of ``audit --json`` (spec/audit-report.schema.json). Adding optional fields keeps it;
-# renaming, removing or changing the meaning of a field raises it.
+# The shape of ``audit --json`` (mcpcost/schemas/audit-report.schema.json). Adding optional
+# fields keeps it; renaming, removing or changing the meaning of a field raises it.
 REPORT_VERSION = 1
 
 
@@ -86,7 +85,7 @@ class ServerResult(Record, frozen=True, kw_only=True):
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
-    authorization: str | None = None  # "oauth" when measured signed in (never who or a token)
+    authorization: Authorization | None = None  # when measured signed in (never who or a token)
 
     @property
     def measured(self) -> bool:
@@ -206,7 +205,6 @@ class AuditReport(Record, frozen=True, kw_only=True):
     anthropic_divergence: AnthropicRunInfo | None = None
     sessions: tuple[ClientSession, ...] = ()
     mcpcost_version: str = __version__
-    extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def measured_any(self) -> bool:
