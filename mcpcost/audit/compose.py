@@ -138,7 +138,7 @@ class Audit(Record, frozen=True, kw_only=True):
 # --------------------------------------------------------------------------- 1. inputs
 
 
-def load_configs(
+def read_inputs(
     paths: Sequence[str | os.PathLike[str]] | None,
     *,
     home: Path,
@@ -147,15 +147,20 @@ def load_configs(
     environ: Mapping[str, str],
     clients: Collection[str] | None = None,
     trust_project: bool = False,
-    settings: Mapping[ClientName, ClientSettings] | None = None,
-) -> list[ConfigFile]:
+) -> AuditInputs:
     """The given config files, parsed (InputError when one cannot be read), or with ``paths``
-    None every known client's config found here (``clients`` narrows discovery). Files named
-    in ``paths`` are the caller's choice and run; discovered project-level files run only as far
-    as the client itself would run them (its consent hook, given its ``settings`` files), or
-    entirely with ``trust_project``."""
+    None every known client's config found here (``clients`` narrows discovery) and every
+    client's settings files, each read once: the values the consent and deferral hooks parse.
+
+    Files named in ``paths`` are the caller's choice and run (no client is known for them, so no
+    client's settings decide anything about them); discovered project-level files run only as
+    far as the client itself would run them (its consent hook), or entirely with
+    ``trust_project``."""
     if paths is None:
-        return discover(
+        settings = read_client_settings(
+            home=home, cwd=cwd, platform=platform, environ=environ, clients=clients
+        )
+        found = discover(
             home=home,
             cwd=cwd,
             platform=platform,
@@ -164,6 +169,7 @@ def load_configs(
             settings=settings,
             trust_project=trust_project,
         )
+        return AuditInputs(configs=tuple(found), settings=settings, shell_environ=dict(environ))
     if clients is not None:
         raise ValueError("clients narrows discovery; it cannot be combined with paths")
     context = ParseContext(
@@ -180,38 +186,7 @@ def load_configs(
             if not (Path(f.source).exists() or Path(f.source).is_symlink()):
                 raise InputError(f"{f.source}: no such file")
             raise InputError(f"{f.source}: {f.error or 'cannot be read'}")
-    return files
-
-
-def read_inputs(
-    paths: Sequence[str | os.PathLike[str]] | None,
-    *,
-    home: Path,
-    cwd: Path,
-    platform: str,
-    environ: Mapping[str, str],
-    clients: Collection[str] | None = None,
-    trust_project: bool = False,
-) -> AuditInputs:
-    """The configs (``load_configs``) and, for discovery, every client's settings files, each
-    read once: the values the consent and deferral hooks parse. A file named in ``paths`` has no
-    known client, so no client's settings decide anything about it."""
-    settings: dict[ClientName, ClientSettings] = {}
-    if paths is None:
-        settings = read_client_settings(
-            home=home, cwd=cwd, platform=platform, environ=environ, clients=clients
-        )
-    configs = load_configs(
-        paths,
-        home=home,
-        cwd=cwd,
-        platform=platform,
-        environ=environ,
-        clients=clients,
-        trust_project=trust_project,
-        settings=settings,
-    )
-    return AuditInputs(configs=tuple(configs), settings=settings, shell_environ=dict(environ))
+    return AuditInputs(configs=tuple(files), settings={}, shell_environ=dict(environ))
 
 
 # --------------------------------------------------------------------------- 2-3. launches
