@@ -1,5 +1,8 @@
-"""MCP clients: one module per client (where its files live, their format and shape, its
-variable syntax, how it treats what they declare), collected by ``registry``.
+"""MCP clients: one module per client, or one package for a large one (``claude_code/``), each
+building one ``Client`` (where its files live, their format and shape, its variable syntax, its
+settings files, consent, session rule and how it presents tools to its model), collected by
+``registry``. The shared parts are ``client`` (the record and its hooks), ``settings_files``,
+``presentation``, ``raw_server``, ``dialect`` and ``formats``.
 
 Adding a client is one new module here plus its entry in ``registry.CLIENTS`` and its fixture;
 CONTRIBUTING.md walks through it.
