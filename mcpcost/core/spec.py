@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from enum import StrEnum
 
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
@@ -11,7 +12,17 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, fields
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
 
-TRANSPORTS = ("stdio", "auto", "http", "sse")
+
+class TransportName(StrEnum):
+    """How a server is reached: a launched process, or a URL and its wire protocol."""
+
+    STDIO = "stdio"  # a process the measurer starts, spoken to over its stdin and stdout
+    AUTO = "auto"  # a URL: Streamable HTTP, falling back to legacy SSE when the server says so
+    HTTP = "http"  # a URL: Streamable HTTP only
+    SSE = "sse"  # a URL: legacy HTTP+SSE only
+
+
+TRANSPORTS = tuple(str(t) for t in TransportName)
 _NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
 
 
