@@ -326,3 +326,29 @@ def test_the_reference_captures_through_the_whole_path(
     assert rows["github"].o200k_mapped == 10535
     assert rows["notion"].o200k_mapped == 17163
     assert all(r.state_for(None) is RowState.STALE for r in run.rows)  # no measurement given
+
+
+def test_publish_shows_both_columns_and_each_fit_with_its_rows(
+    tree: Path, anthropic_api: Running, openai_api: Running
+) -> None:
+    assert cli("divergence", "--out", str(tree))[0] == 0
+    assert cli("divergence", "--out", str(tree), "--api", "openai")[0] == 0
+    (tree / "results/calibration.json").unlink()  # publish makes it again from the runs
+    code, out, _ = cli("publish", "--out", str(tree))
+    assert code == 0 and "results/calibration.json" in out
+    board = (tree / "results/leaderboard.md").read_text("utf-8")
+    fits = parse_calibrations(parse_json((tree / "results/calibration.json").read_bytes()))
+    assert [f.api for f in fits] == [CountApi.ANTHROPIC, CountApi.OPENAI]
+    for fit in fits:
+        heading = f"## {fit.column.vendor} request tokens estimated from o200k"
+        assert heading in board
+        section = board.split(heading, 1)[1]
+        assert f"{fit.factor:.3f} ×" in section
+        assert f"maximum {100 * fit.max_relative_error:.1f}%" in section
+        for r in fit.rows:
+            assert f"| {r.name} | {r.o200k_mapped:,} | {r.delta:,} | {r.estimate:,} |" in section
+    assert "| claude | openai |" in board
+    csv_head = (tree / "results/leaderboard.csv").read_text("utf-8").splitlines()[0]
+    assert csv_head.endswith(",openaiTokens,openaiModel")
+    page = (tree / "docs/servers/gamma.md").read_text("utf-8")
+    assert "## What this costs on OpenAI" in page and "## What this costs on Claude" in page

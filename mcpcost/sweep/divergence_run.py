@@ -186,14 +186,20 @@ def calibration_text(fits: Sequence[Calibration]) -> str | None:
     return stringify_pretty(calibration_document(fits)) + "\n" if fits else None
 
 
-def stage_calibration(txn: TreeTransaction, measurements: Mapping[str, Measurement]) -> bool:
+class Staged(Record, frozen=True):
+    fits: tuple[Calibration, ...]
+    changed: bool
+
+
+def stage_calibration(txn: TreeTransaction, measurements: Mapping[str, Measurement]) -> Staged:
     """Fit every column's run in the tree and stage ``results/calibration.json`` (removed when
-    no column has a fit). True when it changed."""
+    no column has a fit)."""
     runs = [read_run(txn.read(column.rel)) for column in COLUMNS.values()]
-    text = calibration_text(calibrations(runs, measurements))
+    fits = tuple(calibrations(runs, measurements))
+    text = calibration_text(fits)
     if text is None:
         if txn.read(CALIBRATION_REL) is None:
-            return False
+            return Staged(fits, False)
         txn.remove(CALIBRATION_REL)
-        return True
-    return txn.put_if_changed(CALIBRATION_REL, text)
+        return Staged(fits, True)
+    return Staged(fits, txn.put_if_changed(CALIBRATION_REL, text))
