@@ -352,3 +352,46 @@ def test_publish_shows_both_columns_and_each_fit_with_its_rows(
     assert csv_head.endswith(",openaiTokens,openaiModel")
     page = (tree / "docs/servers/gamma.md").read_text("utf-8")
     assert "## What this costs on OpenAI" in page and "## What this costs on Claude" in page
+
+
+@pytest.mark.slow
+def test_a_sweep_runs_the_columns_after_it_publishes(
+    tmp_path: Path, anthropic_api: Running, openai_api: Running
+) -> None:
+    import shlex
+
+    from tests.servers.registry import fixture_argv
+
+    servers = tmp_path / "servers.yaml"
+    servers.write_text(
+        "servers:\n"
+        + "".join(
+            f"  - name: srv-{i}\n    command: {shlex.join(fixture_argv('good'))!r}\n"
+            for i in range(2)
+        )
+    )
+    site = tmp_path / "site"
+    code, _, err = cli(
+        "sweep", "--servers", str(servers), "--out", str(site), "--divergence", "anthropic,openai"
+    )
+    assert code == 0, err
+    assert sorted(read_run(site, CLAUDE.rel).by_name()) == ["srv-0", "srv-1"]
+    assert sorted(read_run(site, OPENAI.rel).by_name()) == ["srv-0", "srv-1"]
+    board = (site / "results/leaderboard.md").read_text("utf-8")
+    assert "| claude | openai |" in board and "## Claude request tokens estimated" in board
+
+
+def test_a_sweep_with_a_column_but_no_key_is_refused_before_any_server_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    servers = tmp_path / "servers.yaml"
+    servers.write_text("servers:\n  - name: a\n    command: 'does-not-exist'\n")
+    code, out, err = cli(
+        "sweep", "--servers", str(servers), "--out", str(tmp_path / "o"), "--divergence", "openai"
+    )
+    assert code == 2 and out == ""
+    assert "OPENAI_API_KEY is not set" in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
+    code, _, err = cli("sweep", "--servers", str(servers), "--divergence", "gemini")
+    assert code == 2 and "--divergence takes anthropic and/or openai" in err
