@@ -2,8 +2,9 @@
 
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
 keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT.md``):
-``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy`` and, per tool, the diagnostic
-``fieldTokens`` split.
+``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``, ``listings`` (prompts,
+resources and resource templates, counted beside the number, never in it) and, per tool, the
+diagnostic ``fieldTokens`` split.
 """
 
 from __future__ import annotations
@@ -81,6 +82,55 @@ class Isolation(Record, frozen=True, kw_only=True):
 
 HOST_ISOLATION = Isolation(docker=False)
 
+# What ``listings`` may hold, in this order: the MCP list results counted beside the tools.
+LISTING_KINDS = ("prompts", "resources", "resourceTemplates")
+
+
+class Listing(Record, frozen=True, kw_only=True):
+    """One of ``prompts/list``, ``resources/list``, ``resources/templates/list``, page-joined and
+    counted as the tools are (``count``, ``tokens``, ``canonicalSha256`` of the joined array), or
+    why it could not be listed (``error``). Never part of ``totalTokens``."""
+
+    count: int | None = None
+    tokens: int | None = None
+    canonical_sha256: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        return {
+            "count": self.count,
+            "tokens": self.tokens,
+            "canonicalSha256": self.canonical_sha256,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Listing:
+        def num(key: str) -> int | None:
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            return int(value)
+
+        error = data.get("error")
+        return cls(
+            count=num("count"),
+            tokens=num("tokens"),
+            canonical_sha256=_opt_str(data.get("canonicalSha256")),
+            error=None if error is None else str(error),
+        )
+
+
+def _listings_from(value: Any) -> dict[str, Listing] | None:
+    if not isinstance(value, dict):
+        return None
+    return {
+        k: Listing.from_dict(v)
+        for k, v in value.items()
+        if k in LISTING_KINDS and isinstance(v, dict)
+    }
+
 
 class Measurement(Record, frozen=True, kw_only=True):
     """One server measured once (two captures compared), as published in measurement.json."""
@@ -107,6 +157,9 @@ class Measurement(Record, frozen=True, kw_only=True):
     protocol_era: str | None = None
     transport: str | None = None
     measured_by: Mapping[str, str] | None = None
+    # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
+    # looked for), so the file of a server without them keeps its bytes
+    listings: Mapping[str, Listing] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -154,6 +207,10 @@ class Measurement(Record, frozen=True, kw_only=True):
                 out[key] = value
         if self.measured_by is not None:
             out["measuredBy"] = dict(self.measured_by)
+        if self.listings:
+            out["listings"] = {
+                k: self.listings[k].to_dict() for k in LISTING_KINDS if k in self.listings
+            }
         for key, value in self.extras.items():
             out.setdefault(key, value)
         return out
@@ -211,6 +268,7 @@ class Measurement(Record, frozen=True, kw_only=True):
             "protocolEra",
             "transport",
             "measuredBy",
+            "listings",
         }
         instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
         if instructions is not NOT_CAPTURED and not isinstance(instructions, str | None):
@@ -243,6 +301,7 @@ class Measurement(Record, frozen=True, kw_only=True):
             measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
             if isinstance(measured_by, dict)
             else None,
+            listings=_listings_from(data.get("listings")),
             extras={k: v for k, v in data.items() if k not in known},
         )
 

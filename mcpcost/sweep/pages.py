@@ -16,7 +16,7 @@ from typing import Any
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.calibration import Calibration
 from mcpcost.core.markdown import md_text
-from mcpcost.core.model import METHODOLOGY_VERSION
+from mcpcost.core.model import METHODOLOGY_VERSION, Measurement
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
@@ -104,6 +104,33 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
         "p90": f"{est.p90_abs_error:,.1f}",
         "p90pct": f"{est.p90_abs_pct_error:.1f}",
     }
+
+
+LISTING_NAMES = {
+    "prompts": "prompts",
+    "resources": "resources",
+    "resourceTemplates": "resource templates",
+}
+
+
+def listings_rows(m: Measurement) -> list[dict[str, str]]:
+    """The server page's prompts/resources table: counts, or the list's error, escaped."""
+    rows = []
+    for kind, words in LISTING_NAMES.items():
+        listing = (m.listings or {}).get(kind)
+        if listing is None:
+            continue
+        failed = listing.error is not None
+        rows.append(
+            {
+                "kind": words,
+                "count": "—" if failed else thousands(listing.count),
+                "tokens": md_cell(f"not listed: {listing.error}")
+                if failed
+                else thousands(listing.tokens),
+            }
+        )
+    return rows
 
 
 def calibration_context(fits: Sequence[Calibration]) -> list[dict[str, Any]]:
@@ -318,6 +345,7 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
             if d.o200k_mapped is not None and row.tokens
             else "—",
         },
+        listings=listings_rows(m),
         openai=None
         if o is None
         else {
