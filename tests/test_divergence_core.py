@@ -369,3 +369,32 @@ def test_no_estimate_without_a_number_or_without_a_calibration() -> None:
     assert estimate_request([a], None, synthetic_run({"x": (1000, 2100)})) is None
     est = estimate_request([a, failed], fit)
     assert est is not None and [p.server for p in est.parts] == ["a"]
+
+
+def test_the_four_reference_servers_get_an_estimate_with_its_band_and_github_its_row(
+    reference_captures: list[Path],
+) -> None:
+    if not REFERENCE_RUN.is_file():
+        pytest.skip(f"the reference's divergence.json is not in {REFERENCE_CAPTURES}")
+    run = parse_divergence(parse_json(REFERENCE_RUN.read_bytes()))
+    by_name = {p.name.split(".")[0]: p for p in reference_captures}
+    current = {
+        name: json.loads(by_name[name].read_text("utf-8"))["canonicalSha256"]
+        for name in run.by_name()
+        if name in by_name
+    }
+    fit = fit_calibration(run)
+    assert fit is not None
+    four = [
+        Measurement.from_dict(json.loads(by_name[n].read_text("utf-8")))
+        for n in ("memory", "filesystem", "everything", "sequential-thinking")
+    ]
+    est = estimate_request(four, fit, run)
+    assert est is not None and not est.exact and 0 < est.band_pct <= fit.band_pct
+    assert est.describe().startswith(f"about {est.tokens:,} Claude tokens (estimate, ±")
+    assert est.tokens == run.probe_delta + sum(p.tokens for p in est.parts)
+    github = Measurement.from_dict(json.loads(by_name["github"].read_text("utf-8")))
+    exact = estimate_request([github], fit, run)
+    assert exact is not None and exact.exact
+    assert exact.tokens == run.by_name()["github"].delta
+    assert run.by_name()["github"].current_for(current["github"])
