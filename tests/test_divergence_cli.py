@@ -25,11 +25,11 @@ from mcpcost.core.divergence import (
     probe_tool,
 )
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.status import Status
 from mcpcost.runtime.output_tree import atomic_write
 from tests.count_api_fake import FakeCountApi, Running
+from tests.test_sweep_publish import measured
 
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")
@@ -66,20 +66,7 @@ def write_measurement(root: Path, name: str, tools: list[Any] | None) -> Measure
             notes="no answer",
         )
     else:
-        tm = measure_tools(tools)
-        m = Measurement(
-            status=Status.MEASURED,
-            server_name=name,
-            launch_command=f"npx -y {name}",
-            measured_at="2026-12-01T00:00:00.000Z",
-            timeout_ms=60000,
-            total_tokens=tm.total_tokens,
-            tool_count=tm.tool_count,
-            tools=tm.tools,
-            canonical_sha256=tm.canonical.sha256,
-            raw_tools_capture=tm.capture,
-            server_instructions=None,
-        )
+        m = measured(name, tools, day="2026-12-01")
     atomic_write(root / "results" / name / "measurement.json", render_measurement(m))
     return m
 

@@ -29,31 +29,14 @@ from mcpcost.core.divergence import (
     render_divergence,
 )
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import replace
 from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import get_tokenizer
 from tests.conftest import REFERENCE_CAPTURES
+from tests.test_sweep_publish import measured
 
 REFERENCE_RUN = REFERENCE_CAPTURES / "divergence.json"
-
-
-def measured(name: str, capture: list[Any]) -> Measurement:
-    tm = measure_tools(capture)
-    return Measurement(
-        status=Status.MEASURED,
-        server_name=name,
-        launch_command=name,
-        measured_at="2026-12-01T00:00:00.000Z",
-        timeout_ms=60000,
-        total_tokens=tm.total_tokens,
-        tool_count=tm.tool_count,
-        tools=tm.tools,
-        canonical_sha256=tm.canonical.sha256,
-        raw_tools_capture=tm.capture,
-        server_instructions=None,
-    )
 
 
 def capture(n: int, words: str = "reads a thing from the store") -> list[Any]:

@@ -23,7 +23,7 @@ from mcpcost.runtime.templating import render as render_template
 from mcpcost.runtime.templating import thousands
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
-from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
+from mcpcost.sweep.views import Board, Divergence, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
 # First line of every server page publish writes: the mark that lets a later publish delete the
@@ -131,6 +131,22 @@ def listings_rows(m: Measurement) -> list[dict[str, str]]:
             }
         )
     return rows
+
+
+def column_context(d: Divergence | None, tokens: int | None) -> dict[str, str] | None:
+    """A server page's section for one vendor column's current row (None: no such row)."""
+    if d is None:
+        return None
+    return {
+        "model": md_cell(d.model),
+        "date": md_cell(d.measured_on),
+        "tokens": f"{d.tokens:,}",
+        "mapped": thousands(d.o200k_mapped),
+        "ratio": f"{d.tokens / tokens:.2f}" if tokens else "—",
+        "share": f"{100 * (tokens - d.o200k_mapped) / tokens:.1f}%"
+        if d.o200k_mapped is not None and tokens
+        else "—",
+    }
 
 
 def calibration_context(fits: Sequence[Calibration]) -> list[dict[str, Any]]:
@@ -333,28 +349,9 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
         ],
         rest_count=len(rest),
         rest_tokens=f"{sum(t.tokens for _, t in rest):,}",
-        divergence=None
-        if d is None
-        else {
-            "model": md_cell(d.model),
-            "date": md_cell(d.measured_on),
-            "claude": f"{d.tokens:,}",
-            "mapped": thousands(d.o200k_mapped),
-            "ratio": f"{d.tokens / row.tokens:.2f}" if row.tokens else "—",
-            "share": f"{100 * (row.tokens - d.o200k_mapped) / row.tokens:.1f}%"
-            if d.o200k_mapped is not None and row.tokens
-            else "—",
-        },
+        divergence=column_context(d, row.tokens),
         listings=listings_rows(m),
-        openai=None
-        if o is None
-        else {
-            "model": md_cell(o.model),
-            "date": md_cell(o.measured_on),
-            "tokens": f"{o.tokens:,}",
-            "mapped": thousands(o.o200k_mapped),
-            "ratio": f"{o.tokens / row.tokens:.2f}" if row.tokens else "—",
-        },
+        openai=column_context(o, row.tokens),
         over_time=over_time if len(over_time) > 1 else [],
         dropped=row.series.dropped,
         series_start=row.series.rows[0].date if row.series.rows else "",
