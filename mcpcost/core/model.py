@@ -1,16 +1,17 @@
 """The measurement record (``measurement.json``) and the launch description of a server.
 
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
-keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT.md``):
-``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``, ``listings`` (prompts,
-resources and resource templates, counted beside the number, never in it) and, per tool, the
-diagnostic ``fieldTokens`` split.
+keeps fields it does not know (``extras``), and adds a few of our own (see
+``spec/MEASUREMENT.md``): ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``,
+``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization``, ``listings``
+(prompts, resources and resource templates, counted beside the number, never in it) and, per
+tool, the diagnostic ``fieldTokens`` split.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
 from mcpcost.core.record import Record, field, replace
@@ -24,6 +25,9 @@ METHODOLOGY_URL = (
 )
 PROVIDER = "tiktoken"
 ENCODING = "o200k_base"
+
+# How the captures were made signed in, when they were (the only way there is: an OAuth token).
+Authorization = Literal["oauth"]
 
 # serverInstructions has three states; this marks "never captured" (the key is absent).
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
@@ -157,10 +161,14 @@ class Measurement(Record, frozen=True, kw_only=True):
     protocol_era: str | None = None
     transport: str | None = None
     measured_by: Mapping[str, str] | None = None
+    header_names: tuple[str, ...] | None = None  # only when headers were sent; never values
+    protocol_eras_tried: tuple[str, ...] | None = None  # what the first capture tried, in order
+    protocol_requested: str | None = None  # the era the caller pinned, when it pinned one
+    authorization: Authorization | None = None  # how it was signed in; never a token or who
     # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
     # looked for), so the file of a server without them keeps its bytes
     listings: Mapping[str, Listing] | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
     def has_number(self) -> bool:
@@ -207,6 +215,14 @@ class Measurement(Record, frozen=True, kw_only=True):
                 out[key] = value
         if self.measured_by is not None:
             out["measuredBy"] = dict(self.measured_by)
+        if self.header_names is not None:
+            out["headerNames"] = list(self.header_names)
+        if self.protocol_eras_tried is not None:
+            out["protocolErasTried"] = list(self.protocol_eras_tried)
+        if self.protocol_requested is not None:
+            out["protocolRequested"] = self.protocol_requested
+        if self.authorization is not None:
+            out["authorization"] = self.authorization
         if self.listings:
             out["listings"] = {
                 k: self.listings[k].to_dict() for k in LISTING_KINDS if k in self.listings
@@ -217,7 +233,8 @@ class Measurement(Record, frozen=True, kw_only=True):
 
     @classmethod
     def from_dict(cls, data: Any) -> Measurement:
-        """Read a measurement.json object; unknown fields are kept in ``extras``."""
+        """Read a measurement.json object; unknown fields are kept in ``extras`` (and so is a
+        known additional field whose value has another shape, so nothing read is lost)."""
         if not isinstance(data, dict):
             raise InputError("a measurement must be a JSON object")
         try:
@@ -268,12 +285,14 @@ class Measurement(Record, frozen=True, kw_only=True):
             "protocolEra",
             "transport",
             "measuredBy",
-            "listings",
         }
         instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
         if instructions is not NOT_CAPTURED and not isinstance(instructions, str | None):
             instructions = NOT_CAPTURED
         measured_by = data.get("measuredBy")
+        extras = {k: v for k, v in data.items() if k not in known}
+        header_names = _take(extras, "headerNames", _is_strings)
+        eras_tried = _take(extras, "protocolErasTried", _is_strings)
         return cls(
             status=status,
             server_name=req_str("serverName", ""),
@@ -301,13 +320,34 @@ class Measurement(Record, frozen=True, kw_only=True):
             measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
             if isinstance(measured_by, dict)
             else None,
-            listings=_listings_from(data.get("listings")),
-            extras={k: v for k, v in data.items() if k not in known},
+            header_names=None if header_names is None else tuple(header_names),
+            protocol_eras_tried=None if eras_tried is None else tuple(eras_tried),
+            protocol_requested=_take(extras, "protocolRequested", _is_str),
+            authorization=_take(extras, "authorization", lambda v: v == "oauth"),
+            listings=_listings_from(_take(extras, "listings", lambda v: isinstance(v, dict))),
+            extras=extras,
         )
 
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _take(extras: dict[str, Any], key: str, fits: Callable[[Any], bool]) -> Any:
+    """``extras[key]`` when ``fits`` accepts it, taken out of ``extras``; otherwise None, and a
+    value of another shape stays in ``extras`` as read."""
+    value = extras.get(key)
+    if value is None or not fits(value):
+        return None
+    return extras.pop(key)
 
 
 def _tool_from_dict(data: dict[str, Any]) -> ToolCost:

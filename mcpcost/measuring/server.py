@@ -136,10 +136,8 @@ def measurement_from_pair(
     first, second = pair
     timeout_ms = round(timeout_s * 1000)
     failure = first if isinstance(first, CaptureFailure) else second
-    extras: dict[str, object] = {"headerNames": list(spec.header_names)} if spec.headers else {}
-    extras["protocolErasTried"] = list(first.eras_tried)
-    if protocol != "auto":
-        extras["protocolRequested"] = protocol
+    header_names = spec.header_names if spec.headers else None
+    requested = protocol if protocol != "auto" else None
     if isinstance(failure, CaptureFailure):
         kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
         return Measurement(
@@ -152,7 +150,9 @@ def measurement_from_pair(
             notes=failure_notes(failure, spec.secret_values, notes_prefix),
             transport=kind,
             measured_by=MEASURED_BY,
-            extras=extras,
+            header_names=header_names,
+            protocol_eras_tried=first.eras_tried,
+            protocol_requested=requested,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
     from mcpcost.core.measure import measure_tools
@@ -180,8 +180,10 @@ def measurement_from_pair(
         protocol_era=hello.era,
         transport=first.diagnostics.kind,
         measured_by=MEASURED_BY,
+        header_names=header_names,
+        protocol_eras_tried=first.eras_tried,
+        protocol_requested=requested,
         listings=listings_of(first, spec.secret_values),
-        extras=extras,
     )
 
 
