@@ -255,6 +255,29 @@ def summary_line(name: str, m: Measurement) -> str:
     )
 
 
+LISTING_WORDS = {
+    "prompts": "prompts",
+    "resources": "resources",
+    "resourceTemplates": "resource templates",
+}
+
+
+def listings_line(m: Measurement) -> str | None:
+    """What the server listed beside its tools (never in the number), or None."""
+    if not m.listings:
+        return None
+    parts = []
+    for kind, words in LISTING_WORDS.items():
+        listing = m.listings.get(kind)
+        if listing is None:
+            continue
+        if listing.error is not None:
+            parts.append(f"{words}: {plain_reason(listing.error)}")
+        else:
+            parts.append(f"{listing.count} {words} ({listing.tokens} tokens)")
+    return terminal_line("  also listed, not in the number: " + "; ".join(parts))
+
+
 def run(
     argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
 ) -> int:
@@ -321,6 +344,9 @@ def run(
         out.write(render_measurement(measurement))
     else:
         out.write(summary_line(spec.name, measurement) + "\n")
+        also = listings_line(measurement)
+        if also is not None:
+            out.write(also + "\n")
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
 
 

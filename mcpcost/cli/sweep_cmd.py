@@ -52,7 +52,32 @@ def build_parser() -> ArgParser:
         action="store_true",
         help="write measurements and badges only (a matrix shard; 'mcpcost merge' publishes)",
     )
+    p.add_argument(
+        "--divergence",
+        metavar="API[,API]",
+        help="after a published sweep, run 'mcpcost divergence' for these count APIs "
+        "(anthropic, openai) and publish again; their keys are checked before the sweep",
+    )
     return p
+
+
+def divergence_apis(text: str | None, env: dict[str, str]) -> list[str]:
+    """The ``--divergence`` list, refused before any server starts when an API is unknown or
+    its key or SDK is missing (``divergence_cmd.open_counter`` says which, in one line)."""
+    if not text:
+        return []
+    from mcpcost.cli.divergence_cmd import open_counter
+    from mcpcost.core.divergence import COLUMNS, CountApi
+
+    apis = [a.strip() for a in text.split(",") if a.strip()]
+    for api in apis:
+        if api not in {str(a) for a in CountApi}:
+            raise UsageError(
+                f"mcpcost sweep: --divergence takes anthropic and/or openai, not {api!r}"
+            )
+        kind = CountApi(api)
+        open_counter(kind, COLUMNS[kind].default_model, env)
+    return apis
 
 
 def _utcnow() -> dt.datetime:
@@ -65,11 +90,34 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
     if args.shard and args.only:
         raise UsageError("mcpcost sweep: --shard and --only cannot be combined")
     require_docker_for(args, "mcpcost sweep", ("ca_bundle",))
+    if args.divergence and args.no_publish:
+        raise UsageError("mcpcost sweep: --divergence needs a published sweep (not --no-publish)")
+    apis = divergence_apis(args.divergence, env)
     with contextlib.ExitStack() as stack:
-        return _run(args, env, err, stack)
+        code, catalog = _run(args, env, err, stack)
+    if code != 0 or not apis:
+        return code
+    return _after_sweep(args.out, catalog, apis, env, err)
 
 
-def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack) -> int:
+def _after_sweep(
+    out: str, catalog: Catalog | None, apis: list[str], env: dict[str, str], err: TextIO
+) -> int:
+    """Each divergence column over the tree just published, then the pages again."""
+    from mcpcost.cli import divergence_cmd
+    from mcpcost.sweep.publish import publish
+
+    worst = 0
+    for api in apis:
+        code = divergence_cmd.run(["--out", out, "--api", api], err, err, environ=env)
+        worst = max(worst, code)
+    publish(Path(out), catalog)
+    return worst
+
+
+def _run(
+    args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack
+) -> tuple[int, Catalog | None]:
     root = Path(args.out)
     clock = _utcnow
 
@@ -152,7 +200,7 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
             )
         engine = open_engine("mcpcost sweep", docker_host, err, stack)
         if engine is None:
-            return EXIT_USAGE
+            return EXIT_USAGE, catalog
         launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
 
@@ -175,4 +223,4 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
         publish_pages=not args.no_publish,
         pre_check=pre_check,
     )
-    return outcome.exit_code
+    return outcome.exit_code, catalog
