@@ -32,6 +32,7 @@ from mcpcost.configs.variables import VariableSyntax
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.record import Record, replace
 from mcpcost.errors import JSONSyntaxError
+from mcpcost.runtime.world_files import MAX_CONFIG_BYTES, read_world_file
 
 NAME = "claude-code"
 PROJECT_FILES = (ProjectFile(".mcp.json"),)
@@ -230,7 +231,7 @@ def approval_keys(scope: str, source: str, data: Mapping[str, Any]) -> ApprovalS
 
 def _read_if_exists(path: str) -> bytes | None:
     try:
-        return Path(path).read_bytes()
+        return read_world_file(path, max_bytes=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None
 
