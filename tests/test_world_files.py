@@ -138,3 +138,18 @@ def test_discovery_in_a_hostile_project_ends_and_reports_each_file(tmp_path: Pat
         f"server 'pipe': envFile {project / 'pipe.env'} cannot be read "
         f"(not a regular file (a FIFO)): {without}",
     ]
+
+
+def test_a_published_tree_with_a_fifo_is_read_without_blocking(tmp_path: Path) -> None:
+    from mcpcost.runtime.output_tree import read_in_tree
+    from mcpcost.sweep.files import load_measurements, read_bytes
+
+    (tmp_path / "results" / "pipe").mkdir(parents=True)
+    os.mkfifo(tmp_path / "results" / "pipe" / "measurement.json")
+    (tmp_path / "results" / "fine").mkdir()
+    (tmp_path / "results" / "fine" / "measurement.json").write_text("{}")
+    rel = "results/pipe/measurement.json"
+    assert finishes(lambda: read_in_tree(tmp_path, rel)) is None
+    assert finishes(lambda: read_bytes(tmp_path / rel)) is None
+    assert finishes(lambda: read_in_tree(tmp_path, "results/fine/measurement.json")) == b"{}"
+    assert finishes(lambda: load_measurements(tmp_path)) == {}

@@ -11,6 +11,9 @@ names), bounded: ``read_world_file``.
 - **Symbolic links as the caller allows** (``Links``): followed anywhere, refused, or followed
   only when the file they lead to is inside a given directory.
 
+``read_open_file`` applies the same checks to a descriptor the caller opened itself (the
+output tree opens relative to a directory descriptor, with ``NONBLOCKING_OPEN``).
+
 A refusal is a ``WorldFileRefused``, an ``OSError`` whose ``strerror`` says why, so a reader
 that reports ``OSError`` reasons reports it unchanged; a missing file stays
 ``FileNotFoundError``.
@@ -27,6 +30,8 @@ from mcpcost.errors import McpcostError
 
 MAX_CONFIG_BYTES = 64 << 20  # a client config file (~/.claude.json keeps history and grows)
 MAX_ENV_FILE_BYTES = 1 << 20  # an envFile of KEY=value lines
+MAX_TREE_FILE_BYTES = 256 << 20  # a file of a published tree (a measurement holds its capture)
+NONBLOCKING_OPEN = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _READ = 1 << 16
 
 _NOT_REGULAR = (
@@ -98,17 +103,24 @@ def read_world_file(
             raise _refused(name, errno.ELOOP, "is a symbolic link") from None
         raise
     try:
-        info = os.fstat(fd)
-        _check_regular(name, info.st_mode)
-        if info.st_size > max_bytes:
-            raise _refused(name, errno.EFBIG, f"larger than {max_bytes} bytes")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, _READ):
-            size += len(chunk)
-            if size > max_bytes:
-                raise _refused(name, errno.EFBIG, f"larger than {max_bytes} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_open_file(fd, name, max_bytes=max_bytes)
     finally:
         os.close(fd)
+
+
+def read_open_file(fd: int, name: str, *, max_bytes: int) -> bytes:
+    """The bytes behind a descriptor the caller opened (with ``NONBLOCKING_OPEN`` among its
+    flags), when it is a regular file of at most ``max_bytes``; ``name`` is for the error.
+    The caller closes ``fd``."""
+    info = os.fstat(fd)
+    _check_regular(name, info.st_mode)
+    if info.st_size > max_bytes:
+        raise _refused(name, errno.EFBIG, f"larger than {max_bytes} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := os.read(fd, _READ):
+        size += len(chunk)
+        if size > max_bytes:
+            raise _refused(name, errno.EFBIG, f"larger than {max_bytes} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
