@@ -10,7 +10,9 @@ The hostile server stops on its own after 1 GiB or 60 s, so an unbounded read fa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +23,33 @@ from tests.servers.hostile_http import serve_hostile
 # caps are 1-16 MiB; an event stream keeps at most one 64 MiB event per capture (two run at once).
 SMALL_MIB = 64
 STREAM_MIB = 400
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mcpcost"
+# The one home of body reads and of the session class.
+HOMES = {"runtime/http_body.py", "runtime/http_session.py"}
+# The Action's GitHub client still reads bodies itself (the second part of the hostile-world
+# work moves it onto the same boundary).
+NOT_YET = {"action/github.py", "action/main.py"}
+UNBOUNDED = re.compile(
+    r"requests\.(get|post|put|patch|delete|head|request|Session)\("
+    r"|\.iter_content\(|\.iter_lines\(|\.raw\.read"
+    r"|\b(resp|response)\.(content|text|json)\b"
+)
+
+
+def test_no_module_reads_a_body_or_opens_a_session_past_the_boundary() -> None:
+    """Every HTTP body is read through ``runtime.http_body`` and every session is a
+    ``BoundedSession``: no module calls ``requests`` directly or reads a response whole."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel in HOMES or rel in NOT_YET:
+            continue
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if UNBOUNDED.search(line):
+                found.append(f"{rel}:{number}: {line.strip()}")
+    assert found == []
+
 
 MEASURE = """
 import io
