@@ -19,19 +19,21 @@ from typing import Any
 
 import requests
 
-from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
-    HTTPStatusError,
     ProtocolError,
     TransportClosed,
     TransportTimeout,
     too_deep,
 )
 from mcpcost.transports.http_answers import parse_jsonrpc_body, read_answer, stream_answer
-from mcpcost.transports.http_transport import CHALLENGE_ROUNDS, HTTPTransportBase
+from mcpcost.transports.http_transport import (
+    CHALLENGE_ROUNDS,
+    EXCHANGE_FAILURES,
+    HTTPTransportBase,
+)
 from mcpcost.transports.network_failures import request_failure
 from mcpcost.transports.sse import SSEDecoder
 
@@ -106,13 +108,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
     def _post(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
         try:
             self._exchange(body, headers, is_request)
-        except (
-            HTTPStatusError,
-            ProtocolError,
-            TransportClosed,
-            TransportTimeout,
-            AuthorizationFailed,
-        ) as exc:
+        except EXCHANGE_FAILURES as exc:
             self._queue.put(exc)
         except requests.RequestException as exc:
             if not self._closed:

@@ -18,11 +18,18 @@ from typing import Any
 import requests
 
 from mcpcost.auth import RequestAuthorizer
+from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.failures import HTTPStatusError, too_deep
+from mcpcost.transports.failures import (
+    HTTPStatusError,
+    ProtocolError,
+    TransportClosed,
+    TransportTimeout,
+    too_deep,
+)
 from mcpcost.transports.http_answers import (
     MAX_BODY_BYTES,
     MAX_ERROR_BODY_BYTES,
@@ -42,6 +49,14 @@ CONNECT_TIMEOUT_CAP_S = 30.0
 # reported as such ("waiting for a TCP connection to ...") rather than as a silent server.
 CONNECT_TIMEOUT_SHARE = 0.8
 CHALLENGE_ROUNDS = 5  # sends of one request while an authorizer answers 401/403 challenges
+# what an exchange on a transport's own thread hands to the queue for the session to raise
+EXCHANGE_FAILURES = (
+    HTTPStatusError,
+    ProtocolError,
+    TransportClosed,
+    TransportTimeout,
+    AuthorizationFailed,
+)
 
 
 class HTTPTransportBase:

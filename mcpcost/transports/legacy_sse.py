@@ -17,7 +17,6 @@ from urllib.parse import urljoin
 
 import requests
 
-from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
@@ -27,7 +26,11 @@ from mcpcost.transports.failures import (
     TransportTimeout,
 )
 from mcpcost.transports.http_answers import stream_answer
-from mcpcost.transports.http_transport import CHALLENGE_ROUNDS, HTTPTransportBase
+from mcpcost.transports.http_transport import (
+    CHALLENGE_ROUNDS,
+    EXCHANGE_FAILURES,
+    HTTPTransportBase,
+)
 from mcpcost.transports.network_failures import request_failure
 from mcpcost.transports.origin import origin
 from mcpcost.transports.sse import SSEDecoder
@@ -114,13 +117,7 @@ class LegacySSETransport(HTTPTransportBase):
                 error = self._stream(round_)
             if isinstance(error, _Challenged):
                 error = error.status_error
-        except (
-            HTTPStatusError,
-            ProtocolError,
-            TransportClosed,
-            TransportTimeout,
-            AuthorizationFailed,
-        ) as exc:
+        except EXCHANGE_FAILURES as exc:
             error = exc
         except requests.RequestException as exc:
             error = request_failure(exc, self.url, self._timeouts())
