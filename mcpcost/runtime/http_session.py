@@ -28,6 +28,7 @@ proxy is refused rather than sent unchecked.
 
 from __future__ import annotations
 
+import functools
 import socket
 import sys
 from collections.abc import Mapping
@@ -102,8 +103,9 @@ class _GuardedHTTPSConnection(HTTPSConnection):
         return _guarded_socket(self, self.policy)
 
 
+@functools.cache
 def _pool_classes(policy: AddressPolicy) -> dict[str, type[HTTPConnectionPool]]:
-    """Connection pool classes whose connections carry ``policy``."""
+    """Connection pool classes whose connections carry ``policy`` (made once per policy)."""
     plain = type("GuardedHTTP", (_GuardedHTTPConnection,), {"policy": policy})
     tls = type("GuardedHTTPS", (_GuardedHTTPSConnection,), {"policy": policy})
     return {
@@ -124,7 +126,7 @@ class GuardedAdapter(HTTPAdapter):
     ) -> None:
         super().init_poolmanager(connections, maxsize, block, **pool_kwargs)
         manager: PoolManager = self.poolmanager
-        manager.pool_classes_by_scheme = _pool_classes(self.policy)
+        manager.pool_classes_by_scheme = dict(_pool_classes(self.policy))
 
     def send(
         self,
