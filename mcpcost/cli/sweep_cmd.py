@@ -16,7 +16,7 @@ from mcpcost.cli.container_args import (
     require_docker_for,
 )
 from mcpcost.core.terminal import terminal_line
-from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, read_catalog
 from mcpcost.sweep.runner import SweepOptions, run_sweep
@@ -47,6 +47,12 @@ def build_parser() -> ArgParser:
     )
     p.add_argument("--out", default=".", metavar="DIR", help="output root (default: .)")
     p.add_argument("--registry", metavar="URL", help="sweep remote servers of an MCP registry")
+    p.add_argument(
+        "--allow-private-addresses",
+        action="store_true",
+        help="with --registry: let entries reach loopback, private, link-local and unique-local "
+        "addresses (tests, an internal registry); cloud metadata addresses stay refused",
+    )
     p.add_argument(
         "--no-publish",
         action="store_true",
@@ -127,34 +133,25 @@ def _run(
         err.flush()
 
     pre_check = None
+    open_url = None
     if args.registry:
-        import requests
-
+        from mcpcost.runtime.addresses import AddressPolicy
+        from mcpcost.runtime.http_session import BoundedSession
         from mcpcost.sweep.registry_source import (
             catalog_from,
             fetch_entries,
             listing_from,
             make_pre_check,
+            page_reader,
             probe_auth_wall,
         )
+        from mcpcost.transports.open import world_url_opener
 
-        session = stack.enter_context(requests.Session())
-
-        def get_json(url: str) -> Any:
-            from mcpcost.core.jsonvalue import parse_json
-
-            try:
-                with session.get(url, timeout=30) as resp:
-                    status, body = resp.status_code, resp.content
-            except requests.RequestException as exc:
-                from mcpcost.transports.http_common import classify_request_failure
-
-                _, what = classify_request_failure(exc, url)
-                raise InputError(f"registry request failed: {what}") from None
-            if status != 200:
-                raise InputError(f"registry answered HTTP {status} for {url}")
-            return parse_json(body)
-
+        policy = AddressPolicy(allow_private=args.allow_private_addresses)
+        # the registry is the user's choice; the URLs its entries name are the world's
+        get_json = page_reader(stack.enter_context(BoundedSession()))
+        session = stack.enter_context(BoundedSession(policy))
+        open_url = world_url_opener(policy)
         items, pages = fetch_entries(args.registry, get_json)
         listing = listing_from(items, pages)
         progress(
@@ -216,7 +213,7 @@ def _run(
         catalog,
         sweepable,
         root,
-        make_measure(launcher, clock),
+        make_measure(launcher, clock, open_url=open_url),
         options,
         clock=clock,
         progress=progress,
