@@ -218,6 +218,14 @@ def test_estimator_fits_and_reports_error() -> None:
     assert fit([]) is None
 
 
+def test_pages_count_one_tool_as_one_tool(site: Path) -> None:
+    publish(site, CATALOG)
+    page = (site / "docs" / "servers" / "evil.md").read_text()  # evil serves one tool
+    assert " across 1 tool — band " in page
+    html = (site / "docs" / "dashboard.html").read_text()
+    assert "· 1 tool ·" in html and "1 tools" not in html + page
+
+
 def test_sparkline_geometry() -> None:
     assert sparkline([5]) is None
     flat = sparkline([3, 3, 3])
@@ -280,7 +288,7 @@ def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     snapshot = sorted(p.name for p in pages_dir.iterdir())
     out = io.StringIO()
     assert publish_cmd.run(args, out, io.StringIO()) == 0
-    assert out.getvalue().endswith("0 file(s) changed, 0 stale page(s) removed\n")
+    assert out.getvalue().endswith("0 files changed, 0 stale pages removed\n")
     assert sorted(p.name for p in pages_dir.iterdir()) == snapshot
 
 
@@ -417,7 +425,7 @@ def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site
     first = 130
     trend = f"{alpha.total_tokens - first:+,} over 2 sweeps"
     assert trend in html and "(comparable sweeps)" in html
-    assert "2 earlier sweep(s) under other isolation left out" in html
+    assert "2 earlier sweeps under other isolation left out" in html
     assert "isolation not on record for some sweeps" in html
     assert not re.search(r"\d+\s*d\b|\bdays?\b", html)  # sweeps, never days
     assert "provisional" not in html.lower()
@@ -492,8 +500,8 @@ def test_server_page_over_time_marks_isolation_changes_and_unrecorded_conditions
     # the unknown row joins the docker run (as the trend does); the change into it is cut
     assert changes == ["—", "no change", "not comparable", "+5", f"{m.total_tokens - 95:+,}"]
     assert "| 2026-08-03 | 90 | 5 | not recorded | not comparable |" in table
-    assert "The comparable trend starts 2026-08-03: the 2 earlier row(s)" in page
-    assert "Conditions not on record: 1 row(s)" in page
+    assert "The comparable trend starts 2026-08-03: the 2 earlier rows were" in page
+    assert "Conditions not on record: 1 row does not say" in page
     # boundaries are exactly the trend's cuts, applied again to what it dropped
     flip = [
         HistoryRow(f"2026-08-0{i + 1}", "a", 10 * i, 1, "measured", iso)

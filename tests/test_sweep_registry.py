@@ -206,7 +206,7 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         "Measured 2/4 candidates" in board
         and "| io.github.example-oauth | remote-auth-wall |" in board
     )
-    assert "registry: 5 entries on 3 page(s); 1 not active" in err.getvalue()
+    assert "registry: 5 entries on 3 pages; 1 not active" in err.getvalue()
 
 
 def test_registry_errors_are_one_line(tmp_path: Path) -> None:

@@ -310,7 +310,7 @@ def test_cli_sweep_with_only_and_then_publish(tmp_path: Path, cat: Catalog) -> N
     ]
     before = tree(out_dir)
     code, out, _ = run_cli(["publish", "--out", str(out_dir), "--servers", str(servers)])
-    assert code == 0 and "0 file(s) changed" in out
+    assert code == 0 and "0 files changed" in out
     assert tree(out_dir) == before
 
 

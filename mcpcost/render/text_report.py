@@ -23,6 +23,7 @@ from mcpcost.audit.deferral import (
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.render.deferral_lines import deferral_block
 from mcpcost.render.gate_lines import (
@@ -93,7 +94,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
         out += [
             "",
-            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
             f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this config) — if "
             "your client supports per-tool filtering.",
         ]
@@ -190,7 +191,7 @@ def session_block(
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
         out += [
             "",
-            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
             f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this session) — if "
             "your client supports per-tool filtering.",
         ]

@@ -16,6 +16,7 @@ from typing import Any
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.markdown import md_text
 from mcpcost.core.model import METHODOLOGY_VERSION
+from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
@@ -308,7 +309,9 @@ def trend_note(row: Row) -> str:
     """Why a trend is shorter than the history, or that its conditions are partly unknown."""
     notes = []
     if row.series.dropped:
-        notes.append(f"{row.series.dropped} earlier sweep(s) under other isolation left out")
+        notes.append(
+            f"{counted(row.series.dropped, 'earlier sweep')} under other isolation left out"
+        )
     if row.series.conditions_unknown:
         notes.append("isolation not on record for some sweeps")
     return "; ".join(notes)
