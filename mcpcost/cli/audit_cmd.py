@@ -36,7 +36,7 @@ from mcpcost.audit.engine import (
     measure_launches,
 )
 from mcpcost.audit.progress import progress_for
-from mcpcost.cli.audit_args import build_parser
+from mcpcost.cli.audit_args import build_parser, client_names
 from mcpcost.cli.auth_cmd import login_settings, signed_in_measure
 from mcpcost.cli.container_args import (
     container_trust,
@@ -45,7 +45,6 @@ from mcpcost.cli.container_args import (
 )
 from mcpcost.cli.io import read_source
 from mcpcost.cli.streams import terminal_width
-from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import TRUST_FLAG, withheld
 from mcpcost.core.jsonvalue import parse_json
@@ -113,19 +112,14 @@ def find_configs(
         raise UsageError(
             "mcpcost audit: --client filters discovery; it cannot be combined with --config"
         )
-    unknown = sorted(set(args.client) - set(KNOWN_CLIENTS))
-    if unknown:
-        raise UsageError(
-            f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
-            f"{', '.join(KNOWN_CLIENTS)}"
-        )
+    clients = client_names(args.client)
     return load_configs(
         args.config or None,
         home=home,
         cwd=cwd,
         platform=platform,
         environ=environ,
-        clients=set(args.client) or None,
+        clients=set(clients) or None,
         trust_project=args.trust_project,
     )
 
