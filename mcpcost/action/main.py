@@ -50,7 +50,7 @@ def main() -> int:
         sleep=time.sleep,
         clock=time.time,
     )
-    git = Git(os.path.join(runner.workspace))
+    git = Git(runner.workspace, token=settings.github_token, server_url=runner.server_url)
     try:
         return run(
             settings, runner, gh=gh, git=git, measure=engine_seam.default_measure_server, log=log
