@@ -69,3 +69,20 @@ def test_a_workflow_without_a_paths_list_is_refused(tmp_path: Path) -> None:
     done = script("--check", str(other))
     assert done.returncode == 2 and "no pull_request trigger with a paths: list" in done.stderr
 
+
+def test_the_gates_scope_is_said_one_way_everywhere() -> None:
+    """budget: per client session; max-increase: per config file (the engine's rules)."""
+    inputs = yaml.safe_load((ROOT / "action.yml").read_text())["inputs"]
+    assert "each client session" in inputs["budget"]["description"]
+    assert "each config file" in inputs["max-increase"]["description"]
+    assert "per config file" in inputs["max-increase-percent"]["description"]
+    examples = " ".join((ROOT / "examples" / "workflows" / "README.md").read_text().split())
+    assert "`budget` is judged per client session" in examples
+    assert "`max-increase-percent` are judged per config file" in examples
+    audit = " ".join((ROOT / "docs" / "AUDIT.md").read_text().split())
+    assert (
+        "its budget is judged per session; the increase gate and the PR comment's diff stay per file"
+        in audit
+    )
+    for text in (examples, audit, " ".join(str(i) for i in inputs.values())):
+        assert "every config separately" not in text and "judged on its own" not in text
