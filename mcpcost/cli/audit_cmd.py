@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
     from mcpcost.audit.baseline import Baseline
     from mcpcost.audit.deferral import SettingsSource
+    from mcpcost.audit.diff import AuditDiff
     from mcpcost.audit.gates import GateFinding
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
@@ -295,7 +296,8 @@ def _audit(
     )
     shown = gates if wants_gates else None
     if args.sarif:
-        write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
+        findings = gates.findings if wants_gates else ()
+        write_sarif(args.sarif, report, files, findings, cwd, diff)
     if args.json:
         out.write(render_json(report, diff, shown))
     elif args.markdown:
@@ -335,6 +337,7 @@ def write_sarif(
     files: list[ConfigFile],
     failing: tuple[GateFinding, ...],
     cwd: Path,
+    diff: AuditDiff | None = None,
 ) -> None:
     """``--sarif``: failing findings as errors, every other server without a number as a warning."""
     from mcpcost.audit.gates import unmeasured_findings
@@ -342,7 +345,7 @@ def write_sarif(
     from mcpcost.runtime.output_tree import atomic_write
 
     lines = entry_lines(files)
-    errors = locate(failing, report, lines)
+    errors = locate(failing, report, lines, diff)
     warnings = locate(unmeasured_findings(report, failing), report, lines)
     default = files[0].source if files else None
     text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)
