@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
-from mcpcost.core.markdown import md_text
+from mcpcost.core.markdown import md_text, truncate
 from mcpcost.core.model import METHODOLOGY_VERSION
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
@@ -26,6 +27,7 @@ from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
+ISO_DAY = LazyPattern(r"\d{4}-\d{2}-\d{2}")
 # First line of every server page publish writes: the mark that lets a later publish delete the
 # page once the server is no longer measured (files without it are a person's and stay).
 GENERATED_MARK = (
@@ -216,7 +218,17 @@ def trend_text(series: Sequence[HistoryRow]) -> str:
     return f"{change} over {len(series)} sweeps"
 
 
-def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
+def html_cell(value: object, limit: int = MD_CELL_MAX) -> str:
+    """Third-party text for an HTML page: one line, control and bidi characters shown escaped,
+    cut to ``limit``; the template's autoescaping makes it inert markup."""
+    return truncate(terminal_line(value), limit)
+
+
+def server_facts(
+    row: Row, all_history: Sequence[HistoryRow], cell: Callable[..., str]
+) -> dict[str, Any]:
+    """What a server's page shows, every third-party string through ``cell`` (``md_cell`` for
+    the Markdown page, ``html_cell`` for the HTML one), so the two pages say the same."""
     m = row.measurement
     assert m is not None and row.tokens is not None and row.band is not None
     tools = sorted(enumerate(m.tools), key=lambda it: (-it[1].tokens, it[0]))
@@ -232,30 +244,29 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
     entry = row.entry
     env_names = ", ".join(m.env_var_names) if m.env_var_names else "none"
     d = row.divergence
-    return render(
-        "server.md.j2",
-        generated_mark=GENERATED_MARK,
-        name=md_cell(row.name),
-        slug=row.name,
-        tokens=f"{row.tokens:,}",
-        tool_count=row.tool_count,
-        band=row.band,
-        measured_on=md_cell(m.measured_at[:10]),
-        methodology=md_cell(m.methodology_version),
-        server_name=md_cell(m.server_name),
-        server_version=md_cell(version) if version else "",
-        status=str(m.status),
-        dynamic=m.status is Status.DYNAMIC,
-        encoding=md_cell(m.encoding),
-        launch=md_cell(m.launch_command, 400),
-        isolation=md_cell(isolation_text(row), 300),
-        env_names=md_cell(env_names, 400),
-        sha=md_cell(m.canonical_sha256 or ""),
-        category=md_cell(row.category) or "—",
-        repo=md_cell(entry.repo) if entry and entry.repo else "—",
-        tools=[
+    return {
+        "generated_mark": GENERATED_MARK,
+        "name": cell(row.name),
+        "slug": row.name,
+        "tokens": f"{row.tokens:,}",
+        "tool_count": row.tool_count or 0,
+        "band": row.band,
+        "measured_on": cell(m.measured_at[:10]),
+        "methodology": cell(m.methodology_version),
+        "server_name": cell(m.server_name),
+        "server_version": cell(version) if version else "",
+        "status": str(m.status),
+        "dynamic": m.status is Status.DYNAMIC,
+        "encoding": cell(m.encoding),
+        "launch": cell(m.launch_command, 400),
+        "isolation": cell(isolation_text(row), 300),
+        "env_names": cell(env_names, 400),
+        "sha": cell(m.canonical_sha256 or ""),
+        "category": cell(row.category) or "—",
+        "repo": cell(entry.repo) if entry and entry.repo else "—",
+        "tools": [
             {
-                "name": md_cell(t.name, 80),
+                "name": cell(t.name, 80),
                 "tokens": f"{t.tokens:,}",
                 "share": f"{100 * t.tokens / total:.1f}%",
                 "desc": f"{t.description_tokens:,}",
@@ -263,13 +274,13 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
             }
             for _, t in shown
         ],
-        rest_count=len(rest),
-        rest_tokens=f"{sum(t.tokens for _, t in rest):,}",
-        divergence=None
+        "rest_count": len(rest),
+        "rest_tokens": f"{sum(t.tokens for _, t in rest):,}",
+        "divergence": None
         if d is None
         else {
-            "model": md_cell(d.model),
-            "date": md_cell(d.measured_on),
+            "model": cell(d.model),
+            "date": cell(d.measured_on),
             "claude": f"{d.claude_tokens:,}",
             "mapped": thousands(d.o200k_mapped),
             "ratio": f"{d.claude_tokens / row.tokens:.2f}" if row.tokens else "—",
@@ -277,11 +288,21 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
             if d.o200k_mapped is not None and row.tokens
             else "—",
         },
-        over_time=over_time if len(over_time) > 1 else [],
-        dropped=row.series.dropped,
-        series_start=row.series.rows[0].date if row.series.rows else "",
-        unrecorded=unrecorded,
-    )
+        "over_time": over_time if len(over_time) > 1 else [],
+        "dropped": row.series.dropped,
+        "series_start": row.series.rows[0].date if row.series.rows else "",
+        "unrecorded": unrecorded,
+    }
+
+
+def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
+    """``docs/servers/<name>.md``."""
+    return render("server.md.j2", **server_facts(row, all_history, md_cell))
+
+
+def server_html(row: Row, all_history: Sequence[HistoryRow]) -> str:
+    """``docs/servers/<name>.html``, the page the dashboard's rows link to."""
+    return render("server.html.j2", bands=BANDS, **server_facts(row, all_history, html_cell))
 
 
 def index_page(board: Board) -> str:
@@ -338,6 +359,20 @@ def sparkline(values: Sequence[int]) -> dict[str, Any] | None:
     }
 
 
+def measured_dates(rows: Sequence[Row]) -> str:
+    """When the numbers shown were measured: one date, or the first and the last."""
+    days = sorted(
+        {
+            r.measurement.measured_at[:10]
+            for r in rows
+            if r.measurement is not None and ISO_DAY.match(r.measurement.measured_at)
+        }
+    )
+    if not days:
+        return "—"
+    return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+
+
 def dashboard(board: Board, est: Estimator | None) -> str:
     measured = board.measured
     top = max((r.tokens or 0 for r in measured), default=0) or 1
@@ -371,6 +406,7 @@ def dashboard(board: Board, est: Estimator | None) -> str:
     pending = sum(1 for r in board.not_measured if r.status is Status.NOT_YET_RUN)
     return render(
         "dashboard.html.j2",
+        measured_on=measured_dates(measured),
         methodology=METHODOLOGY_VERSION,
         measured_count=len(measured),
         total=board.total,
