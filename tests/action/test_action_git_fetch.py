@@ -22,6 +22,9 @@ from mcpcost.action.gitrefs import Git, GitError, basic_credentials
 
 TOKEN = "ghs_fetchTokenForThePrivateRepo0123456789"
 
+# The Action is a container Action: its git runs on Linux (macOS shares the POSIX CGI setup).
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the Action runs on Linux")
+
 
 def git(cwd: Path, *args: str) -> str:
     proc = subprocess.run(
