@@ -101,7 +101,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist = work / "dist"
     proc = _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, src])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "deprecated" not in (proc.stdout + proc.stderr).lower()
+    assert "`project.license` as a TOML table is deprecated" not in proc.stdout + proc.stderr
     return dist
 
 
