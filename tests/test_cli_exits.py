@@ -198,7 +198,7 @@ def test_verify_reports_recorded_failures_as_recorded(tmp_path: Path) -> None:
     assert code == 0, out
     assert out.splitlines()[0].startswith("OK good: ")
     assert "RECORDED slow: timeout (recorded, not measured" in out
-    assert "1 agree, 1 recorded failure(s), 0 disagree, 0 unreadable" in err
+    assert "1 agree, 1 recorded failure, 0 disagree, 0 unreadable" in err
     assert run(["verify", "--strict", str(tree)], tmp_path)[0] == 1
     code, out, _ = run(["verify", "--json", str(tree / "results" / "slow")], tmp_path)
     assert code == 0 and json.loads(out)["verdict"] == "recorded"

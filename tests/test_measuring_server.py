@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import mcpcost
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
@@ -78,7 +79,7 @@ def test_good_server_is_measured_with_all_fields() -> None:
     assert m.measured_at == "2026-11-30T12:00:00.123Z"
     assert m.env_var_names == (MARKER_VAR,)
     assert m.timeout_ms == 3000 and m.notes is None
-    assert m.measured_by == {"tool": "mcp-context-cost", "version": m.measured_by["version"]}
+    assert m.measured_by == {"tool": "mcp-context-cost (Python)", "version": mcpcost.__version__}
     doc = parse_json(render_measurement(m))
     assert doc["isolation"] == {"docker": False}
     assert elapsed < 3.0

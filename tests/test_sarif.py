@@ -181,6 +181,31 @@ def test_an_unwritable_sarif_path_exits_2(project: Path, tmp_path: Path) -> None
     assert code == 2 and "--sarif" in err
 
 
+@pytest.mark.slow
+def test_an_increase_is_located_at_the_server_that_grew(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    config = root / ".mcp.json"
+    config.parent.mkdir(parents=True)
+    servers = {"good": {"command": fixture_argv("good")[0], "args": fixture_argv("good")[1:]}}
+    config.write_text(json.dumps({"mcpServers": servers}, indent=2), "utf-8")
+    code, baseline, err = audit(["--config", str(config), "--json"], root, tmp_path)
+    assert code == 0, err
+    (tmp_path / "before.json").write_text(baseline, "utf-8")
+    paged = fixture_argv("paginated")
+    servers = {"good": servers["good"], "paged": {"command": paged[0], "args": paged[1:]}}
+    config.write_text(json.dumps({"mcpServers": servers}, indent=2), "utf-8")
+    sarif = tmp_path / "out.sarif"
+    argv = ["--config", str(config), "--baseline", str(tmp_path / "before.json")]
+    code, _, err = audit([*argv, "--max-increase", "5", "--sarif", str(sarif)], root, tmp_path)
+    assert code == 1, err
+    log = json.loads(sarif.read_text("utf-8"))
+    validate(log)
+    increase = results_by_rule(log)[("increase", "error")]
+    assert "over the 5 allowed" in increase["message"]["text"]
+    assert location(increase) == (".mcp.json", "%SRCROOT%", line_of(config, '"paged"'))
+    assert line_of(config, '"paged"') > 1
+
+
 def test_the_action_writes_the_sarif_file_for_upload_sarif(tmp_path: Path) -> None:
     from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
     from tests.action.test_action_e2e import Sim, _pr_repo, pr_payload

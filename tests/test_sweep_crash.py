@@ -202,7 +202,7 @@ def test_a_sweep_killed_after_its_commit_point_is_completed_by_the_next_command(
     assert nxt.returncode == 0, nxt.stderr.decode()
     after = tree(root, pending=True)
     assert after == expected
-    assert "0 file(s) changed" in nxt.stdout.decode()  # the rolled-forward tree was complete
+    assert "0 files changed" in nxt.stdout.decode()  # the rolled-forward tree was complete
 
 
 @pytest.mark.slow

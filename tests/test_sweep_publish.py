@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import NOT_CAPTURED, Isolation, Measurement, render_measurement
 from mcpcost.core.status import Status
@@ -218,6 +219,14 @@ def test_estimator_fits_and_reports_error() -> None:
     assert fit([]) is None
 
 
+def test_pages_count_one_tool_as_one_tool(site: Path) -> None:
+    publish(site, CATALOG)
+    page = (site / "docs" / "servers" / "evil.md").read_text()  # evil serves one tool
+    assert " across 1 tool — band " in page
+    html = (site / "docs" / "dashboard.html").read_text()
+    assert "· 1 tool ·" in html and "1 tools" not in html + page
+
+
 def test_sparkline_geometry() -> None:
     assert sparkline([5]) is None
     flat = sparkline([3, 3, 3])
@@ -226,22 +235,59 @@ def test_sparkline_geometry() -> None:
     assert up is not None and up["points"].count(",") == 12 and (up["cx"], up["cy"]) == (53, 3)
 
 
+ROW_PARTS = (".bars .row .name", ".bars .row .val", ".bars .row .lab", ".bars .row .fill")
+TOP_DATE = ".meta b"
+
+
+def measured_on_disk(root: Path) -> list[tuple[str, str]]:
+    """(name, tokens as shown) of every measurement with a number under ``root``, heaviest first."""
+    found = []
+    for path in sorted((root / "results").glob("*/measurement.json")):
+        m = Measurement.from_dict(parse_json(path.read_bytes()))
+        if m.has_number and m.total_tokens is not None:
+            found.append((path.parent.name, m.total_tokens))
+    found.sort(key=lambda pair: -pair[1])
+    return [(name, f"{tokens:,}") for name, tokens in found]
+
+
+def assert_fits(shot: Any, expected: list[tuple[str, str]], date: str) -> None:
+    """Every measured server's name, tokens, band and bar are drawn inside the viewport's width,
+    whole; the page never scrolls sideways; the measured date is on the first screen."""
+    where = f"at {shot.width} px"
+    assert shot.console == [], where
+    # a phone widens its layout viewport to what does not fit, so this fails first there
+    assert shot.viewport["width"] == shot.width, f"{where}: laid out {shot.viewport['width']} wide"
+    assert shot.page["width"] <= shot.viewport["width"], f"{where}: the page scrolls sideways"
+    names, values, bands, fills = (shot.elements[s] for s in ROW_PARTS)
+    assert sorted(zip((n.text for n in names), (v.text for v in values), strict=True)) == sorted(
+        expected
+    ), where
+    shown = [int(v.text.replace(",", "")) for v in values]
+    assert shown == sorted(shown, reverse=True), where
+    for part in (*names, *values, *bands, *fills):
+        assert part.visible and part.width > 0 and part.height > 0, (where, part)
+        assert shot.inside(part), (where, part)
+    assert not any(part.cut for part in (*names, *values, *bands)), where
+    assert all(f.width >= 3 for f in fills), where  # the shortest bar is still a bar
+    for name, value in zip(names, values, strict=True):  # a row reads as one line
+        assert name.top < value.bottom and value.top < name.bottom, (where, name, value)
+    (top,) = shot.elements[TOP_DATE][:1]
+    assert top.text == f"Measured {date}" and top.bottom <= shot.viewport["height"], where
+    assert shot.png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.png.stat().st_size > 10_000
+
+
 @pytest.mark.slow
 @pytest.mark.chromium
-def test_dashboard_in_headless_chromium_has_no_console_errors(site: Path, tmp_path: Path) -> None:
+def test_dashboard_fits_a_phone_and_a_desktop(site: Path, tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
     publish(site, CATALOG)
-    spec = importlib.util.spec_from_file_location(
-        "shot", ROOT / "scripts" / "dashboard_screenshot.py"
+    shots = load_screenshot_module().layouts(
+        site / "docs" / "dashboard.html", (*ROW_PARTS, TOP_DATE), tmp_path
     )
-    assert spec is not None and spec.loader is not None
-    shot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shot)
-    png = tmp_path / "dashboard.png"
-    code, console = shot.screenshot(site / "docs" / "dashboard.html", png)
-    assert code == 0 and console == []
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert [s.width for s in shots] == [390, 1280]
+    for shot in shots:
+        assert_fits(shot, measured_on_disk(site), "2026-09-01")
 
 
 def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
@@ -253,6 +299,7 @@ def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     assert (pages_dir / "beta.md").read_text().startswith(GENERATED_MARK + "\n")
     person = "# beta, by hand\n\nA page a person wrote about the beta server.\n"
     (pages_dir / "notes.md").write_text(person)
+    (pages_dir / "notes.html").write_text("<!doctype html><p>beta, by hand</p>\n")
     (pages_dir / "quoted.md").write_text("intro\n" + GENERATED_MARK + "\n")  # mark not first
     (pages_dir / "linked.md").symlink_to(pages_dir / "alpha.md")
     # beta and evil stop being measured: beta fails, evil's directory is gone
@@ -272,15 +319,21 @@ def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     args = ["--out", str(site), "--servers", str(catalog_file)]
     out = io.StringIO()
     assert publish_cmd.run(args, out, io.StringIO()) == 0
-    assert "removed docs/servers/beta.md\n  removed docs/servers/evil.md\n" in out.getvalue()
+    removed = [
+        f"removed docs/servers/{n}" for n in ("beta.html", "beta.md", "evil.html", "evil.md")
+    ]
+    assert "\n  ".join(removed) + "\n" in out.getvalue()
     assert not (pages_dir / "beta.md").exists() and not (pages_dir / "evil.md").exists()
+    assert not (pages_dir / "beta.html").exists() and not (pages_dir / "evil.html").exists()
+    assert (pages_dir / "alpha.html").is_file()
     assert (pages_dir / "alpha.md").is_file() and (pages_dir / "index.md").is_file()
     assert (pages_dir / "notes.md").read_text() == person
+    assert (pages_dir / "notes.html").read_text() == "<!doctype html><p>beta, by hand</p>\n"
     assert (pages_dir / "quoted.md").exists() and (pages_dir / "linked.md").is_symlink()
     snapshot = sorted(p.name for p in pages_dir.iterdir())
     out = io.StringIO()
     assert publish_cmd.run(args, out, io.StringIO()) == 0
-    assert out.getvalue().endswith("0 file(s) changed, 0 stale page(s) removed\n")
+    assert out.getvalue().endswith("0 files changed, 0 stale pages removed\n")
     assert sorted(p.name for p in pages_dir.iterdir()) == snapshot
 
 
@@ -417,7 +470,7 @@ def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site
     first = 130
     trend = f"{alpha.total_tokens - first:+,} over 2 sweeps"
     assert trend in html and "(comparable sweeps)" in html
-    assert "2 earlier sweep(s) under other isolation left out" in html
+    assert "2 earlier sweeps under other isolation left out" in html
     assert "isolation not on record for some sweeps" in html
     assert not re.search(r"\d+\s*d\b|\bdays?\b", html)  # sweeps, never days
     assert "provisional" not in html.lower()
@@ -492,8 +545,8 @@ def test_server_page_over_time_marks_isolation_changes_and_unrecorded_conditions
     # the unknown row joins the docker run (as the trend does); the change into it is cut
     assert changes == ["—", "no change", "not comparable", "+5", f"{m.total_tokens - 95:+,}"]
     assert "| 2026-08-03 | 90 | 5 | not recorded | not comparable |" in table
-    assert "The comparable trend starts 2026-08-03: the 2 earlier row(s)" in page
-    assert "Conditions not on record: 1 row(s)" in page
+    assert "The comparable trend starts 2026-08-03: the 2 earlier rows were" in page
+    assert "Conditions not on record: 1 row does not say" in page
     # boundaries are exactly the trend's cuts, applied again to what it dropped
     flip = [
         HistoryRow(f"2026-08-0{i + 1}", "a", 10 * i, 1, "measured", iso)
@@ -544,16 +597,40 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
         "brightgreen": 7,
     }
     assert '<td>azure</td><td><span class="chip">auth-required</span>' in html
+    # every row links to a page publish wrote, an HTML page with the server's own numbers
+    links = re.findall(r'<a class="row" href="([^"]+)"', html)
+    assert links == [f"servers/{n}.html" for n in names]
+    for link, name in zip(links, names, strict=True):
+        page = (root / "docs" / link).read_text()
+        assert page.startswith("<!-- generated by mcpcost publish;")
+        assert f"<h1>{name}</h1>" in page and "<!doctype html>" in page
+    github = (root / "docs" / "servers" / "github.html").read_text()
+    assert "<b>54,422</b><span>tokens on every request</span>" in github
+    assert "<b>Measured 2026-08-18</b>" in github
+    assert "<b>Measured 2026-08-18 to 2026-08-19</b>" in html
 
 
 @pytest.mark.slow
 @pytest.mark.chromium
-def test_reference_dashboard_screenshot_has_no_console_messages(tmp_path: Path) -> None:
+def test_reference_dashboard_and_pages_fit_a_phone_and_a_desktop(tmp_path: Path) -> None:
     if shutil.which("chromium") is None:
         pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
     root = reference_site(tmp_path)
     publish(root, None)
-    png = tmp_path / "reference-dashboard.png"
-    code, console = load_screenshot_module().screenshot(root / "docs" / "dashboard.html", png)
-    assert code == 0 and console == []
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 50_000
+    shot = load_screenshot_module()
+    dashboards = shot.layouts(root / "docs" / "dashboard.html", (*ROW_PARTS, TOP_DATE), tmp_path)
+    for board in dashboards:
+        assert len(board.elements[".bars .row .name"]) == 20
+        assert_fits(board, measured_on_disk(root), "2026-08-18 to 2026-08-19")
+    # the heaviest server's page, the one with the longest tool table
+    parts = ("h1", ".tile b", "td.tool", "table:not(.facts) td.num", TOP_DATE)
+    for page in shot.layouts(root / "docs" / "servers" / "github.html", parts, tmp_path):
+        where = f"github.html at {page.width} px"
+        assert page.console == [] and page.page["width"] <= page.viewport["width"], where
+        assert [h.text for h in page.elements["h1"]] == ["github"], where
+        assert page.elements[".tile b"][0].text == "54,422", where
+        tools = page.elements["td.tool"]
+        assert len(tools) == 30 and all(page.inside(t) for t in tools), where
+        numbers = [n for n in page.elements["table:not(.facts) td.num"] if n.visible]
+        assert numbers and all(page.inside(n) and not n.cut for n in numbers), where
+        assert page.elements[TOP_DATE][0].text == "Measured 2026-08-18", where

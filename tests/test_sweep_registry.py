@@ -211,7 +211,7 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         "Measured 2/5 candidates" in board
         and "| io.github.example-oauth | remote-auth-wall |" in board
     )
-    assert "registry: 6 entries on 3 page(s); 1 not active" in err.getvalue()
+    assert "registry: 6 entries on 3 pages; 1 not active" in err.getvalue()
     # what a registry-sourced server answers with an error status is not published anywhere
     page = parse_json(
         (tmp_path / "results" / "io.github.example-page" / "measurement.json").read_bytes()

@@ -92,7 +92,7 @@ def verdict_of(
             source=f.source or "",
             text=f.text,
             server=f.server,
-            line=finding_line(f, j.head, lines),
+            line=finding_line(f, j.head, lines, j.diff),
         )
         for f in j.gates.findings
     ]

@@ -48,7 +48,7 @@ def main() -> int:
         sleep=time.sleep,
         clock=time.time,
     )
-    git = Git(os.path.join(runner.workspace))
+    git = Git(runner.workspace, token=settings.github_token, server_url=runner.server_url)
     try:
         return run(settings, runner, gh=gh, git=git, measure=default_measure_server, log=log)
     except Exception as exc:  # a defect of ours: reported through the log, never a raw traceback

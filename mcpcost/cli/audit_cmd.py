@@ -43,7 +43,7 @@ from mcpcost.audit.compose import (
     run_audit,
 )
 from mcpcost.audit.progress import progress_for
-from mcpcost.cli.audit_args import build_parser
+from mcpcost.cli.audit_args import build_parser, client_names
 from mcpcost.cli.auth_cmd import login_settings, signed_in_measure
 from mcpcost.cli.container_args import (
     container_trust,
@@ -52,7 +52,6 @@ from mcpcost.cli.container_args import (
 )
 from mcpcost.cli.io import read_source
 from mcpcost.cli.streams import terminal_width
-from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import TRUST_FLAG, withheld
 from mcpcost.core.jsonvalue import parse_json
@@ -71,6 +70,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from mcpcost.audit.baseline import Baseline
+    from mcpcost.audit.diff import AuditDiff
     from mcpcost.audit.gates import GateFinding
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
@@ -120,19 +120,14 @@ def find_inputs(
         raise UsageError(
             "mcpcost audit: --client filters discovery; it cannot be combined with --config"
         )
-    unknown = sorted(set(args.client) - set(KNOWN_CLIENTS))
-    if unknown:
-        raise UsageError(
-            f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
-            f"{', '.join(KNOWN_CLIENTS)}"
-        )
+    clients = client_names(args.client)
     return read_inputs(
         args.config or None,
         home=home,
         cwd=cwd,
         platform=platform,
         environ=environ,
-        clients=set(args.client) or None,
+        clients=set(clients) or None,
         trust_project=args.trust_project,
     )
 
@@ -298,7 +293,8 @@ def _render(
     wants_gates = gate_request(args).any
     shown = gates if wants_gates else None
     if args.sarif:
-        write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
+        findings = gates.findings if wants_gates else ()
+        write_sarif(args.sarif, report, files, findings, cwd, diff)
     out.write(render(report, diff, shown, layout))
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
@@ -332,6 +328,7 @@ def write_sarif(
     files: list[ConfigFile],
     failing: tuple[GateFinding, ...],
     cwd: Path,
+    diff: AuditDiff | None = None,
 ) -> None:
     """``--sarif``: failing findings as errors, every other server without a number as a warning."""
     from mcpcost.audit.gates import unmeasured_findings
@@ -339,7 +336,7 @@ def write_sarif(
     from mcpcost.runtime.output_tree import atomic_write
 
     lines = entry_lines(files)
-    errors = locate(failing, report, lines)
+    errors = locate(failing, report, lines, diff)
     warnings = locate(unmeasured_findings(report, failing), report, lines)
     default = files[0].source if files else None
     text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)

@@ -64,6 +64,7 @@ from mcpcost.cli.measure_inputs import (
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.plural import counted
 from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
@@ -169,10 +170,31 @@ def build_parser() -> ArgParser:
     return p
 
 
+def parse_flags(flags: list[str]) -> argparse.Namespace:
+    """The flags before ``--``. A server command given without ``--`` (``measure npx -y pkg``)
+    reaches argparse as a word and then an unknown flag (``-y``); that is named as such, with
+    the command line it meant, instead of as a flag of ours that does not exist."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(flags)
+    if not extra:
+        return args
+    first = next((flags.index(w) for w in extra if w.startswith("-") and w in flags), None)
+    if first is not None:
+        before = parser.parse_known_args(flags[:first])[0]
+        if before.command:
+            start = flags.index(before.command[0])
+            meant = shlex.join(["mcpcost", "measure", *flags[:start], "--", *flags[start:]])
+            raise UsageError(
+                f"mcpcost measure: {flags[first]} is not a flag of mcpcost measure; the server "
+                f"command and its own flags go after --: {terminal_line(meant)}"
+            )
+    return parser.parse_args(flags)  # the unknown flag, named as argparse names it
+
+
 def spec_from_args(
     flags: list[str], command: list[str], environ: Mapping[str, str] | None = None
 ) -> tuple[ServerSpec, argparse.Namespace]:
-    args = build_parser().parse_args(flags)
+    args = parse_flags(flags)
     own_env = os.environ if environ is None else environ
     command = [*args.command, *command]
     if args.command_line is not None:
@@ -249,7 +271,10 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 def summary_line(name: str, m: Measurement) -> str:
     """One line, whatever the server wrote into its error notes (escaped for the terminal)."""
     if m.has_number:
-        return f"{name}: {m.total_tokens} tokens across {m.tool_count} tools ({m.status})"
+        return (
+            f"{name}: {counted(m.total_tokens or 0, 'token', grouped=False)} across "
+            f"{counted(m.tool_count or 0, 'tool')} ({m.status})"
+        )
     return terminal_line(
         f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
     )

@@ -15,6 +15,7 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
@@ -155,9 +156,11 @@ def _run(
         items, pages = fetch_entries(args.registry, get_json)
         listing = listing_from(items, pages)
         progress(
-            f"registry: {listing.entries} entries on {pages} page(s); {listing.inactive} not "
-            f"active; {listing.needs_config} remote(s) need configuration; "
-            f"{len(listing.remotes)} remote endpoint(s) to measure"
+            f"registry: {counted(listing.entries, 'entry', 'entries')} on "
+            f"{counted(pages, 'page')}; {listing.inactive} not active; "
+            f"{counted(listing.needs_config, 'remote')} "
+            f"{'needs' if listing.needs_config == 1 else 'need'} configuration; "
+            f"{counted(len(listing.remotes), 'remote endpoint')} to measure"
         )
         catalog: Catalog = catalog_from(listing, args.registry)
         pre_check = make_pre_check(

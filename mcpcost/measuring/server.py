@@ -37,7 +37,10 @@ NOTES_LIMIT = 700
 STDERR_IN_NOTES = 600
 DYNAMIC_NOTE = "tools/list differed between two runs; value is for the first capture"
 RETRY_PREFIX = "reproduced on double the timeout budget; "
-MEASURED_BY = {"tool": "mcp-context-cost", "version": __version__}
+# The reference TypeScript tool installs the same command name from npm and is versioned
+# independently: "(Python)" keeps "mcp-context-cost 0.1.0" from reading as one of its releases.
+MEASURED_BY_TOOL = "mcp-context-cost (Python)"
+MEASURED_BY = {"tool": MEASURED_BY_TOOL, "version": __version__}
 
 
 def capture_pair(

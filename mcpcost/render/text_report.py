@@ -26,6 +26,7 @@ from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult,
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.render.deferral_lines import deferral_block
 from mcpcost.render.gate_lines import (
@@ -106,7 +107,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
         out += [
             "",
-            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
             f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this config) — if "
             "your client supports per-tool filtering.",
         ]
@@ -211,7 +212,7 @@ def client_session_block(
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
         out += [
             "",
-            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
             f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this session) — if "
             "your client supports per-tool filtering.",
         ]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.calibration import Calibration
-from mcpcost.core.markdown import md_text
+from mcpcost.core.markdown import md_text, truncate
 from mcpcost.core.model import METHODOLOGY_VERSION, Measurement
+from mcpcost.core.patterns import LazyPattern
+from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
@@ -26,6 +28,7 @@ from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Divergence, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
+ISO_DAY = LazyPattern(r"\d{4}-\d{2}-\d{2}")
 # First line of every server page publish writes: the mark that lets a later publish delete the
 # page once the server is no longer measured (files without it are a person's and stay).
 GENERATED_MARK = (
@@ -113,7 +116,7 @@ LISTING_NAMES = {
 }
 
 
-def listings_rows(m: Measurement) -> list[dict[str, str]]:
+def listings_rows(m: Measurement, cell: Callable[..., str]) -> list[dict[str, str]]:
     """The server page's prompts/resources table: counts, or the list's error, escaped."""
     rows = []
     for kind, words in LISTING_NAMES.items():
@@ -125,7 +128,7 @@ def listings_rows(m: Measurement) -> list[dict[str, str]]:
             {
                 "kind": words,
                 "count": "—" if failed else thousands(listing.count),
-                "tokens": md_cell(f"not listed: {listing.error}")
+                "tokens": cell(f"not listed: {listing.error}")
                 if failed
                 else thousands(listing.tokens),
             }
@@ -133,13 +136,16 @@ def listings_rows(m: Measurement) -> list[dict[str, str]]:
     return rows
 
 
-def column_context(d: Divergence | None, tokens: int | None) -> dict[str, str] | None:
-    """A server page's section for one vendor column's current row (None: no such row)."""
+def column_context(
+    d: Divergence | None, tokens: int | None, cell: Callable[..., str]
+) -> dict[str, str] | None:
+    """A server page's section for one vendor column's current row (None: no such row), its
+    third-party strings through ``cell``."""
     if d is None:
         return None
     return {
-        "model": md_cell(d.model),
-        "date": md_cell(d.measured_on),
+        "model": cell(d.model),
+        "date": cell(d.measured_on),
         "tokens": f"{d.tokens:,}",
         "mapped": thousands(d.o200k_mapped),
         "ratio": f"{d.tokens / tokens:.2f}" if tokens else "—",
@@ -299,7 +305,17 @@ def trend_text(series: Sequence[HistoryRow]) -> str:
     return f"{change} over {len(series)} sweeps"
 
 
-def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
+def html_cell(value: object, limit: int = MD_CELL_MAX) -> str:
+    """Third-party text for an HTML page: one line, control and bidi characters shown escaped,
+    cut to ``limit``; the template's autoescaping makes it inert markup."""
+    return truncate(terminal_line(value), limit)
+
+
+def server_facts(
+    row: Row, all_history: Sequence[HistoryRow], cell: Callable[..., str]
+) -> dict[str, Any]:
+    """What a server's page shows, every third-party string through ``cell`` (``md_cell`` for
+    the Markdown page, ``html_cell`` for the HTML one), so the two pages say the same."""
     m = row.measurement
     assert m is not None and row.tokens is not None and row.band is not None
     tools = sorted(enumerate(m.tools), key=lambda it: (-it[1].tokens, it[0]))
@@ -315,31 +331,29 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
     entry = row.entry
     env_names = ", ".join(m.env_var_names) if m.env_var_names else "none"
     d = row.divergence
-    o = row.openai
-    return render(
-        "server.md.j2",
-        generated_mark=GENERATED_MARK,
-        name=md_cell(row.name),
-        slug=row.name,
-        tokens=f"{row.tokens:,}",
-        tool_count=row.tool_count,
-        band=row.band,
-        measured_on=md_cell(m.measured_at[:10]),
-        methodology=md_cell(m.methodology_version),
-        server_name=md_cell(m.server_name),
-        server_version=md_cell(version) if version else "",
-        status=str(m.status),
-        dynamic=m.status is Status.DYNAMIC,
-        encoding=md_cell(m.encoding),
-        launch=md_cell(m.launch_command, 400),
-        isolation=md_cell(isolation_text(row), 300),
-        env_names=md_cell(env_names, 400),
-        sha=md_cell(m.canonical_sha256 or ""),
-        category=md_cell(row.category) or "—",
-        repo=md_cell(entry.repo) if entry and entry.repo else "—",
-        tools=[
+    return {
+        "generated_mark": GENERATED_MARK,
+        "name": cell(row.name),
+        "slug": row.name,
+        "tokens": f"{row.tokens:,}",
+        "tool_count": row.tool_count or 0,
+        "band": row.band,
+        "measured_on": cell(m.measured_at[:10]),
+        "methodology": cell(m.methodology_version),
+        "server_name": cell(m.server_name),
+        "server_version": cell(version) if version else "",
+        "status": str(m.status),
+        "dynamic": m.status is Status.DYNAMIC,
+        "encoding": cell(m.encoding),
+        "launch": cell(m.launch_command, 400),
+        "isolation": cell(isolation_text(row), 300),
+        "env_names": cell(env_names, 400),
+        "sha": cell(m.canonical_sha256 or ""),
+        "category": cell(row.category) or "—",
+        "repo": cell(entry.repo) if entry and entry.repo else "—",
+        "tools": [
             {
-                "name": md_cell(t.name, 80),
+                "name": cell(t.name, 80),
                 "tokens": f"{t.tokens:,}",
                 "share": f"{100 * t.tokens / total:.1f}%",
                 "desc": f"{t.description_tokens:,}",
@@ -347,16 +361,26 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
             }
             for _, t in shown
         ],
-        rest_count=len(rest),
-        rest_tokens=f"{sum(t.tokens for _, t in rest):,}",
-        divergence=column_context(d, row.tokens),
-        listings=listings_rows(m),
-        openai=column_context(o, row.tokens),
-        over_time=over_time if len(over_time) > 1 else [],
-        dropped=row.series.dropped,
-        series_start=row.series.rows[0].date if row.series.rows else "",
-        unrecorded=unrecorded,
-    )
+        "rest_count": len(rest),
+        "rest_tokens": f"{sum(t.tokens for _, t in rest):,}",
+        "divergence": column_context(d, row.tokens, cell),
+        "listings": listings_rows(m, cell),
+        "openai": column_context(row.openai, row.tokens, cell),
+        "over_time": over_time if len(over_time) > 1 else [],
+        "dropped": row.series.dropped,
+        "series_start": row.series.rows[0].date if row.series.rows else "",
+        "unrecorded": unrecorded,
+    }
+
+
+def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
+    """``docs/servers/<name>.md``."""
+    return render("server.md.j2", **server_facts(row, all_history, md_cell))
+
+
+def server_html(row: Row, all_history: Sequence[HistoryRow]) -> str:
+    """``docs/servers/<name>.html``, the page the dashboard's rows link to."""
+    return render("server.html.j2", bands=BANDS, **server_facts(row, all_history, html_cell))
 
 
 def index_page(board: Board) -> str:
@@ -384,7 +408,9 @@ def trend_note(row: Row) -> str:
     """Why a trend is shorter than the history, or that its conditions are partly unknown."""
     notes = []
     if row.series.dropped:
-        notes.append(f"{row.series.dropped} earlier sweep(s) under other isolation left out")
+        notes.append(
+            f"{counted(row.series.dropped, 'earlier sweep')} under other isolation left out"
+        )
     if row.series.conditions_unknown:
         notes.append("isolation not on record for some sweeps")
     return "; ".join(notes)
@@ -409,6 +435,20 @@ def sparkline(values: Sequence[int]) -> dict[str, Any] | None:
         "width": SPARK_W,
         "height": SPARK_H,
     }
+
+
+def measured_dates(rows: Sequence[Row]) -> str:
+    """When the numbers shown were measured: one date, or the first and the last."""
+    days = sorted(
+        {
+            r.measurement.measured_at[:10]
+            for r in rows
+            if r.measurement is not None and ISO_DAY.match(r.measurement.measured_at)
+        }
+    )
+    if not days:
+        return "—"
+    return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
 
 
 def dashboard(board: Board, est: Estimator | None) -> str:
@@ -444,6 +484,7 @@ def dashboard(board: Board, est: Estimator | None) -> str:
     pending = sum(1 for r in board.not_measured if r.status is Status.NOT_YET_RUN)
     return render(
         "dashboard.html.j2",
+        measured_on=measured_dates(measured),
         methodology=METHODOLOGY_VERSION,
         measured_count=len(measured),
         total=board.total,

@@ -1,10 +1,11 @@
 """Regenerate every published file from the measurements on disk (deterministic).
 
 Order: history fold -> calibration of the divergence columns -> estimator -> leaderboard (md,
-csv) -> server pages + index -> dashboard.
-Files whose content would not change are not rewritten. Server pages that an earlier publish
-wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
-number; any other file under ``docs/servers/`` is left alone. Every change is staged in a
+csv) -> server pages (Markdown, and the
+HTML the dashboard links to) + index -> dashboard. Files whose content would not change are not
+rewritten. Server pages that an earlier publish wrote (they start with ``pages.GENERATED_MARK``)
+are deleted once their server has no measured number; any other file under ``docs/servers/``
+is left alone. Every change is staged in a
 ``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.runtime.output_tree``).
 """
 
@@ -69,6 +70,7 @@ def fold_history(txn: TreeTransaction) -> list[str]:
 
 
 SERVER_PAGES = "docs/servers"
+PAGE_SUFFIXES = (".md", ".html")
 
 
 def is_generated_page(root: Path, rel: str) -> bool:
@@ -88,7 +90,8 @@ def _page_names(root: Path) -> list[str]:
         return sorted(
             e.name
             for e in os.scandir(folder)
-            if e.name.endswith(".md") and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
+            if e.name.endswith(PAGE_SUFFIXES)
+            and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
         )
     except OSError:
         return []
@@ -133,9 +136,12 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
     _write_if_changed(txn, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
     keep = {f"{SERVER_PAGES}/index.md"}
     for row in board.measured:
-        rel = f"{SERVER_PAGES}/{row.name}.md"
-        keep.add(rel)
-        _write_if_changed(txn, rel, pages.server_page(row, history), written)
+        for rel, text in (
+            (f"{SERVER_PAGES}/{row.name}.md", pages.server_page(row, history)),
+            (f"{SERVER_PAGES}/{row.name}.html", pages.server_html(row, history)),
+        ):
+            keep.add(rel)
+            _write_if_changed(txn, rel, text, written)
     removed = remove_stale_pages(txn, keep)
     _write_if_changed(txn, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)
     _write_if_changed(txn, "docs/dashboard.html", pages.dashboard(board, est), written)

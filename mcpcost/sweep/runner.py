@@ -31,6 +31,7 @@ from pathlib import Path
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
 from mcpcost.core.patterns import LazyPattern
+from mcpcost.core.plural import counted
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
@@ -272,7 +273,8 @@ def persist(txn: TreeTransaction, name: str, m: Measurement) -> None:
 def progress_line(name: str, m: Measurement, seconds: float) -> str:
     if m.has_number:
         return (
-            f"{name}: {m.total_tokens:,} tokens / {m.tool_count} tools ({m.status}, {seconds:.1f}s)"
+            f"{name}: {counted(m.total_tokens or 0, 'token')} / {counted(m.tool_count or 0, 'tool')} "
+            f"({m.status}, {seconds:.1f}s)"
         )
     return f"{name}: {m.status} ({seconds:.1f}s)"
 
