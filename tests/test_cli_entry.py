@@ -1,9 +1,10 @@
-"""The ``mcpcost`` executable's exit: it skips the interpreter's teardown, so these check that
-nothing a normal exit does for us is lost: the exit code, buffered output, exit handlers and
-threads that were still running."""
+"""The ``mcpcost`` executable's exit: it freezes the collector's objects before a normal exit,
+so these check that nothing a normal exit does for us is lost: the exit code, buffered output,
+exit handlers and threads that were still running, and a reader that went away early."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,31 @@ def test_exit_handlers_and_running_threads_finish(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert handler.read_text() == "ran"
     assert worker.read_text() == "done"
+
+
+def test_a_reader_gone_early_leaves_no_traceback_and_the_commands_code() -> None:
+    # output still buffered for a pipe whose reader closed it before the exit's flush
+    script = (
+        "import os, sys\n"
+        "read, write = os.pipe()\n"
+        "os.dup2(write, 1)\n"
+        "sys.stdout.write('x' * 100)\n"
+        "os.close(read)\n"
+        "sys.argv = ['mcpcost', 'no-such-command']\n"
+        "from mcpcost.cli import entry\n"
+        "entry()\n"
+    )
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        cwd=ROOT,
+        env=buffered,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(b"mcpcost: unknown command") and proc.stderr.count(b"\n") == 1
 
 
 def test_python_dash_m_uses_the_entry() -> None:
