@@ -43,7 +43,7 @@ from mcpcost.measuring.containers import (
     with_docker_host,
 )
 from mcpcost.runtime.clock import iso_utc
-from mcpcost.runtime.output_tree import TreeTransaction, open_tree, pause_point
+from mcpcost.runtime.output_tree import TreeTransaction, open_tree
 from mcpcost.runtime.workers import Workers
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import badge_rel, measurement_rel
@@ -306,7 +306,6 @@ def measure_all(
                 persist(txn, name, m)
                 statuses[name] = m.status
                 progress(f"[{len(statuses)}/{total}] {progress_line(name, m, seconds)}")
-                pause_point("result-staged")
     return statuses
 
 
@@ -331,7 +330,6 @@ def conclude(
         )
         return SweepOutcome(statuses, verdict, len(statuses), None)
     published = publish_into(txn, catalog) if publish_pages else None
-    pause_point("staged")
     txn.commit()
     good = sum(1 for s in statuses.values() if s.has_number)
     progress(f"done: {good}/{len(statuses)} measured")
@@ -354,7 +352,6 @@ def run_sweep(
     sweepable = [e for e in selected if e.sweepable]
     with open_tree(root) as txn:
         snapshot = take_snapshot(root, [e.name for e in sweepable])
-        pause_point("measuring")
         statuses = measure_all(
             sweepable, txn, measure, options, clock=clock, progress=progress, pre_check=pre_check
         )
