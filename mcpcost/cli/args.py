@@ -108,7 +108,7 @@ def one_of(choices: Collection[Choice]) -> Callable[[str], Choice]:
                 return choice
         meant = did_you_mean(text, ordered)
         listed = ", ".join(repr(str(c)) for c in ordered)
-        hint = f"; did you mean {meant!r}?" if meant is not None else ""
+        hint = f"; did you mean {str(meant)!r}?" if meant is not None else ""
         raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {listed}){hint}")
 
     return check

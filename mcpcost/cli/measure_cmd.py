@@ -64,7 +64,7 @@ from mcpcost.cli.measure_inputs import (
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from mcpcost.runtime.output_tree import open_tree
@@ -141,14 +141,14 @@ def build_parser() -> ArgParser:
     )
     p.add_argument(
         "--transport",
-        choices=("auto", "http", "sse"),
+        choices=REMOTE_TRANSPORTS,
         default=None,
         help="remote transport (default auto: Streamable HTTP, then legacy SSE)",
     )
     p.add_argument(
         "--protocol",
-        choices=("auto", "legacy", "modern"),
-        default="auto",
+        choices=tuple(EraChoice),
+        default=EraChoice.AUTO,
         help="protocol era: auto (initialize first, 2026-07-28 if refused), legacy "
         "or modern (server/discover only)",
     )
@@ -219,7 +219,7 @@ def spec_from_args(
         headers.update(parse_headers(args.header))
         name = args.name if args.name is not None else name_from_url(args.url)
         spec = ServerSpec.remote(
-            name, args.url, transport=args.transport or "auto", headers=headers
+            name, args.url, transport=args.transport or TransportName.AUTO, headers=headers
         )
         return spec, args
     if args.header or args.header_file or args.transport:

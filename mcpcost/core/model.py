@@ -9,10 +9,12 @@ keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
 from mcpcost.core.record import Record, field, replace
+from mcpcost.core.spec import Era, TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 
@@ -104,8 +106,8 @@ class Measurement(Record, frozen=True, kw_only=True):
     provider: str = PROVIDER
     encoding: str = ENCODING
     protocol_version: str | None = None
-    protocol_era: str | None = None
-    transport: str | None = None
+    protocol_era: Era | None = None
+    transport: TransportName | None = None
     measured_by: Mapping[str, str] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)
 
@@ -238,17 +240,32 @@ class Measurement(Record, frozen=True, kw_only=True):
             provider=req_str("provider", PROVIDER),
             encoding=req_str("encoding", ENCODING),
             protocol_version=_opt_str(data.get("protocolVersion")),
-            protocol_era=_opt_str(data.get("protocolEra")),
-            transport=_opt_str(data.get("transport")),
+            protocol_era=_opt_word(Era, data.get("protocolEra")),
+            transport=_opt_word(TransportName, data.get("transport")),
             measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
             if isinstance(measured_by, dict)
             else None,
-            extras={k: v for k, v in data.items() if k not in known},
+            extras={k: v for k, v in data.items() if k not in known or _unread(k, data[k])},
         )
 
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+Word = TypeVar("Word", bound=StrEnum)
+# The fields read as a word of a ``StrEnum``: a value that is none of its words stays in
+# ``extras`` as it was, so the record still renders what the file said.
+_WORDS: dict[str, type[StrEnum]] = {"protocolEra": Era, "transport": TransportName}
+
+
+def _opt_word(words: type[Word], value: Any) -> Word | None:
+    return words(value) if isinstance(value, str) and value in set(words) else None
+
+
+def _unread(key: str, value: Any) -> bool:
+    words = _WORDS.get(key)
+    return words is not None and value is not None and _opt_word(words, value) is None
 
 
 def _tool_from_dict(data: dict[str, Any]) -> ToolCost:

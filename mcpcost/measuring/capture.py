@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpcost.core.record import Record
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
@@ -23,7 +23,7 @@ class Capture(Record, frozen=True):
     hello: ServerHello
     diagnostics: Diagnostics
     elapsed_s: float
-    eras_tried: tuple[str, ...] = ()
+    eras_tried: tuple[Era, ...] = ()
 
 
 class CaptureFailure(Record, frozen=True):
@@ -33,7 +33,7 @@ class CaptureFailure(Record, frozen=True):
     message: str
     diagnostics: Diagnostics | None
     elapsed_s: float
-    eras_tried: tuple[str, ...] = ()
+    eras_tried: tuple[Era, ...] = ()
 
 
 def capture_tools(
@@ -42,7 +42,7 @@ def capture_tools(
     timeout_s: float,
     *,
     clock: Callable[[], float] = time.monotonic,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     release: Callable[[Transport], None] | None = None,
 ) -> Capture | CaptureFailure:
     """One full capture within ``timeout_s`` (per request, and overall for the capture).

@@ -22,14 +22,13 @@ from typing import Any, cast
 
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.workers import run_side_by_side
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
-from mcpcost.transports.session import PROTOCOLS
 from mcpcost.version import __version__
 
 TIMEOUT_RETRY_FACTOR = 2
@@ -44,7 +43,7 @@ def capture_pair(
     spec: ServerSpec,
     factory: TransportFactory,
     timeout_s: float,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     *,
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
@@ -110,7 +109,7 @@ def measurement_from_pair(
     measured_at: str,
     isolation: Isolation,
     notes_prefix: str = "",
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
 ) -> Measurement:
     """Fold two captures into the published record (pure)."""
     first, second = pair
@@ -118,7 +117,7 @@ def measurement_from_pair(
     failure = first if isinstance(first, CaptureFailure) else second
     extras: dict[str, object] = {"headerNames": list(spec.header_names)} if spec.headers else {}
     extras["protocolErasTried"] = list(first.eras_tried)
-    if protocol != "auto":
+    if protocol != EraChoice.AUTO:
         extras["protocolRequested"] = protocol
     if isinstance(failure, CaptureFailure):
         kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
@@ -172,7 +171,7 @@ def measure_server(
     open_transport: TransportFactory | None = None,
     isolation: Isolation | None = None,
     now: Callable[[], datetime] | None = None,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
 ) -> Measurement:
@@ -187,8 +186,8 @@ def measure_server(
     """
     if not timeout_s > 0:
         raise ValueError("timeout_s must be positive")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
+    if protocol not in set(EraChoice):
+        raise ValueError(f"protocol must be one of {', '.join(EraChoice)}, not {protocol!r}")
     factory = open_transport or default_open_transport
     clock = now or utc_now
     where = isolation or HOST_ISOLATION

@@ -13,6 +13,7 @@ import requests
 
 from mcpcost.auth import RequestAuthorizer
 from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
 from mcpcost.transports.failures import HTTPStatusError, too_deep
@@ -37,7 +38,7 @@ CHALLENGE_ROUNDS = 5  # sends of one request while an authorizer answers 401/403
 class HTTPTransportBase:
     """State and helpers common to the HTTP transports; subclasses add how messages travel."""
 
-    kind = "http"
+    kind = TransportName.HTTP
     sticky_errors = False  # True: after an error item every later receive fails the same way
 
     def __init__(

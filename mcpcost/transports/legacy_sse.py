@@ -19,6 +19,7 @@ import requests
 
 from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.spec import TransportName
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
     HTTPStatusError,
@@ -43,7 +44,7 @@ class _Challenged(TransportClosed):
 class LegacySSETransport(HTTPTransportBase):
     """The deprecated HTTP+SSE transport: one GET stream plus POSTs to its endpoint."""
 
-    kind = "sse"
+    kind = TransportName.SSE
     sticky_errors = True
 
     def _opened(self) -> None:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.stdio import spawn_stdio
 
@@ -47,9 +47,9 @@ def open_authorized(
     url = spec.url
     headers = dict(spec.headers)
     auth = authorizer
-    if spec.transport == "http":
+    if spec.transport == TransportName.HTTP:
         return StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth)
-    if spec.transport == "sse":
+    if spec.transport == TransportName.SSE:
         return LegacySSETransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth)
     return AutoTransport(
         StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),

@@ -25,6 +25,7 @@ from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
+from mcpcost.core.spec import TransportName
 
 NAME = "codex"
 PROJECT_FILES = (ProjectFile(".codex/config.toml", True),)
@@ -66,10 +67,10 @@ def parse(
             reader.string_list(raw, obj, "disabled_tools", fatal=False) or ()
         )
         if raw.command is not None:
-            raw.transport = "stdio"
+            raw.transport = TransportName.STDIO
             raw.url = None
         elif raw.url is not None:
-            raw.transport = "http"  # Codex speaks streamable HTTP to url entries
+            raw.transport = TransportName.HTTP  # Codex speaks streamable HTTP to url entries
     return Parsed(out)
 
 

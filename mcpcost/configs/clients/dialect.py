@@ -14,6 +14,7 @@ from mcpcost.configs.clients.formats import kind_of, object_of, server_block
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawServer, set_transport
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.core.record import Record
+from mcpcost.core.spec import TransportName
 from mcpcost.core.suggest import slip_among
 
 
@@ -87,12 +88,12 @@ def entry_from_map(
     use_url = raw.url is not None and (raw.command is None or dialect.url_first)
     if type_value is None and use_url:
         if url_key in dialect.http_url_keys:
-            raw.transport = "http"
+            raw.transport = TransportName.HTTP
         elif url_key in dialect.sse_url_keys:
-            raw.transport = "sse"
+            raw.transport = TransportName.SSE
         raw.command = None
     set_transport(raw, type_value, reader)
-    if raw.transport is not None and raw.transport != "stdio":
+    if raw.transport is not None and raw.transport != TransportName.STDIO:
         raw.command = None
         if not dialect.remote_allowed and raw.fatal is None:
             raw.fatal = f"remote entry: {dialect.client} does not load url entries from this file"
