@@ -1,9 +1,9 @@
 r"""The bundled ``o200k_base`` tokenizer: offline, hash-checked, cheap to start.
 
 Counting splits text into pieces with o200k_base's pattern and byte-pair encodes each piece. Two
-engines give the same count, and the tokenizer picks one per call:
+encoders give the same count, and the tokenizer picks one per call:
 
-* the compact engine looks ranks up in a memory-mapped table (``core.ranks``) and merges in
+* the compact encoder looks ranks up in a memory-mapped table (``core.ranks``) and merges in
   Python. It starts in milliseconds and holds only the pages it touches, so a process that counts
   a few small documents (``mcpcost count``, one audit) never pays for the full tokenizer;
 * tiktoken's Rust core (its public ``Encoding``), built from the same table on first need, is
@@ -12,10 +12,11 @@ engines give the same count, and the tokenizer picks one per call:
   byte-pair encodes the pieces.
 
 The split follows JavaScript, not Rust: the reference counts with js-tiktoken, whose split is the
-JavaScript engine's RegExp (Unicode 17.0 classes, ECMAScript's ``\s``), so non-ASCII text is split
-by ``core.pretokenize`` with class tables shipped with us. For ASCII text every split agrees.
+JavaScript engine's RegExp (Unicode 17.0 classes, ECMAScript's ``\s``), so text is split by
+``core.pretokenize`` with class tables shipped with us (for ASCII text every split agrees, and the
+pattern restricted to ASCII serves).
 Text that looks like a special token (``<|endoftext|>``) is counted as the ordinary text it is.
-Why the two engines agree, and how that is tested, is in ``spec/METHODOLOGY.md``.
+Why the two encoders agree, and how that is tested, is in ``spec/METHODOLOGY.md``.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 # given is always one piece of our split.
 WHOLE_PIECE_PATTERN = r"(?s:.+)"
 
-# Characters a process may count with the compact engine before the Rust core is built: enough
+# Characters a process may count with the compact encoder before the Rust core is built: enough
 # for an audit of ordinary servers, little enough that a bulk run soon switches to the core.
 COMPACT_BUDGET = 300_000
 # Merging in Python is quadratic in the piece; longer pieces go to the Rust core.
@@ -99,7 +100,7 @@ def merge_count(piece: bytes, table: RankTable) -> int:
 
 
 class O200kTokenizer:
-    """o200k_base counts from the compact engine or tiktoken's core, whichever suits the call."""
+    """o200k_base counts from the compact encoder or tiktoken's core, whichever suits the call."""
 
     name = ENCODING_NAME
 
@@ -138,7 +139,7 @@ class O200kTokenizer:
         return js_splitter().split(_without_lone_surrogates(text))
 
     def _count_compact(self, text: str) -> int | None:
-        """The count from the compact engine, or None when a piece is too long for it."""
+        """The count from the compact encoder, or None when a piece is too long for it."""
         cache = self._cache()
         pieces = self._pieces(text)
         try:  # every piece seen before: the sum runs at C speed

@@ -1,4 +1,4 @@
-"""The sweep's default ``MeasureFn``: ``mcpcost.measuring.measure_server`` with our isolation.
+"""The sweep's default ``MeasureJob``: ``mcpcost.measuring.measure_server`` with our isolation.
 
 Host jobs use the transports' default factory; container jobs open each capture through a
 ``ContainerLauncher`` (a fresh container per capture). ``measure_server`` does the timeout retry.
@@ -13,12 +13,14 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
 from mcpcost.measuring.containers import ContainerLauncher
-from mcpcost.sweep.runner import Job, MeasureFn
+from mcpcost.sweep.runner import Job, MeasureJob
 from mcpcost.transports.base import Transport
 from mcpcost.transports.open import open_transport
 
 
-def make_measure(launcher: ContainerLauncher | None, clock: Callable[[], dt.datetime]) -> MeasureFn:
+def make_measure(
+    launcher: ContainerLauncher | None, clock: Callable[[], dt.datetime]
+) -> MeasureJob:
     def measure(job: Job) -> Measurement:
         plan = job.container
         if plan is None:

@@ -1,6 +1,6 @@
 """Run a sweep: measure each selected entry, stage each result as it lands, guard, then publish.
 
-The measuring itself is passed in (``MeasureFn``): the CLI wires it to
+The measuring itself is passed in (``MeasureJob``): the CLI wires it to
 ``mcpcost.measuring.measure_server``; tests may pass their own. The runner adds what is about
 sweeps: dummy environments, the container plan, the cold-cache retry for docker
 startup-failures, progress, the harness guard and publishing.
@@ -85,7 +85,7 @@ class Job(Record, frozen=True):
     container: ContainerPlan | None  # None: a host process (including self-docker commands)
 
 
-MeasureFn = Callable[[Job], Measurement]
+MeasureJob = Callable[[Job], Measurement]  # measures one sweep job (a spec placed, a budget)
 PreCheck = Callable[[CatalogEntry], Measurement | None]
 
 
@@ -212,7 +212,7 @@ def _secrets(job: Job, options: SweepOptions | None) -> tuple[str, ...]:
 
 
 def _guarded(
-    measure: MeasureFn, job: Job, clock: Clock, options: SweepOptions | None = None
+    measure: MeasureJob, job: Job, clock: Clock, options: SweepOptions | None = None
 ) -> Measurement:
     secrets = _secrets(job, options)
     try:
@@ -245,7 +245,7 @@ def _guarded(
 
 
 def measure_entry(
-    entry: CatalogEntry, measure: MeasureFn, options: SweepOptions, clock: Clock
+    entry: CatalogEntry, measure: MeasureJob, options: SweepOptions, clock: Clock
 ) -> Measurement:
     """Measure one entry, with the cold-cache retry for docker startup-failures."""
     job = plan_job(entry, options)
@@ -280,7 +280,7 @@ def progress_line(name: str, m: Measurement, seconds: float) -> str:
 def measure_all(
     entries: Sequence[CatalogEntry],
     txn: TreeTransaction,
-    measure: MeasureFn,
+    measure: MeasureJob,
     options: SweepOptions,
     *,
     clock: Clock,
@@ -340,7 +340,7 @@ def run_sweep(
     catalog: Catalog,
     selected: Sequence[CatalogEntry],
     root: Path,
-    measure: MeasureFn,
+    measure: MeasureJob,
     options: SweepOptions,
     *,
     clock: Clock,
