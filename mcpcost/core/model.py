@@ -1,9 +1,10 @@
-"""The measurement record (``measurement.json``) and the launch description of a server.
+"""The measurement record (``measurement.json``) and its parts: per-tool costs, isolation.
 
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
 keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT.md``):
 ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy`` and, per tool, the diagnostic
-``fieldTokens`` split.
+``fieldTokens`` split. ``protocolEra`` and ``transport`` are read as words (``core.spec``); a
+value that is none of them is kept as written, in ``extras``.
 """
 
 from __future__ import annotations

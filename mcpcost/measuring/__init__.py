@@ -5,6 +5,7 @@
 * ``classify``  typed transport errors -> a status (protocol signals first, narrow text last)
 * ``server``    ``measure_server(spec, ...)``: the library call the CLI, audit and sweep use;
                 ``Measure``, one server in and its measurement out, for callers of many
+* ``signed_in``  ``measure_server`` signed in: an OAuth authorizer on the transports
 * ``containers``  the same measurement with each capture in a fresh container (``--docker``)
 """
 
