@@ -12,12 +12,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_entry(prelude: str, *argv: str) -> subprocess.CompletedProcess[bytes]:
+def run_entry(
+    prelude: str, *argv: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     """Run ``prelude`` then the executable's entry with ``argv``, in a fresh interpreter."""
     script = f"import sys\n{prelude}\nsys.argv = ['mcpcost', *{list(argv)!r}]\n"
     script += "from mcpcost.cli import entry\nentry()\n"
     return subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, cwd=ROOT, timeout=60, check=False
+        [sys.executable, "-c", script],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+        check=False,
     )
 
 
@@ -56,25 +63,17 @@ def test_exit_handlers_and_running_threads_finish(tmp_path: Path) -> None:
 
 def test_a_reader_gone_early_leaves_no_traceback_and_the_commands_code() -> None:
     # output still buffered for a pipe whose reader closed it before the exit's flush
-    script = (
-        "import os, sys\n"
-        "read, write = os.pipe()\n"
-        "os.dup2(write, 1)\n"
-        "sys.stdout.write('x' * 100)\n"
-        "os.close(read)\n"
-        "sys.argv = ['mcpcost', 'no-such-command']\n"
-        "from mcpcost.cli import entry\n"
-        "entry()\n"
+    prelude = "\n".join(
+        [
+            "import os",
+            "read, write = os.pipe()",
+            "os.dup2(write, 1)",
+            "sys.stdout.write('x' * 100)",
+            "os.close(read)",
+        ]
     )
     buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        cwd=ROOT,
-        env=buffered,
-        timeout=60,
-        check=False,
-    )
+    proc = run_entry(prelude, "no-such-command", env=buffered)
     assert proc.returncode == 2
     assert proc.stderr.startswith(b"mcpcost: unknown command") and proc.stderr.count(b"\n") == 1
 
