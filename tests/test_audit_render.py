@@ -1,5 +1,5 @@
-"""Renderers: JSON validates against spec/audit-report.schema.json (with every optional part
-present), the human layout, Markdown escaping, the --claude join by capture hash."""
+"""Renderers: JSON validates against the report schema as the package ships it (with every
+optional part present), the human layout, Markdown escaping, the --claude join by capture hash."""
 
 from __future__ import annotations
 
@@ -26,8 +26,10 @@ from mcpcost.render.text_report import render_text
 from tests.test_audit_diff import as_baseline
 from tests.test_audit_report import TABLE, config, entry, report_for
 
-SPEC_SCHEMA = Path(__file__).resolve().parent.parent / "spec" / "audit-report.schema.json"
-SCHEMA = json.loads(SPEC_SCHEMA.read_text("utf-8"))
+ROOT = Path(__file__).resolve().parent.parent
+# the one schema file: package data, so the wheel and the Action's image carry it
+SCHEMA_FILE = importlib.resources.files("mcpcost") / "schemas" / "audit-report.schema.json"
+SCHEMA = json.loads(SCHEMA_FILE.read_text("utf-8"))
 
 
 def validate(obj: Any) -> None:
@@ -215,6 +217,47 @@ def test_report_version_is_stable_and_schema_checked() -> None:
         validate(obj)
 
 
-def test_packaged_schema_is_byte_identical_to_spec() -> None:
-    packaged = importlib.resources.files("mcpcost") / "schemas" / "audit-report.schema.json"
-    assert packaged.read_bytes() == SPEC_SCHEMA.read_bytes()
+def test_the_report_schema_is_one_file_the_package_ships() -> None:
+    copies = [
+        p.relative_to(ROOT).as_posix()
+        for top in ("mcpcost", "spec", "docs", "action", "examples")
+        if (ROOT / top).is_dir()
+        for p in (ROOT / top).rglob("*.json")
+        if p.name == "audit-report.schema.json"
+    ]
+    assert copies == ["mcpcost/schemas/audit-report.schema.json"]
+    assert SCHEMA["$id"].endswith("/" + copies[0])
+
+
+def test_every_format_has_one_renderer_that_writes_what_its_module_writes() -> None:
+    from mcpcost.render.renderer import RENDERERS, Layout, OutputFormat
+
+    report = rich_report()
+    gates = evaluate_gates(report, None, budget=10)
+    assert set(RENDERERS) == set(OutputFormat)
+    for by_file, width in ((False, 100), (True, 72)):
+        layout = Layout(by_file=by_file, width=width)
+        made = {form: RENDERERS[form]()(report, None, gates, layout) for form in OutputFormat}
+        assert made == {
+            OutputFormat.TEXT: render_text(report, None, gates, width=width, by_file=by_file),
+            OutputFormat.JSON: render_json(report, None, gates),
+            OutputFormat.MARKDOWN: render_markdown(report, None, gates, by_file=by_file),
+        }
+
+
+def test_the_renderer_table_loads_no_renderer_until_one_is_chosen() -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from mcpcost.render.renderer import RENDERERS, OutputFormat\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.endswith('_report'))\n"
+        "before = loaded()\n"
+        "RENDERERS[OutputFormat.JSON]()\n"
+        "print(before, loaded())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip() == "[] ['mcpcost.render.json_report']"

@@ -279,7 +279,7 @@ def test_action_measures_with_client_credentials_from_the_step_environment(
     monkeypatch.setenv("MCPCOST_OAUTH_CLIENT_SECRET", "action-secret")
     spec = ServerSpec.remote("walled", fake.mcp_url, transport="http")
     measured = default_measure_server(spec, 20.0)
-    assert str(measured.status) == "measured" and measured.extras["authorization"] == "oauth"
+    assert str(measured.status) == "measured" and measured.authorization == "oauth"
     assert _grants(fake) == ["client_credentials"]  # one grant shared by both captures
     monkeypatch.delenv("MCPCOST_OAUTH_GRANT")
     monkeypatch.delenv("MCPCOST_OAUTH_CLIENT_ID")

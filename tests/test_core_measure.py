@@ -161,6 +161,29 @@ def test_a_spec_asks_for_a_transport_a_spec_can_name() -> None:
     assert remote.transport is TransportName.SSE and "transport='sse'" in repr(remote)
 
 
+def test_our_additional_fields_are_typed_and_another_shape_is_kept_as_read() -> None:
+    doc = _measurement().to_dict()
+    doc.update(
+        headerNames=["X-Key"],
+        protocolErasTried=["legacy", "modern"],
+        protocolRequested="legacy",
+        authorization="oauth",
+    )
+    m = Measurement.from_dict(doc)
+    assert (m.header_names, m.protocol_eras_tried, m.protocol_requested, m.authorization) == (
+        ("X-Key",),
+        ("legacy", "modern"),
+        "legacy",
+        "oauth",
+    )
+    assert m.extras == {}
+    assert list(m.to_dict().items()) == list(doc.items())  # the same keys in the same order
+    odd = {**doc, "headerNames": "X-Key", "authorization": "bearer", "protocolErasTried": None}
+    m = Measurement.from_dict(odd)
+    assert (m.header_names, m.protocol_eras_tried, m.authorization) == (None, None, None)
+    assert m.to_dict() == odd
+
+
 def test_our_own_measurement_verifies() -> None:
     doc = parse_json(render_measurement(_measurement()))
     result = verify_document(doc)

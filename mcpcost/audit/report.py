@@ -25,7 +25,7 @@ the server's own secret values.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcpcost.audit.deferral import (
     DeferralVerdict,
@@ -112,81 +112,62 @@ def entry_result(
 ) -> ServerResult:
     """One entry as the report shows it, from its measurement (None when it was not launched)."""
     spec = entry.spec
-    common: dict[str, Any] = {
-        "name": entry.name,
-        "always_load": entry.always_load,
-        "unresolved": entry.unresolved,
-        "config_notes": tuple(
-            n for n in (first_line(_mask_free_text(x, spec)) for x in entry.notes) if n
-        ),
-    }
+    config_notes = tuple(
+        n for n in (first_line(_mask_free_text(x, spec)) for x in entry.notes) if n
+    )
     if spec is None:
-        status = UNRESOLVED if entry.unresolved else NOT_LAUNCHABLE
         note = entry.problem or (
             "unresolved reference " + ", ".join(entry.unresolved)
             if entry.unresolved
             else "cannot be launched as written"
         )
         return ServerResult(
+            name=entry.name,
             transport="none",
             command=None,
             url=None,
             env_var_names=(),
             header_names=(),
-            status=status,
+            status=UNRESOLVED if entry.unresolved else NOT_LAUNCHABLE,
             tokens=None,
             tool_count=None,
             share=None,
             canonical_sha256=None,
             notes=first_line(_mask_free_text(note, None)),
-            **common,
+            always_load=entry.always_load,
+            unresolved=entry.unresolved,
+            config_notes=config_notes,
         )
     command, url = _display(spec)
-    base: dict[str, Any] = {
-        "transport": spec.transport,
-        "command": command,
-        "url": url,
-        "env_var_names": spec.env_names,
-        "header_names": spec.header_names,
-        "launch_key": spec.launch_key(),
-        **common,
-    }
+    # the numbers, when the measurement has them
+    number = measurement if measurement is not None and measurement.has_number else None
+    sha = number.canonical_sha256 if number is not None else None
     if measurement is None:
-        return ServerResult(
-            status=NOT_MEASURED,
-            tokens=None,
-            tool_count=None,
-            share=None,
-            canonical_sha256=None,
-            notes="not measured in this run",
-            **base,
-        )
-    notes = first_line(_mask_free_text(measurement.notes, spec))
-    base["isolation"] = measurement.isolation
-    authorization = measurement.extras.get("authorization")
-    base["authorization"] = authorization if isinstance(authorization, str) else None
-    if not measurement.has_number:
-        return ServerResult(
-            status=str(measurement.status),
-            tokens=None,
-            tool_count=None,
-            share=None,
-            canonical_sha256=None,
-            notes=notes,
-            **base,
-        )
-    sha = measurement.canonical_sha256
+        notes: str | None = "not measured in this run"
+    else:
+        notes = first_line(_mask_free_text(measurement.notes, spec))
     return ServerResult(
-        status=str(measurement.status),
-        tokens=measurement.total_tokens,
-        tool_count=measurement.tool_count or 0,
-        share=0.0,
+        name=entry.name,
+        transport=spec.transport,
+        command=command,
+        url=url,
+        env_var_names=spec.env_names,
+        header_names=spec.header_names,
+        status=NOT_MEASURED if measurement is None else str(measurement.status),
+        tokens=number.total_tokens if number is not None else None,
+        tool_count=(number.tool_count or 0) if number is not None else None,
+        share=0.0 if number is not None else None,
         canonical_sha256=sha,
         notes=notes,
-        session_start=_session(measurement),
+        always_load=entry.always_load,
+        unresolved=entry.unresolved,
+        session_start=_session(number) if number is not None else None,
         claude_tokens=(claude or {}).get(sha) if sha else None,
-        tools=tuple((t.name, t.tokens) for t in measurement.tools),
-        **base,
+        launch_key=spec.launch_key(),
+        tools=tuple((t.name, t.tokens) for t in number.tools) if number is not None else (),
+        isolation=measurement.isolation if measurement is not None else None,
+        config_notes=config_notes,
+        authorization=measurement.authorization if measurement is not None else None,
     )
 
 

@@ -3,23 +3,20 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
 from mcpcost.audit.sessions import Overridden
 from mcpcost.core.measure import SessionStart
-from mcpcost.core.model import Isolation
-from mcpcost.core.record import Record, field
+from mcpcost.core.model import Authorization, Isolation
+from mcpcost.core.record import Record
 from mcpcost.version import __version__
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
 
-# The shape of ``audit --json`` (spec/audit-report.schema.json). Adding optional fields keeps it;
-# renaming, removing or changing the meaning of a field raises it.
+# The shape of ``audit --json`` (mcpcost/schemas/audit-report.schema.json). Adding optional
+# fields keeps it; renaming, removing or changing the meaning of a field raises it.
 REPORT_VERSION = 1
 
 
@@ -64,7 +61,7 @@ class ServerResult(Record, frozen=True, kw_only=True):
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
-    authorization: str | None = None  # "oauth" when measured signed in (never who or a token)
+    authorization: Authorization | None = None  # when measured signed in (never who or a token)
 
     @property
     def measured(self) -> bool:
@@ -182,7 +179,6 @@ class AuditReport(Record, frozen=True, kw_only=True):
     claude_divergence: ClaudeRunInfo | None = None
     sessions: tuple[SessionResult, ...] = ()
     mcpcost_version: str = __version__
-    extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def measured_any(self) -> bool:

@@ -58,6 +58,7 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
+from mcpcost.render.renderer import DEFAULT_WIDTH, RENDERERS, Layout, OutputFormat
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -71,10 +72,9 @@ if TYPE_CHECKING:
     from mcpcost.transports.open import AheadOpener
 
 # What the report needs, loaded while the servers start (see ``_load_report_modules``).
-REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.render.json_report")
+REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates")
 # The longest the report's preparation waits for the first launches to be under way.
 FIRST_WAVE_WAIT_S = 1.0
-RENDERERS = {"json": "mcpcost.render.json_report", "markdown": "mcpcost.render.markdown_report"}
 
 
 def load_baseline(path: str) -> Baseline:
@@ -246,8 +246,8 @@ def _launch_first_wave(
 def _load_report_modules(args: argparse.Namespace) -> None:
     """Import what the report and the chosen output need. Called while the servers start: the
     imports then share the wait instead of delaying the first launch."""
-    renderer = RENDERERS.get("json" if args.json else "markdown" if args.markdown else "")
-    wanted = [*REPORT_MODULES, renderer or "mcpcost.render.text_report"]
+    RENDERERS[output_format(args)]()
+    wanted = list(REPORT_MODULES)
     if args.baseline:
         wanted.append("mcpcost.audit.diff")
     if args.sarif:
@@ -267,11 +267,13 @@ def _audit(
     cwd: Path,
 ) -> int:
     from mcpcost.audit.gates import evaluate_gates
-    from mcpcost.render.json_report import render_json
 
+    form = output_format(args)
+    render = RENDERERS[form]()
+    layout = Layout(by_file=args.by_file, width=text_width(env, out))
     if not report.configs:
-        if args.json:
-            out.write(render_json(report))
+        if form is OutputFormat.JSON:  # the empty report; the human formats say so on stderr
+            out.write(render(report, None, None, layout))
         if args.sarif:
             write_sarif(args.sarif, report, files, (), cwd)
         from mcpcost.cli.config_listing import nothing_found
@@ -302,18 +304,7 @@ def _audit(
     shown = gates if wants_gates else None
     if args.sarif:
         write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
-    if args.json:
-        out.write(render_json(report, diff, shown))
-    elif args.markdown:
-        from mcpcost.render.markdown_report import render_markdown
-
-        out.write(render_markdown(report, diff, shown, by_file=args.by_file))
-    else:
-        from mcpcost.render.text_report import render_text
-
-        out.write(
-            render_text(report, diff, shown, width=text_width(env, out), by_file=args.by_file)
-        )
+    out.write(render(report, diff, shown, layout))
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
         *(gates.budget.findings if gates.budget else ()),
@@ -328,10 +319,15 @@ def _audit(
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
 
 
+def output_format(args: argparse.Namespace) -> OutputFormat:
+    """The stdout format the flags ask for (``--json`` and ``--markdown`` exclude each other)."""
+    if args.json:
+        return OutputFormat.JSON
+    return OutputFormat.MARKDOWN if args.markdown else OutputFormat.TEXT
+
+
 def text_width(environ: Mapping[str, str], out: TextIO) -> int:
     """The width the text report fits (``streams.terminal_width``, the report's default)."""
-    from mcpcost.render.text_report import DEFAULT_WIDTH
-
     return terminal_width(environ, out, DEFAULT_WIDTH)
 
 

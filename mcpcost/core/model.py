@@ -1,17 +1,18 @@
 """The measurement record (``measurement.json``) and its parts: per-tool costs, isolation.
 
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
-keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT.md``):
-``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy`` and, per tool, the diagnostic
-``fieldTokens`` split. ``protocolEra`` and ``transport`` are read as words (``core.spec``); a
-value that is none of them is kept as written, in ``extras``.
+keeps fields it does not know (``extras``), and adds a few of our own (see
+``spec/MEASUREMENT.md``): ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``,
+``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization`` and, per tool,
+the diagnostic ``fieldTokens`` split. Eras and transports are read as words (``core.spec``); a
+value of another shape, or none of the words, is kept as read, in ``extras``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
 from mcpcost.core.record import Record, field, replace
@@ -26,6 +27,9 @@ METHODOLOGY_URL = (
 )
 PROVIDER = "tiktoken"
 ENCODING = "o200k_base"
+
+# How the captures were made signed in, when they were (the only way there is: an OAuth token).
+Authorization = Literal["oauth"]
 
 # serverInstructions has three states; this marks "never captured" (the key is absent).
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
@@ -110,7 +114,11 @@ class Measurement(Record, frozen=True, kw_only=True):
     protocol_era: Era | None = None
     transport: TransportName | None = None
     measured_by: Mapping[str, str] | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    header_names: tuple[str, ...] | None = None  # only when headers were sent; never values
+    protocol_eras_tried: tuple[Era, ...] | None = None  # what the first capture tried, in order
+    protocol_requested: Era | None = None  # the era the caller pinned, when it pinned one
+    authorization: Authorization | None = None  # how it was signed in; never a token or who
+    extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
     def has_number(self) -> bool:
@@ -157,13 +165,22 @@ class Measurement(Record, frozen=True, kw_only=True):
                 out[key] = value
         if self.measured_by is not None:
             out["measuredBy"] = dict(self.measured_by)
+        if self.header_names is not None:
+            out["headerNames"] = list(self.header_names)
+        if self.protocol_eras_tried is not None:
+            out["protocolErasTried"] = list(self.protocol_eras_tried)
+        if self.protocol_requested is not None:
+            out["protocolRequested"] = self.protocol_requested
+        if self.authorization is not None:
+            out["authorization"] = self.authorization
         for key, value in self.extras.items():
             out.setdefault(key, value)
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> Measurement:
-        """Read a measurement.json object; unknown fields are kept in ``extras``."""
+        """Read a measurement.json object; unknown fields are kept in ``extras`` (and so is a
+        known additional field whose value has another shape, so nothing read is lost)."""
         if not isinstance(data, dict):
             raise InputError("a measurement must be a JSON object")
         try:
@@ -211,14 +228,14 @@ class Measurement(Record, frozen=True, kw_only=True):
             "timeoutMs",
             "notes",
             "protocolVersion",
-            "protocolEra",
-            "transport",
             "measuredBy",
         }
         instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
         if instructions is not NOT_CAPTURED and not isinstance(instructions, str | None):
             instructions = NOT_CAPTURED
         measured_by = data.get("measuredBy")
+        extras = {k: v for k, v in data.items() if k not in known}
+        header_names = _take(extras, "headerNames", _is_strings)
         return cls(
             status=status,
             server_name=req_str("serverName", ""),
@@ -241,12 +258,16 @@ class Measurement(Record, frozen=True, kw_only=True):
             provider=req_str("provider", PROVIDER),
             encoding=req_str("encoding", ENCODING),
             protocol_version=_opt_str(data.get("protocolVersion")),
-            protocol_era=_opt_word(Era, data.get("protocolEra")),
-            transport=_opt_word(TransportName, data.get("transport")),
+            protocol_era=_take_word(extras, "protocolEra", Era),
+            transport=_take_word(extras, "transport", TransportName),
             measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
             if isinstance(measured_by, dict)
             else None,
-            extras={k: v for k, v in data.items() if k not in known or _unread(k, data[k])},
+            header_names=None if header_names is None else tuple(header_names),
+            protocol_eras_tried=_take_words(extras, "protocolErasTried", Era),
+            protocol_requested=_take_word(extras, "protocolRequested", Era),
+            authorization=_take(extras, "authorization", lambda v: v == "oauth"),
+            extras=extras,
         )
 
 
@@ -254,19 +275,34 @@ def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _take(extras: dict[str, Any], key: str, fits: Callable[[Any], bool]) -> Any:
+    """``extras[key]`` when ``fits`` accepts it, taken out of ``extras``; otherwise None, and a
+    value of another shape stays in ``extras`` as read."""
+    value = extras.get(key)
+    if value is None or not fits(value):
+        return None
+    return extras.pop(key)
+
+
 Word = TypeVar("Word", bound=StrEnum)
-# The fields read as a word of a ``StrEnum``: a value that is none of its words stays in
-# ``extras`` as it was, so the record still renders what the file said.
-_WORDS: dict[str, type[StrEnum]] = {"protocolEra": Era, "transport": TransportName}
 
 
-def _opt_word(words: type[Word], value: Any) -> Word | None:
-    return words(value) if isinstance(value, str) and value in set(words) else None
+def _take_word(extras: dict[str, Any], key: str, words: type[Word]) -> Word | None:
+    """``_take`` for a word of ``words``: any other value stays in ``extras``."""
+    known = {str(w) for w in words}
+    value = _take(extras, key, lambda v: isinstance(v, str) and v in known)
+    return None if value is None else words(value)
 
 
-def _unread(key: str, value: Any) -> bool:
-    words = _WORDS.get(key)
-    return words is not None and value is not None and _opt_word(words, value) is None
+def _take_words(extras: dict[str, Any], key: str, words: type[Word]) -> tuple[Word, ...] | None:
+    """``_take`` for a list of words of ``words``: a list holding anything else stays."""
+    known = {str(w) for w in words}
+    value = _take(extras, key, lambda v: _is_strings(v) and set(v) <= known)
+    return None if value is None else tuple(words(v) for v in value)
 
 
 def _tool_from_dict(data: dict[str, Any]) -> ToolCost:

@@ -25,7 +25,7 @@ from typing import Any, Protocol, cast
 
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
-from mcpcost.core.spec import EraChoice, ServerSpec
+from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.runtime.clock import iso_utc, utc_now
@@ -124,10 +124,8 @@ def measurement_from_pair(
     first, second = pair
     timeout_ms = round(timeout_s * 1000)
     failure = first if isinstance(first, CaptureFailure) else second
-    extras: dict[str, object] = {"headerNames": list(spec.header_names)} if spec.headers else {}
-    extras["protocolErasTried"] = list(first.eras_tried)
-    if protocol != EraChoice.AUTO:
-        extras["protocolRequested"] = protocol
+    header_names = spec.header_names if spec.headers else None
+    requested = Era(protocol) if protocol != EraChoice.AUTO else None
     if isinstance(failure, CaptureFailure):
         kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
         return Measurement(
@@ -140,7 +138,9 @@ def measurement_from_pair(
             notes=failure_notes(failure, spec.secret_values, notes_prefix),
             transport=kind,
             measured_by=MEASURED_BY,
-            extras=extras,
+            header_names=header_names,
+            protocol_eras_tried=first.eras_tried,
+            protocol_requested=requested,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
     from mcpcost.core.measure import measure_tools
@@ -168,7 +168,9 @@ def measurement_from_pair(
         protocol_era=hello.era,
         transport=first.diagnostics.kind,
         measured_by=MEASURED_BY,
-        extras=extras,
+        header_names=header_names,
+        protocol_eras_tried=first.eras_tried,
+        protocol_requested=requested,
     )
 
 

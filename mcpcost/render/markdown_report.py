@@ -1,6 +1,7 @@
 """``audit --markdown``: the report as GitHub-flavoured Markdown (PR comments, job summaries).
 
-``render_markdown(report, diff=None, gates=None, by_file=False) -> str``. A summary, then one
+``render_markdown(report, diff=None, gates=None, by_file=False) -> str``, and ``render``, the
+``Renderer`` of ``OutputFormat.MARKDOWN`` (``render.renderer``). A summary, then one
 section per client session (the files one client loads together; ``by_file``: per config file), a
 table of measured servers with the file each comes from, what was not measured, the deferral
 verdict in one sentence, then budget, diff and gate results, causes first. Untrusted text is
@@ -24,6 +25,7 @@ from mcpcost.render.text_report import summary_block
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
+    from mcpcost.render.renderer import Layout
 
 
 def name(text: str) -> str:
@@ -249,3 +251,9 @@ def render_markdown(
         f"[spec/METHODOLOGY.md]({METHODOLOGY_URL})</sub>"
     )
     return "\n".join(out).rstrip() + "\n"
+
+
+def render(
+    report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
+) -> str:
+    return render_markdown(report, diff, gates, by_file=layout.by_file)

@@ -1,4 +1,5 @@
-"""Human audit output: ``render_text(report, diff=None, gates=None) -> str``.
+"""Human audit output: ``render_text(report, diff=None, gates=None) -> str``, and ``render``,
+the ``Renderer`` of ``OutputFormat.TEXT`` (``render.renderer``).
 
 Layout (after the reference's, adapted): a header line; per config the server table (tools,
 tokens, share, session-start cost, the Claude column with ``--claude``), the total, the share of
@@ -33,13 +34,13 @@ from mcpcost.render.gate_lines import (
     increase_block,
     increase_verdict,
 )
+from mcpcost.render.renderer import DEFAULT_WIDTH, Layout
 from mcpcost.render.text_format import n, pct, table
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
 
 RULE = "─"
-DEFAULT_WIDTH = 100  # when the terminal's width is not known
 MIN_WIDTH = 60
 
 
@@ -373,3 +374,9 @@ def render_text(
     ]
     safe = [terminal_line(line.rstrip()) for line in out]
     return "\n".join(line.rstrip() for line in fit_width(safe, width)) + "\n"
+
+
+def render(
+    report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
+) -> str:
+    return render_text(report, diff, gates, width=layout.width, by_file=layout.by_file)
