@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from mcpcost.audit.engine import measure_all
+from mcpcost.audit.compose import measure_launches
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.transports.base import Transport
@@ -95,7 +95,7 @@ def test_report_modules_load_after_the_first_launch(tmp_path: Path) -> None:
     assert {"requests", "yaml", "mcpcost.render.markdown_report"}.isdisjoint(result["at_end"])
 
 
-def test_while_waiting_runs_once_on_the_caller_after_every_launch_is_handed_over() -> None:
+def test_while_launching_runs_once_on_the_caller_after_every_launch_is_handed_over() -> None:
     started: list[str] = []
     release = threading.Event()
     calls: list[tuple[str, list[str]]] = []
@@ -113,18 +113,18 @@ def test_while_waiting_runs_once_on_the_caller_after_every_launch_is_handed_over
         release.set()
 
     launches = {str(i): ServerSpec.stdio(f"s{i}", ["x", str(i)]) for i in range(3)}
-    out = measure_all(launches, slow, concurrency=3, while_waiting=waiting)
+    out = measure_launches(launches, slow, concurrency=3, while_launching=waiting)
     assert calls == [(threading.current_thread().name, ["s0", "s1", "s2"])]
     assert sorted(out) == ["0", "1", "2"]
 
 
-def test_while_waiting_runs_even_with_nothing_to_launch() -> None:
+def test_while_launching_runs_even_with_nothing_to_launch() -> None:
     calls: list[int] = []
 
     def never(spec: ServerSpec) -> Measurement:
         raise AssertionError("nothing to launch")
 
-    assert measure_all({}, never, while_waiting=lambda: calls.append(1)) == {}
+    assert measure_launches({}, never, while_launching=lambda: calls.append(1)) == {}
     assert calls == [1]
 
 

@@ -11,9 +11,15 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpcost.audit.deferral import TOOL_SEARCH, parse_settings
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates
+from mcpcost.configs.clients.claude_code import TOOL_SEARCH
+from mcpcost.configs.clients.settings_files import (
+    ClientSettings,
+    ReadState,
+    SettingsLayer,
+    SettingsText,
+)
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
@@ -84,11 +90,13 @@ def divergence_for(names: list[str]) -> Any:
 
 
 def rich_report(**kw: Any) -> Any:
-    settings = [
-        parse_settings(
-            "user", "/h/.claude/settings.json", stringify({"env": {TOOL_SEARCH: "auto"}})
-        )
-    ]
+    user = SettingsText(
+        layer=SettingsLayer.USER,
+        path="/h/.claude/settings.json",
+        state=ReadState.READ,
+        text=stringify({"env": {TOOL_SEARCH: "auto"}}).encode(),
+    )
+    settings = {"claude-code": ClientSettings(files=(user,))}
     return report_for(rich_configs(), TABLE, settings=settings, shell_environ={}, **kw)
 
 
@@ -120,8 +128,8 @@ def test_claude_join_is_by_capture_hash_not_by_name() -> None:
     report = rich_report(divergence=divergence_for(["alpha"]))
     servers = {s.name: s for c in report.configs for s in c.servers}
     alpha_total = measure_tools(TABLE["alpha"]).total_tokens  # type: ignore[arg-type]
-    assert servers["alpha"].claude_tokens == alpha_total // 2  # row is named "alpha-published"
-    assert servers["gamma"].claude_tokens is None
+    assert servers["alpha"].anthropic_tokens == alpha_total // 2  # row is named "alpha-published"
+    assert servers["gamma"].anthropic_tokens is None
     obj = report_to_json(report)
     assert all("claudeTokens" in s for c in obj["configs"] for s in c["servers"])
     assert "claudeTokens" not in report_to_json(rich_report())["configs"][0]["servers"][0]

@@ -17,10 +17,16 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.deferral import TOOL_SEARCH, parse_settings
+from mcpcost.audit.compose import AuditInputs, AuditOptions, run_audit
 from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.engine import run_audit
 from mcpcost.audit.gates import evaluate_gates
+from mcpcost.configs.clients.claude_code import TOOL_SEARCH
+from mcpcost.configs.clients.settings_files import (
+    ClientSettings,
+    ReadState,
+    SettingsLayer,
+    SettingsText,
+)
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
@@ -61,7 +67,7 @@ def _configs(extra: bool) -> list[Any]:
 
 def _report(extra: bool) -> Any:
     table = {**TABLE_G, "alpha-project": TABLE["alpha"], "gamma-project": TABLE["gamma"]}
-    return report_for(_configs(extra), table, shell_environ={}, settings=[])
+    return report_for(_configs(extra), table, shell_environ={}, settings={})
 
 
 def _render(width: int) -> str:
@@ -171,21 +177,21 @@ def _rich_report(extra: bool) -> Any:
             },
         }
     )
-    settings = [
-        parse_settings(
-            "user", "/home/ana/.claude/settings.json", stringify({"env": {TOOL_SEARCH: "auto"}})
-        )
-    ]
-    report = run_audit(
-        _rich_configs(extra),
-        measure=_rich_measure,
-        concurrency=4,
-        generated_at="2026-11-30T00:00:00.000Z",
-        shell_environ={},
-        settings=settings,
-        divergence=divergence,
+    user = SettingsText(
+        layer=SettingsLayer.USER,
+        path="/home/ana/.claude/settings.json",
+        state=ReadState.READ,
+        text=stringify({"env": {TOOL_SEARCH: "auto"}}).encode(),
+    )
+    inputs = AuditInputs(
+        configs=tuple(_rich_configs(extra)),
+        settings={"claude-code": ClientSettings(files=(user,))},
         problems=("a problem the run met",),
     )
+    options = AuditOptions(
+        concurrency=4, generated_at="2026-11-30T00:00:00.000Z", divergence=divergence
+    )
+    report = run_audit(inputs, measure=_rich_measure, options=options).report
     return replace(report, mcpcost_version="0.0.0-golden")
 
 

@@ -270,7 +270,7 @@ def test_legacy_sse_transport_signs_in_and_measures(fake: FakeAuthServer, cli: C
 def test_action_measures_with_client_credentials_from_the_step_environment(
     fake: FakeAuthServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcpcost.action.engine_seam import default_measure_server
+    from mcpcost.action.measure_sides import default_measure_server
     from mcpcost.core.spec import ServerSpec
 
     fake._clients["action-client"] = "action-secret"

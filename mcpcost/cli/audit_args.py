@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from mcpcost.audit.engine import DEFAULT_CONCURRENCY
+from mcpcost.audit.compose import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.auth_cmd import add_login_arguments
 from mcpcost.cli.container_args import add_container_arguments
 from mcpcost.configs.clients import KNOWN_CLIENTS
-
-DEFAULT_TIMEOUT_S = 60.0
 
 
 def non_negative_float(text: str) -> float:

@@ -1,10 +1,13 @@
 """``mcpcost audit``: what the servers in your MCP configs cost, per config file, and the gates.
 
 Order of work: flags are parsed; ``--baseline`` and ``--claude`` are read and shape-checked; the
-configs are found (or the ``--config`` files read); only then is anything launched. Results go to
-stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok; 1 a gate failed
-(``--fail-on-unmeasured``: a live server without a number, each named on stderr) or nothing could
-be audited (no config with a live server, or every server failed); 2 usage or
+configs are found (or the ``--config`` files read) with the clients' settings files; only then is
+anything launched, and the audit itself is ``mcpcost.audit.compose.run_audit``, as the library
+and the Action run it: this module chooses the measure function (the first wave of launches
+started ahead, ``--docker``, sign-in), fills the audit's ``while_launching`` hook and renders.
+Results go to stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok;
+1 a gate failed (``--fail-on-unmeasured``: a live server without a number, each named on stderr)
+or nothing could be audited (no config with a live server, or every server failed); 2 usage or
 unreadable input. Secrets never reach any output: env and header names only, commands and URLs
 masked.
 
@@ -28,12 +31,16 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from mcpcost.audit.api import load_configs, read_settings
-from mcpcost.audit.engine import (
-    MeasureFn,
+from mcpcost.audit.compose import (
+    Audit,
+    AuditInputs,
+    AuditOptions,
+    GateRequest,
+    MeasureLaunch,
     distinct_launches,
     first_taken,
-    measure_launches,
+    read_inputs,
+    run_audit,
 )
 from mcpcost.audit.progress import progress_for
 from mcpcost.cli.audit_args import build_parser
@@ -64,7 +71,6 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from mcpcost.audit.baseline import Baseline
-    from mcpcost.audit.deferral import SettingsSource
     from mcpcost.audit.gates import GateFinding
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
@@ -101,14 +107,15 @@ def load_divergence(source: str) -> DivergenceRun:
         raise InputError(f"{source}: {exc}") from None
 
 
-def find_configs(
+def find_inputs(
     args: argparse.Namespace,
     *,
     home: Path,
     cwd: Path,
     platform: str,
     environ: Mapping[str, str],
-) -> list[ConfigFile]:
+) -> AuditInputs:
+    """The configs to audit and the clients' settings files (``compose.read_inputs``)."""
     if args.config and args.client:
         raise UsageError(
             "mcpcost audit: --client filters discovery; it cannot be combined with --config"
@@ -119,7 +126,7 @@ def find_configs(
             f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
             f"{', '.join(KNOWN_CLIENTS)}"
         )
-    return load_configs(
+    return read_inputs(
         args.config or None,
         home=home,
         cwd=cwd,
@@ -130,12 +137,21 @@ def find_configs(
     )
 
 
+def gate_request(args: argparse.Namespace) -> GateRequest:
+    return GateRequest(
+        budget=args.budget,
+        max_increase=args.max_increase,
+        max_increase_percent=args.max_increase_percent,
+        require_measured=args.fail_on_unmeasured,
+    )
+
+
 def run(
     argv: list[str],
     out: TextIO,
     err: TextIO,
     *,
-    measure: MeasureFn | None = None,
+    measure: MeasureLaunch | None = None,
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
     cwd: Path | None = None,
@@ -156,7 +172,8 @@ def run(
     plat = platform or sys.platform
     baseline = load_baseline(args.baseline) if args.baseline else None
     divergence = load_divergence(args.claude) if args.claude else None
-    files = find_configs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
+    inputs = find_inputs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
+    files = list(inputs.configs)
     held = withheld(files)
     if held and not args.list_configs:
         err.write(
@@ -179,38 +196,34 @@ def run(
             measure, opener = _launch_first_wave(args, env, err, files, stack)
         from mcpcost.runtime.clock import iso_utc, utc_now
 
-        generated_at = iso_utc((now or utc_now)())
-        settings: list[tuple[SettingsSource, ...]] = []
-
-        def prepare_report() -> None:
-            if opener is not None:
-                opener.wait_opened(FIRST_WAVE_WAIT_S)
-                from mcpcost.measuring.server import load_counting
-
-                load_counting()
-            settings.append(read_settings(home=home_dir, cwd=cwd_dir, platform=plat, environ=env))
-            _load_report_modules(args)
-
-        measurements = measure_launches(
-            files,
-            measure,
+        options = AuditOptions(
             concurrency=args.concurrency,
-            progress=progress_for(err),
-            while_waiting=prepare_report,
-        )
-        from mcpcost.audit.report import build_report
-        from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
-
-        report = build_report(
-            files,
-            measurements,
-            context_window=args.context or DEFAULT_CONTEXT_WINDOW,
-            generated_at=generated_at,
-            shell_environ=env,
-            settings=settings[0],
+            context_window=args.context,
             divergence=divergence,
+            gates=gate_request(args),
+            generated_at=iso_utc((now or utc_now)()),
         )
-        return _audit(args, out, err, files, report, env, baseline, cwd_dir)
+        audit = run_audit(
+            inputs,
+            measure=measure,
+            options=options,
+            baseline=baseline,
+            progress=progress_for(err),
+            while_launching=partial(prepare_report, args, opener),
+        )
+        return _render(args, out, err, files, audit, env, cwd_dir)
+
+
+def prepare_report(args: argparse.Namespace, opener: AheadOpener | None) -> None:
+    """The audit's ``while_launching`` hook: once the first launches are under way (the
+    opener's first wave, at most ``FIRST_WAVE_WAIT_S``), load the tokenizer and what the
+    report and the chosen output need, so those imports share the servers' start-up."""
+    if opener is not None:
+        opener.wait_opened(FIRST_WAVE_WAIT_S)
+        from mcpcost.measuring.server import load_counting
+
+        load_counting()
+    _load_report_modules(args)
 
 
 def _launch_first_wave(
@@ -219,7 +232,7 @@ def _launch_first_wave(
     err: TextIO,
     files: list[ConfigFile],
     stack: contextlib.ExitStack,
-) -> tuple[MeasureFn, AheadOpener]:
+) -> tuple[MeasureLaunch, AheadOpener]:
     """Start the local servers the measurements begin with (two captures each), then load the
     measuring machinery while they boot; return the measure function that uses them and the
     opener that holds them. The sign-in flags are checked first, so a usage error launches
@@ -256,21 +269,21 @@ def _load_report_modules(args: argparse.Namespace) -> None:
         importlib.import_module(name)
 
 
-def _audit(
+def _render(
     args: argparse.Namespace,
     out: TextIO,
     err: TextIO,
     files: list[ConfigFile],
-    report: AuditReport,
+    audit: Audit,
     env: dict[str, str],
-    baseline: Baseline | None,
     cwd: Path,
 ) -> int:
-    from mcpcost.audit.gates import evaluate_gates
-
+    """The audit as the flags ask: text, ``--json`` or ``--markdown`` on stdout (the renderer
+    table's), SARIF to a file, reasons on stderr; the exit code."""
     form = output_format(args)
     render = RENDERERS[form]()
     layout = Layout(by_file=args.by_file, width=text_width(env, out))
+    report, diff, gates = audit.report, audit.diff, audit.gates
     if not report.configs:
         if form is OutputFormat.JSON:  # the empty report; the human formats say so on stderr
             out.write(render(report, None, None, layout))
@@ -282,25 +295,7 @@ def _audit(
         return EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
-    diff = None
-    if baseline is not None:
-        from mcpcost.audit.diff import diff_reports
-
-        diff = diff_reports(baseline, report)
-    gates = evaluate_gates(
-        report,
-        diff,
-        budget=args.budget,
-        max_increase=args.max_increase,
-        max_increase_percent=args.max_increase_percent,
-        require_measured=args.fail_on_unmeasured,
-    )
-    wants_gates = (
-        args.budget is not None
-        or args.max_increase is not None
-        or (args.max_increase_percent is not None)
-        or args.fail_on_unmeasured
-    )
+    wants_gates = gate_request(args).any
     shown = gates if wants_gates else None
     if args.sarif:
         write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
@@ -313,7 +308,7 @@ def _audit(
     for finding in gates.findings:
         if finding not in shown_elsewhere:
             err.write(f"UNMEASURED FAIL: {terminal_line(finding.text)}\n")
-    if not report.audited_anything:
+    if not report.measured_any:
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
@@ -384,7 +379,7 @@ def _container_measure(
     files: list[ConfigFile],
     err: TextIO,
     stack: contextlib.ExitStack,
-) -> MeasureFn | None:
+) -> MeasureLaunch | None:
     """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
     from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 

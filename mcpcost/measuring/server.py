@@ -11,9 +11,6 @@ tail, and have every env and header value masked.
 ``protocol`` (auto, legacy, modern) picks how the era is negotiated (see ``transports.session``);
 every record carries ``protocolErasTried`` (the eras the first capture attempted, in order) and,
 when the caller narrowed the choice, ``protocolRequested``.
-
-``Measure`` is what a caller that measures many servers is given: one server in, its
-``Measurement`` out (``measure_server`` with the caller's settings bound).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
 from mcpcost.core.redact import redact_text
@@ -40,12 +37,6 @@ STDERR_IN_NOTES = 600
 DYNAMIC_NOTE = "tools/list differed between two runs; value is for the first capture"
 RETRY_PREFIX = "reproduced on double the timeout budget; "
 MEASURED_BY = {"tool": "mcp-context-cost", "version": __version__}
-
-
-class Measure(Protocol):
-    """Measures one server: its spec in, its ``Measurement`` out."""
-
-    def __call__(self, spec: ServerSpec, /) -> Measurement: ...
 
 
 def capture_pair(

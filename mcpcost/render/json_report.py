@@ -25,18 +25,18 @@ from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGa
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
+    ClientSession,
     ConfigResult,
     ServerResult,
-    SessionResult,
 )
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
+    from mcpcost.audit.client_sessions import Overridden
     from mcpcost.audit.diff import AuditDiff, ConfigDiff, DroppedConfig, ServerDiff
-    from mcpcost.audit.gates import BudgetFitStep, SessionBudget
+    from mcpcost.audit.gates import BudgetFitStep, ClientSessionBudget
     from mcpcost.audit.report_model import HeaviestTool
-    from mcpcost.audit.sessions import Overridden
     from mcpcost.core.measure import SessionStart
     from mcpcost.render.renderer import Layout
 
@@ -72,7 +72,7 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
         canonicalSha256=s.canonical_sha256,
     )
     if claude:
-        out["claudeTokens"] = s.claude_tokens
+        out["claudeTokens"] = s.anthropic_tokens
     if s.notes is not None:
         out["notes"] = s.notes
     out["sessionStart"] = _session_start(s.session_start)
@@ -106,7 +106,7 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
     }
 
 
-def _trim(c: ConfigResult | SessionResult) -> dict[str, Any] | None:
+def _trim(c: ConfigResult | ClientSession) -> dict[str, Any] | None:
     trim = c.trim_advice
     if trim is None:
         return None
@@ -121,7 +121,7 @@ def _overridden(o: Overridden) -> dict[str, Any]:
     return {"name": o.name, "source": o.source, "by": o.by, "why": o.why}
 
 
-def session_to_json(s: SessionResult, claude: bool) -> dict[str, Any]:
+def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
     return {
         "key": s.key,
         "client": s.client,
@@ -162,7 +162,7 @@ def _fit(fit: BudgetFit | None) -> dict[str, Any] | None:
     }
 
 
-def _session_budget(s: SessionBudget) -> dict[str, Any]:
+def _session_budget(s: ClientSessionBudget) -> dict[str, Any]:
     return {
         "key": s.key,
         "label": s.label,
@@ -257,7 +257,7 @@ def report_to_json(
     report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
 ) -> dict[str, Any]:
     """The whole report (and its diff and gates, when present) as a JSON-ready dict."""
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     out: dict[str, Any] = {
         "reportVersion": REPORT_VERSION,
         "methodologyVersion": report.methodology_version,
@@ -295,10 +295,10 @@ def report_to_json(
     }
     if gates is not None and gates.budget is not None:
         out["budget"] = budget_to_json(gates.budget)
-    if report.claude_divergence is not None:
+    if report.anthropic_divergence is not None:
         out["claudeDivergence"] = {
-            "model": report.claude_divergence.model,
-            "measuredAt": report.claude_divergence.measured_at,
+            "model": report.anthropic_divergence.model,
+            "measuredAt": report.anthropic_divergence.measured_at,
         }
     if diff is not None:
         out["diff"] = diff_to_json(diff)

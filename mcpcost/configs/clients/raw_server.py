@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcpcost.configs.clients.formats import kind_of
-from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState, Scope
 from mcpcost.configs.variables import VariableContext, VariableSyntax, parse_dotenv, resolve
 from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import ServerSpec, TransportName
@@ -69,7 +69,7 @@ class RawServer(Record):
     fatal: str | None = None  # why it cannot be launched regardless of variables
     unresolved: list[str] = field(default_factory=list)  # found before resolution (Codex...)
     unresolved_fields: list[str] = field(default_factory=list)
-    scope: str | None = None  # when it differs from its file's (Claude Code's local block)
+    scope: Scope | None = None  # when it differs from its file's (a client's local block)
 
 
 class FieldReader:
@@ -246,9 +246,9 @@ def finish_entry(
     )
     if raw.fatal is None and raw.transport is None:
         raw.fatal = "no command or url"
-    if raw.fatal is None and raw.transport == TransportName.STDIO and not raw.command:
+    if raw.fatal is None and raw.transport is TransportName.STDIO and not raw.command:
         raw.fatal = "no command" if raw.command is None else "empty command"
-    if raw.fatal is None and raw.transport != TransportName.STDIO and not raw.url:
+    if raw.fatal is None and raw.transport is not TransportName.STDIO and not raw.url:
         raw.fatal = f"transport {raw.transport} without a url"
     if raw.fatal is not None:
         return replace(base, problem=raw.fatal)
@@ -268,7 +268,7 @@ def finish_entry(
 
     notes: list[str] = []
     file_env: Mapping[str, str] = {}
-    if raw.env_file is not None and raw.transport == TransportName.STDIO and load is not None:
+    if raw.env_file is not None and raw.transport is TransportName.STDIO and load is not None:
         got = _read_env_file(raw, syntax, vctx, load)
         base = replace(base, env_file=got.path)
         file_env = got.values
@@ -276,7 +276,7 @@ def finish_entry(
             notes.append(got.note)
             load.problems.append(f"server {raw.name!r}: {got.note}")
     base = replace(base, notes=tuple(notes))
-    if raw.transport == TransportName.STDIO:
+    if raw.transport is TransportName.STDIO:
         assert raw.command is not None
         argv = [res(raw.command, "command")] + [res(a, "args") for a in raw.args]
         # explicit env entries win over the envFile; envFile values are never expanded
@@ -314,9 +314,9 @@ def _state(entries: tuple[ConfigEntry, ...]) -> ConfigState:
 
 
 def build_file(
-    client: str,
+    client: ClientName,
     source: str,
-    scope: str,
+    scope: Scope,
     raws: list[RawServer],
     problems: list[str],
     syntax: VariableSyntax,
@@ -336,7 +336,7 @@ def build_file(
     )
 
 
-def error_file(client: str, source: str, scope: str, message: str) -> ConfigFile:
+def error_file(client: ClientName, source: str, scope: Scope, message: str) -> ConfigFile:
     return ConfigFile(
         client=client, source=source, state=ConfigState.ERROR, error=message, scope=scope
     )
