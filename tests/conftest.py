@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -10,7 +11,8 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout; MCPCOST_SHARED names another place (a worktree elsewhere)
+SHARED = Path(os.environ.get("MCPCOST_SHARED") or ROOT.parent / "shared")
 REFERENCE_CAPTURES = SHARED / "vectors" / "reference-captures"
 FIXTURES = ROOT / "spec" / "fixtures"
 
@@ -36,7 +38,7 @@ def reference_captures() -> list[Path]:
     """The reference project's published measurements (read from ../shared, never committed)."""
     if not REFERENCE_CAPTURES.is_dir():
         pytest.skip(f"reference captures not available at {REFERENCE_CAPTURES} (../shared absent)")
-    files = sorted(REFERENCE_CAPTURES.glob("*.json"))
+    files = sorted(REFERENCE_CAPTURES.glob("*.measurement.json"))  # not the divergence run
     if not files:
         pytest.skip(f"no reference captures in {REFERENCE_CAPTURES}")
     return files

@@ -133,6 +133,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("publish", "missing", ["publish", "--out", "missing"], "missing"),
     ("publish", "unreadable", ["publish", "--out", "adir", "--servers", "adir"], "adir"),
     ("publish", "invalid", ["publish", "--out", "adir", "--servers", "bad.yaml"], "bad.yaml"),
+    ("divergence", "missing", ["divergence", "--out", "missing"], "missing"),
+    ("divergence", "unreadable", ["divergence", "--out", "afile"], "afile"),
     ("measure", "missing", ["measure", "--cwd", "missing", "--", "true"], "missing"),
     ("measure", "unreadable", ["measure", "--cwd", "afile", "--", "true"], "afile"),
     ("measure", "invalid", ["measure", "--url", "not-a-url"], "not-a-url"),

@@ -54,6 +54,8 @@ from mcpcost.auth.revocation import revoke_sign_in
 from mcpcost.auth.store import SignIn, TokenStore
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError
+from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
+from mcpcost.runtime.http_session import BoundedSession
 
 MAX_AUTHORIZATIONS = 3
 MAX_METADATA_BYTES = 1 << 20
@@ -79,7 +81,7 @@ class OAuthAuthorizer:
         self.resource = canonical_resource(server_url)
         self.settings = settings
         self._store = store if settings.use_store else None
-        self._http = http or requests.Session()
+        self._http = http or BoundedSession()
         self._open_browser = open_browser
         self._notify = notify or (lambda _text: None)
         self._clock = clock
@@ -185,10 +187,8 @@ class OAuthAuthorizer:
             ) as resp:
                 if resp.status_code != 200:
                     return None
-                body = resp.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
-        except (requests.RequestException, OSError, ValueError):
-            return None
-        if len(body) > MAX_METADATA_BYTES:
+                body = read_body(resp, ReadLimits(MAX_METADATA_BYTES, self._timeout))
+        except (requests.RequestException, OSError, ValueError, BodyReadFailed):
             return None
         try:
             return parse_json(body)
@@ -294,14 +294,16 @@ class OAuthAuthorizer:
                 allow_redirects=False,
                 stream=True,
             ) as resp:
-                body = resp.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
                 status = resp.status_code
+                body = read_body(resp, ReadLimits(MAX_METADATA_BYTES, self._timeout))
         except (requests.RequestException, OSError) as exc:
             raise AuthorizationFailed(
                 f"token endpoint unreachable ({type(exc).__name__})"
             ) from None
+        except BodyReadFailed as exc:
+            raise AuthorizationFailed(f"token endpoint answer unreadable: {exc}") from None
         try:
-            doc = parse_json(body[:MAX_METADATA_BYTES])
+            doc = parse_json(body)
         except JSONSyntaxError:
             doc = None
         return parse_token_response(status, doc, self._clock(), previous_refresh)

@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("mcpcost.cli.merge_cmd", "fold sweep shard outputs into one tree"),
     "publish": ("mcpcost.cli.publish_cmd", "regenerate leaderboard, history and pages"),
     "auth": ("mcpcost.cli.auth_cmd", "sign in to OAuth-protected servers; status; logout"),
+    "divergence": (
+        "mcpcost.cli.divergence_cmd",
+        "count measured tools with Claude's or OpenAI's API",
+    ),
 }
 
 

@@ -63,7 +63,7 @@ from mcpcost.cli.measure_inputs import (
 )
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
-from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.model import ListingKind, Measurement, render_measurement
 from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
@@ -255,6 +255,22 @@ def summary_line(name: str, m: Measurement) -> str:
     )
 
 
+def listings_line(m: Measurement) -> str | None:
+    """What the server listed beside its tools (never in the number), or None."""
+    if not m.listings:
+        return None
+    parts = []
+    for kind in ListingKind:
+        listing = m.listings.get(kind)
+        if listing is None:
+            continue
+        if listing.error is not None:
+            parts.append(f"{kind.words}: {plain_reason(listing.error)}")
+        else:
+            parts.append(f"{listing.count} {kind.words} ({listing.tokens} tokens)")
+    return terminal_line("  also listed, not in the number: " + "; ".join(parts))
+
+
 def run(
     argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
 ) -> int:
@@ -321,6 +337,9 @@ def run(
         out.write(render_measurement(measurement))
     else:
         out.write(summary_line(spec.name, measurement) + "\n")
+        also = listings_line(measurement)
+        if also is not None:
+            out.write(also + "\n")
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
 
 

@@ -33,6 +33,7 @@ from mcpcost.configs.clients.client import Scope
 from mcpcost.configs.clients.settings_files import ClientSettings, read_settings
 from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
 from mcpcost.core.record import Record, replace
+from mcpcost.runtime.world_files import MAX_CONFIG_BYTES, MAX_ENV_FILE_BYTES, read_world_file
 
 __all__ = [
     "KNOWN_CLIENTS",
@@ -139,9 +140,10 @@ def _present(path: Path) -> bool | str:
 
 
 def read_if_exists(path: str) -> bytes | None:
-    """A file's bytes, or None when it does not exist (other failures raise OSError)."""
+    """A file's bytes, or None when it does not exist (other failures raise OSError); read as a
+    file from the world (``runtime.world_files``: regular files only, within the config cap)."""
     try:
-        return Path(path).read_bytes()
+        return read_world_file(path, max_bytes=MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None
 
@@ -177,7 +179,7 @@ def read_text(path: Path) -> tuple[str | None, str | None]:
             return None, "cannot read: broken symbolic link"
         if path.is_dir():
             return None, "cannot read: is a directory"
-        data = path.read_bytes()
+        data = read_world_file(path, max_bytes=MAX_CONFIG_BYTES)  # no FIFO, device or giant
     except OSError as exc:
         return None, f"cannot read: {exc.strerror or type(exc).__name__}"
     try:
@@ -190,7 +192,7 @@ def read_env_file(path: str) -> str:
     """An ``envFile``'s text (raises OSError, or ValueError when it is not UTF-8 text)."""
     if os.path.isdir(path):
         raise IsADirectoryError(21, "is a directory", path)
-    return Path(path).read_bytes().decode("utf-8-sig")
+    return read_world_file(path, max_bytes=MAX_ENV_FILE_BYTES).decode("utf-8-sig")
 
 
 def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -> ParseContext:

@@ -3,9 +3,10 @@
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
 keeps fields it does not know (``extras``), and adds a few of our own (see
 ``spec/MEASUREMENT.md``): ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``,
-``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization`` and, per tool,
-the diagnostic ``fieldTokens`` split. Eras and transports are read as words (``core.spec``); a
-value of another shape, or none of the words, is kept as read, in ``extras``.
+``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization``, ``listings``
+(prompts, resources and resource templates, counted beside the number, never in it) and, per
+tool, the diagnostic ``fieldTokens`` split. Eras and transports are read as words
+(``core.spec``); a value of another shape, or none of the words, is kept as read, in ``extras``.
 """
 
 from __future__ import annotations
@@ -89,6 +90,69 @@ class Isolation(Record, frozen=True, kw_only=True):
 HOST_ISOLATION = Isolation(docker=False)
 
 
+class ListingKind(StrEnum):
+    """What ``listings`` may hold, in this order: the MCP list results counted beside the tools
+    (the member's value is its key in measurement.json)."""
+
+    PROMPTS = "prompts"
+    RESOURCES = "resources"
+    RESOURCE_TEMPLATES = "resourceTemplates"
+
+    @property
+    def words(self) -> str:
+        """How a page or a line names it."""
+        return "resource templates" if self is ListingKind.RESOURCE_TEMPLATES else self.value
+
+
+LISTING_KINDS = tuple(ListingKind)
+
+
+class Listing(Record, frozen=True, kw_only=True):
+    """One of ``prompts/list``, ``resources/list``, ``resources/templates/list``, page-joined and
+    counted as the tools are (``count``, ``tokens``, ``canonicalSha256`` of the joined array), or
+    why it could not be listed (``error``). Never part of ``totalTokens``."""
+
+    count: int | None = None
+    tokens: int | None = None
+    canonical_sha256: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        return {
+            "count": self.count,
+            "tokens": self.tokens,
+            "canonicalSha256": self.canonical_sha256,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Listing:
+        def num(key: str) -> int | None:
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            return int(value)
+
+        error = data.get("error")
+        return cls(
+            count=num("count"),
+            tokens=num("tokens"),
+            canonical_sha256=_opt_str(data.get("canonicalSha256")),
+            error=None if error is None else str(error),
+        )
+
+
+def _listings_from(value: Any) -> dict[ListingKind, Listing] | None:
+    if not isinstance(value, dict):
+        return None
+    return {
+        ListingKind(k): Listing.from_dict(v)
+        for k, v in value.items()
+        if k in LISTING_KINDS and isinstance(v, dict)
+    }
+
+
 class Measurement(Record, frozen=True, kw_only=True):
     """One server measured once (two captures compared), as published in measurement.json."""
 
@@ -118,6 +182,9 @@ class Measurement(Record, frozen=True, kw_only=True):
     protocol_eras_tried: tuple[Era, ...] | None = None  # what the first capture tried, in order
     protocol_requested: Era | None = None  # the era the caller pinned, when it pinned one
     authorization: Authorization | None = None  # how it was signed in; never a token or who
+    # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
+    # looked for), so the file of a server without them keeps its bytes
+    listings: Mapping[ListingKind, Listing] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
@@ -173,6 +240,10 @@ class Measurement(Record, frozen=True, kw_only=True):
             out["protocolRequested"] = self.protocol_requested
         if self.authorization is not None:
             out["authorization"] = self.authorization
+        if self.listings:
+            out["listings"] = {
+                k: self.listings[k].to_dict() for k in LISTING_KINDS if k in self.listings
+            }
         for key, value in self.extras.items():
             out.setdefault(key, value)
         return out
@@ -267,6 +338,7 @@ class Measurement(Record, frozen=True, kw_only=True):
             protocol_eras_tried=_take_words(extras, "protocolErasTried", Era),
             protocol_requested=_take_word(extras, "protocolRequested", Era),
             authorization=_take(extras, "authorization", lambda v: v == "oauth"),
+            listings=_listings_from(_take(extras, "listings", lambda v: isinstance(v, dict))),
             extras=extras,
         )
 

@@ -20,7 +20,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
-from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
+from mcpcost.core.model import (
+    HOST_ISOLATION,
+    NOT_CAPTURED,
+    Isolation,
+    Listing,
+    ListingKind,
+    Measurement,
+)
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
@@ -101,6 +108,26 @@ def cut_notes(text: str) -> str:
     return text if len(text) <= NOTES_LIMIT else text[: NOTES_LIMIT - 1] + "…"
 
 
+LISTING_ERROR_LIMIT = 200
+
+
+def listings_of(capture: Capture, secrets: tuple[str, ...]) -> dict[ListingKind, Listing] | None:
+    """The first capture's prompts, resources and templates, counted as the tools are (None:
+    the server declared none). Error text is the server's: masked and cut."""
+    if not capture.listed:
+        return None
+    from mcpcost.core.measure import measure_listing
+
+    out: dict[ListingKind, Listing] = {}
+    for listed in capture.listed:
+        if listed.items is None:
+            text = redact_text(listed.error or "failed", secrets)
+            out[listed.kind] = Listing(error=text[:LISTING_ERROR_LIMIT])
+        else:
+            out[listed.kind] = measure_listing(listed.items)
+    return out
+
+
 def measurement_from_pair(
     spec: ServerSpec,
     pair: tuple[Capture | CaptureFailure, Capture | CaptureFailure],
@@ -162,6 +189,7 @@ def measurement_from_pair(
         header_names=header_names,
         protocol_eras_tried=first.eras_tried,
         protocol_requested=requested,
+        listings=listings_of(first, spec.secret_values),
     )
 
 

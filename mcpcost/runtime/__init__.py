@@ -6,4 +6,8 @@
 * ``process_exit``   how a command's process ends (a normal exit, its collection made cheap)
 * ``clock``          the wall clock and the one timestamp format
 * ``templating``     the one Jinja environment the renderers use
+* ``http_body``      bounded reads of HTTP bodies
+* ``http_session``   the one HTTP session class
+* ``addresses``      the address policy: which hosts a request may reach
+* ``world_files``    bounded reads of files from the world
 """

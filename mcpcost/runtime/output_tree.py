@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import InputError, OutputError
+from mcpcost.runtime.world_files import MAX_TREE_FILE_BYTES, NONBLOCKING_OPEN, read_open_file
 
 PENDING_DIR = ".mcpcost-pending"
 JOURNAL = "journal"
@@ -205,20 +206,24 @@ def atomic_write(path: Path | str, data: str | bytes, *, access: Access = Access
 
 
 def read_in_tree(root: Path, rel: str) -> bytes | None:
-    """Bytes of ``root/rel``, or None when missing, not a regular file, or reached via a link."""
+    """Bytes of ``root/rel``, or None when missing, not a regular file (checked without
+    blocking on a FIFO), larger than ``MAX_TREE_FILE_BYTES``, or reached via a link."""
     parts = _rel_parts(rel)
     try:
         with _directory(root, parts[:-1], create=False) as fd:
             if fd is None:
                 return None
+            flags = os.O_RDONLY | _NO_FOLLOW | _CLOEXEC | NONBLOCKING_OPEN
             try:
-                file_fd = os.open(parts[-1], os.O_RDONLY | _NO_FOLLOW | _CLOEXEC, dir_fd=fd)
+                file_fd = os.open(parts[-1], flags, dir_fd=fd)
             except OSError:
                 return None
-            with os.fdopen(file_fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-                    return None
-                return fh.read()
+            try:  # a FIFO or device is refused unread, and so is a file past the cap
+                return read_open_file(file_fd, rel, max_bytes=MAX_TREE_FILE_BYTES)
+            except OSError:
+                return None
+            finally:
+                os.close(file_fd)
     except OutputError:
         return None
 

@@ -14,15 +14,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
+from mcpcost.core.calibration import Calibration
 from mcpcost.core.markdown import md_text
-from mcpcost.core.model import METHODOLOGY_VERSION
+from mcpcost.core.model import METHODOLOGY_VERSION, ListingKind, Measurement
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
 from mcpcost.runtime.templating import thousands
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
-from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
+from mcpcost.sweep.views import Board, Divergence, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
 # First line of every server page publish writes: the mark that lets a later publish delete the
@@ -48,6 +49,8 @@ CSV_HEADER = (
     "sessionStartIsFloor",
     "toolNameTokens",
     "instructionsTokens",
+    "openaiTokens",
+    "openaiModel",
 )
 
 
@@ -103,8 +106,74 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
     }
 
 
-def leaderboard_md(board: Board, est: Estimator | None) -> str:
+def listings_rows(m: Measurement) -> list[dict[str, str]]:
+    """The server page's prompts/resources table: counts, or the list's error, escaped."""
+    rows = []
+    for kind in ListingKind:
+        listing = (m.listings or {}).get(kind)
+        if listing is None:
+            continue
+        failed = listing.error is not None
+        rows.append(
+            {
+                "kind": kind.words,
+                "count": "—" if failed else thousands(listing.count),
+                "tokens": md_cell(f"not listed: {listing.error}")
+                if failed
+                else thousands(listing.tokens),
+            }
+        )
+    return rows
+
+
+def column_context(d: Divergence | None, tokens: int | None) -> dict[str, str] | None:
+    """A server page's section for one vendor column's current row (None: no such row)."""
+    if d is None:
+        return None
+    return {
+        "model": md_cell(d.model),
+        "date": md_cell(d.measured_on),
+        "tokens": f"{d.tokens:,}",
+        "mapped": thousands(d.o200k_mapped),
+        "ratio": f"{d.tokens / tokens:.2f}" if tokens else "—",
+        "share": f"{100 * (tokens - d.o200k_mapped) / tokens:.1f}%"
+        if d.o200k_mapped is not None and tokens
+        else "—",
+    }
+
+
+def calibration_context(fits: Sequence[Calibration]) -> list[dict[str, Any]]:
+    """Each column's fit as the leaderboard's calibration section shows it."""
+    return [
+        {
+            "vendor": f.column.vendor,
+            "method": md_cell(f.method),
+            "model": md_cell(f.model),
+            "date": md_cell(f.measured_at),
+            "n": f.n,
+            "fixed": f"{f.fixed_tokens:,}",
+            "factor": f"{f.factor:.3f}",
+            "mean": f"{100 * f.mean_relative_error:.1f}",
+            "max": f"{100 * f.max_relative_error:.1f}",
+            "band": f.band_pct,
+            "rows": [
+                {
+                    "name": md_cell(r.name),
+                    "mapped": f"{r.o200k_mapped:,}",
+                    "delta": f"{r.delta:,}",
+                    "estimate": f"{r.estimate:,}",
+                    "error": f"{100 * r.relative_error:.1f}%",
+                }
+                for r in f.rows
+            ],
+        }
+        for f in fits
+    ]
+
+
+def leaderboard_md(board: Board, est: Estimator | None, fits: Sequence[Calibration] = ()) -> str:
     show_claude = board.divergence_model is not None
+    show_openai = board.openai_model is not None
     rows = []
     for rank, r in enumerate(board.measured, 1):
         m = r.measurement
@@ -115,7 +184,8 @@ def leaderboard_md(board: Board, est: Estimator | None) -> str:
                 "link": f"../docs/servers/{r.name}.md",
                 "tokens": thousands(r.tokens),
                 "session": session_text(r),
-                "claude": thousands(r.divergence.claude_tokens) if r.divergence else "—",
+                "claude": thousands(r.divergence.tokens) if r.divergence else "—",
+                "openai": thousands(r.openai.tokens) if r.openai else "—",
                 "tools": thousands(r.tool_count),
                 "largest": largest_text(r),
                 "status": str(r.status),
@@ -141,6 +211,11 @@ def leaderboard_md(board: Board, est: Estimator | None) -> str:
         claude_model=md_cell(board.divergence_model or ""),
         claude_date=md_cell(board.divergence_date or ""),
         claude_count=sum(1 for r in board.measured if r.divergence is not None),
+        show_openai=show_openai,
+        openai_model=md_cell(board.openai_model or ""),
+        openai_date=md_cell(board.openai_date or ""),
+        openai_count=sum(1 for r in board.measured if r.openai is not None),
+        calibrations=calibration_context(fits),
         floors=floors,
         costlier=costlier,
         rows=rows,
@@ -170,12 +245,14 @@ def leaderboard_csv(board: Board) -> str:
                 "" if metric is None else metric.value_text(),
                 "" if metric is None else metric.unit,
                 (e.metric_source if e else None) or "",
-                r.divergence.claude_tokens if r.divergence else "",
+                r.divergence.tokens if r.divergence else "",
                 r.divergence.model if r.divergence else "",
                 "" if s is None else s.total,
                 "" if s is None else ("true" if s.is_floor else "false"),
                 "" if s is None else s.tool_name_tokens,
                 "" if s is None or s.instructions_tokens is None else s.instructions_tokens,
+                r.openai.tokens if r.openai else "",
+                r.openai.model if r.openai else "",
             ]
         )
     return buf.getvalue()
@@ -231,6 +308,7 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
     entry = row.entry
     env_names = ", ".join(m.env_var_names) if m.env_var_names else "none"
     d = row.divergence
+    o = row.openai
     return render(
         "server.md.j2",
         generated_mark=GENERATED_MARK,
@@ -264,18 +342,9 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
         ],
         rest_count=len(rest),
         rest_tokens=f"{sum(t.tokens for _, t in rest):,}",
-        divergence=None
-        if d is None
-        else {
-            "model": md_cell(d.model),
-            "date": md_cell(d.measured_on),
-            "claude": f"{d.claude_tokens:,}",
-            "mapped": thousands(d.o200k_mapped),
-            "ratio": f"{d.claude_tokens / row.tokens:.2f}" if row.tokens else "—",
-            "share": f"{100 * (row.tokens - d.o200k_mapped) / row.tokens:.1f}%"
-            if d.o200k_mapped is not None and row.tokens
-            else "—",
-        },
+        divergence=column_context(d, row.tokens),
+        listings=listings_rows(m),
+        openai=column_context(o, row.tokens),
         over_time=over_time if len(over_time) > 1 else [],
         dropped=row.series.dropped,
         series_start=row.series.rows[0].date if row.series.rows else "",
@@ -362,7 +431,7 @@ def dashboard(board: Board, est: Estimator | None) -> str:
                 "spark": sparkline(series),
                 "trend": trend_text(r.series.rows),
                 "trend_note": trend_note(r),
-                "claude": f"{r.divergence.claude_tokens:,}" if r.divergence else "—",
+                "claude": f"{r.divergence.tokens:,}" if r.divergence else "—",
             }
         )
     pending = sum(1 for r in board.not_measured if r.status is Status.NOT_YET_RUN)

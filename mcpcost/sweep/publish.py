@@ -1,6 +1,7 @@
 """Regenerate every published file from the measurements on disk (deterministic).
 
-Order: history fold -> estimator -> leaderboard (md, csv) -> server pages + index -> dashboard.
+Order: history fold -> calibration of the divergence columns -> estimator -> leaderboard (md,
+csv) -> server pages + index -> dashboard.
 Files whose content would not change are not rewritten. Server pages that an earlier publish
 wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
 number; any other file under ``docs/servers/`` is left alone. Every change is staged in a
@@ -14,12 +15,15 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from mcpcost.core.calibration import CALIBRATION_REL
+from mcpcost.core.divergence import CLAUDE, OPENAI
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.sweep import pages
 from mcpcost.sweep.catalog import Catalog
+from mcpcost.sweep.divergence_run import stage_calibration
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
 from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.history import fold, parse_history, render_history
@@ -111,15 +115,21 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
         catalog,
         measurements,
         history,
-        divergence=_read_json(txn, "results/divergence.json"),
+        divergence=_read_json(txn, CLAUDE.rel),
         session_backfill=_read_json(txn, "results/session-start.json"),
+        openai=_read_json(txn, OPENAI.rel),
     )
+    fits = stage_calibration(txn, measurements)
+    if fits.changed:
+        written.append(CALIBRATION_REL)
     est = fit(samples_from(measurements))
     if est is not None:
         _write_if_changed(
             txn, "results/estimator.json", stringify_pretty(est.to_dict()) + "\n", written
         )
-    _write_if_changed(txn, "results/leaderboard.md", pages.leaderboard_md(board, est), written)
+    _write_if_changed(
+        txn, "results/leaderboard.md", pages.leaderboard_md(board, est, fits.fits), written
+    )
     _write_if_changed(txn, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
     keep = {f"{SERVER_PAGES}/index.md"}
     for row in board.measured:
