@@ -6,6 +6,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,6 +42,24 @@ def reference_captures() -> list[Path]:
     if not files:
         pytest.skip(f"no reference captures in {REFERENCE_CAPTURES}")
     return files
+
+
+@pytest.fixture(scope="session")
+def tiktoken_o200k() -> Any:
+    """tiktoken's own o200k_base (its Rust split, then its byte-pair encoding), built through
+    tiktoken's public ``Encoding`` from the bundled ranks: what the tokenizer is compared with."""
+    import tiktoken
+
+    from mcpcost.core.ranks import open_rank_table
+    from mcpcost.core.tokenizer import O200K_PAT_STR, O200K_SPECIAL_TOKENS
+
+    table = open_rank_table()
+    return tiktoken.Encoding(
+        "o200k_base",
+        pat_str=O200K_PAT_STR,
+        mergeable_ranks=dict(zip(table.tokens(), range(table.size), strict=True)),
+        special_tokens=O200K_SPECIAL_TOKENS,
+    )
 
 
 # Test modules that read /proc (Linux only) or signal POSIX process groups (not on Windows).

@@ -290,6 +290,17 @@ def test_a_mistyped_command_or_flag_gets_a_suggestion(tmp_path: Path) -> None:
     assert code == 2 and "did you mean" not in err  # nothing close: no guess
 
 
+def test_a_slip_in_a_flag_group_or_a_choice_gets_a_suggestion(tmp_path: Path) -> None:
+    code, _, err = run(["count", "--jsno", "x.json"], tmp_path)  # --json is in a group
+    assert code == 2 and "did you mean --json?" in err
+    code, _, err = run(
+        ["measure", "--protocol", "modren", "--url", "http://127.0.0.1:1/"], tmp_path
+    )
+    assert code == 2 and err.count("\n") == 1
+    assert "invalid choice: 'modren' (choose from 'auto', 'legacy', 'modern'); " in err
+    assert "did you mean 'modern'?" in err
+
+
 def audit_in(home: Path, argv: list[str]) -> tuple[int, str, str]:
     from mcpcost.cli import audit_cmd
 

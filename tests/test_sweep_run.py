@@ -19,7 +19,7 @@ from mcpcost.sweep.catalog import Catalog, load_catalog
 from mcpcost.sweep.guard import MIN_REGRESSIONS
 from mcpcost.sweep.measure_adapter import make_measure
 from mcpcost.sweep.merge import merge
-from mcpcost.sweep.runner import Job, MeasureFn, SweepOptions, SweepOutcome, run_sweep
+from mcpcost.sweep.runner import Job, MeasureJob, SweepOptions, SweepOutcome, run_sweep
 from mcpcost.sweep.shard import select_shard
 from tests.servers.registry import fixture_argv, real_server_argv, real_server_missing
 
@@ -76,7 +76,7 @@ def sweep(
     cat: Catalog,
     *,
     when: dt.datetime,
-    measure: MeasureFn | None = None,
+    measure: MeasureJob | None = None,
     names: list[str] | None = None,
     publish_pages: bool = True,
 ) -> tuple[SweepOutcome, list[str]]:
@@ -191,7 +191,7 @@ def test_second_sweep_same_day_changes_nothing_and_next_day_only_dates(
     assert "## Over time" in page and "| 2026-09-02 |" in page and "no change" in page
 
 
-def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureFn:
+def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureJob:
     """A harness that cannot start anything: every server but ``keep`` gets a dead launch."""
     real = make_measure(None, lambda: when)
 

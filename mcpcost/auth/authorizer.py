@@ -47,6 +47,7 @@ from mcpcost.auth.metadata import (
     resource_covers,
     same_issuer,
 )
+from mcpcost.auth.oauth_values import OAuthScope
 from mcpcost.auth.pkce import new_pkce, new_state
 from mcpcost.auth.registration import register_client
 from mcpcost.auth.revocation import revoke_sign_in
@@ -239,13 +240,13 @@ class OAuthAuthorizer:
             )
         self._server_meta = server
         previous = self._sign_in.tokens.scope if self._sign_in is not None and step_up else None
-        scope: str | None
+        scope: OAuthScope | None
         if self.settings.scope:
             scope = self.settings.scope
         elif challenge.scope:
             scope = scope_union(previous, challenge.scope)
         elif resource_meta is not None and resource_meta.scopes_supported:
-            scope = " ".join(resource_meta.scopes_supported)
+            scope = OAuthScope(" ".join(resource_meta.scopes_supported))
         else:
             scope = None
         if self.settings.grant is Grant.CLIENT_CREDENTIALS:
@@ -374,7 +375,7 @@ class OAuthAuthorizer:
         return ClientIdentity(s.client_id, s.client_secret, method)
 
     def _client_credentials(
-        self, server: AuthorizationServerMetadata, scope: str | None
+        self, server: AuthorizationServerMetadata, scope: OAuthScope | None
     ) -> tuple[TokenSet, ClientIdentity]:
         identity = self._preregistered(server)
         if identity is None:
@@ -407,7 +408,7 @@ class OAuthAuthorizer:
         return register_client(self._http, server, redirect_uri, timeout_s=self._timeout)
 
     def _authorization_code(
-        self, server: AuthorizationServerMetadata, scope: str | None
+        self, server: AuthorizationServerMetadata, scope: OAuthScope | None
     ) -> tuple[TokenSet, ClientIdentity]:
         sign_in = self._sign_in
         if (

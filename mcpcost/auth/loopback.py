@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
+from mcpcost.auth.oauth_values import OAuthState
 from mcpcost.core.record import Record, repr_without
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.runtime.http_session import BoundedSession
@@ -26,7 +27,7 @@ class Redirect(Record, frozen=True):
     """What arrived at the redirect URI (``code`` is a secret until exchanged)."""
 
     code: str | None = None
-    state: str | None = None
+    state: OAuthState | None = None
     error: str | None = None
 
     def __repr__(self) -> str:
@@ -53,7 +54,10 @@ class LoopbackReceiver:
                     values = query.get(name)
                     return values[0] if values else None
 
-                receiver._result = Redirect(one("code"), one("state"), one("error"))
+                state = one("state")
+                receiver._result = Redirect(
+                    one("code"), OAuthState(state) if state is not None else None, one("error")
+                )
                 receiver._arrived.set()
                 text = "Signed in." if one("code") else "Sign-in did not complete."
                 body = _PAGE.format(text).encode("utf-8")

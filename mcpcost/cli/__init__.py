@@ -69,8 +69,8 @@ def main(
 
 
 def entry() -> NoReturn:
-    """The ``mcpcost`` executable: run the command, then leave without the interpreter's
-    teardown (``runtime.process_exit``)."""
+    """The ``mcpcost`` executable: run the command, then exit with its garbage collection
+    made cheap (``runtime.process_exit``)."""
     leave(main())
 
 

@@ -63,9 +63,9 @@ from mcpcost.cli.measure_inputs import (
 )
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
-from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.model import ListingKind, Measurement, render_measurement
 from mcpcost.core.plural import counted
-from mcpcost.core.spec import ServerSpec, TransportName
+from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from mcpcost.runtime.output_tree import open_tree
@@ -142,14 +142,14 @@ def build_parser() -> ArgParser:
     )
     p.add_argument(
         "--transport",
-        choices=[str(t) for t in TransportName if t is not TransportName.STDIO],
+        choices=REMOTE_TRANSPORTS,
         default=None,
         help="remote transport (default auto: Streamable HTTP, then legacy SSE)",
     )
     p.add_argument(
         "--protocol",
-        choices=("auto", "legacy", "modern"),
-        default="auto",
+        choices=tuple(EraChoice),
+        default=EraChoice.AUTO,
         help="protocol era: auto (initialize first, 2026-07-28 if refused), legacy "
         "or modern (server/discover only)",
     )
@@ -188,7 +188,8 @@ def parse_flags(flags: list[str]) -> argparse.Namespace:
                 f"mcpcost measure: {flags[first]} is not a flag of mcpcost measure; the server "
                 f"command and its own flags go after --: {terminal_line(meant)}"
             )
-    return parser.parse_args(flags)  # the unknown flag, named as argparse names it
+    named: argparse.Namespace = parser.parse_args(flags)  # raises, naming the unknown flag
+    return named
 
 
 def spec_from_args(
@@ -280,26 +281,19 @@ def summary_line(name: str, m: Measurement) -> str:
     )
 
 
-LISTING_WORDS = {
-    "prompts": "prompts",
-    "resources": "resources",
-    "resourceTemplates": "resource templates",
-}
-
-
 def listings_line(m: Measurement) -> str | None:
     """What the server listed beside its tools (never in the number), or None."""
     if not m.listings:
         return None
     parts = []
-    for kind, words in LISTING_WORDS.items():
+    for kind in ListingKind:
         listing = m.listings.get(kind)
         if listing is None:
             continue
         if listing.error is not None:
-            parts.append(f"{words}: {plain_reason(listing.error)}")
+            parts.append(f"{kind.words}: {plain_reason(listing.error)}")
         else:
-            parts.append(f"{listing.count} {words} ({listing.tokens} tokens)")
+            parts.append(f"{listing.count} {kind.words} ({listing.tokens} tokens)")
     return terminal_line("  also listed, not in the number: " + "; ".join(parts))
 
 

@@ -1,20 +1,23 @@
-"""The measurement record (``measurement.json``) and the launch description of a server.
+"""The measurement record (``measurement.json``) and its parts: per-tool costs, isolation.
 
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
 keeps fields it does not know (``extras``), and adds a few of our own (see
 ``spec/MEASUREMENT.md``): ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``,
 ``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization``, ``listings``
 (prompts, resources and resource templates, counted beside the number, never in it) and, per
-tool, the diagnostic ``fieldTokens`` split.
+tool, the diagnostic ``fieldTokens`` split. Eras and transports are read as words
+(``core.spec``); a value of another shape, or none of the words, is kept as read, in ``extras``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any, Literal, TypeVar
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
 from mcpcost.core.record import Record, field, replace
+from mcpcost.core.spec import Era, TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 
@@ -86,8 +89,22 @@ class Isolation(Record, frozen=True, kw_only=True):
 
 HOST_ISOLATION = Isolation(docker=False)
 
-# What ``listings`` may hold, in this order: the MCP list results counted beside the tools.
-LISTING_KINDS = ("prompts", "resources", "resourceTemplates")
+
+class ListingKind(StrEnum):
+    """What ``listings`` may hold, in this order: the MCP list results counted beside the tools
+    (the member's value is its key in measurement.json)."""
+
+    PROMPTS = "prompts"
+    RESOURCES = "resources"
+    RESOURCE_TEMPLATES = "resourceTemplates"
+
+    @property
+    def words(self) -> str:
+        """How a page or a line names it."""
+        return "resource templates" if self is ListingKind.RESOURCE_TEMPLATES else self.value
+
+
+LISTING_KINDS = tuple(ListingKind)
 
 
 class Listing(Record, frozen=True, kw_only=True):
@@ -126,11 +143,11 @@ class Listing(Record, frozen=True, kw_only=True):
         )
 
 
-def _listings_from(value: Any) -> dict[str, Listing] | None:
+def _listings_from(value: Any) -> dict[ListingKind, Listing] | None:
     if not isinstance(value, dict):
         return None
     return {
-        k: Listing.from_dict(v)
+        ListingKind(k): Listing.from_dict(v)
         for k, v in value.items()
         if k in LISTING_KINDS and isinstance(v, dict)
     }
@@ -158,16 +175,16 @@ class Measurement(Record, frozen=True, kw_only=True):
     provider: str = PROVIDER
     encoding: str = ENCODING
     protocol_version: str | None = None
-    protocol_era: str | None = None
-    transport: str | None = None
+    protocol_era: Era | None = None
+    transport: TransportName | None = None
     measured_by: Mapping[str, str] | None = None
     header_names: tuple[str, ...] | None = None  # only when headers were sent; never values
-    protocol_eras_tried: tuple[str, ...] | None = None  # what the first capture tried, in order
-    protocol_requested: str | None = None  # the era the caller pinned, when it pinned one
+    protocol_eras_tried: tuple[Era, ...] | None = None  # what the first capture tried, in order
+    protocol_requested: Era | None = None  # the era the caller pinned, when it pinned one
     authorization: Authorization | None = None  # how it was signed in; never a token or who
     # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
     # looked for), so the file of a server without them keeps its bytes
-    listings: Mapping[str, Listing] | None = None
+    listings: Mapping[ListingKind, Listing] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
@@ -282,8 +299,6 @@ class Measurement(Record, frozen=True, kw_only=True):
             "timeoutMs",
             "notes",
             "protocolVersion",
-            "protocolEra",
-            "transport",
             "measuredBy",
         }
         instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
@@ -292,7 +307,6 @@ class Measurement(Record, frozen=True, kw_only=True):
         measured_by = data.get("measuredBy")
         extras = {k: v for k, v in data.items() if k not in known}
         header_names = _take(extras, "headerNames", _is_strings)
-        eras_tried = _take(extras, "protocolErasTried", _is_strings)
         return cls(
             status=status,
             server_name=req_str("serverName", ""),
@@ -315,14 +329,14 @@ class Measurement(Record, frozen=True, kw_only=True):
             provider=req_str("provider", PROVIDER),
             encoding=req_str("encoding", ENCODING),
             protocol_version=_opt_str(data.get("protocolVersion")),
-            protocol_era=_opt_str(data.get("protocolEra")),
-            transport=_opt_str(data.get("transport")),
+            protocol_era=_take_word(extras, "protocolEra", Era),
+            transport=_take_word(extras, "transport", TransportName),
             measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
             if isinstance(measured_by, dict)
             else None,
             header_names=None if header_names is None else tuple(header_names),
-            protocol_eras_tried=None if eras_tried is None else tuple(eras_tried),
-            protocol_requested=_take(extras, "protocolRequested", _is_str),
+            protocol_eras_tried=_take_words(extras, "protocolErasTried", Era),
+            protocol_requested=_take_word(extras, "protocolRequested", Era),
             authorization=_take(extras, "authorization", lambda v: v == "oauth"),
             listings=_listings_from(_take(extras, "listings", lambda v: isinstance(v, dict))),
             extras=extras,
@@ -331,10 +345,6 @@ class Measurement(Record, frozen=True, kw_only=True):
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str)
 
 
 def _is_strings(value: Any) -> bool:
@@ -348,6 +358,23 @@ def _take(extras: dict[str, Any], key: str, fits: Callable[[Any], bool]) -> Any:
     if value is None or not fits(value):
         return None
     return extras.pop(key)
+
+
+Word = TypeVar("Word", bound=StrEnum)
+
+
+def _take_word(extras: dict[str, Any], key: str, words: type[Word]) -> Word | None:
+    """``_take`` for a word of ``words``: any other value stays in ``extras``."""
+    known = {str(w) for w in words}
+    value = _take(extras, key, lambda v: isinstance(v, str) and v in known)
+    return None if value is None else words(value)
+
+
+def _take_words(extras: dict[str, Any], key: str, words: type[Word]) -> tuple[Word, ...] | None:
+    """``_take`` for a list of words of ``words``: a list holding anything else stays."""
+    known = {str(w) for w in words}
+    value = _take(extras, key, lambda v: _is_strings(v) and set(v) <= known)
+    return None if value is None else tuple(words(v) for v in value)
 
 
 def _tool_from_dict(data: dict[str, Any]) -> ToolCost:

@@ -13,8 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mcpcost.core.model import ListingKind
 from mcpcost.core.record import Record
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
@@ -24,16 +25,16 @@ from mcpcost.transports.session import ServerHello, Session
 LIST_TIMEOUT_S = 10.0
 # (kind in measurement.json, method, the result's array, the capability that declares it)
 LISTS = (
-    ("prompts", "prompts/list", "prompts", "prompts"),
-    ("resources", "resources/list", "resources", "resources"),
-    ("resourceTemplates", "resources/templates/list", "resourceTemplates", "resources"),
+    (ListingKind.PROMPTS, "prompts/list", "prompts", "prompts"),
+    (ListingKind.RESOURCES, "resources/list", "resources", "resources"),
+    (ListingKind.RESOURCE_TEMPLATES, "resources/templates/list", "resourceTemplates", "resources"),
 )
 
 
 class Listed(Record, frozen=True):
     """One declared list beside the tools: its page-joined items, or why it failed."""
 
-    kind: str
+    kind: ListingKind
     items: list[Any] | None
     error: str | None
 
@@ -45,7 +46,7 @@ class Capture(Record, frozen=True):
     hello: ServerHello
     diagnostics: Diagnostics
     elapsed_s: float
-    eras_tried: tuple[str, ...] = ()
+    eras_tried: tuple[Era, ...] = ()
     listed: tuple[Listed, ...] = ()
 
 
@@ -80,7 +81,7 @@ class CaptureFailure(Record, frozen=True):
     message: str
     diagnostics: Diagnostics | None
     elapsed_s: float
-    eras_tried: tuple[str, ...] = ()
+    eras_tried: tuple[Era, ...] = ()
 
 
 def capture_tools(
@@ -89,7 +90,7 @@ def capture_tools(
     timeout_s: float,
     *,
     clock: Callable[[], float] = time.monotonic,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     release: Callable[[Transport], None] | None = None,
 ) -> Capture | CaptureFailure:
     """One full capture within ``timeout_s`` (per request, and overall for the capture).

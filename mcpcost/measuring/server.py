@@ -20,16 +20,22 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
-from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Listing, Measurement
+from mcpcost.core.model import (
+    HOST_ISOLATION,
+    NOT_CAPTURED,
+    Isolation,
+    Listing,
+    ListingKind,
+    Measurement,
+)
 from mcpcost.core.redact import redact_text
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.workers import run_side_by_side
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
-from mcpcost.transports.session import PROTOCOLS
 from mcpcost.version import __version__
 
 TIMEOUT_RETRY_FACTOR = 2
@@ -47,7 +53,7 @@ def capture_pair(
     spec: ServerSpec,
     factory: TransportFactory,
     timeout_s: float,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     *,
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
@@ -108,14 +114,14 @@ def cut_notes(text: str) -> str:
 LISTING_ERROR_LIMIT = 200
 
 
-def listings_of(capture: Capture, secrets: tuple[str, ...]) -> dict[str, Listing] | None:
+def listings_of(capture: Capture, secrets: tuple[str, ...]) -> dict[ListingKind, Listing] | None:
     """The first capture's prompts, resources and templates, counted as the tools are (None:
     the server declared none). Error text is the server's: masked and cut."""
     if not capture.listed:
         return None
     from mcpcost.core.measure import measure_listing
 
-    out: dict[str, Listing] = {}
+    out: dict[ListingKind, Listing] = {}
     for listed in capture.listed:
         if listed.items is None:
             text = redact_text(listed.error or "failed", secrets)
@@ -133,14 +139,14 @@ def measurement_from_pair(
     measured_at: str,
     isolation: Isolation,
     notes_prefix: str = "",
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
 ) -> Measurement:
     """Fold two captures into the published record (pure)."""
     first, second = pair
     timeout_ms = round(timeout_s * 1000)
     failure = first if isinstance(first, CaptureFailure) else second
     header_names = spec.header_names if spec.headers else None
-    requested = protocol if protocol != "auto" else None
+    requested = Era(protocol) if protocol != EraChoice.AUTO else None
     if isinstance(failure, CaptureFailure):
         kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
         return Measurement(
@@ -198,7 +204,7 @@ def measure_server(
     open_transport: TransportFactory | None = None,
     isolation: Isolation | None = None,
     now: Callable[[], datetime] | None = None,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
 ) -> Measurement:
@@ -213,8 +219,8 @@ def measure_server(
     """
     if not timeout_s > 0:
         raise ValueError("timeout_s must be positive")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
+    if protocol not in set(EraChoice):
+        raise ValueError(f"protocol must be one of {', '.join(EraChoice)}, not {protocol!r}")
     factory = open_transport or default_open_transport
     clock = now or utc_now
     where = isolation or HOST_ISOLATION

@@ -41,7 +41,6 @@ from urllib3 import HTTPConnectionPool, HTTPSConnectionPool, PoolManager
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
 from urllib3.util.connection import allowed_gai_family
-from urllib3.util.timeout import _DEFAULT_TIMEOUT
 
 from mcpcost.runtime.addresses import AddressPolicy, AddressRefused, resolve_allowed
 from mcpcost.runtime.http_body import ACCEPT_ENCODING
@@ -53,7 +52,7 @@ def _guarded_socket(conn: HTTPConnection, policy: AddressPolicy) -> socket.socke
     Raised errors are those urllib3's own connection raises, so ``requests`` reports them the
     same way (a refusal is a ``NewConnectionError`` caused by ``AddressRefused``).
     """
-    host = conn._dns_host.strip("[]")
+    host = conn.host.strip("[]")  # the name to resolve (a trailing dot is not kept)
     try:
         found = resolve_allowed(host, conn.port or 0, policy, family=allowed_gai_family())
     except AddressRefused as exc:
@@ -68,7 +67,7 @@ def _guarded_socket(conn: HTTPConnection, policy: AddressPolicy) -> socket.socke
             for option in conn.socket_options or ():
                 sock.setsockopt(*option)
             timeout: Any = conn.timeout
-            if timeout is not _DEFAULT_TIMEOUT:
+            if timeout is None or isinstance(timeout, int | float):  # else urllib3's "default"
                 sock.settimeout(timeout)
             if conn.source_address:
                 sock.bind(conn.source_address)

@@ -1,4 +1,4 @@
-"""The sweep's default ``MeasureFn``: ``mcpcost.measuring.measure_server`` with our isolation.
+"""The sweep's default ``MeasureJob``: ``mcpcost.measuring.measure_server`` with our isolation.
 
 Host jobs use the transports' default factory, or ``open_url`` for remote servers when the
 caller gives one (the registry's URLs, opened under the address policy); container jobs open
@@ -15,7 +15,7 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
 from mcpcost.measuring.containers import ContainerLauncher
-from mcpcost.sweep.runner import Job, MeasureFn
+from mcpcost.sweep.runner import Job, MeasureJob
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport
 
@@ -25,7 +25,7 @@ def make_measure(
     clock: Callable[[], dt.datetime],
     *,
     open_url: TransportFactory | None = None,
-) -> MeasureFn:
+) -> MeasureJob:
     def measure(job: Job) -> Measurement:
         plan = job.container
         if plan is None:

@@ -16,7 +16,7 @@ from typing import Any
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.calibration import Calibration
 from mcpcost.core.markdown import md_text, truncate
-from mcpcost.core.model import METHODOLOGY_VERSION, Measurement
+from mcpcost.core.model import METHODOLOGY_VERSION, ListingKind, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
@@ -109,24 +109,17 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
     }
 
 
-LISTING_NAMES = {
-    "prompts": "prompts",
-    "resources": "resources",
-    "resourceTemplates": "resource templates",
-}
-
-
 def listings_rows(m: Measurement, cell: Callable[..., str]) -> list[dict[str, str]]:
     """The server page's prompts/resources table: counts, or the list's error, escaped."""
     rows = []
-    for kind, words in LISTING_NAMES.items():
+    for kind in ListingKind:
         listing = (m.listings or {}).get(kind)
         if listing is None:
             continue
         failed = listing.error is not None
         rows.append(
             {
-                "kind": words,
+                "kind": kind.words,
                 "count": "—" if failed else thousands(listing.count),
                 "tokens": cell(f"not listed: {listing.error}")
                 if failed

@@ -29,6 +29,7 @@ from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
+from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc
@@ -43,7 +44,8 @@ PAGE_LIMIT = 100
 MAX_PAGES = 1000
 MAX_PAGE_BYTES = 16 << 20  # one page of at most PAGE_LIMIT entries, decoded
 PAGE_TIMEOUT_S = 30.0  # one page, connection to last byte
-TRANSPORTS = {"streamable-http": "http", "sse": "sse"}
+# The registry's remote types and the transports that speak them.
+TRANSPORTS = {"streamable-http": TransportName.HTTP, "sse": TransportName.SSE}
 _TEMPLATE_VAR = LazyPattern(r"\{[^}]*\}")
 _SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
 
@@ -57,7 +59,7 @@ class RegistryRemote(Record, frozen=True):
     server_name: str
     version: str
     url: str
-    transport: str  # "http" or "sse"
+    transport: TransportName  # http or sse
     required_headers: tuple[str, ...]
     repo: str | None
 

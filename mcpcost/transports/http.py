@@ -20,6 +20,7 @@ from typing import Any
 import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
@@ -43,7 +44,7 @@ DELETE_TIMEOUT_S = 2.0
 class StreamableHTTPTransport(HTTPTransportBase):
     """MCP Streamable HTTP client transport (2025-03-26 onward, and the 2026-07-28 form)."""
 
-    kind = "http"
+    kind = TransportName.HTTP
     _session_id: str | None = None
     _modern = False
 

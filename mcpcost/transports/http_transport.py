@@ -20,6 +20,7 @@ import requests
 from mcpcost.auth import RequestAuthorizer
 from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.transports.base import Diagnostics, Message
@@ -62,7 +63,7 @@ EXCHANGE_FAILURES = (
 class HTTPTransportBase:
     """State and helpers common to the HTTP transports; subclasses add how messages travel."""
 
-    kind = "http"
+    kind = TransportName.HTTP
     sticky_errors = False  # True: after an error item every later receive fails the same way
 
     def __init__(

@@ -18,6 +18,7 @@ from urllib.parse import urljoin
 import requests
 
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.spec import TransportName
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
     HTTPStatusError,
@@ -47,7 +48,7 @@ class _Challenged(TransportClosed):
 class LegacySSETransport(HTTPTransportBase):
     """The deprecated HTTP+SSE transport: one GET stream plus POSTs to its endpoint."""
 
-    kind = "sse"
+    kind = TransportName.SSE
     sticky_errors = True
 
     def _opened(self) -> None:

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.stdio import spawn_stdio
 
@@ -78,9 +78,9 @@ def open_authorized(
             quote_bodies=quote_bodies,
         )
 
-    if spec.transport == "http":
+    if spec.transport == TransportName.HTTP:
         return opened(StreamableHTTPTransport)
-    if spec.transport == "sse":
+    if spec.transport == TransportName.SSE:
         return opened(LegacySSETransport)
     return AutoTransport(opened(StreamableHTTPTransport), lambda: opened(LegacySSETransport))
 

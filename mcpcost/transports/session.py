@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpcost.core.record import Record, replace
+from mcpcost.core.spec import Era, EraChoice
 from mcpcost.transports.base import Message, Transport
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
@@ -46,14 +47,13 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 MAX_PAGES = 100
-PROTOCOLS = ("auto", "legacy", "modern")
 MAX_TOOLS_BYTES = 64 * 1024 * 1024
 
 
 class ServerHello(Record, frozen=True):
     """What the handshake told us about the server."""
 
-    era: str  # "legacy" | "modern"
+    era: Era
     protocol_version: str | None
     server_name: str | None
     server_version: str | None
@@ -82,7 +82,7 @@ class Session:
         self._max_bytes = max_tools_bytes
         self._next_id = 0
         self._modern_version: str | None = None
-        self.eras_tried: list[str] = []
+        self.eras_tried: list[Era] = []
 
     # -- JSON-RPC -------------------------------------------------------------------------
     def request(
@@ -153,14 +153,13 @@ class Session:
         return out
 
     # -- handshake ------------------------------------------------------------------------
-    def open(self, protocol: str = "auto") -> ServerHello:
+    def open(self, protocol: EraChoice = EraChoice.AUTO) -> ServerHello:
         """Negotiate the era (see the module docstring) and return what the server said."""
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
-        if protocol == "modern":
-            self.eras_tried.append("modern")
+        protocol = EraChoice(protocol)  # a ValueError for anything else
+        if protocol == EraChoice.MODERN:
+            self.eras_tried.append(Era.MODERN)
             return self._discover(MODERN_VERSION)
-        self.eras_tried.append("legacy")
+        self.eras_tried.append(Era.LEGACY)
         try:
             result = self.request(
                 "initialize",
@@ -171,9 +170,9 @@ class Session:
                 },
             )
         except RPCError as exc:
-            if exc.code == AUTH_REQUIRED_CODE or protocol == "legacy":
+            if exc.code == AUTH_REQUIRED_CODE or protocol == EraChoice.LEGACY:
                 raise
-            self.eras_tried.append("modern")
+            self.eras_tried.append(Era.MODERN)
             try:
                 return self._discover(_modern_choice(exc))
             except RPCError:
@@ -185,7 +184,7 @@ class Session:
         self.transport.negotiated(version or LEGACY_VERSION, modern=False)
         self.notify("notifications/initialized")
         info = result.get("serverInfo")
-        hello = _hello("legacy", version, info, result.get("instructions"))
+        hello = _hello(Era.LEGACY, version, info, result.get("instructions"))
         return replace(hello, capabilities=result.get("capabilities"))
 
     def _discover(self, version: str) -> ServerHello:
@@ -208,7 +207,7 @@ class Session:
         info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
         if info is None:
             info = result.get("serverInfo")
-        hello = _hello("modern", self._modern_version, info, result.get("instructions"))
+        hello = _hello(Era.MODERN, self._modern_version, info, result.get("instructions"))
         return replace(hello, capabilities=result.get("capabilities"))
 
     # -- tools ----------------------------------------------------------------------------
@@ -263,7 +262,7 @@ def _modern_choice(exc: RPCError, exclude: str | None = None) -> str:
     return candidates[-1] if candidates else MODERN_VERSION
 
 
-def _hello(era: str, version: str | None, info: Any, instructions: Any) -> ServerHello:
+def _hello(era: Era, version: str | None, info: Any, instructions: Any) -> ServerHello:
     info = info if isinstance(info, dict) else {}
     name, ver = info.get("name"), info.get("version")
     return ServerHello(
