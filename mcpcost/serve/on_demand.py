@@ -111,13 +111,14 @@ class OnDemand:
         *,
         measure: MeasureFn | None = None,
         clock: Clock | None = None,
+        grace_s: float = GRACE_S,
     ) -> None:
         import time
 
         tick = clock or time.monotonic
         self.settings = settings
         self._measure = measure or remote_measurer(settings)
-        self._deadline_s = settings.timeout_s + GRACE_S
+        self._deadline_s = settings.timeout_s + grace_s
         self.slots = Slots(settings.max_concurrent, tick)
         self._limits = RateLimiter(settings.rate_per_minute, tick)
         self._cache = ResultCache(settings.cache_seconds, tick)
