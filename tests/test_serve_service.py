@@ -306,3 +306,26 @@ def test_cache_coalescing_and_the_per_client_rate_limit() -> None:
             assert [r.status for r in answers] == [200, 200, 429]
             assert answers[2].json()["error"] == "rate-limited"
             assert int(answers[2].headers["retry-after"]) >= 1
+
+
+def test_the_client_behind_a_named_proxy_is_the_address_the_proxy_added() -> None:
+    with serve_http("streamable-json") as fx:
+        flags = (*LOOPBACK, "--rate-limit", "1", "--forwarded-allow-ips", "127.0.0.1")
+        with running_service(*flags) as service:
+
+            def ask(n: int, chain: str) -> int:
+                path = measure_path(f"{fx.url}?n={n}")
+                return service.get(path, headers={"X-Forwarded-For": chain}).status
+
+            # the rightmost address the proxy did not add itself is the client
+            assert ask(1, "198.51.100.7") == 200
+            assert ask(2, "203.0.113.5, 198.51.100.7") == 429  # a chosen prefix changes nothing
+            assert ask(3, "198.51.100.8") == 200
+        with running_service(*LOOPBACK, "--rate-limit", "1") as direct:
+            first = direct.get(
+                measure_path(f"{fx.url}?n=4"), headers={"X-Forwarded-For": "1.2.3.4"}
+            )
+            second = direct.get(
+                measure_path(f"{fx.url}?n=5"), headers={"X-Forwarded-For": "5.6.7.8"}
+            )
+            assert (first.status, second.status) == (200, 429)  # not trusted without the flag

@@ -117,6 +117,12 @@ def build_parser() -> ArgParser:
 
 def settings_from(argv: list[str]) -> ServeSettings:
     args = build_parser().parse_args(argv)
+    proxies = args.forwarded_allow_ips
+    if proxies is not None and "*" in (p.strip() for p in proxies.split(",")):
+        raise UsageError(
+            "mcpcost serve: --forwarded-allow-ips '*' would let every client choose the "
+            "address it is counted as; name the reverse proxy's address"
+        )
     out = None
     if args.out is not None:
         out = Path(args.out)
