@@ -170,6 +170,7 @@ def test_two_slots_five_slow_servers_two_measured_three_told_to_retry() -> None:
     with contextlib.ExitStack() as stack:
         fixtures = [stack.enter_context(serve_http("slow-json")) for _ in range(5)]
         with running_service(*LOOPBACK, "--max-concurrent", "2", "--timeout", "20") as service:
+            document = openapi(service)
             calls = [lambda u=fx.url: service.get(measure_path(u)) for fx in fixtures]
             replies = at_once(calls)
     measured = [r for r in replies if r.status == 200]
@@ -178,8 +179,10 @@ def test_two_slots_five_slow_servers_two_measured_three_told_to_retry() -> None:
     for r in measured:
         assert r.json()["status"] == "measured"
         assert r.seconds >= SLOW_TOOLS_S
+        validate_answer(document, "MeasuredServer", r.json())
     for r in refused:
         assert r.json()["error"] == "busy"
+        validate_answer(document, "Error", r.json())
         assert int(r.headers["retry-after"]) >= 1
         assert r.seconds < SLOW_TOOLS_S  # answered at once, not queued behind the slots
     # the three refused servers were never asked anything
@@ -212,6 +215,7 @@ def test_a_never_ending_server_times_out_while_health_and_data_answer_in_100ms(
     elapsed = time.monotonic() - started
     answer = result[0].json()
     assert result[0].status == 200 and answer["status"] == "timeout", answer
+    assert answer["totalTokens"] is None and answer["notes"]
     assert 3 <= elapsed < 3 + 10
     assert len(latencies) >= 20
     slow = [(p, round(s * 1000, 1)) for p, s in latencies if s >= 0.1]
@@ -235,6 +239,9 @@ def test_data_json_open_cors_etag_304_and_the_server_records(tmp_path: Path) -> 
         repeat = service.get("/data.json", headers={"If-None-Match": etag})
         assert repeat.status == 304 and repeat.body == b"" and repeat.headers["etag"] == etag
         assert repeat.headers["access-control-allow-origin"] == "*"
+        preflight = service.request("OPTIONS", "/data.json")
+        assert preflight.status == 204
+        assert "If-None-Match" in preflight.headers["access-control-allow-headers"]
         other = service.get("/data.json", headers={"If-None-Match": '"something-else"'})
         assert other.status == 200 and other.body == first.body
 

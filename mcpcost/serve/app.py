@@ -1,7 +1,7 @@
 """The ASGI app of ``mcpcost serve`` (Starlette routing under uvicorn).
 
-Routes: ``/api/measure`` (GET with query parameters, POST with a JSON body, OPTIONS for a
-browser's preflight), ``/data.json``, ``/api/servers/{name}``, ``/healthz`` and the OpenAPI
+Routes: ``/api/measure`` (GET with query parameters, POST with a JSON body), ``/data.json``,
+``/api/servers/{name}`` (each also OPTIONS, a browser's preflight), ``/healthz`` and the OpenAPI
 document. Every answer is JSON and carries ``Access-Control-Allow-Origin: *`` (any page may call
 the API; no credentials are ever read), ``X-Mcpcost-Version`` and ``X-Content-Type-Options``.
 
@@ -68,7 +68,7 @@ EDGE_HEADERS: Final = (
 )
 PREFLIGHT_HEADERS: Final = {
     "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-    "Access-Control-Allow-Headers": "Content-Type",
+    "Access-Control-Allow-Headers": "Content-Type, If-None-Match",
     "Access-Control-Max-Age": "86400",
 }
 
@@ -81,6 +81,11 @@ def _problem(problem: RequestProblem) -> Response:
     return _json(
         error_body(problem.code, str(problem)), problem.status, {"Cache-Control": "no-store"}
     )
+
+
+def preflight() -> Response:
+    """A browser's CORS preflight: any origin, the methods and headers the API reads."""
+    return Response(status_code=204, headers=PREFLIGHT_HEADERS)
 
 
 def _conditional(request: Request, rep: Representation, headers: dict[str, str]) -> Response:
@@ -165,7 +170,7 @@ def build_app(
 
     async def measure(request: Request) -> Response:
         if request.method == "OPTIONS":
-            return Response(status_code=204, headers=PREFLIGHT_HEADERS)
+            return preflight()
         try:
             target = measure_target(await read_fields(request), allow_http=settings.allow_http)
         except RequestProblem as problem:
@@ -186,6 +191,8 @@ def build_app(
     fresh_for = f"public, max-age={int(settings.refresh_seconds)}"
 
     async def data_json(request: Request) -> Response:
+        if request.method == "OPTIONS":
+            return preflight()
         try:
             current = dataset_or_404()
         except RequestProblem as problem:
@@ -194,6 +201,8 @@ def build_app(
         return _conditional(request, current.data, headers)
 
     async def server(request: Request) -> Response:
+        if request.method == "OPTIONS":
+            return preflight()
         name = str(request.path_params["name"])
         try:
             current = dataset_or_404()
@@ -240,8 +249,8 @@ def build_app(
 
     routes = [
         Route("/api/measure", measure, methods=["GET", "POST", "OPTIONS"]),
-        Route("/data.json", data_json, methods=["GET"]),
-        Route("/api/servers/{name}", server, methods=["GET"]),
+        Route("/data.json", data_json, methods=["GET", "OPTIONS"]),
+        Route("/api/servers/{name}", server, methods=["GET", "OPTIONS"]),
         Route("/healthz", health, methods=["GET"]),
         Route(OPENAPI_PATH, document, methods=["GET"]),
     ]

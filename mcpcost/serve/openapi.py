@@ -216,6 +216,14 @@ def _measure_responses() -> dict[str, Any]:
     }
 
 
+def _preflight(operation_id: str) -> dict[str, Any]:
+    return {
+        "operationId": operation_id,
+        "summary": "CORS preflight: any origin; GET and POST; Content-Type and If-None-Match",
+        "responses": {"204": {"description": "Allowed"}},
+    }
+
+
 def openapi_document() -> dict[str, Any]:
     """The whole OpenAPI 3.1 document."""
     url_param = {
@@ -265,6 +273,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                     "responses": _measure_responses(),
                 },
+                "options": _preflight("measurePreflight"),
             },
             "/data.json": {
                 "get": {
@@ -281,27 +290,24 @@ def openapi_document() -> dict[str, Any]:
                         "304": {"description": "Not modified (If-None-Match matched the ETag)"},
                         "404": _json(_ref("Error"), "The service serves no published tree"),
                     },
-                }
+                },
+                "options": _preflight("datasetPreflight"),
             },
             "/api/servers/{name}": {
+                "parameters": [
+                    {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
                 "get": {
                     "operationId": "server",
                     "summary": "One published server's measurement",
-                    "parameters": [
-                        {
-                            "name": "name",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string"},
-                        },
-                        conditional,
-                    ],
+                    "parameters": [conditional],
                     "responses": {
                         "200": _json(_ref("ServerRecord"), "The server's measurement", **cached),
                         "304": {"description": "Not modified (If-None-Match matched the ETag)"},
                         "404": _json(_ref("Error"), "No such server in the published tree"),
                     },
-                }
+                },
+                "options": _preflight("serverPreflight"),
             },
             "/healthz": {
                 "get": {
