@@ -21,8 +21,8 @@ from mcpcost.configs.clients.client import Client
 from mcpcost.configs.discovery import discover
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
+from tests.helpers.client_homes import CONFIGS, EXPECTED, build_home
 from tests.servers.registry import real_server_argv
-from tests.test_audit_discovery import CONFIGS, EXPECTED, build_home
 
 PACKAGE = Path(clients_package.__file__).parent
 MCPCOST = PACKAGE.parent.parent

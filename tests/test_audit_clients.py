@@ -14,8 +14,8 @@ from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.configs.jsonc import key_lines, parse_jsonc, strip_jsonc
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import JSONSyntaxError
+from tests.helpers.client_homes import CONFIGS
 
-CONFIGS = Path(__file__).parent / "fixtures" / "configs"
 ENV = {
     "API_KEY": "api-key-value",
     "FIGMA_TOKEN": "figma-value",
@@ -780,7 +780,7 @@ def test_env_file_values_never_reach_any_report_output(
     from mcpcost.render.json_report import render_json
     from mcpcost.render.markdown_report import render_markdown
     from mcpcost.render.text_report import render_text
-    from tests.test_audit_report import measured, tools
+    from tests.helpers.audit_builders import measured, tools
 
     secrets = [v for v, _ in entries.values()]
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,18 +15,9 @@ from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.text_report import render_text
-from tests.test_audit_report import TABLE, config, entry, report_for, tools
+from tests.helpers.audit_builders import TABLE, as_baseline, config, entry, report_for, run, tools
 
 BASELINES = Path(__file__).resolve().parent / "fixtures" / "baselines"
-
-
-def as_baseline(report: Any) -> Any:
-    """A report as it comes back from disk (JSON round trip)."""
-    return parse_baseline(json.loads(json.dumps(report_to_json(report))))
-
-
-def run(source: str, table: dict[str, Any], *names: str, client: str = "explicit") -> Any:
-    return report_for([config(client, source, *(entry(n) for n in names))], table)
 
 
 # --------------------------------------------------------------------- shape check

@@ -19,146 +19,7 @@ from mcpcost.configs.discovery import (
     parse_project_config,
     project_client,
 )
-
-CONFIGS = Path(__file__).parent / "fixtures" / "configs"
-
-ENVIRON = {
-    "NOTES_TOKEN": "nt-value-1",
-    "CONTEXT7_API_KEY": "c7-value",
-    "API_KEY": "api-key-value",
-    "DB_CONNECTION_STRING": "postgres://db",
-    "EXTERNAL_API_KEY": "ext-value",
-    "GEMINI_MCP_TOKEN": "gemini-value",
-    "FIGMA_TOKEN": "figma-value",
-    "FIGMA_OAUTH_TOKEN": "figma-oauth-value",
-    "FS_MODE": "ro",
-}
-
-# fixture -> {server name: "ok" (launchable) | "off" (disabled) | "problem" (not launchable)}
-EXPECTED: dict[str, dict[str, str]] = {
-    "claude_desktop_config.json": {"filesystem": "ok", "github": "ok", "linear": "problem"},
-    "claude.json": {"memory": "ok", "sentry": "ok", "postgres": "ok"},
-    "dot-mcp.json": {"api-server": "ok", "everything": "ok"},
-    "cursor-mcp.json": {"notes": "ok", "context7": "ok"},
-    "vscode-mcp.jsonc": {"perplexity": "problem", "aws-docs": "ok", "github": "ok"},
-    "vscode-settings.json": {"legacy-time": "ok"},
-    "windsurf-mcp_config.json": {"figma": "ok", "brave-search": "problem", "puppeteer": "off"},
-    "codex-config.toml": {"docs": "ok", "figma": "ok", "linear": "problem", "old": "off"},
-    "gemini-settings.json": {
-        "pythonTools": "ok",
-        "httpServer": "ok",
-        "sseServer": "ok",
-        "excluded": "off",
-    },
-    "zed-settings.json": {
-        "flat-server": "ok",
-        "nested-server": "ok",
-        "remote-server": "ok",
-        "mcp-server-github": "problem",
-    },
-    "cline_mcp_settings.json": {"weather": "ok", "remote-docs": "off"},
-    "roo-mcp.json": {"sqlite": "ok", "remote": "ok"},
-    "continue-config.yaml": {"SQLite MCP": "ok", "Remote SSE": "ok", "Hub Secret": "problem"},
-    "continue-block.yaml": {"Browser search": "ok"},
-    "goose-config.yaml": {"developer": "problem", "github": "ok", "remote": "ok", "fetch": "off"},
-    "copilot-mcp-config.json": {"playwright": "ok", "github": "ok"},
-    "opencode.json": {"local-fs": "ok", "remote-ctx": "off"},
-    "lmstudio-mcp.json": {"local-files": "ok", "model-hub": "ok"},
-}
-
-# Each OS's documented user-level paths, written out independently of the implementation.
-_USER_PATHS: dict[str, dict[str, tuple[str, str]]] = {
-    "linux": {
-        "claude-desktop": (
-            ".config/Claude/claude_desktop_config.json",
-            "claude_desktop_config.json",
-        ),
-        "vscode": (".config/Code/User/mcp.json", "vscode-mcp.jsonc"),
-        "vscode-legacy": (".config/Code/User/settings.json", "vscode-settings.json"),
-        "zed": (".config/zed/settings.json", "zed-settings.json"),
-        "cline": (
-            ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
-            "cline_mcp_settings.json",
-        ),
-        "goose": (".config/goose/config.yaml", "goose-config.yaml"),
-    },
-    "darwin": {
-        "claude-desktop": (
-            "Library/Application Support/Claude/claude_desktop_config.json",
-            "claude_desktop_config.json",
-        ),
-        "vscode": ("Library/Application Support/Code/User/mcp.json", "vscode-mcp.jsonc"),
-        "vscode-legacy": (
-            "Library/Application Support/Code/User/settings.json",
-            "vscode-settings.json",
-        ),
-        "zed": (".config/zed/settings.json", "zed-settings.json"),
-        "cline": (
-            "Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/settings/"
-            "cline_mcp_settings.json",
-            "cline_mcp_settings.json",
-        ),
-        "goose": (".config/goose/config.yaml", "goose-config.yaml"),
-    },
-    "win32": {
-        "claude-desktop": (
-            "AppData/Roaming/Claude/claude_desktop_config.json",
-            "claude_desktop_config.json",
-        ),
-        "vscode": ("AppData/Roaming/Code/User/mcp.json", "vscode-mcp.jsonc"),
-        "vscode-legacy": ("AppData/Roaming/Code/User/settings.json", "vscode-settings.json"),
-        "zed": ("AppData/Roaming/Zed/settings.json", "zed-settings.json"),
-        "cline": (
-            "AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/settings/"
-            "cline_mcp_settings.json",
-            "cline_mcp_settings.json",
-        ),
-        "goose": ("AppData/Roaming/Block/goose/config/config.yaml", "goose-config.yaml"),
-    },
-}
-_SAME_EVERYWHERE = {
-    "claude-code": (".claude.json", "claude.json"),
-    "cursor": (".cursor/mcp.json", "cursor-mcp.json"),
-    "windsurf": (".codeium/windsurf/mcp_config.json", "windsurf-mcp_config.json"),
-    "codex": (".codex/config.toml", "codex-config.toml"),
-    "gemini": (".gemini/settings.json", "gemini-settings.json"),
-    "continue": (".continue/config.yaml", "continue-config.yaml"),
-    "copilot": (".copilot/mcp-config.json", "copilot-mcp-config.json"),
-    "opencode": (".config/opencode/opencode.json", "opencode.json"),
-    "lmstudio": (".lmstudio/mcp.json", "lmstudio-mcp.json"),
-}
-_PROJECT = {
-    "claude-code": (".mcp.json", "dot-mcp.json"),
-    "vscode": (".vscode/mcp.json", "vscode-mcp.jsonc"),
-    "roo": (".roo/mcp.json", "roo-mcp.json"),
-    "continue": (".continue/mcpServers/playwright.yaml", "continue-block.yaml"),
-    "cursor": (".cursor/mcp.json", "cursor-mcp.json"),
-}
-
-
-def _place(dest: Path, fixture: str, cwd: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    text = (CONFIGS / fixture).read_text(encoding="utf-8")
-    dest.write_text(text.replace("__PROJECT__", str(cwd)), encoding="utf-8")
-
-
-def build_home(tmp_path: Path, platform: str) -> tuple[Path, Path, dict[str, str], dict[Path, str]]:
-    """A fake home and project holding one config per client; returns what was placed where."""
-    home = tmp_path / "home"
-    cwd = tmp_path / "work" / "project"
-    cwd.mkdir(parents=True)
-    placed: dict[Path, str] = {}
-    user = {**_SAME_EVERYWHERE, **_USER_PATHS[platform]}
-    for rel, fixture in user.values():
-        placed[home / rel] = fixture
-    for rel, fixture in _PROJECT.values():
-        placed[cwd / rel] = fixture
-    for dest, fixture in placed.items():
-        _place(dest, fixture, cwd)
-    environ = dict(ENVIRON)
-    if platform == "win32":
-        environ["AppData"] = str(home / "AppData" / "Roaming")  # any case, as Windows allows
-    return home, cwd, environ, placed
+from tests.helpers.client_homes import CONFIGS, ENVIRON, EXPECTED, build_home, place_config
 
 
 def _shape(cf: ConfigFile) -> dict[str, str]:
@@ -204,10 +65,12 @@ def test_env_overrides_for_codex_claude_and_copilot_homes(tmp_path: Path) -> Non
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     codex_home = tmp_path / "codexhome"
-    _place(codex_home / "config.toml", "codex-config.toml", cwd)
-    _place(home / ".codex" / "config.toml", "codex-config.toml", cwd)  # not read: CODEX_HOME wins
+    place_config(codex_home / "config.toml", "codex-config.toml", cwd)
+    place_config(
+        home / ".codex" / "config.toml", "codex-config.toml", cwd
+    )  # not read: CODEX_HOME wins
     copilot_home = tmp_path / "cop"
-    _place(copilot_home / "mcp-config.json", "copilot-mcp-config.json", cwd)
+    place_config(copilot_home / "mcp-config.json", "copilot-mcp-config.json", cwd)
     environ = {"CODEX_HOME": str(codex_home), "COPILOT_HOME": str(copilot_home)}
     found = discover(home=home, cwd=cwd, platform="linux", environ=environ)
     assert sorted(cf.source for cf in found) == sorted(
@@ -232,8 +95,8 @@ def test_managed_and_system_files_under_system_root(tmp_path: Path) -> None:
     root = tmp_path / "sys"
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    _place(root / "etc" / "claude-code" / "managed-mcp.json", "dot-mcp.json", cwd)
-    _place(root / "etc" / "gemini-cli" / "settings.json", "gemini-settings.json", cwd)
+    place_config(root / "etc" / "claude-code" / "managed-mcp.json", "dot-mcp.json", cwd)
+    place_config(root / "etc" / "gemini-cli" / "settings.json", "gemini-settings.json", cwd)
     found = discover(home=tmp_path / "h", cwd=cwd, platform="linux", environ={}, system_root=root)
     assert {(cf.client, cf.scope) for cf in found} == {
         ("claude-code", "managed"),
@@ -247,9 +110,9 @@ def test_windows_msix_claude_desktop_and_vscode_profiles(tmp_path: Path) -> None
     cwd.mkdir()
     local = tmp_path / "local"
     msix = local / "Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming/Claude"
-    _place(msix / "claude_desktop_config.json", "claude_desktop_config.json", cwd)
+    place_config(msix / "claude_desktop_config.json", "claude_desktop_config.json", cwd)
     profile = home / "AppData/Roaming/Code - Insiders/User/profiles/3f2a/mcp.json"
-    _place(profile, "vscode-mcp.jsonc", cwd)
+    place_config(profile, "vscode-mcp.jsonc", cwd)
     found = discover(home=home, cwd=cwd, platform="win32", environ={"LOCALAPPDATA": str(local)})
     assert sorted(Path(cf.source) for cf in found) == sorted(
         [msix / "claude_desktop_config.json", profile]

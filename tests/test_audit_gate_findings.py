@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import Gate, evaluate_gates
-from tests.test_audit_diff import as_baseline, run
-from tests.test_audit_gates import T
-from tests.test_audit_report import TABLE
+from tests.helpers.audit_builders import TABLE, as_baseline, run
+from tests.helpers.audit_builders import TABLE_TOKENS as T
 
 
 def test_findings_mirror_reasons_with_kinds() -> None:

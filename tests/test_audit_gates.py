@@ -10,15 +10,11 @@ import pytest
 from mcpcost.audit.baseline import parse_baseline
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates, plan_budget_fit
-from mcpcost.core.measure import measure_tools
 from mcpcost.core.status import Status
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.text_report import render_text
-from tests.test_audit_diff import as_baseline, run
-from tests.test_audit_report import TABLE, config, entry, report_for, tools
-
-T = {k: measure_tools(v).total_tokens for k, v in TABLE.items() if not isinstance(v, Status)}
-
+from tests.helpers.audit_builders import TABLE, as_baseline, config, entry, report_for, run, tools
+from tests.helpers.audit_builders import TABLE_TOKENS as T
 
 # --------------------------------------------------------------------- budget
 

@@ -24,8 +24,8 @@ from mcpcost.transports.base import Transport
 from mcpcost.transports.failures import SpawnFailed
 from mcpcost.transports.open import AheadOpener, open_transport
 from mcpcost.transports.stdio import group_alive
+from tests.helpers.audit_builders import measured, tools
 from tests.servers.registry import fixture_argv
-from tests.test_audit_report import measured, tools
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.resources
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -23,11 +22,8 @@ from mcpcost.core.status import Status
 from mcpcost.render.json_report import render_json, report_to_json
 from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.text_report import render_text
-from tests.test_audit_diff import as_baseline
-from tests.test_audit_report import TABLE, config, entry, report_for
-
-SPEC_SCHEMA = Path(__file__).resolve().parent.parent / "spec" / "audit-report.schema.json"
-SCHEMA = json.loads(SPEC_SCHEMA.read_text("utf-8"))
+from tests.helpers.audit_builders import TABLE, as_baseline, config, entry, report_for
+from tests.helpers.report_schema import SCHEMA, SPEC_SCHEMA
 
 
 def validate(obj: Any) -> None:

@@ -25,8 +25,7 @@ from mcpcost.core.status import Status
 from mcpcost.render.json_report import render_json
 from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.text_report import render_text
-from tests.test_audit_diff import as_baseline
-from tests.test_audit_report import measured, tools
+from tests.helpers.audit_builders import as_baseline, measured, tools
 
 TOKEN = st.from_regex(r"[A-Za-z0-9]{20,32}", fullmatch=True).map(lambda s: "S3cr" + s)
 NAME = st.from_regex(r"[a-z][a-z0-9-]{0,10}", fullmatch=True)

@@ -93,7 +93,7 @@ def test_clients_never_share_a_session_and_unknown_files_stand_alone() -> None:
 
 
 def test_one_path_read_for_two_clients_joins_each_clients_session() -> None:
-    from tests.test_audit_report import TABLE, config, entry, report_for
+    from tests.helpers.audit_builders import TABLE, config, entry, report_for
 
     shared = "/h/.config/Code/User/settings.json"
     report = report_for(

@@ -17,8 +17,8 @@ import pytest
 from mcpcost.cli import audit_cmd
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
+from tests.helpers.report_schema import SCHEMA
 from tests.servers.registry import real_server_argv
-from tests.test_audit_render import SCHEMA
 
 SERVERS = ("memory", "sequential-thinking", "time")
 ENV = {"PATH": "/usr/bin:/bin"}

@@ -17,8 +17,7 @@ from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates
 from mcpcost.core.record import replace
 from mcpcost.render.text_report import render_text
-from tests.test_audit_diff import as_baseline
-from tests.test_audit_report import TABLE, config, entry, report_for, tools
+from tests.helpers.audit_builders import TABLE, as_baseline, config, entry, report_for, tools
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "golden"
 TABLE_G: dict[str, Any] = {**TABLE, "delta": tools("d", 8, 6)}

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.oauth_fake import FakeAuthServer, RunningFake
+from tests.helpers.oauth_fake import FakeAuthServer, RunningFake
 
 ROOT = Path(__file__).resolve().parent.parent
-BROWSER = f"{sys.executable} {ROOT / 'tests' / 'fake_browser.py'} %s"
+BROWSER = f"{sys.executable} {ROOT / 'tests' / 'helpers' / 'fake_browser.py'} %s"
 
 
 class Cli:
@@ -240,7 +240,7 @@ def test_no_token_reaches_any_output_or_file(fake: FakeAuthServer, cli: Cli) -> 
 def test_preregistered_client_with_a_refresh_token_from_the_environment(
     fake: FakeAuthServer, cli: Cli
 ) -> None:
-    from tests.oauth_fake import Grant
+    from tests.helpers.oauth_fake import Grant
 
     fake._clients["pre-registered"] = None
     fake._refresh["rt-from-ci-secret"] = Grant("pre-registered", "mcp:read", fake.mcp_url)

@@ -22,9 +22,9 @@ from mcpcost.core.markdown import md_text
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
+from tests.helpers.audit_builders import measured, tools
+from tests.helpers.report_schema import SCHEMA
 from tests.servers.registry import fixture_argv
-from tests.test_audit_render import SCHEMA
-from tests.test_audit_report import measured, tools
 
 ROOT = Path(__file__).resolve().parent.parent
 

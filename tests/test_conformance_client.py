@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.node24_runtime import require_node24
+from tests.helpers.node24_runtime import require_node24
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "tests" / "conformance"

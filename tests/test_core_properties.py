@@ -19,7 +19,7 @@ from mcpcost.core.measure import measure_tools, tool_texts
 from mcpcost.core.tokenizer import count_tokens
 from mcpcost.errors import JSONSyntaxError
 from mcpcost.measuring.server import same_canonical_text
-from tests.node_oracle import NodeOracle
+from tests.helpers.node_oracle import NodeOracle
 
 keys = st.one_of(
     st.text(max_size=8),

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.live_processes import tagged
 from tests.servers.registry import FIXTURES_DIR
-from tests.test_platform_linux import tagged
 
 pytestmark = [
     pytest.mark.slow,

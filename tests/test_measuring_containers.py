@@ -328,7 +328,7 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
         "0 on the host (remote)"
     )
     assert all(summary in err for err in outputs[1::2])
-    from tests.test_audit_render import SCHEMA
+    from tests.helpers.report_schema import SCHEMA
 
     jsonschema.Draft202012Validator(SCHEMA).validate(docs[0])
     servers = {s["name"]: s for s in docs[0]["configs"][0]["servers"]}

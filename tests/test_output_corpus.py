@@ -1,4 +1,4 @@
-"""The hostile corpus (``tests/output_corpus.py``) through every output, from a real server.
+"""The hostile corpus (``tests/helpers/output_corpus.py``) through every output, from a real server.
 
 A real stdio MCP server (``tests/servers/fixtures/hostile_server.py``) puts the corpus in its
 server name, tool names, descriptions, instructions, JSON-RPC error and stderr (echoing a secret
@@ -21,7 +21,7 @@ import pytest
 
 from mcpcost.core.markdown import code_span
 from mcpcost.core.model import METHODOLOGY_URL
-from tests.output_corpus import (
+from tests.helpers.output_corpus import (
     CASES,
     SECRET,
     ci_log_violations,
@@ -292,7 +292,7 @@ def test_sweep_pages(tmp_path: Path) -> None:
 
 def test_action_comment_summary_annotations_and_log(tmp_path: Path) -> None:
     from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
-    from tests.action.test_action_e2e import Sim, git, pr_payload
+    from tests.action.runner_sim import Sim, git, pr_payload
 
     if not (OPENAPI.exists() and WEBHOOKS.exists()):
         pytest.skip("run `npm ci` in tests/action/npm for the GitHub API fake")

@@ -29,14 +29,14 @@ from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.text_report import render_text
 from mcpcost.runtime.templating import environment
-from tests.output_corpus import (
+from tests.helpers.audit_builders import config, entry, failed, measured
+from tests.helpers.output_corpus import (
     CASES,
     ci_log_violations,
     markdown_violations,
     render_gfm,
     terminal_violations,
 )
-from tests.test_audit_report import config, entry, failed, measured
 
 # Pieces that make the dangerous inputs common: escape sequences, command markers, Markdown
 # and HTML syntax, entities, URLs, bidi controls, line breaks, backslashes and pipes.

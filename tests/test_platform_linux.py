@@ -29,6 +29,7 @@ from mcpcost.runtime.processes import (
 )
 from mcpcost.runtime.processes.linux import LinuxPlatform
 from mcpcost.transports.stdio import spawn_stdio
+from tests.helpers.live_processes import tagged
 from tests.servers.registry import FIXTURES_DIR
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -39,11 +40,6 @@ PLATFORM_SERVER = FIXTURES_DIR / "platform_server.py"
 
 def platform_argv(mode: str, *extra: str) -> list[str]:
     return [sys.executable, str(PLATFORM_SERVER), "--mode", mode, *extra]
-
-
-def tagged(tag: str) -> set[int]:
-    """Pids of live processes whose command line contains ``tag``."""
-    return {pid for pid, _, cmd in LinuxPlatform().processes() if tag in cmd}
 
 
 def wait_for_file(path: Path, limit_s: float = 15.0) -> str:

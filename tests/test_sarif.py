@@ -183,14 +183,14 @@ def test_an_unwritable_sarif_path_exits_2(project: Path, tmp_path: Path) -> None
 
 def test_the_action_writes_the_sarif_file_for_upload_sarif(tmp_path: Path) -> None:
     from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
-    from tests.action.test_action_e2e import Sim, _pr_repo, pr_payload
+    from tests.action.runner_sim import Sim, pr_payload, pr_repo
 
     if not (OPENAPI.exists() and WEBHOOKS.exists()):
         pytest.skip("run `npm ci` in tests/action/npm for @octokit/openapi and webhooks-examples")
     fake = FakeGitHub().start()
     try:
         sim = Sim(tmp_path, fake)
-        base, head = _pr_repo(sim)
+        base, head = pr_repo(sim)
         inputs = {"max-increase": "5", "sarif": "out/mcp.sarif"}
         code, log, outputs, _ = sim.run("pull_request", pr_payload(8, base, head), head, **inputs)
     finally:

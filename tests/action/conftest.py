@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.github_fake import FakeGitHub
-from tests.action.test_action_e2e import Sim
+from tests.action.runner_sim import Sim
 
 
 @pytest.fixture

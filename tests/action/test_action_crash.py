@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.action.test_action_e2e import parse_outputs
+from tests.action.runner_sim import parse_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = "::add-mask::x\\n::error file=a::forged\\n##[group]hidden\\n\\x1b]8;;evil\\x07"

@@ -5,19 +5,12 @@ OpenAPI description."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub, webhook_example
-
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = Path(__file__).resolve().parent / "mcp_fixture.py"
+from tests.action.runner_sim import Sim, pr_payload, pr_repo, tool
 
 pytestmark = pytest.mark.skipif(
     not (OPENAPI.exists() and WEBHOOKS.exists()),
@@ -25,120 +18,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def tool(name: str, words: int) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": " ".join(["lorem"] * words),
-        "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
-    }
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
-class Sim:
-    def __init__(self, tmp: Path, fake: FakeGitHub) -> None:
-        self.tmp, self.fake = tmp, fake
-        self.repo = tmp / "repo"
-        self.repo.mkdir()
-        git(self.repo, "init", "-q", "-b", "main")
-        git(self.repo, "config", "user.email", "t@example.com")
-        git(self.repo, "config", "user.name", "t")
-
-    def tools_file(self, name: str, tools: list[dict[str, Any]]) -> str:
-        path = self.tmp / f"{name}.json"
-        path.write_text(json.dumps(tools))
-        return str(path)
-
-    def commit_config(self, servers: dict[str, str], message: str) -> str:
-        block = {
-            n: {"command": sys.executable, "args": [str(FIXTURE), f]} for n, f in servers.items()
-        }
-        (self.repo / ".mcp.json").write_text(json.dumps({"mcpServers": block}, indent=2) + "\n")
-        git(self.repo, "add", ".mcp.json")
-        git(self.repo, "commit", "-q", "-m", message)
-        return git(self.repo, "rev-parse", "HEAD")
-
-    def run(
-        self,
-        event: str,
-        payload: dict[str, Any],
-        sha: str,
-        ref: str = "refs/pull/7/merge",
-        **inputs: str,
-    ) -> tuple[int, str, dict[str, str], str]:
-        event_path = self.tmp / "event.json"
-        event_path.write_text(json.dumps(payload))
-        out, summary = self.tmp / "output.txt", self.tmp / "summary.md"
-        out.write_text("")
-        summary.write_text("")
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(self.tmp),
-            "PYTHONPATH": str(ROOT),
-            "GITHUB_EVENT_NAME": event,
-            "GITHUB_EVENT_PATH": str(event_path),
-            "GITHUB_REPOSITORY": "octo/repo",
-            "GITHUB_SHA": sha,
-            "GITHUB_REF": ref,
-            "GITHUB_WORKSPACE": str(self.repo),
-            "GITHUB_OUTPUT": str(out),
-            "GITHUB_STEP_SUMMARY": str(summary),
-            "GITHUB_API_URL": self.fake.url,
-            "GITHUB_SERVER_URL": "https://github.example",
-            "GITHUB_RUN_ID": "99",
-            "INPUT_GITHUB-TOKEN": "ghs_faketoken",
-            "INPUT_COMMENT": "auto",
-            "INPUT_SUMMARY": "true",
-            "INPUT_TIMEOUT": "30",
-        }
-        env.update({f"INPUT_{k.upper().replace('_', '-')}": v for k, v in inputs.items()})
-        proc = subprocess.run(
-            [sys.executable, str(ROOT / "entrypoint.py")],
-            cwd=self.repo,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        return (
-            proc.returncode,
-            proc.stdout + proc.stderr,
-            parse_outputs(out.read_text()),
-            summary.read_text(),
-        )
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    outputs: dict[str, str] = {}
-    for m in re.finditer(r"^([\w-]+)<<(\S+)\n(.*?)\n\2\n", text, re.S | re.M):
-        outputs[m.group(1)] = m.group(3)
-    return outputs
-
-
-def pr_payload(number: int, base: str, head: str) -> dict[str, Any]:
-    payload = webhook_example("pull_request", "opened")
-    payload["number"] = number
-    payload["pull_request"]["number"] = number
-    payload["pull_request"]["base"]["sha"] = base
-    payload["pull_request"]["head"]["sha"] = head
-    payload["repository"]["full_name"] = "octo/repo"
-    return payload
-
-
-def _pr_repo(sim: Sim, grow: int = 40) -> tuple[str, str]:
-    small = sim.tools_file("small", [tool("search", 5)])
-    big = sim.tools_file("big", [tool("search", 5 + grow), tool("fetch", 10)])
-    base = sim.commit_config({"alpha": small}, "base")
-    head = sim.commit_config({"alpha": big, "beta": small}, "head")
-    return base, head
-
-
 def test_first_run_creates_then_updates_then_leaves_alone(sim: Sim, fake: FakeGitHub) -> None:
-    base, head = _pr_repo(sim)
+    base, head = pr_repo(sim)
     payload = pr_payload(7, base, head)
     code, log, outputs, summary = sim.run("pull_request", payload, head)
     assert code == 0, log
@@ -168,7 +49,7 @@ def test_first_run_creates_then_updates_then_leaves_alone(sim: Sim, fake: FakeGi
 
 
 def test_gate_failure_still_comments_then_exits_1(sim: Sim, fake: FakeGitHub) -> None:
-    base, head = _pr_repo(sim)
+    base, head = pr_repo(sim)
     code, log, outputs, _ = sim.run(
         "pull_request", pr_payload(8, base, head), head, **{"max-increase": "5"}
     )
@@ -181,7 +62,7 @@ def test_gate_failure_still_comments_then_exits_1(sim: Sim, fake: FakeGitHub) ->
 
 def test_fork_token_403_warns_and_still_gates(sim: Sim, fake: FakeGitHub) -> None:
     fake.forbid_writes = True
-    base, head = _pr_repo(sim)
+    base, head = pr_repo(sim)
     code, log, outputs, _ = sim.run(
         "pull_request", pr_payload(9, base, head), head, **{"max-increase": "5"}
     )
@@ -230,7 +111,7 @@ def test_badge_commit_on_push_creates_orphan_branch_then_retries_409(
 def test_workflow_run_posts_the_saved_comment_after_checking_head(
     sim: Sim, fake: FakeGitHub
 ) -> None:
-    base, head = _pr_repo(sim)
+    base, head = pr_repo(sim)
     fake.forbid_writes = True
     code, log, outputs, _ = sim.run("pull_request", pr_payload(11, base, head), head)
     report = (sim.repo / outputs["report-path"]).read_bytes()
@@ -257,7 +138,7 @@ def test_workflow_run_posts_the_saved_comment_after_checking_head(
 
 
 def test_pull_request_target_is_refused(sim: Sim, fake: FakeGitHub) -> None:
-    base, head = _pr_repo(sim)
+    base, head = pr_repo(sim)
     code, log, outputs, _ = sim.run("pull_request_target", pr_payload(12, base, head), base)
     assert code == 2
     assert "refusing to measure under pull_request_target" in log

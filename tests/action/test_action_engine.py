@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
-from tests.action.test_action_e2e import ROOT, Sim, git, pr_payload
+from tests.action.runner_sim import ROOT, Sim, git, pr_payload
 from tests.servers.registry import fixture_argv, real_server_argv, real_server_missing
 
 pytestmark = pytest.mark.skipif(

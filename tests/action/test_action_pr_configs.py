@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.action.github_fake import FakeGitHub
-from tests.action.test_action_e2e import Sim, git, pr_payload, tool
+from tests.action.runner_sim import Sim, git, pr_payload, tool
 
 
 def _commit_readme(sim: Sim, text: str) -> str:

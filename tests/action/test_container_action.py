@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.action.github_fake import FakeGitHub
-from tests.action.test_action_e2e import FIXTURE, ROOT, Sim, pr_payload, tool
+from tests.action.runner_sim import FIXTURE, ROOT, Sim, pr_payload, tool
 from tests.servers import podman
 
 SCRIPT = ROOT / "scripts" / "container-action-test.sh"

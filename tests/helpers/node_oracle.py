@@ -10,13 +10,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "tests" / "node" / "oracle.mjs"
+from tests.helpers.paths import TESTS
+
+SCRIPT = TESTS / "node" / "oracle.mjs"
 
 
 def js_tiktoken_dir() -> Path | None:
     """Where a pinned js-tiktoken is installed by the test setup, if anywhere."""
-    for base in (ROOT / "tests" / "servers" / "npm", ROOT / "tests" / "action" / "npm"):
+    for base in (TESTS / "servers" / "npm", TESTS / "action" / "npm"):
         candidate = base / "node_modules" / "js-tiktoken"
         if candidate.is_dir():
             return candidate

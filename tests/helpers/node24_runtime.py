@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-NODE24_VENV = ROOT / "tests" / "node24" / ".venv"
+from tests.helpers.paths import TESTS
+
+NODE24_VENV = TESTS / "node24" / ".venv"
 MIN_MAJOR = 22
 
 
