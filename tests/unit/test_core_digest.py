@@ -1,0 +1,84 @@
+"""SHA-256 through ``core.digest``: the built-in module for short inputs, OpenSSL for long ones,
+the same function either way."""
+
+from __future__ import annotations
+
+import hashlib
+import mmap
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpcost.core import digest
+from mcpcost.core.digest import sha256_digest, sha256_hex
+from tests.helpers.paths import ROOT
+
+# FIPS 180-2 examples
+VECTORS = {
+    b"": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    b"abc": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq": (
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    ),
+    b"a" * 1_000_000: "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+}
+
+
+@pytest.mark.parametrize("data", list(VECTORS), ids=["empty", "abc", "two-blocks", "million-a"])
+def test_published_vectors_on_both_paths(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert sha256_hex(data) == VECTORS[data]
+    assert sha256_digest(data).hex() == VECTORS[data]
+    monkeypatch.setattr(digest, "BUILTIN_LIMIT", -1)  # everything to OpenSSL
+    assert sha256_hex(data) == VECTORS[data]
+    assert sha256_digest(data) == bytes.fromhex(VECTORS[data])
+
+
+def test_sizes_around_the_limit_agree_with_hashlib() -> None:
+    for size in (digest.BUILTIN_LIMIT - 1, digest.BUILTIN_LIMIT, digest.BUILTIN_LIMIT + 1):
+        data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+        assert len(data) == size
+        assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_memory_map_hashes_like_its_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "blob"
+    path.write_bytes(b"\x00\xff" * 700_000)  # past the limit: the OpenSSL path
+    with open(path, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    with memoryview(mapped) as view:
+        assert sha256_hex(view) == hashlib.sha256(path.read_bytes()).hexdigest()
+    mapped.close()  # no view left exported
+
+
+def test_short_inputs_do_not_load_openssl() -> None:
+    code = (
+        "import sys\n"
+        "from mcpcost.core.digest import sha256_hex\n"
+        "from mcpcost.core.spec import ServerSpec\n"
+        "key = ServerSpec.stdio('s', ['node', 'x.js']).launch_key()\n"
+        "assert len(key) == 64 and sha256_hex(b'abc').startswith('ba7816bf')\n"
+        "print(sorted({'hashlib', '_hashlib'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_view_is_measured_in_bytes_not_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = bytes(range(256)) * 16  # 4 KiB
+    words = memoryview(data).cast("I")  # 1,024 items of 4 bytes
+    monkeypatch.setattr(digest, "BUILTIN_LIMIT", 2_000)  # between the two sizes
+    chosen: list[int] = []
+    real = digest._hasher
+
+    def spy(view: bytes | memoryview) -> digest.Hasher:
+        hasher = real(view)
+        chosen.append(hasher is digest._BUILTIN)
+        return hasher
+
+    monkeypatch.setattr(digest, "_hasher", spy)
+    assert sha256_hex(words) == hashlib.sha256(data).hexdigest()
+    assert chosen == [False]  # 4,096 bytes are over the limit, though only 1,024 items

@@ -1,0 +1,221 @@
+"""The file-writing boundary: atomic writes, no symbolic link below the root, disk full."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shlex
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcpcost.errors import OutputError
+from mcpcost.runtime.output_tree import (
+    PENDING_DIR,
+    atomic_write,
+    open_tree,
+    read_in_tree,
+    recover_tree,
+    write_in_tree,
+)
+from tests.helpers.paths import ROOT
+from tests.servers.registry import fixture_argv
+
+
+def run_cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "mcpcost", *argv],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_atomic_write_replaces_whole_and_leaves_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b.json"
+    atomic_write(target, "one")
+    atomic_write(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["b.json"]
+    assert oct(target.stat().st_mode & 0o777) == oct(0o644)
+
+
+@pytest.mark.parametrize("link", ["results", "results/srv", "badges"])
+def test_a_symlink_below_the_root_is_refused_and_nothing_lands_outside(
+    tmp_path: Path, link: str
+) -> None:
+    root, outside = tmp_path / "site", tmp_path / "outside"
+    outside.mkdir()
+    (root / link).parent.mkdir(parents=True, exist_ok=True)
+    (root / link).symlink_to(outside, target_is_directory=True)
+    rel = "badges/srv.json" if link == "badges" else "results/srv/measurement.json"
+    with pytest.raises(OutputError, match=r"it is a symbolic link"):
+        write_in_tree(root, rel, "{}")
+    assert list(outside.iterdir()) == []
+    assert read_in_tree(root, rel) is None  # and reads do not follow it either
+
+
+def test_a_final_component_that_is_a_link_is_replaced_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "x.json").symlink_to(victim)
+    write_in_tree(tmp_path / "site", "x.json", "new")
+    assert victim.read_text() == "keep"
+    assert not (tmp_path / "site" / "x.json").is_symlink()
+
+
+def test_paths_that_climb_out_are_refused(tmp_path: Path) -> None:
+    for rel in ("../x", "/etc/x", "a/../../x", ""):
+        with pytest.raises(OutputError):
+            write_in_tree(tmp_path, rel, "x")
+
+
+def test_measure_out_through_a_symlinked_badges_dir_is_a_one_line_error(tmp_path: Path) -> None:
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    outside.mkdir()
+    out.mkdir()
+    (out / "badges").symlink_to(outside)
+    proc = run_cli("measure", "--out", str(out), "--name", "fx", "--", *fixture_argv("good"))
+    assert proc.returncode == 2, proc.stderr
+    last = proc.stderr.splitlines()[-1]  # after the progress line, one line of error
+    assert last.startswith("refusing to write under") and last.endswith("it is a symbolic link")
+    assert "Traceback" not in proc.stderr
+    assert list(outside.iterdir()) == []
+    assert not (out / "results").exists()  # both files or neither
+    assert not (out / PENDING_DIR).exists()
+
+
+def test_an_io_error_at_fsync_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "m.json"
+    atomic_write(target, "old")
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(OutputError) as info:
+        atomic_write(target, "new")
+    monkeypatch.undo()
+    assert "\n" not in str(info.value) and "previous file is left as it was" in str(info.value)
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json"]
+
+
+def test_a_transaction_left_without_commit_changes_nothing(tmp_path: Path) -> None:
+    write_in_tree(tmp_path, "results/a.json", "old")
+    with open_tree(tmp_path) as txn:
+        txn.put("results/a.json", "new")
+        txn.put("results/b.json", "b")
+        assert txn.read("results/a.json") == b"new"
+        assert (tmp_path / "results" / "a.json").read_text() == "old"
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == ["a.json"]
+    assert not (tmp_path / PENDING_DIR).exists()
+
+
+def test_a_journal_is_rolled_forward_and_staged_files_without_one_are_dropped(
+    tmp_path: Path,
+) -> None:
+    write_in_tree(tmp_path, "keep.txt", "old")
+    write_in_tree(tmp_path, f"{PENDING_DIR}/tree/keep.txt", "staged, never committed")
+    recover_tree(tmp_path)
+    assert (tmp_path / "keep.txt").read_text() == "old"
+    assert list((tmp_path / PENDING_DIR).iterdir()) == []
+    write_in_tree(tmp_path, "gone.md", "stale")
+    write_in_tree(tmp_path, f"{PENDING_DIR}/tree/keep.txt", "committed")
+    write_in_tree(tmp_path, f"{PENDING_DIR}/journal", '{"put":["keep.txt"],"remove":["gone.md"]}')
+    recover_tree(tmp_path)
+    assert (tmp_path / "keep.txt").read_text() == "committed"
+    assert not (tmp_path / "gone.md").exists()
+    assert recover_tree(tmp_path) == 0  # idempotent
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    where.mkdir()
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip() or proc.returncode}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill(folder: Path) -> None:
+    """Use up every free block of the file system holding ``folder``."""
+    fd = os.open(folder / f"filler-{uuid.uuid4().hex}", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+
+
+def test_a_full_disk_is_a_one_line_error_and_the_previous_file_stays(tmp_path: Path) -> None:
+    with small_tmpfs(tmp_path / "disk", "64k") as disk:
+        target = disk / "results" / "m.json"
+        atomic_write(target, "previous")
+        fill(disk)
+        with pytest.raises(OutputError) as info:
+            atomic_write(target, "x" * 65536)
+        assert "No space left on device" in str(info.value) and "\n" not in str(info.value)
+        assert target.read_text() == "previous"
+        assert [p.name for p in target.parent.iterdir()] == ["m.json"]
+
+
+@pytest.mark.slow
+def test_a_sweep_onto_a_full_disk_exits_2_and_keeps_the_published_tree(tmp_path: Path) -> None:
+    servers = tmp_path / "servers.yaml"
+    servers.write_text(
+        "servers:\n"
+        + "".join(
+            f"  - name: srv-{i}\n    command: {shlex.join(fixture_argv('good'))!r}\n"
+            for i in range(2)
+        )
+    )
+    with small_tmpfs(tmp_path / "disk", "1m") as disk:
+        site = disk / "site"
+        first = run_cli("sweep", "--servers", str(servers), "--out", str(site))
+        assert first.returncode == 0, first.stderr
+        before = {p: p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+        fill(disk)
+        again = run_cli("sweep", "--servers", str(servers), "--out", str(site))
+        assert again.returncode == 2, again.stderr
+        last = again.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"cannot write {site}/results/srv-") and last.endswith(
+            "measurement.json: No space left on device (the previous file is left as it was)"
+        ), last
+        assert "Traceback" not in again.stderr
+        after = {p: p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+        assert after == before
+
+
+def test_the_actions_report_files_never_follow_a_link_in_the_workspace(tmp_path: Path) -> None:
+    from mcpcost.action.publishing import write_workspace_file
+
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (workspace / ".mcp-context-cost").symlink_to(outside)
+    with pytest.raises(OutputError, match="symbolic link"):
+        write_workspace_file(str(workspace), ".mcp-context-cost/report.json", "{}")
+    assert list(outside.iterdir()) == []
+    write_workspace_file(str(workspace), "reports/./report.json", "{}\n")
+    assert (workspace / "reports" / "report.json").read_text() == "{}\n"

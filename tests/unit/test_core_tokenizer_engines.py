@@ -1,0 +1,117 @@
+"""The compact engine (memory-mapped ranks, merging in Python) counts exactly as tiktoken's core."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpcost.core.ranks import TABLE_FILE, build_rank_table, open_rank_table, parse_tiktoken_file
+from mcpcost.core.tokenizer import (
+    COMPACT_PIECE_LIMIT,
+    O200K_SHA256,
+    O200kTokenizer,
+    get_tokenizer,
+    merge_count,
+)
+from mcpcost.errors import TokenizerError
+from tests.helpers.paths import ROOT
+
+PUBLISHED_RANKS = ROOT / "spec" / "data" / "o200k_base.tiktoken.gz"
+SHIPPED_TABLE = ROOT / "mcpcost" / "core" / "data" / TABLE_FILE
+
+# Characters that exercise the split's classes and many merges: ASCII words and punctuation,
+# JSON syntax, digits, whitespace of every kind the pattern treats apart, accented and CJK
+# letters, marks, an emoji, U+0085 and U+FEFF (where JavaScript's \s differs from Unicode's).
+ALPHABET = "abcdeXYZ io'stre0123456789 \t\n\r\"{}[]:,./\\-_éüñçà中文字😀\u0301\u0085\ufeff\u00a0"
+
+
+def core_count(tk: O200kTokenizer, text: str) -> int:
+    return len(tk.core.encode_ordinary(text)) if text.isascii() else tk.count_split_here(text)
+
+
+def compact_count(tk: O200kTokenizer, text: str) -> int | None:
+    tk.piece_cache.clear()
+    return tk._count_compact(text)
+
+
+def test_shipped_table_is_derived_from_the_published_ranks() -> None:
+    raw = gzip.decompress(PUBLISHED_RANKS.read_bytes())
+    assert hashlib.sha256(raw).hexdigest() == O200K_SHA256
+    assert build_rank_table(parse_tiktoken_file(raw)) == SHIPPED_TABLE.read_bytes()
+
+
+def test_table_lookups_find_every_token_and_nothing_else() -> None:
+    table = open_rank_table()
+    tokens = table.tokens()
+    assert len(tokens) == table.size == 199_998
+    assert all(table.rank(tokens[rank]) == rank for rank in range(0, table.size, 97))
+    assert table.rank(b"") == -1
+    assert table.rank(b"\x00\xff not a token at all \xfe") == -1
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=80))
+def test_compact_equals_core_on_arbitrary_text(text: str) -> None:
+    tk = get_tokenizer()
+    assert compact_count(tk, text) == core_count(tk, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=COMPACT_PIECE_LIMIT))
+def test_merges_equal_core_on_long_single_pieces(word: str) -> None:
+    # One long lowercase run is one piece: the merge order decides the count.
+    tk = get_tokenizer()
+    piece = word.encode()
+    assert merge_count(piece, tk.table) == len(tk.core.encode_single_piece(piece))
+
+
+def test_compact_equals_core_on_published_captures(reference_captures: list[Path]) -> None:
+    tk = get_tokenizer()
+    for path in reference_captures:
+        text = path.read_text("utf-8")
+        assert compact_count(tk, text) == core_count(tk, text), path.name
+
+
+def test_compact_equals_core_on_the_tokenizer_vectors() -> None:
+    vectors = json.loads((ROOT / "spec" / "fixtures" / "tokenizer-vectors.json").read_text())
+    tk = get_tokenizer()
+    for vector in vectors["vectors"]:
+        assert compact_count(tk, vector["text"]) == vector["tokens"]
+
+
+def test_long_pieces_and_bulk_counting_move_to_the_core() -> None:
+    tk = O200kTokenizer(open_rank_table())
+    long_piece = "x" * (COMPACT_PIECE_LIMIT + 1)
+    assert tk._count_compact(long_piece) is None
+    assert tk.count(long_piece) == len(tk.core.encode_ordinary(long_piece))
+
+    bulk = O200kTokenizer(open_rank_table(), compact_budget=1_000)
+    text = '{"name": "read_file", "description": "Read a file"} '
+    expected = core_count(get_tokenizer(), text)
+    counts = [bulk.count(text) for _ in range(1_000 // len(text) + 2)]
+    assert set(counts) == {expected}
+    assert bulk._core is not None  # past the budget the core was built and used
+
+
+def test_a_small_count_never_builds_the_core() -> None:
+    code = (
+        "import sys\n"
+        "from mcpcost.core.tokenizer import count_tokens\n"
+        "print(count_tokens('{\"a\": \"hello world\"}'), 'tiktoken' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["7", "False"]
+
+
+def test_corrupt_table_bytes_are_refused() -> None:
+    with pytest.raises(TokenizerError, match="sha256"):
+        open_rank_table(expected_sha256="1" * 64)
