@@ -12,30 +12,15 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from mcpcost.cli import main
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.names import name_problem
 from mcpcost.core.status import Status
-from tests.helpers.paths import ROOT
-
-
-def run(argv: list[str], cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = Path.cwd()
-    os.chdir(cwd)
-    try:
-        code = main(argv, out, err)
-    finally:
-        os.chdir(old)
-    return code, out.getvalue(), err.getvalue()
+from tests.helpers.cli_exits import run, work_fixture  # noqa: F401  (the fixture)
 
 
 def measured(name: str) -> Measurement:
@@ -64,19 +49,6 @@ def failed(name: str) -> Measurement:
         timeout_ms=1000,
         notes="no tools/list reply within 1s",
     )
-
-
-@pytest.fixture
-def work(tmp_path: Path) -> Path:
-    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
-    (tmp_path / "list.json").write_text("[1, 2]", encoding="utf-8")
-    (tmp_path / "bad.yaml").write_text("servers: [\n", encoding="utf-8")
-    (tmp_path / "list.yaml").write_text("- 1\n", encoding="utf-8")
-    (tmp_path / "adir").mkdir()
-    (tmp_path / "afile").write_text("x", encoding="utf-8")
-    (tmp_path / "shard" / "results").mkdir(parents=True)
-    (tmp_path / "config.json").write_text('{"mcpServers": {}}', encoding="utf-8")
-    return tmp_path
 
 
 # (command, kind, argv, the input the error line must name)
@@ -169,18 +141,6 @@ def test_a_file_without_read_permission_exits_2(work: Path, command: str) -> Non
     assert code == 2 and "locked.json" in err
 
 
-def test_a_subprocess_prints_no_traceback(work: Path) -> None:
-    for argv in (["verify", "adir"], ["count", "bad.json"], ["publish", "--out", "nowhere"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "mcpcost", *argv],
-            cwd=work,
-            text=True,
-            capture_output=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-
-
 def sweep_tree(root: Path) -> Path:
     for m in (measured("good"), failed("slow")):
         path = root / "results" / m.server_name / "measurement.json"
@@ -248,29 +208,6 @@ def test_names_that_cannot_become_a_path(name: str) -> None:
     assert name_problem(name) is not None
 
 
-def test_measure_checks_the_name_only_when_it_becomes_a_path(tmp_path: Path) -> None:
-    server = [sys.executable, str(ROOT / "tests" / "servers" / "fixtures" / "stdio_server.py")]
-    code, out, _ = run(
-        [
-            "measure",
-            "--name",
-            "everything-streamableHttp",
-            "--out",
-            "o",
-            "--timeout",
-            "20",
-            "--",
-            *server,
-        ],
-        tmp_path,
-    )
-    assert code == 0, out
-    assert (tmp_path / "o" / "results" / "everything-streamableHttp" / "measurement.json").is_file()
-    assert (tmp_path / "o" / "badges" / "everything-streamableHttp.json").is_file()
-    code, _, err = run(["measure", "--name", "a/b", "--out", "o", "--", *server], tmp_path)
-    assert code == 2 and "'/'" in err and "--out" in err
-
-
 # ------------------------------------------------------------------ help where people slip
 
 
@@ -334,21 +271,6 @@ def test_a_strict_json_client_rejecting_its_file_is_not_ok(tmp_path: Path) -> No
     assert "reads this file as strict JSON and will reject it" in lines[desktop_line + 1]
     assert "line 4" in lines[desktop_line + 1]
     assert any("cursor" in line and line.endswith("(ok)") for line in lines)
-
-
-def test_a_refused_connection_reads_as_a_sentence(tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as sock:  # a loopback port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/mcp"
-    code, out, _ = run(["measure", "--url", url, "--timeout", "5", "--no-retry"], tmp_path)
-    raw_name = re.compile(r"\b(?:[A-Z][a-z]+){2,}(?:Error|Exception|Timeout)\b")
-    assert code == 1
-    assert not raw_name.search(out) and "connect" in out, out
-    code, _, err = run(["verify", f"http://127.0.0.1:{port}/m.json"], tmp_path)
-    assert code == 2 and not raw_name.search(err) and "connect" in err, err
 
 
 def test_exception_names_become_sentences() -> None:
