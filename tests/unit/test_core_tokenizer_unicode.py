@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
@@ -23,7 +21,7 @@ from mcpcost.core.pretokenize import (
     signature_of_mask,
 )
 from mcpcost.core.tokenizer import count_tokens, get_tokenizer
-from tests.helpers.paths import ROOT, SPEC_FIXTURES
+from tests.helpers.paths import SPEC_FIXTURES
 
 VECTORS: dict[str, Any] = json.loads((SPEC_FIXTURES / "tokenizer-vectors.json").read_text("utf-8"))
 
@@ -102,25 +100,6 @@ def test_the_tables_are_read_only_for_a_character_outside_ascii() -> None:
     assert splitter.split("caf\u00e9 \u2014 x") == ["caf\u00e9", " \u2014", " x"]
     assert splitter.split("na\u00efve") == ["na\u00efve"]
     assert reads == [1]  # once, then kept
-
-
-@pytest.mark.node
-@pytest.mark.slow
-def test_bundled_tables_equal_nodes_regexp() -> None:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: no Unicode table cross-check")
-    proc = subprocess.run(
-        [node, str(ROOT / "tests" / "node" / "unicode-classes.mjs")],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    theirs = json.loads(proc.stdout)
-    if theirs["unicode"] != "17.0":
-        pytest.skip(f"this Node uses Unicode {theirs['unicode']}; the bundled tables are 17.0")
-    assert load_class_tables()["classes"] == theirs["classes"]
 
 
 def test_stand_in_split_equals_a_direct_split_with_the_full_classes() -> None:
