@@ -1,100 +1,29 @@
-"""Publishing from measurements alone: escaping, staleness, floors, trend, guard, estimator,
-and the dashboard in headless Chromium."""
+"""Publishing from measurements alone: escaping, staleness, floors, trend, guard, estimator (the
+dashboard in headless Chromium: tests/e2e/test_sweep_dashboard_chromium.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from mcpcost.core.measure import measure_tools
-from mcpcost.core.model import NOT_CAPTURED, Isolation, Measurement, render_measurement
+from mcpcost.core.model import Measurement
 from mcpcost.core.status import Status
 from mcpcost.runtime.output_tree import atomic_write
 from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.estimator import fit
-from mcpcost.sweep.files import measurement_path
 from mcpcost.sweep.guard import Snapshot, judge
 from mcpcost.sweep.history import HistoryRow, fold, parse_history, plottable, render_history
 from mcpcost.sweep.pages import md_cell, sparkline
 from mcpcost.sweep.publish import publish
-from tests.helpers.paths import ROOT
-
-EVIL = 'x|y`z[a](b)<script>alert("n")</script>\nnext'
-
-
-def tools(n: int, desc: str = "does a thing") -> list[Any]:
-    return [
-        {
-            "name": f"tool_{i}",
-            "description": desc * (i + 1),
-            "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
-        }
-        for i in range(n)
-    ]
-
-
-def measured(
-    name: str,
-    capture: list[Any],
-    *,
-    day: str = "2026-09-01",
-    docker: bool = False,
-    instructions: Any = NOT_CAPTURED,
-    status: Status = Status.MEASURED,
-) -> Measurement:
-    tm = measure_tools(capture)
-    return Measurement(
-        status=status,
-        server_name=name,
-        launch_command=f"npx -y {name}",
-        measured_at=f"{day}T10:00:00.000Z",
-        timeout_ms=60000,
-        total_tokens=tm.total_tokens,
-        tool_count=tm.tool_count,
-        tools=tm.tools,
-        canonical_sha256=tm.canonical.sha256,
-        raw_tools_capture=tm.capture,
-        server_instructions=instructions,
-        isolation=Isolation(docker=docker),
-        env_var_names=(),
-    )
-
-
-def write(root: Path, name: str, m: Measurement) -> None:
-    atomic_write(measurement_path(root, name), render_measurement(m))
-
-
-CATALOG_TEXT = (
-    "servers:\n"
-    "  - name: alpha\n    command: npx -y alpha\n    category: community\n"
-    "  - name: beta\n    command: npx -y beta\n    category: vendor-official\n"
-    "  - name: evil\n    command: npx -y evil\n"
-    "  - name: broken\n    command: npx -y broken\n"
-    "  - name: walled\n    command: https://x.example/sse\n    remote: true\n"
+from tests.helpers.sweep_sites import (
+    CATALOG,
+    CATALOG_TEXT,
+    measured,
+    reference_site,
+    site_fixture,  # noqa: F401  (the fixture)
+    tools,
+    write,
 )
-CATALOG = load_catalog(CATALOG_TEXT)
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
-    write(tmp_path, "alpha", measured("alpha", tools(5), instructions="Use alpha wisely. " * 60))
-    write(tmp_path, "beta", measured("beta", tools(2)))
-    evil_tools = [{"name": EVIL, "description": EVIL, "inputSchema": {"type": "object"}}]
-    write(tmp_path, "evil", measured("evil", evil_tools))
-    fail = Measurement(
-        status=Status.STARTUP_FAILURE,
-        server_name="broken",
-        launch_command="x",
-        measured_at="2026-09-01T10:00:00.000Z",
-        timeout_ms=60000,
-        notes=EVIL,
-    )
-    write(tmp_path, "broken", fail)
-    return tmp_path
 
 
 def test_md_cell_escapes_table_breakers() -> None:
@@ -226,24 +155,6 @@ def test_sparkline_geometry() -> None:
     assert up is not None and up["points"].count(",") == 12 and (up["cx"], up["cy"]) == (53, 3)
 
 
-@pytest.mark.slow
-@pytest.mark.chromium
-def test_dashboard_in_headless_chromium_has_no_console_errors(site: Path, tmp_path: Path) -> None:
-    if shutil.which("chromium") is None:
-        pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
-    publish(site, CATALOG)
-    spec = importlib.util.spec_from_file_location(
-        "shot", ROOT / "scripts" / "dashboard_screenshot.py"
-    )
-    assert spec is not None and spec.loader is not None
-    shot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shot)
-    png = tmp_path / "dashboard.png"
-    code, console = shot.screenshot(site / "docs" / "dashboard.html", png)
-    assert code == 0 and console == []
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-
-
 def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     from mcpcost.cli import publish_cmd
     from mcpcost.sweep.pages import GENERATED_MARK
@@ -313,18 +224,6 @@ def test_csv_publishes_each_metric_with_its_unit(tmp_path: Path) -> None:
 
 
 # --- issue 6: dashboard and pages against the reference's weaknesses -------------------------
-
-REFERENCE_CAPTURES = ROOT.parent / "shared" / "vectors" / "reference-captures"
-
-
-def load_screenshot_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "shot", ROOT / "scripts" / "dashboard_screenshot.py"
-    )
-    assert spec is not None and spec.loader is not None
-    shot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shot)
-    return shot
 
 
 def history_file(root: Path, rows: list[HistoryRow]) -> None:
@@ -513,17 +412,6 @@ def replace_iso(row: HistoryRow, iso: str) -> HistoryRow:
     return HistoryRow(row.date, row.server, row.tokens, row.tool_count, row.status, iso)
 
 
-def reference_site(tmp_path: Path) -> Path:
-    captures = sorted(REFERENCE_CAPTURES.glob("*.measurement.json"))
-    if len(captures) != 21:
-        pytest.skip(f"the 21 reference captures are not in {REFERENCE_CAPTURES}")
-    root = tmp_path / "site"
-    for capture in captures:
-        name = capture.name.removesuffix(".measurement.json")
-        atomic_write(measurement_path(root, name), capture.read_bytes())
-    return root
-
-
 def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
     import re
 
@@ -544,16 +432,3 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
         "brightgreen": 7,
     }
     assert '<td>azure</td><td><span class="chip">auth-required</span>' in html
-
-
-@pytest.mark.slow
-@pytest.mark.chromium
-def test_reference_dashboard_screenshot_has_no_console_messages(tmp_path: Path) -> None:
-    if shutil.which("chromium") is None:
-        pytest.skip("chromium is not installed (scripts/setup-chromium.sh)")
-    root = reference_site(tmp_path)
-    publish(root, None)
-    png = tmp_path / "reference-dashboard.png"
-    code, console = load_screenshot_module().screenshot(root / "docs" / "dashboard.html", png)
-    assert code == 0 and console == []
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 50_000
