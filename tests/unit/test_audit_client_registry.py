@@ -1,28 +1,22 @@
 """The client registry is the one place that lists clients: every client module is registered,
-no other module names a client, each has a fixture that discovery finds, and the newest client
-(LM Studio) is audited end to end with a real server."""
+no other module names a client, and each has a fixture that discovery finds (the newest client,
+LM Studio, audited with a real server: tests/integration/test_audit_client_real_server.py)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
-import io
 import json
 import pkgutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import mcpcost.configs.clients as clients_package
-from mcpcost.cli import audit_cmd
 from mcpcost.configs.clients import CLIENTS, KNOWN_CLIENTS, client_named, parse_config
 from mcpcost.configs.clients.client import Client
 from mcpcost.configs.discovery import discover
-from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
 from tests.helpers.client_homes import CONFIGS, EXPECTED, build_home
-from tests.servers.registry import real_server_argv
 
 PACKAGE = Path(clients_package.__file__).parent
 MCPCOST = PACKAGE.parent.parent
@@ -117,38 +111,3 @@ def test_lmstudio_found_in_the_home_directory(tmp_path: Path, platform: str) -> 
         str(home / ".lmstudio" / "mcp.json"),
     )
     assert [e.name for e in cf.entries] == ["local-files", "model-hub"]
-
-
-def test_lmstudio_audited_end_to_end_with_a_real_server(tmp_path: Path) -> None:
-    argv = real_server_argv("time")
-    if argv is None:
-        pytest.skip("pinned servers not installed; run scripts/setup-test-env.sh")
-    home, cwd = tmp_path / "home", tmp_path / "project"
-    cwd.mkdir()
-    config = home / ".lmstudio" / "mcp.json"
-    config.parent.mkdir(parents=True)
-    config.write_text(json.dumps({"mcpServers": {"time": {"command": argv[0], "args": argv[1:]}}}))
-
-    def measure(spec: ServerSpec) -> Any:
-        return measure_server(spec, timeout_s=60)
-
-    out, err = io.StringIO(), io.StringIO()
-    code = audit_cmd.run(
-        ["--json", "--client", "lmstudio"],
-        out,
-        err,
-        measure=measure,
-        environ={"PATH": "/usr/bin:/bin"},
-        home=home,
-        cwd=cwd,
-        platform="linux",
-    )
-    assert code == 0, err.getvalue()
-    (result,) = json.loads(out.getvalue())["configs"]
-    assert (result["client"], result["source"]) == ("lmstudio", str(config))
-    (server,) = result["servers"]
-    own = measure_server(ServerSpec.stdio("time", argv), timeout_s=60)
-    assert server["status"] == "measured"
-    assert server["canonicalSha256"] == own.canonical_sha256
-    assert result["totalTokens"] == server["tokens"] == own.total_tokens
-    assert result["deferral"]["mode"] == "no-deferral-on-record"
