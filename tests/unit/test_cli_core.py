@@ -4,56 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from mcpcost.cli import main
 from mcpcost.core.jsonvalue import parse_json, stringify
-
-
-def run(*argv: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    if stdin is not None:
-        old = sys.stdin
-        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-        try:
-            code = main(list(argv), out, err)
-        finally:
-            sys.stdin = old
-    else:
-        code = main(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def good(tmp_path: Path) -> Path:
-    from mcpcost.core.measure import measure_tools
-    from mcpcost.core.model import Measurement, render_measurement
-    from mcpcost.core.status import Status
-
-    tools = [{"name": "echo", "description": "Echo it", "inputSchema": {"type": "object"}}]
-    m = measure_tools(tools)
-    doc = Measurement(
-        status=Status.MEASURED,
-        server_name="echo-server",
-        launch_command="echo",
-        measured_at="2026-11-30T00:00:00.000Z",
-        timeout_ms=1000,
-        total_tokens=m.total_tokens,
-        tool_count=1,
-        tools=m.tools,
-        canonical_sha256=m.canonical.sha256,
-        raw_tools_capture=m.capture,
-    )
-    path = tmp_path / "measurement.json"
-    path.write_text(render_measurement(doc), encoding="utf-8")
-    return path
+from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (good_fixture: the fixture)
 
 
 def test_verify_ok(good: Path) -> None:
@@ -101,57 +57,6 @@ def test_verify_usage_errors_exit_2(good: Path) -> None:
     assert run("verify", "--json=yes", str(good))[0] == 2
 
 
-class _Serve(BaseHTTPRequestHandler):
-    body = b""
-
-    def do_GET(self) -> None:
-        if self.path == "/m.json":
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(self.body)
-        else:
-            self.send_response(404)
-            self.end_headers()
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def server(good: Path) -> Iterator[str]:
-    _Serve.body = good.read_bytes()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Serve)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-def test_verify_urls(server: str) -> None:
-    code, out, _ = run("verify", "--json", f"{server}/m.json", f"{server}/gone.json")
-    assert code == 2  # a URL that cannot be fetched is unreadable input
-    first, second = (json.loads(x) for x in out.splitlines())
-    assert first["ok"] and not second["ok"]
-    assert second["problems"] == [f"failed to fetch {server}/gone.json: HTTP 404"]
-    assert run("verify", "--remote", f"{server}/m.json")[0] == 0
-
-
-def test_count_json_and_canonical(tmp_path: Path) -> None:
-    doc = tmp_path / "doc.json"
-    doc.write_bytes(b'{"b": 1.0, "a": [1e21, "\\u00e9"], "1": null}')
-    code, out, _ = run("count", "--json", str(doc))
-    assert code == 0
-    result = json.loads(out)
-    assert result["bytes"] == len('{"1":null,"b":1,"a":[1e+21,"é"]}'.encode())
-    proc = subprocess.run(
-        [sys.executable, "-m", "mcpcost", "count", "--canonical", str(doc)],
-        capture_output=True,
-        check=True,
-    )
-    assert proc.stdout == '{"1":null,"b":1,"a":[1e+21,"é"]}'.encode()
-
-
 def test_count_reads_stdin_and_rejects_invalid_json() -> None:
     code, out, _ = run("count", stdin=b"[]")
     assert code == 0 and out.startswith("1 tokens")
@@ -171,15 +76,6 @@ def test_unknown_command_and_help() -> None:
     assert code == 2 and "unknown command" in err
     code, out, _ = run("--help")
     assert code == 0 and "verify" in out
-
-
-def test_subprocess_never_prints_a_traceback(tmp_path: Path) -> None:
-    for argv in (["verify", str(tmp_path)], ["badge", str(tmp_path / "x")], ["count", "/proc"]):
-        proc = subprocess.run(
-            [sys.executable, "-m", "mcpcost", *argv], capture_output=True, text=True
-        )
-        assert "Traceback" not in proc.stderr, proc.stderr
-        assert proc.returncode in (1, 2)
 
 
 @pytest.mark.parametrize("columns", [50, 120])
