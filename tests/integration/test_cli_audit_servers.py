@@ -1,6 +1,6 @@
-"""`mcpcost audit` with real launches: real servers whose totals equal their own measurements,
-servers that all fail, the demo config as a subprocess, `--fail-on-unmeasured` naming each server,
-and env files reaching a real server but never the output."""
+"""``mcpcost audit`` with real launches: real servers whose totals equal their own measurements,
+servers that all fail, the demo config as a subprocess, ``--fail-on-unmeasured`` naming each
+server, and env files reaching a real server but never the output."""
 
 from __future__ import annotations
 
