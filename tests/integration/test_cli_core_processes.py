@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (good_fixture: the fixture)
+from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (the fixture)
 
 
 class _Serve(BaseHTTPRequestHandler):

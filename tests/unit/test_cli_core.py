@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcpcost.core.jsonvalue import parse_json, stringify
-from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (good_fixture: the fixture)
+from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (the fixture)
 
 
 def test_verify_ok(good: Path) -> None:
