@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (the fixture)
+from tests.helpers.cli_core import (
+    good_fixture,  # noqa: F401  (the fixture)
+    run,
+)
 
 
 class _Serve(BaseHTTPRequestHandler):

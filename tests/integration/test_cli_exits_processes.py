@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers.cli_exits import run, work_fixture  # noqa: F401  (the fixture)
+from tests.helpers.cli_exits import (
+    run,
+    work_fixture,  # noqa: F401  (the fixture)
+)
 from tests.helpers.paths import ROOT
 
 

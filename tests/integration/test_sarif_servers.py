@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from mcpcost.audit.gates import Gate
-from tests.helpers.sarif_checks import audit, location, project_fixture, validate  # noqa: F401  (the fixture)
+from tests.helpers.sarif_checks import (
+    audit,
+    location,
+    project_fixture,  # noqa: F401  (the fixture)
+    validate,
+)
 
 
 def line_of(path: Path, needle: str) -> int:

@@ -17,7 +17,12 @@ from mcpcost.core.markdown import md_text
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from tests.helpers.audit_builders import measured, tools
-from tests.helpers.cli_audit import cli, cli_with, demo_fixture, write_json  # noqa: F401  (the fixture)
+from tests.helpers.cli_audit import (
+    cli,
+    cli_with,
+    demo_fixture,  # noqa: F401  (the fixture)
+    write_json,
+)
 from tests.helpers.paths import ROOT
 from tests.helpers.report_schema import SCHEMA
 

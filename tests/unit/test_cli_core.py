@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from mcpcost.core.jsonvalue import parse_json, stringify
-from tests.helpers.cli_core import good_fixture, run  # noqa: F401  (the fixture)
+from tests.helpers.cli_core import (
+    good_fixture,  # noqa: F401  (the fixture)
+    run,
+)
 
 
 def test_verify_ok(good: Path) -> None:

@@ -20,7 +20,10 @@ from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.names import name_problem
 from mcpcost.core.status import Status
-from tests.helpers.cli_exits import run, work_fixture  # noqa: F401  (the fixture)
+from tests.helpers.cli_exits import (
+    run,
+    work_fixture,  # noqa: F401  (the fixture)
+)
 
 
 def measured(name: str) -> Measurement:

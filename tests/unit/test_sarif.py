@@ -12,7 +12,12 @@ import pytest
 
 from mcpcost.audit.gates import Gate
 from mcpcost.render.sarif_report import LocatedFinding, render_sarif
-from tests.helpers.sarif_checks import audit, location, project_fixture, validate  # noqa: F401  (the fixture)
+from tests.helpers.sarif_checks import (
+    audit,
+    location,
+    project_fixture,  # noqa: F401  (the fixture)
+    validate,
+)
 
 
 def test_a_config_outside_the_project_is_a_file_uri(tmp_path: Path) -> None:
