@@ -17,8 +17,8 @@ from mcpcost.measuring.server import STDERR_IN_NOTES
 from tests.helpers.paths import ROOT
 
 SECRET = "s3cr3t-Value-0f-the-User-7f3a9c"
-
-
+# echoes every argument and its env var on stderr, then exits: a startup failure whose notes
+# quote the stderr tail
 ECHO = (
     "import os, sys\n"
     "pad = int(os.environ.get('PAD', '0'))\n"
