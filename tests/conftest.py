@@ -76,7 +76,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         kind = kind_of(item.path)
         if kind is None:
-            strays.add(str(item.path))
+            strays.add(item.nodeid.split("::", 1)[0])
         else:
             item.add_marker(kind)
         if item.get_closest_marker("chromium") and not chromium:
@@ -87,5 +87,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if strays:
         raise pytest.UsageError(
             "test modules outside tests/unit, tests/integration and tests/e2e (move each to the "
-            f"folder of its kind; tests/unit/__init__.py says which): {', '.join(sorted(strays))}"
+            f"folder of its kind, as each folder's __init__.py describes): {', '.join(sorted(strays))}"
         )
