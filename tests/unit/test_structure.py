@@ -6,6 +6,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import warnings
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -47,18 +48,32 @@ def test_every_exception_class_derives_from_mcpcost_error() -> None:
 
 
 PACKAGE = Path(mcpcost.__file__).resolve().parent
-MAX_MODULE_LINES = 500
+# A guide, not a limit: a module over it is named in the run's warnings summary, and is split
+# where its concepts split, not to meet the number (pyproject.toml lets these warnings through).
+MODULE_LINES_GUIDE = 500
 MAX_FORMATTER_SKIPS = 10
+
+
+class ModuleLength(UserWarning):
+    """A module longer than the guide: a note for the reader, never a failure."""
 
 
 def _sources() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
 
-def test_no_module_is_over_the_line_limit() -> None:
+def test_modules_over_the_line_guide_are_named() -> None:
     sizes = {p.relative_to(PACKAGE): len(p.read_text("utf-8").splitlines()) for p in _sources()}
-    over = {str(path): n for path, n in sizes.items() if n > MAX_MODULE_LINES}
-    assert over == {}
+    assert Path("__init__.py") in sizes and Path("cli", "__init__.py") in sizes  # the walk saw it
+    for path, lines in sorted(sizes.items()):
+        if lines > MODULE_LINES_GUIDE:
+            warnings.warn(
+                ModuleLength(
+                    f"module length: mcpcost/{path} has {lines} lines, over the "
+                    f"{MODULE_LINES_GUIDE}-line guide (split it where a concept splits)"
+                ),
+                stacklevel=1,
+            )
 
 
 def test_no_two_modules_share_a_name() -> None:
