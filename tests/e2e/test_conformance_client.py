@@ -57,7 +57,7 @@ NOT_APPLICABLE = {
     "sse-retry": "checks reconnection of a tool call's interrupted SSE stream; a measurement "
     "does not call tools or hold a standalone GET stream",
     "auth/scope-step-up": "the step-up is demanded only by tools/call; a measurer never calls a "
-    "tool (step-up on tools/list is covered by tests/test_auth_flows.py)",
+    "tool (step-up on tools/list is covered by tests/integration/test_auth_flows.py)",
     "auth/cross-app-access-complete-flow": "enterprise-managed (ID-JAG token exchange) "
     "extension: needs an identity provider assertion a measuring tool does not have",
 }
