@@ -1,22 +1,23 @@
 """The test suite's own shape: every test module sits in the folder of its kind, and no test module
-imports another (what several share lives in tests/helpers, or in a conftest as a fixture)."""
+(nor a benchmark) imports a test module: what several share lives in tests/helpers, or in a
+conftest as a fixture."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from tests.helpers.paths import TESTS
+from tests.helpers.paths import ROOT, TESTS
 
 KINDS = ("unit", "integration", "e2e")
 INSTALLED = ("node_modules", ".venv")  # what scripts/setup-test-env.sh puts under tests/
 
 
-def _ours(pattern: str) -> list[Path]:
+def _ours(pattern: str, under: Path = TESTS) -> list[Path]:
     return sorted(
         path
-        for path in TESTS.rglob(pattern)
-        if not any(part in INSTALLED for part in path.relative_to(TESTS).parts)
+        for path in under.rglob(pattern)
+        if not any(part in INSTALLED for part in path.relative_to(under).parts)
     )
 
 
@@ -56,15 +57,15 @@ def test_the_import_scan_finds_each_spelling() -> None:
     ]
 
 
-def test_test_modules_sit_in_their_kind_folder_and_import_no_other() -> None:
+def test_test_modules_sit_in_their_kind_folder_and_none_is_imported() -> None:
     strays = [
         str(path.relative_to(TESTS))
         for path in _ours("test_*.py")
         if path.relative_to(TESTS).parts[0] not in KINDS
     ]
     importers = {
-        str(path.relative_to(TESTS)): imported
-        for path in _ours("*.py")
+        str(path.relative_to(ROOT)): imported
+        for path in [*_ours("*.py"), *_ours("*.py", ROOT / "bench")]
         if (imported := imported_test_modules(path.read_text("utf-8")))
     }
     assert strays == []
