@@ -5,6 +5,12 @@
   arrays, and a report's JSON round trip as a baseline.
 - ``report_schema``: the audit report's JSON Schema from ``spec/``.
 - ``client_homes``: a home and project holding one config file of every client, per platform.
+- ``cli_exits``, ``cli_core``, ``cli_audit``, ``cli_measure``: each command's tests' in-process
+  runner and the inputs they build (fixtures are imported by name where used).
+- ``sarif_checks``: the SARIF schema, a validator and a project for ``audit --sarif``.
+- ``sweep_sites``: a sweep's published inputs; ``container_catalog``: the container tests'
+  catalog.
+- ``json_strategies``: Hypothesis strategies for JSON values and wire texts.
 - ``live_processes``: live processes found by a tag in their command line (Linux).
 - ``oauth_fake`` and ``fake_browser``: an OAuth authorization server on loopback and the
   browser that approves its sign-in.
