@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from measure_floor import floor_once, floor_with_cpu, machine_line  # noqa: E402
 
-from mcpcost.audit.engine import DEFAULT_CONCURRENCY  # noqa: E402
+from mcpcost.audit.compose import DEFAULT_CONCURRENCY  # noqa: E402
 from mcpcost.cli import main  # noqa: E402
 from mcpcost.core.model import Measurement  # noqa: E402
 from mcpcost.core.spec import ServerSpec  # noqa: E402
@@ -145,7 +145,7 @@ def audit_cli_once(config: Path, python: Path) -> float:
 
 def engine_overhead(concurrency: int, seconds: float = 0.5) -> float:
     """Wall of the engine alone over four I/O-bound stand-ins that each take ``seconds``."""
-    from mcpcost.audit.engine import measure_all
+    from mcpcost.audit.compose import measure_launches
     from tests.helpers.audit_builders import measured, tools
 
     def sleepy(spec: ServerSpec) -> Measurement:
@@ -154,7 +154,7 @@ def engine_overhead(concurrency: int, seconds: float = 0.5) -> float:
 
     launches = {str(i): ServerSpec.stdio(f"s{i}", ["x", str(i)]) for i in range(len(SERVERS))}
     t0 = time.perf_counter()
-    measure_all(launches, sleepy, concurrency=concurrency)
+    measure_launches(launches, sleepy, concurrency=concurrency)
     return (time.perf_counter() - t0) / seconds
 
 

@@ -50,7 +50,7 @@ _HOMES: dict[str, str] = {
     "ToolCost": "mcpcost.core.model",
     "ToolsMeasure": "mcpcost.core.measure",
     "VerifyResult": "mcpcost.core.verify",
-    "audit_configs": "mcpcost.audit.api",
+    "audit_configs": "mcpcost.audit.compose",
     "canonicalize": "mcpcost.core.canonical",
     "count_tokens": "mcpcost.core.tokenizer",
     "measure_server": "mcpcost.measuring.server",
@@ -88,7 +88,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from mcpcost.audit.api import audit_configs
+    from mcpcost.audit.compose import audit_configs
     from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult
     from mcpcost.core.badge import render_badge
     from mcpcost.core.canonical import Canonical, canonicalize

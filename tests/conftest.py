@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,10 +42,28 @@ def reference_captures() -> list[Path]:
     """The reference project's published measurements (read from ../shared, never committed)."""
     if not REFERENCE_CAPTURES.is_dir():
         pytest.skip(f"reference captures not available at {REFERENCE_CAPTURES} (../shared absent)")
-    files = sorted(REFERENCE_CAPTURES.glob("*.json"))
+    files = sorted(REFERENCE_CAPTURES.glob("*.measurement.json"))  # not the divergence run
     if not files:
         pytest.skip(f"no reference captures in {REFERENCE_CAPTURES}")
     return files
+
+
+@pytest.fixture(scope="session")
+def tiktoken_o200k() -> Any:
+    """tiktoken's own o200k_base (its Rust split, then its byte-pair encoding), built through
+    tiktoken's public ``Encoding`` from the bundled ranks: what the tokenizer is compared with."""
+    import tiktoken
+
+    from mcpcost.core.ranks import open_rank_table
+    from mcpcost.core.tokenizer import O200K_PAT_STR, O200K_SPECIAL_TOKENS
+
+    table = open_rank_table()
+    return tiktoken.Encoding(
+        "o200k_base",
+        pat_str=O200K_PAT_STR,
+        mergeable_ranks=dict(zip(table.tokens(), range(table.size), strict=True)),
+        special_tokens=O200K_SPECIAL_TOKENS,
+    )
 
 
 def kind_of(path: Path) -> str | None:

@@ -14,16 +14,12 @@ from typing import Any
 
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
 from mcpcost.audit.diff import DiffKind
-from mcpcost.configs.clients import deferring_clients
+from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.record import Record
-from mcpcost.render.text_format import n as fmt
-from mcpcost.render.text_format import signed
+from mcpcost.render.text_format import signed, thousands
 from mcpcost.runtime.templating import render
 
-# Clients whose documented default defers MCP tool definitions (from the client registry); the
-# audit's deferral verdict has the full model (environment, settings files, alwaysLoad).
-DEFERS_BY_DEFAULT = deferring_clients()
 COMMENT_TARGET = 60_000  # under GitHub's 65,536-character limit, with room for the marker
 NAME_LIMIT = 80
 NOTE_CELL_LIMIT = 160  # a note in a table cell
@@ -51,11 +47,12 @@ def marker(key: str) -> str:
 def arrow(base: int | None, head: int | None) -> str:
     if base is None and head is None:
         return "—"
-    return f"{fmt(base) if base is not None else '—'} → {fmt(head) if head is not None else '—'}"
+    return f"{thousands(base) if base is not None else '—'} → {thousands(head) if head is not None else '—'}"
 
 
-def pct(value: float | None) -> str:
-    return "" if value is None else f"{value:+.1f}%"
+def change_percent(percent: float | None) -> str:
+    """A change already in percent, signed: ``+12.5%`` (empty when unknown)."""
+    return "" if percent is None else f"{percent:+.1f}%"
 
 
 def _icon(row: ServerDiffView) -> str:
@@ -80,8 +77,8 @@ def server_cells(config: ConfigDiffView, row: ServerDiffView) -> dict[str, str]:
     return {
         "config": code_span(config.source, 120),
         "server": code_span(row.name, NAME_LIMIT),
-        "base": fmt(row.base_tokens) if row.base_tokens is not None else "—",
-        "head": fmt(row.head_tokens) if row.head_tokens is not None else "—",
+        "base": thousands(row.base_tokens) if row.base_tokens is not None else "—",
+        "head": thousands(row.head_tokens) if row.head_tokens is not None else "—",
         "delta": delta,
         "what": _icon(row) + (f" ({why})" if why else "") + _whole(config, row),
     }
@@ -103,6 +100,20 @@ def _unchanged(row: ServerDiffView) -> bool:
     return row.kind in (DiffKind.UNCHANGED, DiffKind.MEASURED)
 
 
+def deferring_clients(outcome: Outcome) -> list[dict[str, str]]:
+    """The clients whose configs the audit's verdict says defer every tool definition (the
+    Action reads no settings file, so that is the client's documented default)."""
+    found = {
+        (c.client, (c.deferral_mechanism or "deferral").replace("-", " "))
+        for c in outcome.configs
+        if c.deferral is DeferralMode.DEFERS_ALL
+    }
+    return [
+        {"client": code_span(client, 40), "mechanism": md_text(mechanism, 40)}
+        for client, mechanism in sorted(found)
+    ]
+
+
 class Rendered(Record, frozen=True):
     body: str
     dropped_rows: int
@@ -120,9 +131,7 @@ def context(
     shown_tools = tools if tool_rows is None else tools[:tool_rows]
     budget_use = None
     if outcome.budget and head is not None and head.head_total is not None:
-        budget_use = (
-            f"{head.head_total * 100 / outcome.budget:.0f}% of the {fmt(outcome.budget)} budget"
-        )
+        budget_use = f"{head.head_total * 100 / outcome.budget:.0f}% of the {thousands(outcome.budget)} budget"
     return {
         "marker": marker(key),
         "passed": outcome.verdict.passed,
@@ -130,7 +139,7 @@ def context(
         "headline": head,
         "delta": signed(head.delta) if head is not None and head.delta is not None else None,
         "arrow": arrow(head.base_total, head.head_total) if head is not None else "—",
-        "percent": (head.change or pct(head.percent)) if head is not None else "",
+        "percent": (head.change or change_percent(head.percent)) if head is not None else "",
         "budget_use": budget_use,
         "config_count": len(outcome.configs),
         "configs": [
@@ -139,7 +148,7 @@ def context(
                 "client": md_text(c.client, 40),
                 "arrow": arrow(c.base_total, c.head_total),
                 "delta": signed(c.delta) if c.delta is not None else "?",
-                "percent": pct(c.percent),
+                "percent": change_percent(c.percent),
                 "exact": c.exact,
                 "problem": md_text(c.problem, NOTE_CELL_LIMIT) if c.problem else None,
             }
@@ -149,15 +158,15 @@ def context(
         "dropped": len(changed) - len(shown),
         "unchanged_count": len(unchanged),
         "unchanged": [
-            f"{code_span(c.source, 120)} {code_span(r.name, NAME_LIMIT)} ({fmt(r.head_tokens or 0)})"
+            f"{code_span(c.source, 120)} {code_span(r.name, NAME_LIMIT)} ({thousands(r.head_tokens or 0)})"
             for c, r in (unchanged if max_rows is None else unchanged[:max_rows])
         ],
         "tools": [
             {
                 "server": code_span(r.name, NAME_LIMIT),
                 "tool": code_span(t.tool, NAME_LIMIT),
-                "base": fmt(t.base_tokens) if t.base_tokens is not None else "🆕",
-                "head": fmt(t.head_tokens) if t.head_tokens is not None else "🗑️",
+                "base": thousands(t.base_tokens) if t.base_tokens is not None else "🆕",
+                "head": thousands(t.head_tokens) if t.head_tokens is not None else "🗑️",
                 "delta": signed(t.delta),
             }
             for _, r, t in shown_tools
@@ -167,17 +176,15 @@ def context(
         "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings],
         "problems": [md_text(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),
-        "deferring_clients": [
-            code_span(client, 40)
-            for client in sorted({c.client for c in outcome.configs})
-            if client in DEFERS_BY_DEFAULT
-        ],
+        "deferring_clients": deferring_clients(outcome),
         "versions": [(md_text(k, 40), md_text(v, 60)) for k, v in sorted(outcome.versions.items())],
         "base_sha": md_text(outcome.base_sha or "", 40),
         "head_sha": md_text(outcome.head_sha, 40),
         "run_url": outcome.run_url,
-        "budget": fmt(outcome.budget) if outcome.budget is not None else None,
-        "max_increase": fmt(outcome.max_increase) if outcome.max_increase is not None else None,
+        "budget": thousands(outcome.budget) if outcome.budget is not None else None,
+        "max_increase": thousands(outcome.max_increase)
+        if outcome.max_increase is not None
+        else None,
         "max_increase_percent": f"{outcome.max_increase_percent:g}%"
         if outcome.max_increase_percent is not None
         else None,

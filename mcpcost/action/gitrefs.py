@@ -1,16 +1,29 @@
-"""Config files as they are at a commit, read from git objects without touching the worktree."""
+"""Config files as they are at a commit, read from git objects without touching the worktree.
+
+A pull request's base commit is often not in the checkout (a shallow clone of the head), so it is
+fetched from ``origin``. The examples check out with ``persist-credentials: false``, which leaves
+no credential behind, so on a private repository that fetch must authenticate: the Action's
+token goes to git as an ``http.<server>/.extraheader`` for that one fetch only, through the
+``GIT_CONFIG_COUNT`` / ``GIT_CONFIG_KEY_n`` / ``GIT_CONFIG_VALUE_n`` environment of that one
+process. It is never written to a git config file, never on a command line (which any process on
+the runner can read), scoped to the runner's GitHub server URL (git sends it to no other host),
+and masked in any error text. The entry is preceded by an empty value of the same key, which
+clears a header ``actions/checkout`` left in the repository's config, so exactly one
+``Authorization`` header is sent.
+"""
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from mcpcost.core.record import Record
+from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import McpcostError
 
 
@@ -18,30 +31,89 @@ class GitError(McpcostError):
     """A git command that failed."""
 
 
+def token_config(token: str, server_url: str) -> tuple[tuple[str, str], ...]:
+    """The git config entries that send ``token`` to ``server_url`` as GitHub's checkout does
+    (``Authorization: basic`` of ``x-access-token:<token>``): an empty value that clears any
+    header already configured for that URL, then the header. None without a token or an http(s)
+    server URL."""
+    if not token or not server_url.startswith(("https://", "http://")):
+        return ()
+    key = f"http.{server_url.rstrip('/')}/.extraheader"
+    return ((key, ""), (key, f"AUTHORIZATION: basic {basic_credentials(token)}"))
+
+
+def basic_credentials(token: str) -> str:
+    """``x-access-token:<token>`` in base64, as HTTP basic authentication sends it."""
+    return base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
+
+
+def config_environ(
+    entries: Sequence[tuple[str, str]], environ: Mapping[str, str]
+) -> dict[str, str]:
+    """``environ`` with ``entries`` added as ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` after
+    any the environment already holds."""
+    out = dict(environ)
+    try:
+        start = max(0, int(out.get("GIT_CONFIG_COUNT", "0")))
+    except ValueError:
+        start = 0
+    for i, (key, value) in enumerate(entries, start):
+        out[f"GIT_CONFIG_KEY_{i}"] = key
+        out[f"GIT_CONFIG_VALUE_{i}"] = value
+    out["GIT_CONFIG_COUNT"] = str(start + len(entries))
+    return out
+
+
 class Git(Record, frozen=True):
-    """Runs git in ``repo``; ``safe.directory`` is set per call as well as in the image."""
+    """Runs git in ``repo``; ``safe.directory`` is set per call as well as in the image.
+
+    ``token`` (kept out of ``repr``) authenticates fetches from ``origin`` when ``origin`` is on
+    ``server_url`` (the runner's ``GITHUB_SERVER_URL``); nothing else git does sends it."""
 
     repo: str
     timeout_s: float = 120.0
+    token: str = ""
+    server_url: str = ""
 
-    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    def __repr__(self) -> str:
+        return repr_without(self, {"token"})
+
+    def run(
+        self, *args: str, check: bool = True, config: Sequence[tuple[str, str]] = ()
+    ) -> subprocess.CompletedProcess[bytes]:
+        """``git args`` in the repository; ``config`` entries reach that one process through
+        its environment (see the module docstring), never its command line."""
         cmd = ["git", "-c", f"safe.directory={self.repo}", "-C", self.repo, *args]
+        env = None
+        if config:
+            env = config_environ(config, os.environ)
+            env["GIT_TERMINAL_PROMPT"] = "0"  # a refused credential fails; it never waits
         try:
-            proc = subprocess.run(cmd, capture_output=True, timeout=self.timeout_s, check=False)
+            proc = subprocess.run(
+                cmd, capture_output=True, timeout=self.timeout_s, check=False, env=env
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise GitError(f"git {args[0]}: {exc}") from None
+            raise GitError(self._masked(f"git {args[0]}: {exc}")) from None
         if check and proc.returncode != 0:
             detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
+            last = detail[-1] if detail else str(proc.returncode)
+            raise GitError(self._masked(f"git {args[0]} failed: {last}"))
         return proc
+
+    def _masked(self, text: str) -> str:
+        if not self.token:
+            return text
+        return text.replace(basic_credentials(self.token), "***").replace(self.token, "***")
 
     def has_commit(self, sha: str) -> bool:
         return self.run("cat-file", "-e", f"{sha}^{{commit}}", check=False).returncode == 0
 
     def ensure_commit(self, sha: str) -> None:
-        """Fetch just that commit (depth 1) when the checkout does not have it."""
+        """Fetch just that commit (depth 1) when the checkout does not have it, with the token
+        for this one fetch."""
         if not self.has_commit(sha):
-            self.run("fetch", "--no-tags", "--depth=1", "origin", sha)
+            auth = token_config(self.token, self.server_url)
+            self.run("fetch", "--no-tags", "--depth=1", "origin", sha, config=auth)
             if not self.has_commit(sha):
                 raise GitError(f"commit {sha} is not available after fetching it")
 

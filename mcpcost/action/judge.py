@@ -1,21 +1,22 @@
-"""Base against head through the audit engine, and the Action's view of the answer (pure).
+"""The audit's answer, base against head, as the Action views it (pure).
 
-The Action asks the engine exactly what ``mcpcost audit --baseline base.json`` asks it: the base
-side's report is the baseline; ``diff_reports`` compares the head side's report with it and
-``evaluate_gates`` judges. ``fail-on`` only sorts the engine's findings: kinds it lists are
-failures, the rest are warnings. The views built here copy the engine's kinds, totals and
-deltas; the comment, the summary, the outputs and the annotations render from them.
+The Action asks the audit exactly what ``mcpcost audit --baseline base.json`` asks it
+(``mcpcost.audit.compose.run_audit``): the base side's report is the baseline, ``diff_reports``
+compares the head side's report with it and ``evaluate_gates`` judges. ``fail-on`` only sorts
+the audit's findings: kinds it lists are failures, the rest are warnings. The views built here
+copy the audit's kinds, totals, deltas and deferral verdicts; the comment, the summary, the
+outputs and the annotations render from them.
 
-Unlike ``audit --baseline``, the Action knows from git which config files exist at each commit.
-A config the pull request adds (absent at base, or declaring no live server there) is diffed
-against an explicit empty config, so its increase is its full total; one it deletes or empties is
-diffed against an empty head config, so its decrease is established (``diff_reports``'
-``empty_before`` / ``empty_now``).
+Unlike ``audit --baseline``, the Action knows from git which config files exist at each commit,
+so the audit's base side says which configs are known empty on either side
+(``compose.side_presence``): a config the pull request adds is diffed against an explicit empty
+config, one it deletes or empties against an empty head config.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from mcpcost.action.outcome import (
     ConfigChange,
@@ -25,12 +26,11 @@ from mcpcost.action.outcome import (
     ToolChange,
     VerdictView,
 )
-from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy, diff_reports
-from mcpcost.audit.gates import Gate, GateResult, evaluate_gates
-from mcpcost.audit.report import build_report
+from mcpcost.audit.compose import Audit, SidePresence, side_presence
+from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy
+from mcpcost.audit.gates import Gate, GateResult
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, first_line
-from mcpcost.configs.config_file import ConfigFile, ConfigState
-from mcpcost.core.model import Measurement
+from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.record import Record, field
 from mcpcost.render.sarif_report import finding_line
 
@@ -51,69 +51,31 @@ class Presence(Record, frozen=True, kw_only=True):
     changes: Mapping[str, ConfigChange]
 
 
-def _holds_nothing(config: ConfigFile) -> bool:
-    return config.state != ConfigState.ERROR and not config.live_entries
+def _changes(known: SidePresence) -> dict[str, ConfigChange]:
+    return {
+        **dict.fromkeys(known.added, ConfigChange.NEW),
+        **dict.fromkeys(known.removed, ConfigChange.REMOVED),
+        **dict.fromkeys(known.emptied, ConfigChange.EMPTIED),
+    }
 
 
 def presence(base: Sequence[ConfigFile], head: Sequence[ConfigFile]) -> Presence:
-    """What each side is known to hold, from the config files read at both commits.
-
-    Both sides are read from git with the same patterns, so a source missing from one side is a
-    file absent at that commit; an unreadable file is never "known empty".
-    """
-    before = {c.source: c for c in base}
-    now = {c.source: c for c in head}
-    changes: dict[str, ConfigChange] = {}
-    for source in now.keys() - before.keys():
-        changes[source] = ConfigChange.NEW
-    for source in before.keys() - now.keys():
-        changes[source] = ConfigChange.REMOVED
-    for source in before.keys() & now.keys():
-        if _holds_nothing(now[source]) and not _holds_nothing(before[source]):
-            changes[source] = ConfigChange.EMPTIED
+    """What each side is known to hold, from the config files read at both commits (the audit's
+    ``side_presence``), with what the pull request did to each config as a whole."""
+    known = side_presence(base, head)
     return Presence(
-        empty_before=frozenset(s for s in now if s not in before or _holds_nothing(before[s])),
-        empty_now=frozenset(s for s in before if s not in now or _holds_nothing(now[s])),
-        changes=changes,
+        empty_before=known.empty_before, empty_now=known.empty_now, changes=_changes(known)
     )
 
 
-def judge(
-    base_configs: Sequence[ConfigFile] | None,
-    head_configs: Sequence[ConfigFile],
-    measurements: Mapping[str, Measurement],
-    *,
-    budget: int | None,
-    max_increase: int | None,
-    max_increase_percent: float | None,
-    generated_at: str = "",
-) -> Judgement:
-    """Reports for both sides, the engine's diff (with a base) and its gate result."""
-    head = build_report(head_configs, measurements, generated_at=generated_at)
-    base = (
-        build_report(base_configs, measurements, generated_at=generated_at)
-        if base_configs is not None
-        else None
-    )
-    known = presence(base_configs, head_configs) if base_configs is not None else None
-    diff = (
-        diff_reports(base, head, empty_before=known.empty_before, empty_now=known.empty_now)
-        if base is not None and known is not None
-        else None
-    )
-    unreadable = any(e.state == ConfigState.ERROR for e in head.empty_configs)
-    if diff is not None and diff.configs and not head.configs and not unreadable:
-        budget = None  # every head config is known to hold nothing: 0 fits any budget
-    gates = evaluate_gates(
-        head,
-        diff,
-        budget=budget,
-        max_increase=max_increase if diff is not None else None,
-        max_increase_percent=max_increase_percent if diff is not None else None,
-        require_measured=True,
-    )
+def judgement_of(audit: Audit) -> Judgement:
+    """The audit's reports (head, and base with a base side), its diff and its gate result."""
     return Judgement(
-        head=head, base=base, diff=diff, gates=gates, changes=known.changes if known else {}
+        head=audit.report,
+        base=audit.base,
+        diff=audit.diff,
+        gates=audit.gates,
+        changes=_changes(audit.presence) if audit.presence is not None else {},
     )
 
 
@@ -123,14 +85,14 @@ def judge(
 def verdict_of(
     j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
 ) -> VerdictView:
-    """The engine's findings, split by ``fail-on`` into failures and warnings."""
+    """The audit's findings, split by ``fail-on`` into failures and warnings."""
     reasons = [
         FindingView(
             gate=f.gate,
             source=f.source or "",
             text=f.text,
             server=f.server,
-            line=finding_line(f, j.head, lines),
+            line=finding_line(f, j.head, lines, j.diff),
         )
         for f in j.gates.findings
     ]
@@ -166,6 +128,14 @@ def _config(report: AuditReport | None, source: str | None) -> ConfigResult | No
     if report is None or source is None:
         return None
     return next((c for c in report.configs if c.source == source), None)
+
+
+def _deferral(config: ConfigResult | None) -> dict[str, Any]:
+    """The head report's deferral verdict of ``config``, as the view carries it."""
+    verdict = config.deferral if config is not None else None
+    if verdict is None:
+        return {}
+    return {"deferral": verdict.mode, "deferral_mechanism": verdict.mechanism}
 
 
 def _compared(
@@ -220,6 +190,7 @@ def _compared(
         exact=d.exact,
         servers=tuple(rows),
         change=change,
+        **_deferral(_config(head, d.source)),
     )
 
 
@@ -242,6 +213,7 @@ def _current(c: ConfigResult, lines: Mapping[tuple[str, str], int]) -> ConfigDif
         head_total=c.total_tokens,
         exact=c.complete,
         servers=tuple(rows),
+        **_deferral(c),
     )
 
 

@@ -15,11 +15,9 @@ import traceback
 
 import requests
 
-from mcpcost.action import engine_seam
-from mcpcost.action.engine_seam import MeasureServer
 from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
-from mcpcost.action.measure_sides import measure_and_judge
+from mcpcost.action.measure_sides import MeasureServer, default_measure_server, measure_and_judge
 from mcpcost.action.publishing import post_saved_comment, publish
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_env import Log, Runner
@@ -50,11 +48,9 @@ def main() -> int:
         sleep=time.sleep,
         clock=time.time,
     )
-    git = Git(os.path.join(runner.workspace))
+    git = Git(runner.workspace, token=settings.github_token, server_url=runner.server_url)
     try:
-        return run(
-            settings, runner, gh=gh, git=git, measure=engine_seam.default_measure_server, log=log
-        )
+        return run(settings, runner, gh=gh, git=git, measure=default_measure_server, log=log)
     except Exception as exc:  # a defect of ours: reported through the log, never a raw traceback
         report_crash(log, exc, runner.output_path)
         return 2

@@ -1,5 +1,6 @@
-"""Measuring both sides of a change: configs read from git at each commit, every distinct
-launch measured once, and the engine's judgement turned into the Action's ``Outcome``.
+"""Measuring both sides of a change: configs read from git at each commit, then one audit
+(``mcpcost.audit.compose.run_audit``, as ``mcpcost audit`` runs it) with the base side as the
+head's baseline, turned into the Action's ``Outcome``.
 
 Head's servers run in the workspace. A base launch that equals a head launch and names nothing
 the pull request changed shares head's measurement; every other base launch runs in a detached
@@ -9,22 +10,43 @@ worktree of the base commit (``mcpcost.action.sharing``).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
-from mcpcost.action import engine_seam
-from mcpcost.action.engine_seam import MeasureServer, measure_configs, with_cwd
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import Judgement, config_views, judge, verdict_of
+from mcpcost.action.judge import Judgement, config_views, judgement_of, verdict_of
 from mcpcost.action.outcome import Outcome
+from mcpcost.action.repo_configs import parse_config, project_config_paths, with_cwd
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
 from mcpcost.action.settings import Settings
 from mcpcost.action.sharing import needs_worktree, place
+from mcpcost.audit.compose import (
+    Audit,
+    AuditInputs,
+    AuditOptions,
+    BaseSide,
+    GateRequest,
+    distinct_launches,
+    run_audit,
+)
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record, replace
+from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import InputError
+from mcpcost.measuring.signed_in import measure_with_environment_sign_in
 from mcpcost.render.sarif_report import entry_lines
 from mcpcost.runtime.clock import iso_utc, utc_now
+
+# How the Action measures one server: ``measure_server``'s own shape, the timeout given per call
+# (the Action's ``timeout`` input); the audit's ``MeasureLaunch`` binds it.
+MeasureServer = Callable[[ServerSpec, float], Measurement]
+
+
+def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
+    """``measure_server``; remote servers signed in with ``MCPCOST_OAUTH_*`` credentials from the
+    step's environment when there are any (docs/AUTH.md)."""
+    return measure_with_environment_sign_in(spec, timeout_s=timeout_s, environ=os.environ)
 
 
 def _pr(runner: Runner) -> tuple[int, str, str]:
@@ -45,7 +67,7 @@ def load_configs(
     prefix = (
         "" if settings.working_directory == "." else settings.working_directory.rstrip("/") + "/"
     )
-    patterns = settings.config or engine_seam.project_config_paths()
+    patterns = settings.config or project_config_paths()
     paths = matching(git.files(sha), [prefix + p for p in patterns])
     configs: dict[str, ConfigFile] = {}
     workspace = os.path.normpath(
@@ -54,7 +76,7 @@ def load_configs(
     for path in paths:
         text = git.read(sha, path)
         if text is not None:
-            parsed = engine_seam.parse_config(
+            parsed = parse_config(
                 path[len(prefix) :], text, environ=runner.environ, workspace=workspace
             )
             configs[path] = replace(parsed, source=path)
@@ -69,7 +91,7 @@ class Judged(Record, frozen=True):
 def measure_and_judge(
     settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
 ) -> Judged:
-    """Read both sides' configs from git, measure every distinct launch once, ask the engine."""
+    """Read both sides' configs from git, and audit head with base as its baseline."""
     pr_number: int | None = None
     base: dict[str, ConfigFile] | None = None
     if compare:
@@ -122,21 +144,13 @@ def measure_and_judge(
                     ]
                 except (KeyError, ValueError) as exc:
                     raise InputError(f"cannot place the base side in its worktree: {exc}") from None
-                measurements = _measure(settings, [*base_side, *head], measure, log)
+                audit = _audit(settings, head, base_side, measure, log)
         else:
             base_side = [with_cwd(c, workspace) for c in base.values()]
-            measurements = _measure(settings, [*base_side, *head], measure, log)
+            audit = _audit(settings, head, base_side, measure, log)
     else:
-        measurements = _measure(settings, head, measure, log)
-    judgement = judge(
-        base_side,
-        head,
-        measurements,
-        budget=settings.budget,
-        max_increase=settings.max_increase,
-        max_increase_percent=settings.max_increase_percent,
-        generated_at=iso_utc(utc_now()),
-    )
+        audit = _audit(settings, head, None, measure, log)
+    judgement = judgement_of(audit)
     lines = entry_lines(head)
     problems = tuple(f"{c.source}: {p}" for c in head for p in c.problems)
     outcome = Outcome(
@@ -157,13 +171,38 @@ def measure_and_judge(
     return Judged(outcome, judgement)
 
 
-def _measure(
-    settings: Settings, configs: list[ConfigFile], measure: MeasureServer, log: Log
-) -> dict[str, Measurement]:
-    launches = {e.spec.launch_key() for c in configs for e in c.live_entries if e.spec}
+def _audit(
+    settings: Settings,
+    head: list[ConfigFile],
+    base: list[ConfigFile] | None,
+    measure: MeasureServer,
+    log: Log,
+) -> Audit:
+    """The audit of head, with base (when there is one) as its baseline: every distinct launch of
+    both sides measured once. Settings files on the runner decide nothing about a repository's
+    configs, so none are read (``settings=None``), nor the runner's environment."""
+    configs = [*(base or ()), *head]
+    launches = distinct_launches(configs)
     log.info(f"measuring {len(launches)} distinct launches across {len(configs)} config files")
-    return measure_configs(
-        configs, measure, timeout_s=settings.timeout, concurrency=settings.concurrency
+    options = AuditOptions(
+        concurrency=settings.concurrency,
+        gates=GateRequest(
+            budget=settings.budget,
+            max_increase=settings.max_increase,
+            max_increase_percent=settings.max_increase_percent,
+            require_measured=True,
+        ),
+        generated_at=iso_utc(utc_now()),
+    )
+
+    def one(spec: ServerSpec) -> Measurement:
+        return measure(spec, settings.timeout)
+
+    return run_audit(
+        AuditInputs(configs=tuple(head)),
+        measure=one,
+        options=options,
+        baseline=BaseSide(configs=tuple(base)) if base is not None else None,
     )
 
 

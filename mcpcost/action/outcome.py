@@ -1,7 +1,7 @@
 """What one run found: per config, per server, base against head; and the gate's verdict.
 
-Every number, kind and delta here is copied from the audit engine's report, diff and gate
-findings (``mcpcost.action.judge`` does the copying); nothing is decided here. These views are
+Every number, kind, delta and deferral verdict here is copied from the audit's report, diff and
+gate findings (``mcpcost.action.judge`` does the copying); nothing is decided here. These views are
 what the comment, the summary, the outputs and the annotations are rendered from, and what the
 fork-safe first phase saves (``to_dict``) for the second phase to render (``from_dict``, strict:
 the file comes from an untrusted run).
@@ -15,6 +15,9 @@ from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
+from mcpcost.audit.report_model import ServerStatus, server_status
+from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 
@@ -47,9 +50,9 @@ class ServerDiffView(Record, frozen=True, kw_only=True):
     kind: DiffKind
     base_tokens: int | None = None
     head_tokens: int | None = None
-    delta: int | None = None  # the engine's delta; None when it cannot be established
-    base_status: str | None = None  # None: not in the base config
-    head_status: str | None = None  # None: not in the head config
+    delta: int | None = None  # the audit's delta; None when it cannot be established
+    base_status: ServerStatus | None = None  # None: not in the base config
+    head_status: ServerStatus | None = None  # None: not in the head config
     note: str | None = None  # why a side could not be measured
     line: int | None = None  # the entry's line in the head config
     tool_changes: tuple[ToolChange, ...] = ()
@@ -62,17 +65,20 @@ class ServerDiffView(Record, frozen=True, kw_only=True):
 
 
 class ConfigDiffView(Record, frozen=True, kw_only=True):
-    """One config file, base against head: the engine's totals and delta, and its servers."""
+    """One config file, base against head: the audit's totals and delta, its servers, and the
+    deferral verdict of the head side's client session."""
 
     source: str  # repo-relative path
-    client: str
+    client: ClientName
     base_total: int | None  # None: no such config on base
     head_total: int | None  # None: no such config on head
-    delta: int | None = None  # the engine's delta; None when there is nothing to compare
+    delta: int | None = None  # the audit's delta; None when there is nothing to compare
     exact: bool = True
     servers: tuple[ServerDiffView, ...] = ()
     problem: str | None = None  # head config unreadable
     change: ConfigChange | None = None
+    deferral: DeferralMode | None = None  # the head report's verdict (None: no head report)
+    deferral_mechanism: str | None = None  # the client's deferral mechanism, when it has one
 
     @property
     def percent(self) -> float | None:
@@ -98,7 +104,7 @@ class FindingView(Record, frozen=True, kw_only=True):
 
 
 class VerdictView(Record, frozen=True, kw_only=True):
-    """The engine's findings, split by the Action's ``fail-on`` input."""
+    """The audit's findings, split by the Action's ``fail-on`` input."""
 
     failures: tuple[FindingView, ...] = ()  # gates in fail-on that tripped
     warnings: tuple[FindingView, ...] = ()  # gates that tripped but are not in fail-on
@@ -173,6 +179,9 @@ class Outcome(Record, frozen=True, kw_only=True):
                     "exact": c.exact,
                     "problem": c.problem,
                     "change": c.change,
+                    "deferral": {"mode": c.deferral, "mechanism": c.deferral_mechanism}
+                    if c.deferral is not None
+                    else None,
                     "servers": [
                         {
                             "name": s.name,
@@ -239,6 +248,24 @@ def _opt_num(v: Any) -> float | None:
     return float(v)
 
 
+def _status(v: Any) -> ServerStatus | None:
+    text = _opt_str(v)
+    if text is None:
+        return None
+    found = server_status(text)
+    if found is None:
+        raise ValueError(f"unknown server status {text!r}")
+    return found
+
+
+def _deferral(v: Any) -> DeferralMode | None:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise TypeError("deferral must be an object or null")
+    return DeferralMode(_str(v["mode"]))
+
+
 def _change(v: Any) -> ConfigChange | None:
     text = _opt_str(v)
     if text is None:
@@ -282,8 +309,8 @@ def _outcome_from(data: Any) -> Outcome:
                     base_tokens=_opt_int(s.get("baseTokens")),
                     head_tokens=_opt_int(s.get("headTokens")),
                     delta=_opt_int(s.get("delta")),
-                    base_status=_opt_str(s.get("baseStatus")),
-                    head_status=_opt_str(s.get("headStatus")),
+                    base_status=_status(s.get("baseStatus")),
+                    head_status=_status(s.get("headStatus")),
                     note=_opt_str(s.get("note")),
                     line=_opt_int(s.get("line")),
                     tool_changes=tools,
@@ -292,7 +319,7 @@ def _outcome_from(data: Any) -> Outcome:
         configs.append(
             ConfigDiffView(
                 source=_str(c["source"]),
-                client=_str(c["client"]),
+                client=ClientName(_str(c["client"])),
                 base_total=_opt_int(c.get("baseTotal")),
                 head_total=_opt_int(c.get("headTotal")),
                 delta=_opt_int(c.get("delta")),
@@ -300,6 +327,8 @@ def _outcome_from(data: Any) -> Outcome:
                 servers=tuple(servers),
                 problem=_opt_str(c.get("problem")),
                 change=_change(c.get("change")),
+                deferral=_deferral(c.get("deferral")),
+                deferral_mechanism=_opt_str((c.get("deferral") or {}).get("mechanism")),
             )
         )
     verdict = data["verdict"]

@@ -93,7 +93,7 @@ def publish(
     report_path = os.path.join(settings.output_dir, "report.json")
     write_workspace_file(runner.workspace, report_path, stringify_pretty(outcome.to_dict()) + "\n")
     outputs["report-path"] = report_path
-    # the engine's own reports, exactly as `mcpcost audit --json` writes them
+    # the audit's own reports, exactly as `mcpcost audit --json` writes them
     audits = [("audit.json", report_to_json(j.head, j.diff, j.gates))]
     if j.base is not None:
         audits.append(("audit-base.json", report_to_json(j.base)))

@@ -25,7 +25,7 @@ import os
 import posixpath
 from collections.abc import Collection, Iterator, Sequence
 
-from mcpcost.action.engine_seam import with_cwd
+from mcpcost.action.repo_configs import with_cwd
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpcost.audit.report_model import REPORT_VERSION, AuditReport
+from mcpcost.audit.report_model import REPORT_VERSION, AuditReport, ServerStatus, server_status
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
 
 class BaselineServer(Record, frozen=True, kw_only=True):
     name: str
-    status: str
+    status: ServerStatus | None  # None: the file names no status this version knows
     tokens: int | None
     canonical_sha256: str | None = None
 
 
 class BaselineConfig(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     total_tokens: int
     servers: tuple[BaselineServer, ...]
@@ -57,7 +58,7 @@ def _servers(raw: Any, where: str) -> list[BaselineServer]:
         out.append(
             BaselineServer(
                 name=s["name"],
-                status=status if isinstance(status, str) else "unknown",
+                status=server_status(status) if isinstance(status, str) else None,
                 tokens=int(tokens) if tokens is not None else None,
                 canonical_sha256=sha if isinstance(sha, str) else None,
             )
@@ -96,7 +97,7 @@ def parse_baseline(obj: Any) -> Baseline:
         client = c.get("client")
         parsed.append(
             BaselineConfig(
-                client=client if isinstance(client, str) else "unknown",
+                client=ClientName(client if isinstance(client, str) else "unknown"),
                 source=c["source"],
                 total_tokens=int(total) if total is not None else measured_total,
                 # a skipped server is present with no number, whatever the file says
@@ -132,15 +133,14 @@ def baseline_of_report(report: AuditReport) -> Baseline:
                 servers=tuple(
                     BaselineServer(
                         name=s.name,
-                        status=str(s.status),
+                        status=s.status,
                         tokens=s.tokens,
                         canonical_sha256=s.canonical_sha256,
                     )
                     for s in c.servers
                 )
                 + tuple(
-                    BaselineServer(name=s.name, status=str(s.status), tokens=None)
-                    for s in c.skipped
+                    BaselineServer(name=s.name, status=s.status, tokens=None) for s in c.skipped
                 ),
             )
             for c in report.configs

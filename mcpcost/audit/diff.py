@@ -1,8 +1,8 @@
 """Baseline diff: what changed between an earlier ``audit --json`` report and this one.
 
 ``diff_reports(baseline, report) -> AuditDiff`` is pure. ``baseline`` is either a report file
-read by ``mcpcost.audit.baseline.parse_baseline`` or a report value (the Action builds both
-sides in one process).
+read by ``mcpcost.audit.baseline.parse_baseline`` or a report value (a base side audited in the
+same run: ``compose.BaseSide``, as the Action audits a pull request's base commit).
 
 Config pairing, strongest evidence first: the exact ``source``; then the same path spelled
 differently (``./.mcp.json``, ``.mcp.json`` and ``/abs/repo/.mcp.json`` pair when exactly one
@@ -18,9 +18,9 @@ A config's diff is ``exact`` only when every server has a number on each side it
 a server that stopped measuring, started measuring, was added unmeasurable or was never measured
 makes it inexact, so a server failing is never reported as a saving.
 
-A caller that knows a config held no live server on one side (the Action reads both commits from
-git: the file is absent there, or declares none) says so with ``empty_before`` / ``empty_now``
-(sources). Such a config is compared with an explicit empty one (total 0) instead of being
+A caller that knows a config held no live server on one side (a base side read from the same
+places: the file is absent there, or declares none; ``compose.side_presence``) says so with
+``empty_before`` / ``empty_now`` (sources). Such a config is compared with an explicit empty one (total 0) instead of being
 ``unmatched`` or dropped: a config added by the change grows from 0, one it deletes or empties
 shrinks to 0, and both deltas are established.
 """
@@ -32,7 +32,8 @@ from collections.abc import Collection
 from enum import StrEnum
 
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
-from mcpcost.audit.report_model import AuditReport, ConfigResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerStatus
+from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.core.record import Record
 
 
@@ -75,8 +76,8 @@ class ServerDiff(Record, frozen=True, kw_only=True):
     before: int | None
     after: int | None
     delta: int | None
-    before_status: str | None
-    after_status: str | None
+    before_status: ServerStatus | None  # None: not in the baseline, or no status it knows
+    after_status: ServerStatus | None  # None: not in this run
     note: str | None = None
 
     @property
@@ -86,7 +87,7 @@ class ServerDiff(Record, frozen=True, kw_only=True):
 
 
 class ConfigDiff(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     baseline_source: str | None
     matched_by: MatchedBy
@@ -102,7 +103,7 @@ class ConfigDiff(Record, frozen=True, kw_only=True):
 
 
 class DroppedConfig(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     total_tokens: int
 
@@ -173,7 +174,11 @@ def pair_configs(
 
 
 def _kind_and_note(
-    before: int | None, after: int | None, status_now: str | None, in_before: bool, in_now: bool
+    before: int | None,
+    after: int | None,
+    status_now: ServerStatus | None,
+    in_before: bool,
+    in_now: bool,
 ) -> tuple[DiffKind, str | None]:
     """One server's kind, and the note explaining a side without a number."""
     if not in_before:
@@ -228,12 +233,12 @@ def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDif
     return sorted(out, key=lambda s: (-abs(s.delta or 0), s.name))
 
 
-def _empty_result(client: str, source: str) -> ConfigResult:
+def _empty_result(client: ClientName, source: str) -> ConfigResult:
     """A config declaring no live server: what a file that is absent or empty costs."""
     return ConfigResult(
         client=client,
         source=source,
-        scope="project",
+        scope=Scope.PROJECT,
         total_tokens=0,
         tool_count=0,
         server_count=0,

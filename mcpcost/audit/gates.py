@@ -31,7 +31,13 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.audit.report_model import (
+    AuditReport,
+    ClientSession,
+    ConfigResult,
+    ServerResult,
+    ServerStatus,
+)
 from mcpcost.core.record import Record
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
@@ -95,7 +101,7 @@ def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
     return plan_fit(config.total_tokens, config.servers, limit)
 
 
-class SessionBudget(Record, frozen=True, kw_only=True):
+class ClientSessionBudget(Record, frozen=True, kw_only=True):
     """One session judged against the budget."""
 
     key: str
@@ -117,15 +123,15 @@ class BudgetVerdict(Record, frozen=True, kw_only=True):
     passed: bool
     reasons: tuple[str, ...]
     findings: tuple[GateFinding, ...] = ()
-    sessions: tuple[SessionBudget, ...] = ()  # every session, heaviest first
+    sessions: tuple[ClientSessionBudget, ...] = ()  # every session, heaviest first
     worst_session: str | None = None  # the heaviest session's label
 
     @property
-    def over_sessions(self) -> tuple[SessionBudget, ...]:
+    def over_sessions(self) -> tuple[ClientSessionBudget, ...]:
         return tuple(s for s in self.sessions if s.over)
 
     @property
-    def unestablished_sessions(self) -> tuple[SessionBudget, ...]:
+    def unestablished_sessions(self) -> tuple[ClientSessionBudget, ...]:
         return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
@@ -152,10 +158,10 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _session_budget(session: SessionResult, limit: int) -> SessionBudget:
+def _client_session_budget(session: ClientSession, limit: int) -> ClientSessionBudget:
     over = session.total_tokens > limit
     servers = [e.server for e in session.servers]
-    return SessionBudget(
+    return ClientSessionBudget(
         key=session.key,
         label=session.label,
         total=session.total_tokens,
@@ -166,7 +172,7 @@ def _session_budget(session: SessionResult, limit: int) -> SessionBudget:
     )
 
 
-def _heaviest_source(session: SessionResult) -> str:
+def _heaviest_source(session: ClientSession) -> str:
     return session.servers[0].source if session.servers else session.sources[0]
 
 
@@ -186,7 +192,7 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
             reasons=(reason,),
             findings=nothing,
         )
-    judged = [(s, _session_budget(s, limit)) for s in report.sessions]
+    judged = [(s, _client_session_budget(s, limit)) for s in report.sessions]
     worst_session, worst = max(judged, key=lambda pair: pair[1].total)
     findings: list[GateFinding] = []
     for session, b in judged:
@@ -238,6 +244,10 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
     )
 
 
+def _shown(status: ServerStatus | None) -> str:
+    return str(status) if status is not None else "unknown"
+
+
 def known_increase(c: ConfigDiff) -> int | None:
     """What a config is known to have grown by: its delta when exact, else the sum over the
     servers that have a number on every side they appear on; None without a baseline."""
@@ -281,13 +291,19 @@ def evaluate_increase(
         for s in c.servers:
             if s.kind in (DiffKind.UNMEASURED_NOW, DiffKind.UNMEASURED_BEFORE):
                 why = (
-                    f"has a number in one run and not the other ({s.before_status} → "
-                    f"{s.after_status}), so its change is unknown."
+                    f"has a number in one run and not the other ({_shown(s.before_status)} → "
+                    f"{_shown(s.after_status)}), so its change is unknown."
                 )
             elif s.kind is DiffKind.UNMEASURED_BOTH:
-                why = f"has no number in either run ({s.after_status}), so its cost is unknown."
+                why = (
+                    f"has no number in either run ({_shown(s.after_status)}), so its cost is "
+                    "unknown."
+                )
             elif s.kind is DiffKind.ADDED and s.after is None:
-                why = f"was added without a number ({s.after_status}), so what it adds is unknown."
+                why = (
+                    f"was added without a number ({_shown(s.after_status)}), so what it adds is "
+                    "unknown."
+                )
             else:
                 continue
             add(Gate.UNMEASURED, c.source, f"{c.source}: {s.name} {why}", s.name)

@@ -1,7 +1,7 @@
 """Progress of an audit, reported to an injected observer (never to stdout).
 
-``ProgressObserver`` is what the engine calls; ``progress_for(stream)`` picks a live single-line
-display when the stream is a terminal and plain lines otherwise. ``NullProgress`` says nothing.
+``ProgressObserver`` is what the audit calls as it measures; ``progress_for(stream)`` picks a
+live single-line display when the stream is a terminal and plain lines otherwise. ``NullProgress`` says nothing.
 Only server names are shown (escaped for the terminal), never commands, env or header values.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol, TextIO
 
+from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 
 
@@ -18,7 +19,7 @@ class ProgressObserver(Protocol):
 
     def started(self, name: str, total: int) -> None: ...
 
-    def finished(self, name: str, status: str, done: int, total: int) -> None: ...
+    def finished(self, name: str, status: Status, done: int, total: int) -> None: ...
 
 
 class NullProgress:
@@ -27,7 +28,7 @@ class NullProgress:
     def started(self, name: str, total: int) -> None:
         return None
 
-    def finished(self, name: str, status: str, done: int, total: int) -> None:
+    def finished(self, name: str, status: Status, done: int, total: int) -> None:
         return None
 
 
@@ -41,7 +42,7 @@ class LineProgress:
     def started(self, name: str, total: int) -> None:
         return None
 
-    def finished(self, name: str, status: str, done: int, total: int) -> None:
+    def finished(self, name: str, status: Status, done: int, total: int) -> None:
         with self._lock:
             self._stream.write(
                 f"  [{done}/{total}] {terminal_line(name)} {terminal_line(status)}\n"
@@ -77,7 +78,7 @@ class LiveProgress:
             self._running.append(name)
             self._draw(total)
 
-    def finished(self, name: str, status: str, done: int, total: int) -> None:
+    def finished(self, name: str, status: Status, done: int, total: int) -> None:
         with self._lock:
             if name in self._running:
                 self._running.remove(name)

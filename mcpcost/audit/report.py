@@ -1,15 +1,15 @@
 """The audit report: per config file, never summed across files.
 
 ``build_report(configs, measurements, ...)`` is pure: it takes the configs as discovery read them
-and the measurements keyed by ``ServerSpec.launch_key()`` (the engine measures each distinct
+and the measurements keyed by ``ServerSpec.launch_key()`` (the audit measures each distinct
 launch once) and returns an ``AuditReport``. Nothing here launches, reads or prints.
 
 Per config: measured servers sorted by tokens (``servers``), everything that has no number
 (``skipped``: failures, unresolved variable references, entries that cannot be launched),
 switched-off names (``disabled``), totals over measured servers only, share of the context
 window, the five heaviest tools, trim advice (top three tools), session-start cost per server
-and the deferral verdict of the session the file belongs to (all Claude Code files form one
-session; every other file is its own).
+and the deferral verdict of the client session the file belongs to (the files one client loads
+together, by its ``ClientSessionRule``; a ``--config`` file is a session of its own).
 
 Measuring policy: the launch key includes env, cwd and headers, so two entries that run the same
 command under different environments are measured separately and each gets its own number. The
@@ -25,12 +25,13 @@ the server's own secret values.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
 from mcpcost.audit.deferral import (
+    DeferralServer,
     DeferralVerdict,
-    SessionServer,
-    SettingsSource,
+    client_posture_sources,
     decide,
 )
 from mcpcost.audit.report_model import (
@@ -40,28 +41,28 @@ from mcpcost.audit.report_model import (
     NOT_MEASURED,
     TRIM_TOOLS,
     UNRESOLVED,
+    AnthropicRunInfo,
     AuditReport,
-    ClaudeRunInfo,
+    ClientSession,
+    ClientSessionEntry,
     ConfigResult,
     EmptyConfig,
     EnvVariant,
     HeaviestTool,
     ServerResult,
-    SessionEntry,
-    SessionResult,
     TrimAdvice,
     UnresolvedEntry,
     first_line,
 )
-from mcpcost.audit.sessions import SessionFile, plan_sessions
-from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.clients.settings_files import ClientSettings
+from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_text
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
@@ -97,7 +98,7 @@ def _display(spec: ServerSpec) -> tuple[str | None, str | None]:
     return spec.display(), None
 
 
-def _session(m: Measurement) -> SessionStart | None:
+def _session_start(m: Measurement) -> SessionStart | None:
     if not isinstance(m.raw_tools_capture, list):
         return None
     instructions = m.server_instructions
@@ -108,85 +109,66 @@ def _session(m: Measurement) -> SessionStart | None:
 def entry_result(
     entry: ConfigEntry,
     measurement: Measurement | None,
-    claude: Mapping[str, int] | None = None,
+    anthropic: Mapping[str, int] | None = None,
 ) -> ServerResult:
     """One entry as the report shows it, from its measurement (None when it was not launched)."""
     spec = entry.spec
-    common: dict[str, Any] = {
-        "name": entry.name,
-        "always_load": entry.always_load,
-        "unresolved": entry.unresolved,
-        "config_notes": tuple(
-            n for n in (first_line(_mask_free_text(x, spec)) for x in entry.notes) if n
-        ),
-    }
+    config_notes = tuple(
+        n for n in (first_line(_mask_free_text(x, spec)) for x in entry.notes) if n
+    )
     if spec is None:
-        status = UNRESOLVED if entry.unresolved else NOT_LAUNCHABLE
         note = entry.problem or (
             "unresolved reference " + ", ".join(entry.unresolved)
             if entry.unresolved
             else "cannot be launched as written"
         )
         return ServerResult(
+            name=entry.name,
             transport="none",
             command=None,
             url=None,
             env_var_names=(),
             header_names=(),
-            status=status,
+            status=UNRESOLVED if entry.unresolved else NOT_LAUNCHABLE,
             tokens=None,
             tool_count=None,
             share=None,
             canonical_sha256=None,
             notes=first_line(_mask_free_text(note, None)),
-            **common,
+            always_load=entry.always_load,
+            unresolved=entry.unresolved,
+            config_notes=config_notes,
         )
     command, url = _display(spec)
-    base: dict[str, Any] = {
-        "transport": spec.transport,
-        "command": command,
-        "url": url,
-        "env_var_names": spec.env_names,
-        "header_names": spec.header_names,
-        "launch_key": spec.launch_key(),
-        **common,
-    }
+    # the numbers, when the measurement has them
+    number = measurement if measurement is not None and measurement.has_number else None
+    sha = number.canonical_sha256 if number is not None else None
     if measurement is None:
-        return ServerResult(
-            status=NOT_MEASURED,
-            tokens=None,
-            tool_count=None,
-            share=None,
-            canonical_sha256=None,
-            notes="not measured in this run",
-            **base,
-        )
-    notes = first_line(_mask_free_text(measurement.notes, spec))
-    base["isolation"] = measurement.isolation
-    authorization = measurement.extras.get("authorization")
-    base["authorization"] = authorization if isinstance(authorization, str) else None
-    if not measurement.has_number:
-        return ServerResult(
-            status=str(measurement.status),
-            tokens=None,
-            tool_count=None,
-            share=None,
-            canonical_sha256=None,
-            notes=notes,
-            **base,
-        )
-    sha = measurement.canonical_sha256
+        notes: str | None = "not measured in this run"
+    else:
+        notes = first_line(_mask_free_text(measurement.notes, spec))
     return ServerResult(
-        status=str(measurement.status),
-        tokens=measurement.total_tokens,
-        tool_count=measurement.tool_count or 0,
-        share=0.0,
+        name=entry.name,
+        transport=TransportName(spec.transport),
+        command=command,
+        url=url,
+        env_var_names=spec.env_names,
+        header_names=spec.header_names,
+        status=NOT_MEASURED if measurement is None else measurement.status,
+        tokens=number.total_tokens if number is not None else None,
+        tool_count=(number.tool_count or 0) if number is not None else None,
+        share=0.0 if number is not None else None,
         canonical_sha256=sha,
         notes=notes,
-        session_start=_session(measurement),
-        claude_tokens=(claude or {}).get(sha) if sha else None,
-        tools=tuple((t.name, t.tokens) for t in measurement.tools),
-        **base,
+        always_load=entry.always_load,
+        unresolved=entry.unresolved,
+        session_start=_session_start(number) if number is not None else None,
+        anthropic_tokens=(anthropic or {}).get(sha) if sha else None,
+        launch_key=spec.launch_key(),
+        tools=tuple((t.name, t.tokens) for t in number.tools) if number is not None else (),
+        isolation=measurement.isolation if measurement is not None else None,
+        config_notes=config_notes,
+        authorization=measurement.authorization if measurement is not None else None,
     )
 
 
@@ -211,11 +193,11 @@ def config_result(
     config: ConfigFile,
     measurements: Mapping[str, Measurement],
     context_window: int,
-    claude: Mapping[str, int] | None = None,
+    anthropic: Mapping[str, int] | None = None,
 ) -> ConfigResult:
     """One config file's numbers (deferral is attached later, per session scope)."""
     results = [
-        entry_result(e, measurements.get(e.spec.launch_key()) if e.spec else None, claude)
+        entry_result(e, measurements.get(e.spec.launch_key()) if e.spec else None, anthropic)
         for e in config.live_entries
     ]
     measured = [r for r in results if r.measured]
@@ -248,15 +230,15 @@ def disabled_reasons(config: ConfigFile) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _session_files(
+def _client_session_files(
     configs: Sequence[ConfigResult], files: Mapping[tuple[str, str], ConfigFile]
-) -> list[SessionFile]:
+) -> list[ClientSessionFile]:
     out = []
     for c in configs:
         scopes = {e.name: e.scope or c.scope for e in files[(c.client, c.source)].live_entries}
         names = [s.name for s in (*c.servers, *c.skipped)]
         out.append(
-            SessionFile(
+            ClientSessionFile(
                 client=c.client,
                 source=c.source,
                 scope=c.scope,
@@ -266,25 +248,25 @@ def _session_files(
     return out
 
 
-def build_sessions(
+def build_client_sessions(
     configs: Sequence[ConfigResult],
     files: Mapping[tuple[str, str], ConfigFile],
     *,
     context_window: int,
     shell_environ: Mapping[str, str] | None,
-    settings: Sequence[SettingsSource] | None,
+    settings: Mapping[ClientName, ClientSettings] | None,
     divergence: DivergenceRun | None,
-) -> list[SessionResult]:
-    """The client sessions these configs form (``sessions.plan_sessions``), with their totals
+) -> list[ClientSession]:
+    """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals
     and one deferral verdict each; heaviest first."""
     by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
-    out: list[SessionResult] = []
-    for plan in plan_sessions(_session_files(configs, files)):
-        entries: list[SessionEntry] = []
+    out: list[ClientSession] = []
+    for plan in plan_client_sessions(_client_session_files(configs, files)):
+        entries: list[ClientSessionEntry] = []
         for source, name in plan.members:
             c = by_file[(plan.client, source)]
             found = next(s for s in (*c.servers, *c.skipped) if s.name == name)
-            entries.append(SessionEntry(server=found, source=source))
+            entries.append(ClientSessionEntry(server=found, source=source))
         measured = [e for e in entries if e.server.measured]
         skipped = [e for e in entries if not e.server.measured]
         total = sum(e.server.tokens or 0 for e in measured)
@@ -300,10 +282,10 @@ def build_sessions(
             client=plan.client,
             sources=list(plan.sources),
             servers=[
-                SessionServer(
+                DeferralServer(
                     name=s.name,
                     tokens=s.tokens or 0,
-                    claude_tokens=s.claude_tokens,
+                    anthropic_tokens=s.anthropic_tokens,
                     always_load=s.always_load,
                 )
                 for s in servers
@@ -311,12 +293,12 @@ def build_sessions(
             is_floor=bool(skipped),
             context_window=context_window,
             shell_environ=shell_environ,
-            settings=settings,
+            settings=client_posture_sources(plan.client, settings),
             divergence=divergence,
             pinned_unmeasured=[e.server.name for e in skipped if e.server.always_load],
         )
         out.append(
-            SessionResult(
+            ClientSession(
                 key=plan.key,
                 client=plan.client,
                 label=plan.label,
@@ -341,7 +323,7 @@ def build_sessions(
 
 
 def attach_deferral(
-    configs: Sequence[ConfigResult], sessions: Sequence[SessionResult]
+    configs: Sequence[ConfigResult], sessions: Sequence[ClientSession]
 ) -> list[ConfigResult]:
     """Each config file carries the verdict of the (first) session that loads it."""
     verdicts: dict[tuple[str, str], DeferralVerdict] = {}
@@ -378,14 +360,17 @@ def build_report(
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     generated_at: str,
     shell_environ: Mapping[str, str] | None = None,
-    settings: Sequence[SettingsSource] | None = None,
+    settings: Mapping[ClientName, ClientSettings] | None = None,
     divergence: DivergenceRun | None = None,
     problems: Sequence[str] = (),
 ) -> AuditReport:
-    """Assemble the report from configs and measurements (keyed by launch key). Pure."""
+    """Assemble the report from configs and measurements (keyed by launch key). Pure.
+
+    ``settings``: each client's settings files as read at the edge (None: not read in this
+    run; a client missing from it has none here)."""
     if context_window <= 0:
         raise ValueError("context_window must be positive")
-    claude = (
+    anthropic = (
         {
             sha: row.claude_delta
             for sha, row in divergence.by_hash().items()
@@ -414,17 +399,17 @@ def build_report(
                 EmptyConfig(
                     client=c.client,
                     source=c.source,
-                    state=str(c.state),
+                    state=c.state,
                     all_disabled=c.disabled_names,
                     error=c.error,
                     disabled_reasons=disabled_reasons(c),
                 )
             )
             continue
-        results.append(config_result(c, measurements, context_window, claude))
+        results.append(config_result(c, measurements, context_window, anthropic))
     results.sort(key=lambda r: -r.total_tokens)
     order = {c.source: i for i, c in enumerate(configs)}
-    sessions = build_sessions(
+    sessions = build_client_sessions(
         sorted(results, key=lambda r: order[r.source]),  # discovery order: user, project, ...
         {(c.client, c.source): c for c in configs},
         context_window=context_window,
@@ -443,7 +428,9 @@ def build_report(
         problems=tuple(all_problems),
         unresolved=tuple(unresolved),
         env_variants=tuple(env_variants([c for c in configs if c.state == ConfigState.OK])),
-        claude_divergence=ClaudeRunInfo(model=divergence.model, measured_at=divergence.measured_at)
+        anthropic_divergence=AnthropicRunInfo(
+            model=divergence.model, measured_at=divergence.measured_at
+        )
         if divergence
         else None,
         sessions=tuple(sessions),

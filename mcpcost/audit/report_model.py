@@ -3,23 +3,26 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Literal
 
+from mcpcost.audit.client_sessions import Overridden
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
-from mcpcost.audit.sessions import Overridden
+from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
-from mcpcost.core.model import Isolation
-from mcpcost.core.record import Record, field
+from mcpcost.core.model import Authorization, Isolation
+from mcpcost.core.record import Record
+from mcpcost.core.spec import TransportName
+from mcpcost.core.status import Status
 from mcpcost.version import __version__
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
 
-# The shape of ``audit --json`` (spec/audit-report.schema.json). Adding optional fields keeps it;
-# renaming, removing or changing the meaning of a field raises it.
+# The shape of ``audit --json`` (mcpcost/schemas/audit-report.schema.json). Adding optional
+# fields keeps it; renaming, removing or changing the meaning of a field raises it.
 REPORT_VERSION = 1
 
 
@@ -32,25 +35,43 @@ TRIM_TOOLS = 3
 NOTE_LIMIT = 200  # the longest note (first line of a message) a report or a view carries
 
 
-UNRESOLVED = "unresolved"  # a launch still holds a variable reference: never launched
+class Unlaunched(StrEnum):
+    """Why a config entry was never launched, so has no measurement status of its own."""
+
+    UNRESOLVED = "unresolved"  # a launch still holds a variable reference
+    NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
 
 
-NOT_LAUNCHABLE = "not-launchable"  # the entry cannot be turned into a launch (no command...)
+# A server's status in the report: its measurement's, or why it was never launched.
+ServerStatus = Status | Unlaunched
+# How the report shows a server is reached: its launch's transport, or "none" without a launch.
+ReportTransport = TransportName | Literal["none"]
+
+UNRESOLVED = Unlaunched.UNRESOLVED
+NOT_LAUNCHABLE = Unlaunched.NOT_LAUNCHABLE
+NOT_MEASURED = Status.NOT_YET_RUN  # a launchable entry the audit has no measurement for
 
 
-NOT_MEASURED = "not-yet-run"  # a launchable entry the engine has no measurement for
+def server_status(text: str) -> ServerStatus | None:
+    """The status a report file spells as ``text`` (None: not one this version knows)."""
+    for kind in (Status, Unlaunched):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return None
 
 
 class ServerResult(Record, frozen=True, kw_only=True):
     """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
 
     name: str
-    transport: str  # stdio | auto | http | sse | none (cannot be launched)
+    transport: ReportTransport  # "none": it cannot be launched
     command: str | None  # display form, credentials masked
     url: str | None  # masked
     env_var_names: tuple[str, ...]
     header_names: tuple[str, ...]
-    status: str
+    status: ServerStatus
     tokens: int | None
     tool_count: int | None
     share: float | None
@@ -59,12 +80,12 @@ class ServerResult(Record, frozen=True, kw_only=True):
     always_load: bool = False
     unresolved: tuple[str, ...] = ()
     session_start: SessionStart | None = None
-    claude_tokens: int | None = None
+    anthropic_tokens: int | None = None  # the Claude model's count, from a divergence run
     launch_key: str | None = None
     tools: tuple[tuple[str, int], ...] = ()  # (tool name, tokens): feeds heaviestTools
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
-    authorization: str | None = None  # "oauth" when measured signed in (never who or a token)
+    authorization: Authorization | None = None  # when measured signed in (never who or a token)
 
     @property
     def measured(self) -> bool:
@@ -84,9 +105,9 @@ class TrimAdvice(Record, frozen=True, kw_only=True):
 
 
 class ConfigResult(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
-    scope: str
+    scope: Scope
     total_tokens: int
     tool_count: int
     server_count: int
@@ -106,30 +127,30 @@ class ConfigResult(Record, frozen=True, kw_only=True):
         return not self.skipped
 
 
-class SessionEntry(Record, frozen=True, kw_only=True):
+class ClientSessionEntry(Record, frozen=True, kw_only=True):
     """A server a session loads, with the file it comes from; ``share`` is of the session."""
 
     server: ServerResult
     source: str
 
 
-class SessionResult(Record, frozen=True, kw_only=True):
+class ClientSession(Record, frozen=True, kw_only=True):
     """What one client session in this project pays: the union of the files it loads."""
 
     key: str
-    client: str
+    client: ClientName
     label: str
     sources: tuple[str, ...]
     total_tokens: int  # over measured servers only (a floor when ``skipped`` is not empty)
     tool_count: int
     server_count: int
     context_share: float
-    servers: tuple[SessionEntry, ...]  # measured, heaviest first
-    skipped: tuple[SessionEntry, ...]  # loaded but without a number
+    servers: tuple[ClientSessionEntry, ...]  # measured, heaviest first
+    skipped: tuple[ClientSessionEntry, ...]  # loaded but without a number
     overridden: tuple[Overridden, ...]  # declared, but another file's entry of the name wins
     heaviest_tools: tuple[HeaviestTool, ...]
     trim_advice: TrimAdvice | None
-    precedence: tuple[str, ...]  # scopes, winning first
+    precedence: tuple[Scope, ...]  # scopes, winning first
     precedence_documented: bool
     precedence_source: str | None
     deferral: DeferralVerdict | None = None
@@ -142,9 +163,9 @@ class SessionResult(Record, frozen=True, kw_only=True):
 class EmptyConfig(Record, frozen=True, kw_only=True):
     """A config file that contributes no live server: nothing declared, all off, or unreadable."""
 
-    client: str
+    client: ClientName
     source: str
-    state: str
+    state: ConfigState
     all_disabled: tuple[str, ...] = ()
     error: str | None = None
     disabled_reasons: tuple[tuple[str, str], ...] = ()
@@ -158,13 +179,15 @@ class EnvVariant(Record, frozen=True, kw_only=True):
 
 
 class UnresolvedEntry(Record, frozen=True, kw_only=True):
-    client: str
+    client: ClientName
     source: str
     name: str
     references: tuple[str, ...]
 
 
-class ClaudeRunInfo(Record, frozen=True, kw_only=True):
+class AnthropicRunInfo(Record, frozen=True, kw_only=True):
+    """The published Claude model divergence run the report joined (``--claude``)."""
+
     model: str
     measured_at: str
 
@@ -179,19 +202,14 @@ class AuditReport(Record, frozen=True, kw_only=True):
     problems: tuple[str, ...] = ()
     unresolved: tuple[UnresolvedEntry, ...] = ()
     env_variants: tuple[EnvVariant, ...] = ()
-    claude_divergence: ClaudeRunInfo | None = None
-    sessions: tuple[SessionResult, ...] = ()
+    anthropic_divergence: AnthropicRunInfo | None = None
+    sessions: tuple[ClientSession, ...] = ()
     mcpcost_version: str = __version__
-    extras: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def measured_any(self) -> bool:
+        """False when there was nothing to audit or every server failed (the audit's exit 1)."""
         return any(c.servers for c in self.configs)
-
-    @property
-    def audited_anything(self) -> bool:
-        """False when there was nothing to audit or every server failed: exit 1."""
-        return self.measured_any
 
 
 def first_line(text: str | None, limit: int = NOTE_LIMIT) -> str | None:

@@ -47,12 +47,15 @@ from mcpcost.auth.metadata import (
     resource_covers,
     same_issuer,
 )
+from mcpcost.auth.oauth_values import OAuthScope
 from mcpcost.auth.pkce import new_pkce, new_state
 from mcpcost.auth.registration import register_client
 from mcpcost.auth.revocation import revoke_sign_in
 from mcpcost.auth.store import SignIn, TokenStore
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError
+from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
+from mcpcost.runtime.http_session import BoundedSession
 
 MAX_AUTHORIZATIONS = 3
 MAX_METADATA_BYTES = 1 << 20
@@ -78,7 +81,7 @@ class OAuthAuthorizer:
         self.resource = canonical_resource(server_url)
         self.settings = settings
         self._store = store if settings.use_store else None
-        self._http = http or requests.Session()
+        self._http = http or BoundedSession()
         self._open_browser = open_browser
         self._notify = notify or (lambda _text: None)
         self._clock = clock
@@ -184,10 +187,8 @@ class OAuthAuthorizer:
             ) as resp:
                 if resp.status_code != 200:
                     return None
-                body = resp.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
-        except (requests.RequestException, OSError, ValueError):
-            return None
-        if len(body) > MAX_METADATA_BYTES:
+                body = read_body(resp, ReadLimits(MAX_METADATA_BYTES, self._timeout))
+        except (requests.RequestException, OSError, ValueError, BodyReadFailed):
             return None
         try:
             return parse_json(body)
@@ -239,13 +240,13 @@ class OAuthAuthorizer:
             )
         self._server_meta = server
         previous = self._sign_in.tokens.scope if self._sign_in is not None and step_up else None
-        scope: str | None
+        scope: OAuthScope | None
         if self.settings.scope:
             scope = self.settings.scope
         elif challenge.scope:
             scope = scope_union(previous, challenge.scope)
         elif resource_meta is not None and resource_meta.scopes_supported:
-            scope = " ".join(resource_meta.scopes_supported)
+            scope = OAuthScope(" ".join(resource_meta.scopes_supported))
         else:
             scope = None
         if self.settings.grant is Grant.CLIENT_CREDENTIALS:
@@ -293,14 +294,16 @@ class OAuthAuthorizer:
                 allow_redirects=False,
                 stream=True,
             ) as resp:
-                body = resp.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
                 status = resp.status_code
+                body = read_body(resp, ReadLimits(MAX_METADATA_BYTES, self._timeout))
         except (requests.RequestException, OSError) as exc:
             raise AuthorizationFailed(
                 f"token endpoint unreachable ({type(exc).__name__})"
             ) from None
+        except BodyReadFailed as exc:
+            raise AuthorizationFailed(f"token endpoint answer unreadable: {exc}") from None
         try:
-            doc = parse_json(body[:MAX_METADATA_BYTES])
+            doc = parse_json(body)
         except JSONSyntaxError:
             doc = None
         return parse_token_response(status, doc, self._clock(), previous_refresh)
@@ -372,7 +375,7 @@ class OAuthAuthorizer:
         return ClientIdentity(s.client_id, s.client_secret, method)
 
     def _client_credentials(
-        self, server: AuthorizationServerMetadata, scope: str | None
+        self, server: AuthorizationServerMetadata, scope: OAuthScope | None
     ) -> tuple[TokenSet, ClientIdentity]:
         identity = self._preregistered(server)
         if identity is None:
@@ -405,7 +408,7 @@ class OAuthAuthorizer:
         return register_client(self._http, server, redirect_uri, timeout_s=self._timeout)
 
     def _authorization_code(
-        self, server: AuthorizationServerMetadata, scope: str | None
+        self, server: AuthorizationServerMetadata, scope: OAuthScope | None
     ) -> tuple[TokenSet, ClientIdentity]:
         sign_in = self._sign_in
         if (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from mcpcost.auth.oauth_values import OAuthScope
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 
@@ -20,7 +21,7 @@ class BearerChallenge(Record, frozen=True):
     """What a Bearer challenge says; every field is optional and untrusted."""
 
     resource_metadata: str | None = None
-    scope: str | None = None
+    scope: OAuthScope | None = None
     error: str | None = None
 
     @property
@@ -65,7 +66,11 @@ def parse_bearer_challenge(header: str | None) -> BearerChallenge:
         if scheme == "bearer":
             return BearerChallenge(
                 resource_metadata=params.get("resource_metadata") or None,
-                scope=params.get("scope") or None,
+                scope=_scope(params.get("scope")),
                 error=params.get("error") or None,
             )
     return BearerChallenge()
+
+
+def _scope(value: str | None) -> OAuthScope | None:
+    return OAuthScope(value) if value else None

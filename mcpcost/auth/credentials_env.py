@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 
+from mcpcost.auth.oauth_values import OAuthScope
 from mcpcost.core.record import Record, replace, repr_without
 
 ENV_PREFIX = "MCPCOST_OAUTH_"
@@ -49,7 +50,7 @@ class OAuthSettings(Record, frozen=True):
     private_key_pem: str | None = None
     signing_alg: str | None = None
     refresh_token: str | None = None
-    scope: str | None = None
+    scope: OAuthScope | None = None
     client_metadata_url: str | None = None
     browser: BrowserMode = BrowserMode.NONE
     use_store: bool = True
@@ -96,6 +97,6 @@ def settings_from_env(environ: Mapping[str, str]) -> OAuthSettings:
         private_key_pem=key,
         signing_alg=get("SIGNING_ALG"),
         refresh_token=get("REFRESH_TOKEN"),
-        scope=get("SCOPE"),
+        scope=OAuthScope(scope) if (scope := get("SCOPE")) else None,
         client_metadata_url=get("CLIENT_METADATA_URL"),
     )

@@ -12,6 +12,7 @@ from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 
 from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.auth.metadata import AuthorizationServerMetadata
+from mcpcost.auth.oauth_values import OAuthScope, OAuthState
 from mcpcost.core.record import Record, repr_without
 
 JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -48,7 +49,7 @@ class TokenSet(Record, frozen=True):
     token_type: str = "Bearer"
     refresh_token: str | None = None
     expires_at: float | None = None
-    scope: str | None = None
+    scope: OAuthScope | None = None
 
     def __repr__(self) -> str:
         return repr_without(self, {"access_token", "refresh_token"})
@@ -79,7 +80,7 @@ class TokenSet(Record, frozen=True):
             token_type=kind if isinstance(kind, str) else "Bearer",
             refresh_token=refresh if isinstance(refresh, str) else None,
             expires_at=float(expires) if isinstance(expires, int | float) else None,
-            scope=scope if isinstance(scope, str) else None,
+            scope=OAuthScope(scope) if isinstance(scope, str) else None,
         )
 
 
@@ -109,8 +110,8 @@ def authorization_url(
     client_id: str,
     redirect_uri: str,
     code_challenge: str,
-    state: str,
-    scope: str | None,
+    state: OAuthState,
+    scope: OAuthScope | None,
     resource: str | None,
 ) -> str:
     """The authorization request (response_type=code, PKCE S256), appended to the endpoint's own
@@ -232,13 +233,13 @@ def parse_token_response(
         expires_at=now + float(expires_in)
         if isinstance(expires_in, int | float) and not isinstance(expires_in, bool)
         else None,
-        scope=scope if isinstance(scope, str) else None,
+        scope=OAuthScope(scope) if isinstance(scope, str) else None,
     )
 
 
-def scope_union(*scopes: str | None) -> str | None:
+def scope_union(*scopes: OAuthScope | None) -> OAuthScope | None:
     """The scopes of every argument, each once, in first-seen order (None when empty)."""
     words: list[str] = []
     for scope in scopes:
         words.extend(w for w in (scope or "").split() if w not in words)
-    return " ".join(words) or None
+    return OAuthScope(" ".join(words)) if words else None

@@ -10,9 +10,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import requests
 
+from mcpcost.auth.oauth_values import OAuthState
 from mcpcost.core.record import Record, repr_without
+from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
+from mcpcost.runtime.http_session import BoundedSession
 
 CALLBACK_PATH = "/callback"
+MAX_PAGE_BYTES = 1 << 20  # the page a followed authorization URL ends on (read, then dropped)
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>mcp-context-cost</title>"
     "<p>{}</p><p>You can close this tab.</p>"
@@ -23,7 +27,7 @@ class Redirect(Record, frozen=True):
     """What arrived at the redirect URI (``code`` is a secret until exchanged)."""
 
     code: str | None = None
-    state: str | None = None
+    state: OAuthState | None = None
     error: str | None = None
 
     def __repr__(self) -> str:
@@ -50,7 +54,10 @@ class LoopbackReceiver:
                     values = query.get(name)
                     return values[0] if values else None
 
-                receiver._result = Redirect(one("code"), one("state"), one("error"))
+                state = one("state")
+                receiver._result = Redirect(
+                    one("code"), OAuthState(state) if state is not None else None, one("error")
+                )
                 receiver._arrived.set()
                 text = "Signed in." if one("code") else "Sign-in did not complete."
                 body = _PAGE.format(text).encode("utf-8")
@@ -92,8 +99,8 @@ class LoopbackReceiver:
 def follow_authorization_url(url: str, timeout_s: float) -> bool:
     """A browser for servers that approve at once: GET the URL and follow its redirects."""
     try:
-        with requests.get(url, timeout=timeout_s, allow_redirects=True) as resp:
-            resp.content  # noqa: B018  (read the page the redirect chain ends on)
-    except requests.RequestException:
+        with BoundedSession() as session, session.get(url, timeout=timeout_s) as resp:
+            read_body(resp, ReadLimits(MAX_PAGE_BYTES, timeout_s))  # the page the chain ends on
+    except (requests.RequestException, BodyReadFailed):
         return False
     return True

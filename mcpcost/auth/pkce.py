@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import secrets
 
+from mcpcost.auth.oauth_values import OAuthState
 from mcpcost.core.digest import sha256_digest
 from mcpcost.core.record import Record, repr_without
 
@@ -33,5 +34,5 @@ def new_pkce() -> PKCEPair:
     return PKCEPair(verifier, s256_challenge(verifier))
 
 
-def new_state() -> str:
-    return b64url(secrets.token_bytes(24))
+def new_state() -> OAuthState:
+    return OAuthState(b64url(secrets.token_bytes(24)))

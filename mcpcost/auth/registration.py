@@ -14,6 +14,7 @@ from mcpcost.auth.grants import (
 from mcpcost.auth.metadata import AuthorizationServerMetadata
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.errors import JSONSyntaxError
+from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 
 MAX_REGISTRATION_BYTES = 1 << 20
 
@@ -37,15 +38,17 @@ def register_client(
             stream=True,
         ) as resp:
             status = resp.status_code
-            body = resp.raw.read(MAX_REGISTRATION_BYTES + 1, decode_content=True)
+            if status not in (200, 201):
+                raise AuthorizationFailed(f"client registration refused (HTTP {status})")
+            body = read_body(resp, ReadLimits(MAX_REGISTRATION_BYTES, timeout_s))
     except (requests.RequestException, OSError) as exc:
         raise AuthorizationFailed(
             f"client registration unreachable ({type(exc).__name__})"
         ) from None
-    if status not in (200, 201):
-        raise AuthorizationFailed(f"client registration refused (HTTP {status})")
+    except BodyReadFailed as exc:
+        raise AuthorizationFailed(f"client registration answer unreadable: {exc}") from None
     try:
-        registration = parse_registration(parse_json(body[:MAX_REGISTRATION_BYTES]))
+        registration = parse_registration(parse_json(body))
     except JSONSyntaxError:
         raise AuthorizationFailed("client registration answered with no JSON") from None
     method = choose_auth_method(

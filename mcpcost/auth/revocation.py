@@ -25,7 +25,11 @@ def revoke_sign_in(sign_in: SignIn, http: requests.Session, timeout_s: float) ->
         headers, form = token_request(sign_in.client, {"token": value, "token_type_hint": hint})
         try:
             with http.post(
-                sign_in.revocation_endpoint, data=form, headers=headers, timeout=timeout_s
+                sign_in.revocation_endpoint,
+                data=form,
+                headers=headers,
+                timeout=timeout_s,
+                stream=True,  # only the status matters: the body is never read
             ) as resp:
                 ok = ok and resp.status_code == 200
         except requests.RequestException:

@@ -4,16 +4,15 @@ The OS keyring holds the record when the optional ``keyring`` package finds a us
 otherwise a JSON file readable by its owner only (0600) in the user's state directory
 (``$XDG_STATE_HOME/mcpcost`` or ``~/.local/state/mcpcost``). Either way an index of the keys
 (server URL and resource, never a secret) lives in that directory so ``auth status`` can list
-sign-ins. Records are written atomically; nothing here prints a value.
+sign-ins. Files are written by the one writer (``runtime.output_tree``, owner-only access): atomic,
+0600, never through a symbolic link, and read the same way; nothing here prints a value.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import os
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any, Protocol
 
 from mcpcost.auth.grants import ClientAuthMethod, ClientIdentity, TokenSet
 from mcpcost.core.record import Record, repr_without
+from mcpcost.runtime.output_tree import Access, read_in_tree, write_in_tree
 
 KEYRING_SERVICE = "mcp-context-cost"
 TOKENS_FILE = "oauth-tokens.json"
@@ -123,24 +123,16 @@ class TokenStore(Protocol):
 
 
 def _write_private(path: Path, doc: Any) -> None:
-    """Write JSON atomically, created 0600 (the directory 0700)."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1, sort_keys=True)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write JSON atomically, readable by its owner only (0600; the directory 0700)."""
+    text = json.dumps(doc, indent=1, sort_keys=True)
+    write_in_tree(path.parent, path.name, text, access=Access.OWNER)
 
 
 def _read_json(path: Path) -> Any:
+    raw = read_in_tree(path.parent, path.name)  # None: missing, or not a plain file
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return None if raw is None else json.loads(raw.decode("utf-8"))
+    except ValueError:  # a bad encoding or bad JSON: nothing usable is stored
         return None
 
 

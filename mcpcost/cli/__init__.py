@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("mcpcost.cli.merge_cmd", "fold sweep shard outputs into one tree"),
     "publish": ("mcpcost.cli.publish_cmd", "regenerate leaderboard, history and pages"),
     "auth": ("mcpcost.cli.auth_cmd", "sign in to OAuth-protected servers; status; logout"),
+    "divergence": (
+        "mcpcost.cli.divergence_cmd",
+        "count measured tools with Claude's or OpenAI's API",
+    ),
 }
 
 
@@ -65,8 +69,8 @@ def main(
 
 
 def entry() -> NoReturn:
-    """The ``mcpcost`` executable: run the command, then leave without the interpreter's
-    teardown (``runtime.process_exit``)."""
+    """The ``mcpcost`` executable: run the command, then exit with its garbage collection
+    made cheap (``runtime.process_exit``)."""
     leave(main())
 
 

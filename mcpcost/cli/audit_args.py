@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from mcpcost.audit.engine import DEFAULT_CONCURRENCY
+from mcpcost.audit.compose import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
 from mcpcost.cli.auth_cmd import add_login_arguments
 from mcpcost.cli.container_args import add_container_arguments
 from mcpcost.configs.clients import KNOWN_CLIENTS
-
-DEFAULT_TIMEOUT_S = 60.0
+from mcpcost.core.suggest import did_you_mean
+from mcpcost.errors import UsageError
 
 
 def non_negative_float(text: str) -> float:
@@ -24,10 +24,27 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def client_names(values: list[str]) -> list[str]:
+    """The clients ``--client`` names: each value may be a comma list (``cursor,codex``).
+
+    An unknown name is a usage error naming the client it most likely meant."""
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    for name in names:
+        if name not in KNOWN_CLIENTS:
+            meant = did_you_mean(name, KNOWN_CLIENTS)
+            hint = f"; did you mean {meant!r}?" if meant else ""
+            raise UsageError(
+                f"mcpcost audit: unknown client {name!r}{hint} (known clients: "
+                f"{', '.join(KNOWN_CLIENTS)})"
+            )
+    return list(dict.fromkeys(names))
+
+
 def build_parser() -> ArgParser:
     p = ArgParser(
         prog="mcpcost audit",
-        description="Measure every server in your MCP client configs; report per config file.",
+        description="Measure every server in your MCP client configs; report per client "
+        "session (the files one client loads together), or per config file with --by-file.",
     )
     p.add_argument(
         "--config",
@@ -40,8 +57,9 @@ def build_parser() -> ArgParser:
         "--client",
         action="append",
         default=[],
-        metavar="NAME",
-        help=f"only discover this client (repeatable): {', '.join(KNOWN_CLIENTS)}",
+        metavar="NAME[,NAME]",
+        help="only discover these clients (repeatable, or a comma list): "
+        f"{', '.join(KNOWN_CLIENTS)}",
     )
     p.add_argument(
         "--trust-project",

@@ -1,10 +1,13 @@
 """``mcpcost audit``: what the servers in your MCP configs cost, per config file, and the gates.
 
 Order of work: flags are parsed; ``--baseline`` and ``--claude`` are read and shape-checked; the
-configs are found (or the ``--config`` files read); only then is anything launched. Results go to
-stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok; 1 a gate failed
-(``--fail-on-unmeasured``: a live server without a number, each named on stderr) or nothing could
-be audited (no config with a live server, or every server failed); 2 usage or
+configs are found (or the ``--config`` files read) with the clients' settings files; only then is
+anything launched, and the audit itself is ``mcpcost.audit.compose.run_audit``, as the library
+and the Action run it: this module chooses the measure function (the first wave of launches
+started ahead, ``--docker``, sign-in), fills the audit's ``while_launching`` hook and renders.
+Results go to stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok;
+1 a gate failed (``--fail-on-unmeasured``: a live server without a number, each named on stderr)
+or nothing could be audited (no config with a live server, or every server failed); 2 usage or
 unreadable input. Secrets never reach any output: env and header names only, commands and URLs
 masked.
 
@@ -28,15 +31,19 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from mcpcost.audit.api import load_configs, read_settings
-from mcpcost.audit.engine import (
-    MeasureFn,
+from mcpcost.audit.compose import (
+    Audit,
+    AuditInputs,
+    AuditOptions,
+    GateRequest,
+    MeasureLaunch,
     distinct_launches,
     first_taken,
-    measure_launches,
+    read_inputs,
+    run_audit,
 )
 from mcpcost.audit.progress import progress_for
-from mcpcost.cli.audit_args import build_parser
+from mcpcost.cli.audit_args import build_parser, client_names
 from mcpcost.cli.auth_cmd import login_settings, signed_in_measure
 from mcpcost.cli.container_args import (
     container_trust,
@@ -45,7 +52,6 @@ from mcpcost.cli.container_args import (
 )
 from mcpcost.cli.io import read_source
 from mcpcost.cli.streams import terminal_width
-from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import TRUST_FLAG, withheld
 from mcpcost.core.jsonvalue import parse_json
@@ -58,12 +64,13 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
+from mcpcost.render.renderer import DEFAULT_WIDTH, RENDERERS, Layout, OutputFormat
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from mcpcost.audit.baseline import Baseline
-    from mcpcost.audit.deferral import SettingsSource
+    from mcpcost.audit.diff import AuditDiff
     from mcpcost.audit.gates import GateFinding
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
@@ -71,10 +78,9 @@ if TYPE_CHECKING:
     from mcpcost.transports.open import AheadOpener
 
 # What the report needs, loaded while the servers start (see ``_load_report_modules``).
-REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates", "mcpcost.render.json_report")
+REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates")
 # The longest the report's preparation waits for the first launches to be under way.
 FIRST_WAVE_WAIT_S = 1.0
-RENDERERS = {"json": "mcpcost.render.json_report", "markdown": "mcpcost.render.markdown_report"}
 
 
 def load_baseline(path: str) -> Baseline:
@@ -101,32 +107,37 @@ def load_divergence(source: str) -> DivergenceRun:
         raise InputError(f"{source}: {exc}") from None
 
 
-def find_configs(
+def find_inputs(
     args: argparse.Namespace,
     *,
     home: Path,
     cwd: Path,
     platform: str,
     environ: Mapping[str, str],
-) -> list[ConfigFile]:
+) -> AuditInputs:
+    """The configs to audit and the clients' settings files (``compose.read_inputs``)."""
     if args.config and args.client:
         raise UsageError(
             "mcpcost audit: --client filters discovery; it cannot be combined with --config"
         )
-    unknown = sorted(set(args.client) - set(KNOWN_CLIENTS))
-    if unknown:
-        raise UsageError(
-            f"mcpcost audit: unknown client {unknown[0]!r}; known clients: "
-            f"{', '.join(KNOWN_CLIENTS)}"
-        )
-    return load_configs(
+    clients = client_names(args.client)
+    return read_inputs(
         args.config or None,
         home=home,
         cwd=cwd,
         platform=platform,
         environ=environ,
-        clients=set(args.client) or None,
+        clients=set(clients) or None,
         trust_project=args.trust_project,
+    )
+
+
+def gate_request(args: argparse.Namespace) -> GateRequest:
+    return GateRequest(
+        budget=args.budget,
+        max_increase=args.max_increase,
+        max_increase_percent=args.max_increase_percent,
+        require_measured=args.fail_on_unmeasured,
     )
 
 
@@ -135,7 +146,7 @@ def run(
     out: TextIO,
     err: TextIO,
     *,
-    measure: MeasureFn | None = None,
+    measure: MeasureLaunch | None = None,
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
     cwd: Path | None = None,
@@ -156,7 +167,8 @@ def run(
     plat = platform or sys.platform
     baseline = load_baseline(args.baseline) if args.baseline else None
     divergence = load_divergence(args.claude) if args.claude else None
-    files = find_configs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
+    inputs = find_inputs(args, home=home_dir, cwd=cwd_dir, platform=plat, environ=env)
+    files = list(inputs.configs)
     held = withheld(files)
     if held and not args.list_configs:
         err.write(
@@ -179,38 +191,34 @@ def run(
             measure, opener = _launch_first_wave(args, env, err, files, stack)
         from mcpcost.runtime.clock import iso_utc, utc_now
 
-        generated_at = iso_utc((now or utc_now)())
-        settings: list[tuple[SettingsSource, ...]] = []
-
-        def prepare_report() -> None:
-            if opener is not None:
-                opener.wait_opened(FIRST_WAVE_WAIT_S)
-                from mcpcost.measuring.server import load_counting
-
-                load_counting()
-            settings.append(read_settings(home=home_dir, cwd=cwd_dir, platform=plat, environ=env))
-            _load_report_modules(args)
-
-        measurements = measure_launches(
-            files,
-            measure,
+        options = AuditOptions(
             concurrency=args.concurrency,
-            progress=progress_for(err),
-            while_waiting=prepare_report,
-        )
-        from mcpcost.audit.report import build_report
-        from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
-
-        report = build_report(
-            files,
-            measurements,
-            context_window=args.context or DEFAULT_CONTEXT_WINDOW,
-            generated_at=generated_at,
-            shell_environ=env,
-            settings=settings[0],
+            context_window=args.context,
             divergence=divergence,
+            gates=gate_request(args),
+            generated_at=iso_utc((now or utc_now)()),
         )
-        return _audit(args, out, err, files, report, env, baseline, cwd_dir)
+        audit = run_audit(
+            inputs,
+            measure=measure,
+            options=options,
+            baseline=baseline,
+            progress=progress_for(err),
+            while_launching=partial(prepare_report, args, opener),
+        )
+        return _render(args, out, err, files, audit, env, cwd_dir)
+
+
+def prepare_report(args: argparse.Namespace, opener: AheadOpener | None) -> None:
+    """The audit's ``while_launching`` hook: once the first launches are under way (the
+    opener's first wave, at most ``FIRST_WAVE_WAIT_S``), load the tokenizer and what the
+    report and the chosen output need, so those imports share the servers' start-up."""
+    if opener is not None:
+        opener.wait_opened(FIRST_WAVE_WAIT_S)
+        from mcpcost.measuring.server import load_counting
+
+        load_counting()
+    _load_report_modules(args)
 
 
 def _launch_first_wave(
@@ -219,7 +227,7 @@ def _launch_first_wave(
     err: TextIO,
     files: list[ConfigFile],
     stack: contextlib.ExitStack,
-) -> tuple[MeasureFn, AheadOpener]:
+) -> tuple[MeasureLaunch, AheadOpener]:
     """Start the local servers the measurements begin with (two captures each), then load the
     measuring machinery while they boot; return the measure function that uses them and the
     opener that holds them. The sign-in flags are checked first, so a usage error launches
@@ -246,8 +254,8 @@ def _launch_first_wave(
 def _load_report_modules(args: argparse.Namespace) -> None:
     """Import what the report and the chosen output need. Called while the servers start: the
     imports then share the wait instead of delaying the first launch."""
-    renderer = RENDERERS.get("json" if args.json else "markdown" if args.markdown else "")
-    wanted = [*REPORT_MODULES, renderer or "mcpcost.render.text_report"]
+    RENDERERS[output_format(args)]()
+    wanted = list(REPORT_MODULES)
     if args.baseline:
         wanted.append("mcpcost.audit.diff")
     if args.sarif:
@@ -256,22 +264,24 @@ def _load_report_modules(args: argparse.Namespace) -> None:
         importlib.import_module(name)
 
 
-def _audit(
+def _render(
     args: argparse.Namespace,
     out: TextIO,
     err: TextIO,
     files: list[ConfigFile],
-    report: AuditReport,
+    audit: Audit,
     env: dict[str, str],
-    baseline: Baseline | None,
     cwd: Path,
 ) -> int:
-    from mcpcost.audit.gates import evaluate_gates
-    from mcpcost.render.json_report import render_json
-
+    """The audit as the flags ask: text, ``--json`` or ``--markdown`` on stdout (the renderer
+    table's), SARIF to a file, reasons on stderr; the exit code."""
+    form = output_format(args)
+    render = RENDERERS[form]()
+    layout = Layout(by_file=args.by_file, width=text_width(env, out))
+    report, diff, gates = audit.report, audit.diff, audit.gates
     if not report.configs:
-        if args.json:
-            out.write(render_json(report))
+        if form is OutputFormat.JSON:  # the empty report; the human formats say so on stderr
+            out.write(render(report, None, None, layout))
         if args.sarif:
             write_sarif(args.sarif, report, files, (), cwd)
         from mcpcost.cli.config_listing import nothing_found
@@ -280,40 +290,12 @@ def _audit(
         return EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
-    diff = None
-    if baseline is not None:
-        from mcpcost.audit.diff import diff_reports
-
-        diff = diff_reports(baseline, report)
-    gates = evaluate_gates(
-        report,
-        diff,
-        budget=args.budget,
-        max_increase=args.max_increase,
-        max_increase_percent=args.max_increase_percent,
-        require_measured=args.fail_on_unmeasured,
-    )
-    wants_gates = (
-        args.budget is not None
-        or args.max_increase is not None
-        or (args.max_increase_percent is not None)
-        or args.fail_on_unmeasured
-    )
+    wants_gates = gate_request(args).any
     shown = gates if wants_gates else None
     if args.sarif:
-        write_sarif(args.sarif, report, files, gates.findings if wants_gates else (), cwd)
-    if args.json:
-        out.write(render_json(report, diff, shown))
-    elif args.markdown:
-        from mcpcost.render.markdown_report import render_markdown
-
-        out.write(render_markdown(report, diff, shown, by_file=args.by_file))
-    else:
-        from mcpcost.render.text_report import render_text
-
-        out.write(
-            render_text(report, diff, shown, width=text_width(env, out), by_file=args.by_file)
-        )
+        findings = gates.findings if wants_gates else ()
+        write_sarif(args.sarif, report, files, findings, cwd, diff)
+    out.write(render(report, diff, shown, layout))
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
         *(gates.budget.findings if gates.budget else ()),
@@ -322,16 +304,21 @@ def _audit(
     for finding in gates.findings:
         if finding not in shown_elsewhere:
             err.write(f"UNMEASURED FAIL: {terminal_line(finding.text)}\n")
-    if not report.audited_anything:
+    if not report.measured_any:
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED
     return EXIT_OK if gates.passed else EXIT_CHECK_FAILED
 
 
+def output_format(args: argparse.Namespace) -> OutputFormat:
+    """The stdout format the flags ask for (``--json`` and ``--markdown`` exclude each other)."""
+    if args.json:
+        return OutputFormat.JSON
+    return OutputFormat.MARKDOWN if args.markdown else OutputFormat.TEXT
+
+
 def text_width(environ: Mapping[str, str], out: TextIO) -> int:
     """The width the text report fits (``streams.terminal_width``, the report's default)."""
-    from mcpcost.render.text_report import DEFAULT_WIDTH
-
     return terminal_width(environ, out, DEFAULT_WIDTH)
 
 
@@ -341,6 +328,7 @@ def write_sarif(
     files: list[ConfigFile],
     failing: tuple[GateFinding, ...],
     cwd: Path,
+    diff: AuditDiff | None = None,
 ) -> None:
     """``--sarif``: failing findings as errors, every other server without a number as a warning."""
     from mcpcost.audit.gates import unmeasured_findings
@@ -348,7 +336,7 @@ def write_sarif(
     from mcpcost.runtime.output_tree import atomic_write
 
     lines = entry_lines(files)
-    errors = locate(failing, report, lines)
+    errors = locate(failing, report, lines, diff)
     warnings = locate(unmeasured_findings(report, failing), report, lines)
     default = files[0].source if files else None
     text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)
@@ -388,7 +376,7 @@ def _container_measure(
     files: list[ConfigFile],
     err: TextIO,
     stack: contextlib.ExitStack,
-) -> MeasureFn | None:
+) -> MeasureLaunch | None:
     """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
     from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 

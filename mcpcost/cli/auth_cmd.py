@@ -230,10 +230,9 @@ def _status(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 
 
 def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
-    import requests
-
     from mcpcost.auth.revocation import revoke_sign_in
     from mcpcost.auth.store import open_token_store
+    from mcpcost.runtime.http_session import BoundedSession
 
     if bool(args.url) == bool(args.all):
         raise UsageError("mcpcost auth logout: give a URL or --all")
@@ -243,7 +242,7 @@ def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
     if not keys:
         out.write("no stored sign-in to forget\n")
         return EXIT_OK
-    http = requests.Session()
+    http = BoundedSession()
     for server, resource in keys:
         sign_in = store.load(server, resource)
         revoked = sign_in is not None and revoke_sign_in(sign_in, http, 10.0)

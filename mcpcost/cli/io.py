@@ -7,7 +7,8 @@ from pathlib import Path
 
 from mcpcost.errors import InputError
 
-FETCH_TIMEOUT_S = 15.0
+FETCH_TIMEOUT_S = 15.0  # connecting, and each wait for the next bytes
+FETCH_DEADLINE_S = 120.0  # the whole body
 MAX_FETCH_BYTES = 256 * 1024 * 1024
 
 
@@ -32,23 +33,22 @@ def read_source(source: str) -> bytes:
 
 
 def fetch_url(url: str) -> bytes:
-    """GET a URL with a timeout; any failure is an InputError naming the URL."""
+    """GET a URL within ``MAX_FETCH_BYTES`` (decoded) and ``FETCH_DEADLINE_S``; any failure is
+    an InputError naming the URL."""
     import requests
 
+    from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
+    from mcpcost.runtime.http_session import BoundedSession
+
     try:
-        with requests.get(url, timeout=FETCH_TIMEOUT_S, stream=True) as resp:
+        with BoundedSession() as session, session.get(url, timeout=FETCH_TIMEOUT_S) as resp:
             if resp.status_code >= 400:
                 raise InputError(f"failed to fetch {url}: HTTP {resp.status_code}")
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in resp.iter_content(65536):
-                size += len(chunk)
-                if size > MAX_FETCH_BYTES:
-                    raise InputError(f"failed to fetch {url}: larger than {MAX_FETCH_BYTES} bytes")
-                chunks.append(chunk)
-            return b"".join(chunks)
+            return read_body(resp, ReadLimits(MAX_FETCH_BYTES, FETCH_DEADLINE_S))
+    except BodyReadFailed as exc:
+        raise InputError(f"failed to fetch {url}: {exc}") from None
     except requests.RequestException as exc:
-        from mcpcost.transports.http_common import classify_request_failure
+        from mcpcost.transports.network_failures import classify_request_failure
 
         _, what = classify_request_failure(exc, url)
         raise InputError(f"failed to fetch {url}: {what}") from None

@@ -63,8 +63,9 @@ from mcpcost.cli.measure_inputs import (
 )
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
-from mcpcost.core.model import Measurement, render_measurement
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.model import ListingKind, Measurement, render_measurement
+from mcpcost.core.plural import counted
+from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
 from mcpcost.runtime.output_tree import open_tree
@@ -141,14 +142,14 @@ def build_parser() -> ArgParser:
     )
     p.add_argument(
         "--transport",
-        choices=("auto", "http", "sse"),
+        choices=REMOTE_TRANSPORTS,
         default=None,
         help="remote transport (default auto: Streamable HTTP, then legacy SSE)",
     )
     p.add_argument(
         "--protocol",
-        choices=("auto", "legacy", "modern"),
-        default="auto",
+        choices=tuple(EraChoice),
+        default=EraChoice.AUTO,
         help="protocol era: auto (initialize first, 2026-07-28 if refused), legacy "
         "or modern (server/discover only)",
     )
@@ -169,10 +170,32 @@ def build_parser() -> ArgParser:
     return p
 
 
+def parse_flags(flags: list[str]) -> argparse.Namespace:
+    """The flags before ``--``. A server command given without ``--`` (``measure npx -y pkg``)
+    reaches argparse as a word and then an unknown flag (``-y``); that is named as such, with
+    the command line it meant, instead of as a flag of ours that does not exist."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(flags)
+    if not extra:
+        return args
+    first = next((flags.index(w) for w in extra if w.startswith("-") and w in flags), None)
+    if first is not None:
+        before = parser.parse_known_args(flags[:first])[0]
+        if before.command:
+            start = flags.index(before.command[0])
+            meant = shlex.join(["mcpcost", "measure", *flags[:start], "--", *flags[start:]])
+            raise UsageError(
+                f"mcpcost measure: {flags[first]} is not a flag of mcpcost measure; the server "
+                f"command and its own flags go after --: {terminal_line(meant)}"
+            )
+    named: argparse.Namespace = parser.parse_args(flags)  # raises, naming the unknown flag
+    return named
+
+
 def spec_from_args(
     flags: list[str], command: list[str], environ: Mapping[str, str] | None = None
 ) -> tuple[ServerSpec, argparse.Namespace]:
-    args = build_parser().parse_args(flags)
+    args = parse_flags(flags)
     own_env = os.environ if environ is None else environ
     command = [*args.command, *command]
     if args.command_line is not None:
@@ -219,7 +242,7 @@ def spec_from_args(
         headers.update(parse_headers(args.header))
         name = args.name if args.name is not None else name_from_url(args.url)
         spec = ServerSpec.remote(
-            name, args.url, transport=args.transport or "auto", headers=headers
+            name, args.url, transport=args.transport or TransportName.AUTO, headers=headers
         )
         return spec, args
     if args.header or args.header_file or args.transport:
@@ -249,10 +272,29 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 def summary_line(name: str, m: Measurement) -> str:
     """One line, whatever the server wrote into its error notes (escaped for the terminal)."""
     if m.has_number:
-        return f"{name}: {m.total_tokens} tokens across {m.tool_count} tools ({m.status})"
+        return (
+            f"{name}: {counted(m.total_tokens or 0, 'token', grouped=False)} across "
+            f"{counted(m.tool_count or 0, 'tool')} ({m.status})"
+        )
     return terminal_line(
         f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
     )
+
+
+def listings_line(m: Measurement) -> str | None:
+    """What the server listed beside its tools (never in the number), or None."""
+    if not m.listings:
+        return None
+    parts = []
+    for kind in ListingKind:
+        listing = m.listings.get(kind)
+        if listing is None:
+            continue
+        if listing.error is not None:
+            parts.append(f"{kind.words}: {plain_reason(listing.error)}")
+        else:
+            parts.append(f"{listing.count} {kind.words} ({listing.tokens} tokens)")
+    return terminal_line("  also listed, not in the number: " + "; ".join(parts))
 
 
 def run(
@@ -321,6 +363,9 @@ def run(
         out.write(render_measurement(measurement))
     else:
         out.write(summary_line(spec.name, measurement) + "\n")
+        also = listings_line(measurement)
+        if also is not None:
+            out.write(also + "\n")
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
 
 

@@ -11,6 +11,7 @@ from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.merge_cmd import load_optional_catalog
+from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_OK, InputError
 from mcpcost.sweep.files import load_measurements
@@ -49,7 +50,8 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     result = publish(root, catalog)
     out.write(
         f"published {result.measured}/{result.total} measured; "
-        f"{len(result.written)} file(s) changed, {len(result.removed)} stale page(s) removed\n"
+        f"{counted(len(result.written), 'file')} changed, "
+        f"{counted(len(result.removed), 'stale page')} removed\n"
     )
     for rel in result.written:
         out.write(f"  {terminal_line(rel)}\n")

@@ -15,8 +15,9 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
-from mcpcost.errors import EXIT_USAGE, InputError, UsageError
+from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, read_catalog
 from mcpcost.sweep.runner import SweepOptions, run_sweep
@@ -48,11 +49,42 @@ def build_parser() -> ArgParser:
     p.add_argument("--out", default=".", metavar="DIR", help="output root (default: .)")
     p.add_argument("--registry", metavar="URL", help="sweep remote servers of an MCP registry")
     p.add_argument(
+        "--allow-private-addresses",
+        action="store_true",
+        help="with --registry: let entries reach loopback, private, link-local and unique-local "
+        "addresses (tests, an internal registry); cloud metadata addresses stay refused",
+    )
+    p.add_argument(
         "--no-publish",
         action="store_true",
         help="write measurements and badges only (a matrix shard; 'mcpcost merge' publishes)",
     )
+    p.add_argument(
+        "--divergence",
+        metavar="API[,API]",
+        help="after a published sweep, run 'mcpcost divergence' for these count APIs "
+        "(anthropic, openai) and publish again; their keys are checked before the sweep",
+    )
     return p
+
+
+def divergence_apis(text: str | None, env: dict[str, str]) -> list[str]:
+    """The ``--divergence`` list, refused before any server starts when an API is unknown or
+    its key or SDK is missing (``divergence_cmd.open_counter`` says which, in one line)."""
+    if not text:
+        return []
+    from mcpcost.cli.divergence_cmd import open_counter
+    from mcpcost.core.divergence import COLUMNS, CountApi
+
+    apis = [a.strip() for a in text.split(",") if a.strip()]
+    for api in apis:
+        if api not in {str(a) for a in CountApi}:
+            raise UsageError(
+                f"mcpcost sweep: --divergence takes anthropic and/or openai, not {api!r}"
+            )
+        kind = CountApi(api)
+        open_counter(kind, COLUMNS[kind].default_model, env)
+    return apis
 
 
 def _utcnow() -> dt.datetime:
@@ -65,11 +97,34 @@ def run(argv: list[str], out: TextIO, err: TextIO, *, environ: dict[str, str] | 
     if args.shard and args.only:
         raise UsageError("mcpcost sweep: --shard and --only cannot be combined")
     require_docker_for(args, "mcpcost sweep", ("ca_bundle",))
+    if args.divergence and args.no_publish:
+        raise UsageError("mcpcost sweep: --divergence needs a published sweep (not --no-publish)")
+    apis = divergence_apis(args.divergence, env)
     with contextlib.ExitStack() as stack:
-        return _run(args, env, err, stack)
+        code, catalog = _run(args, env, err, stack)
+    if code != 0 or not apis:
+        return code
+    return _after_sweep(args.out, catalog, apis, env, err)
 
 
-def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack) -> int:
+def _after_sweep(
+    out: str, catalog: Catalog | None, apis: list[str], env: dict[str, str], err: TextIO
+) -> int:
+    """Each divergence column over the tree just published, then the pages again."""
+    from mcpcost.cli import divergence_cmd
+    from mcpcost.sweep.publish import publish
+
+    worst = 0
+    for api in apis:
+        code = divergence_cmd.run(["--out", out, "--api", api], err, err, environ=env)
+        worst = max(worst, code)
+    publish(Path(out), catalog)
+    return worst
+
+
+def _run(
+    args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack
+) -> tuple[int, Catalog | None]:
     root = Path(args.out)
     clock = _utcnow
 
@@ -79,40 +134,33 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
         err.flush()
 
     pre_check = None
+    open_url = None
     if args.registry:
-        import requests
-
+        from mcpcost.runtime.addresses import AddressPolicy
+        from mcpcost.runtime.http_session import BoundedSession
         from mcpcost.sweep.registry_source import (
             catalog_from,
             fetch_entries,
             listing_from,
             make_pre_check,
+            page_reader,
             probe_auth_wall,
         )
+        from mcpcost.transports.open import world_url_opener
 
-        session = stack.enter_context(requests.Session())
-
-        def get_json(url: str) -> Any:
-            from mcpcost.core.jsonvalue import parse_json
-
-            try:
-                with session.get(url, timeout=30) as resp:
-                    status, body = resp.status_code, resp.content
-            except requests.RequestException as exc:
-                from mcpcost.transports.http_common import classify_request_failure
-
-                _, what = classify_request_failure(exc, url)
-                raise InputError(f"registry request failed: {what}") from None
-            if status != 200:
-                raise InputError(f"registry answered HTTP {status} for {url}")
-            return parse_json(body)
-
+        policy = AddressPolicy(allow_private=args.allow_private_addresses)
+        # the registry is the user's choice; the URLs its entries name are the world's
+        get_json = page_reader(stack.enter_context(BoundedSession()))
+        session = stack.enter_context(BoundedSession(policy))
+        open_url = world_url_opener(policy)
         items, pages = fetch_entries(args.registry, get_json)
         listing = listing_from(items, pages)
         progress(
-            f"registry: {listing.entries} entries on {pages} page(s); {listing.inactive} not "
-            f"active; {listing.needs_config} remote(s) need configuration; "
-            f"{len(listing.remotes)} remote endpoint(s) to measure"
+            f"registry: {counted(listing.entries, 'entry', 'entries')} on "
+            f"{counted(pages, 'page')}; {listing.inactive} not active; "
+            f"{counted(listing.needs_config, 'remote')} "
+            f"{'needs' if listing.needs_config == 1 else 'need'} configuration; "
+            f"{counted(len(listing.remotes), 'remote endpoint')} to measure"
         )
         catalog: Catalog = catalog_from(listing, args.registry)
         pre_check = make_pre_check(
@@ -152,7 +200,7 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
             )
         engine = open_engine("mcpcost sweep", docker_host, err, stack)
         if engine is None:
-            return EXIT_USAGE
+            return EXIT_USAGE, catalog
         launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
 
@@ -168,11 +216,11 @@ def _run(args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStac
         catalog,
         sweepable,
         root,
-        make_measure(launcher, clock),
+        make_measure(launcher, clock, open_url=open_url),
         options,
         clock=clock,
         progress=progress,
         publish_pages=not args.no_publish,
         pre_check=pre_check,
     )
-    return outcome.exit_code
+    return outcome.exit_code, catalog

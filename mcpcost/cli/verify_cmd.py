@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import is_url, read_source
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.plural import counted
 from mcpcost.core.record import Record
 from mcpcost.core.terminal import terminal_line
 from mcpcost.core.verify import VerifyResult, VerifyVerdict, verify_document
@@ -121,7 +122,8 @@ def text_lines(item: SourceResult) -> list[str]:
     name = terminal_line(result.server_name or item.source)
     if result.verdict == VerifyVerdict.AGREES:
         return [
-            f"OK {name}: {result.rederived_tokens} tokens ({terminal_line(result.encoding)}, "
+            f"OK {name}: {counted(result.rederived_tokens or 0, 'token', grouped=False)} "
+            f"({terminal_line(result.encoding)}, "
             f"methodology {terminal_line(result.methodology_version)}) — capture, hash, and count "
             "all agree",
             f"badge: {terminal_line(result.badge)}",
@@ -162,8 +164,9 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
     unreadable = sum(1 for i in items if i.result is None)
     if len(items) > 1:
         err.write(
-            f"{counts[VerifyVerdict.AGREES]} agree, {counts[VerifyVerdict.RECORDED]} "
-            f"recorded failure(s), {counts[VerifyVerdict.DISAGREES]} disagree, "
+            f"{counts[VerifyVerdict.AGREES]} agree, "
+            f"{counted(counts[VerifyVerdict.RECORDED], 'recorded failure')}, "
+            f"{counts[VerifyVerdict.DISAGREES]} disagree, "
             f"{unreadable} unreadable\n"
         )
     return exit_code(items, strict=args.strict)

@@ -1,11 +1,30 @@
-"""Values shared by discovery, the report, the diff and the Action: what a config declares."""
+"""Values shared by discovery, the report, the diff and the Action: what a config declares, the
+client that reads it (``ClientName``) and where the file sits (``Scope``)."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import NewType
 
 from mcpcost.core.record import Record
 from mcpcost.core.spec import ServerSpec
+
+ClientName = NewType("ClientName", str)
+"""A client's identifier, as its module in ``configs/clients/`` spells it (``Client.name``), or
+``EXPLICIT`` for a ``--config`` file nobody said which client reads. An identifier, not a closed
+set: the registry is the one list of the known ones."""
+
+EXPLICIT = ClientName("explicit")
+
+
+class Scope(StrEnum):
+    """Where a config file (or one entry of it) sits, as its client ranks it: the config scope."""
+
+    USER = "user"  # the user's own file, in the home directory
+    PROJECT = "project"  # in the project's directory: it comes with a clone
+    MANAGED = "managed"  # an administrator's file: outranks the others
+    LOCAL = "local"  # one entry kept per project in a user file (a client's project block)
+    EXPLICIT = "explicit"  # a file named on the command line (``--config``)
 
 
 class ConfigState(StrEnum):
@@ -23,7 +42,9 @@ class ConfigEntry(Record, frozen=True, kw_only=True):
     name: str
     spec: ServerSpec | None  # None when it cannot be launched as written (see ``problem``)
     disabled: bool = False
-    always_load: bool = False  # Claude Code's per-server "alwaysLoad": true
+    always_load: bool = (
+        False  # the per-server "alwaysLoad": true, loaded even where the rest defers
+    )
     unresolved: tuple[str, ...] = ()  # variable references left unresolved, e.g. "${input:token}"
     problem: str | None = None  # why spec is None (unresolved reference, missing command, ...)
     line: int | None = None  # 1-based line of the entry in the file, for annotations
@@ -32,18 +53,18 @@ class ConfigEntry(Record, frozen=True, kw_only=True):
     disabled_reason: str | None = None  # why it is switched off, when not by its own field
     notes: tuple[str, ...] = ()  # non-fatal facts about the launch (approval, envFile...)
     env_file: str | None = None  # the envFile path as resolved (its values are secrets)
-    scope: str | None = None  # its own scope when not its file's (Claude Code's ``local`` block)
+    scope: Scope | None = None  # its own scope when not its file's (a client's ``local`` block)
 
 
 class ConfigFile(Record, frozen=True, kw_only=True):
     """One config file of one client and what it declares."""
 
-    client: str  # claude-desktop, claude-code, cursor, vscode, windsurf, codex, gemini, zed, ...
+    client: ClientName  # the client that reads it (registry.KNOWN_CLIENTS), or EXPLICIT
     source: str  # absolute path (or repo-relative path in the Action)
     state: ConfigState
     entries: tuple[ConfigEntry, ...] = ()
     error: str | None = None  # one line, when state is ERROR
-    scope: str = "user"  # user | project | managed | explicit
+    scope: Scope = Scope.USER
     problems: tuple[str, ...] = ()  # non-fatal oddities (wrong-typed fields...)
 
     @property

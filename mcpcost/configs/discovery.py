@@ -1,8 +1,11 @@
-"""Reading the MCP configs that exist on this machine.
+"""Reading the MCP configs, and the settings files that decide what clients do with them, on
+this machine.
 
-Where each client keeps them is the client registry's (``clients.locations``, pure);
-``discover`` and ``load_explicit`` do the file-system reads, at the edge, and parsing is
-``clients.parse_config``. Nothing here launches anything.
+Where each client keeps them is the client registry's (``clients.locations`` and each client's
+``settings_files``, pure); ``discover``, ``load_explicit`` and ``read_client_settings`` do the
+file-system reads, at the edge, and parsing is ``clients.parse_config``. A project-level config
+then passes its client's consent hook (its recorded approvals) and ``consent`` (pure). Nothing
+here launches anything.
 """
 
 from __future__ import annotations
@@ -12,52 +15,43 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from mcpcost.configs.clients import (
+    CLIENTS,
     EXPLICIT,
     KNOWN_CLIENTS,
     PROJECT_CONFIG_PATHS,
     Location,
     ParseContext,
+    Places,
+    client_named,
     launchd_path_clients,
     locations,
     parse_config,
     parse_detected,
     project_client,
 )
-from mcpcost.configs.clients.claude_code import (
-    ApprovalSettings,
-    ProjectState,
-    apply_project_approval,
-    claude_json_path,
-    client_would_run,
-    consenting_settings,
-    is_project_mcp_json,
-    parse_approval_settings,
-    project_state,
-    read_approval_settings,
-)
 from mcpcost.configs.clients.client import Scope
-from mcpcost.configs.config_file import ConfigFile, ConfigState
+from mcpcost.configs.clients.settings_files import ClientSettings, read_settings
+from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
 from mcpcost.core.record import Record, replace
+from mcpcost.runtime.world_files import MAX_CONFIG_BYTES, MAX_ENV_FILE_BYTES, read_world_file
 
 __all__ = [
     "KNOWN_CLIENTS",
     "PROJECT_CONFIG_PATHS",
     "TRUST_FLAG",
     "UNTRUSTED_PROJECT",
-    "ApprovalSettings",
     "ConfigListing",
     "Location",
     "ServerLine",
-    "apply_project_approval",
     "config_listing",
     "consent",
     "discover",
     "load_explicit",
     "locations",
-    "parse_approval_settings",
     "parse_project_config",
     "project_client",
-    "read_approval_settings",
+    "read_client_settings",
+    "read_if_exists",
     "withheld",
 ]
 
@@ -67,9 +61,9 @@ def parse_project_config(relative_path: str, text: str, context: ParseContext) -
     client = project_client(relative_path)
     if client is None:
         return parse_detected(
-            relative_path, text, context=context, client=EXPLICIT, scope="project"
+            relative_path, text, context=context, client=EXPLICIT, scope=Scope.PROJECT
         )
-    return parse_config(client, relative_path, text, context=context, scope="project")
+    return parse_config(client, relative_path, text, context=context, scope=Scope.PROJECT)
 
 
 # ---------------------------------------------------------------- consent (pure)
@@ -80,27 +74,40 @@ UNTRUSTED_PROJECT = (
 )
 
 
-def consent(
-    cf: ConfigFile, *, trusted: bool, claude_approval: Sequence[ApprovalSettings] | None = None
-) -> ConfigFile:
+def consent(cf: ConfigFile, *, trusted: bool, runs: Collection[str] = ()) -> ConfigFile:
     """A project-level config as far as the user consented to run it (pure).
 
     ``trusted`` (the user said so): unchanged. Otherwise every live server is kept from launching
-    (its spec dropped, the reason and the flag in its problem), except, for Claude Code's
-    ``.mcp.json`` (``claude_approval`` given), the servers Claude Code itself would load. A
-    config in the user's home, managed or named explicitly is not a project config: unchanged.
+    (its spec dropped, the reason and the flag in its problem), except the ones named in ``runs``:
+    those the client itself would load without asking (its consent hook's answer). A config in
+    the user's home, managed or named explicitly is not a project config: unchanged.
     """
-    if trusted or cf.scope != Scope.PROJECT or cf.state is ConfigState.ERROR:
+    if trusted or cf.scope is not Scope.PROJECT or cf.state is ConfigState.ERROR:
         return cf
     entries = tuple(
         e
-        if e.disabled
-        or e.spec is None
-        or (claude_approval is not None and client_would_run(e, claude_approval))
+        if e.disabled or e.spec is None or e.name in runs
         else replace(e, spec=None, problem=UNTRUSTED_PROJECT)
         for e in cf.entries
     )
     return replace(cf, entries=entries)
+
+
+def client_approval(
+    cf: ConfigFile, settings: Mapping[ClientName, ClientSettings], context: ParseContext
+) -> tuple[ConfigFile, frozenset[str]]:
+    """A project-level config as its client's consent hook leaves it (its recorded approvals
+    applied), and the servers the client would run from it unasked (pure: the settings files
+    were read before). Any other config: unchanged, and nothing is approved."""
+    if cf.scope is not Scope.PROJECT or cf.client not in KNOWN_CLIENTS:
+        return cf, frozenset()
+    hook = client_named(cf.client).consent
+    answer = None
+    if hook is not None:
+        answer = hook(cf, settings.get(cf.client) or ClientSettings(files=()), context)
+    if answer is None:
+        return cf, frozenset()
+    return answer.config, answer.runs
 
 
 def withheld(files: Sequence[ConfigFile]) -> list[tuple[ConfigFile, str]]:
@@ -132,6 +139,39 @@ def _present(path: Path) -> bool | str:
         return f"cannot read: {exc.strerror or type(exc).__name__}"
 
 
+def read_if_exists(path: str) -> bytes | None:
+    """A file's bytes, or None when it does not exist (other failures raise OSError); read as a
+    file from the world (``runtime.world_files``: regular files only, within the config cap)."""
+    try:
+        return read_world_file(path, max_bytes=MAX_CONFIG_BYTES)
+    except FileNotFoundError:
+        return None
+
+
+def read_client_settings(
+    *,
+    home: Path,
+    cwd: Path,
+    platform: str,
+    environ: Mapping[str, str],
+    clients: Collection[str] | None = None,
+    system_root: Path | None = None,
+) -> dict[ClientName, ClientSettings]:
+    """Each client's settings files (``Client.settings_files``), each read once: the values its
+    consent and deferral hooks parse. ``clients`` narrows it to those clients."""
+    at = Places.build(
+        home=home, cwd=cwd, platform=platform, environ=environ, system_root=system_root
+    )
+    out: dict[ClientName, ClientSettings] = {}
+    for c in CLIENTS:
+        if clients is not None and c.name not in clients:
+            continue
+        files = c.settings_files(at)
+        if files:
+            out[c.name] = read_settings(files, read_if_exists)
+    return out
+
+
 def read_text(path: Path) -> tuple[str | None, str | None]:
     """(text, None) or (None, reason) for a path that exists (or is a broken symlink)."""
     try:
@@ -139,7 +179,7 @@ def read_text(path: Path) -> tuple[str | None, str | None]:
             return None, "cannot read: broken symbolic link"
         if path.is_dir():
             return None, "cannot read: is a directory"
-        data = path.read_bytes()
+        data = read_world_file(path, max_bytes=MAX_CONFIG_BYTES)  # no FIFO, device or giant
     except OSError as exc:
         return None, f"cannot read: {exc.strerror or type(exc).__name__}"
     try:
@@ -152,7 +192,7 @@ def read_env_file(path: str) -> str:
     """An ``envFile``'s text (raises OSError, or ValueError when it is not UTF-8 text)."""
     if os.path.isdir(path):
         raise IsADirectoryError(21, "is a directory", path)
-    return Path(path).read_bytes().decode("utf-8-sig")
+    return read_world_file(path, max_bytes=MAX_ENV_FILE_BYTES).decode("utf-8-sig")
 
 
 def _context(home: Path, cwd: Path, platform: str, environ: Mapping[str, str]) -> ParseContext:
@@ -197,17 +237,15 @@ def discover(
     environ: Mapping[str, str],
     clients: Collection[str] | None = None,
     system_root: Path | None = None,
-    approval: Sequence[ApprovalSettings] | None = None,
+    settings: Mapping[ClientName, ClientSettings] | None = None,
     trust_project: bool = False,
-    claude_state: ProjectState | None = None,
 ) -> list[ConfigFile]:
     """Every known client config that exists here, parsed; unreadable ones as ERROR.
 
-    ``<cwd>/.mcp.json`` is filtered through Claude Code's approval settings (``approval``; read
-    from the four settings files when None, plus the project block of ``~/.claude.json``,
-    ``claude_state``): see ``apply_project_approval``. Project-level files (the ones that come
-    with a clone) then pass through ``consent``: without ``trust_project`` only the servers the
-    client itself would run keep their launch.
+    A project-level file (one that comes with a clone) passes through its client's consent hook,
+    with the client's settings files (``settings``; read here with ``read_client_settings`` when
+    None), then ``consent``: without ``trust_project`` only the servers the client itself would
+    run keep their launch.
 
     General settings files (VS Code/Zed/Gemini settings.json, Codex config.toml, Goose and
     Continue config.yaml, opencode.json) are left out when they declare no MCP servers at all.
@@ -216,6 +254,15 @@ def discover(
         unknown = sorted(set(clients) - set(KNOWN_CLIENTS))
         if unknown:
             raise ValueError(f"unknown client {unknown[0]!r}")
+    if settings is None:
+        settings = read_client_settings(
+            home=home,
+            cwd=cwd,
+            platform=platform,
+            environ=environ,
+            clients=clients,
+            system_root=system_root,
+        )
     context = _context(home, cwd, platform, environ)
     seen: set[tuple[str, Path]] = set()
     out: list[ConfigFile] = []
@@ -247,38 +294,15 @@ def discover(
             cf = _parse_guarded(loc.client, str(path), text, context, loc.scope)
             if loc.optional_section and not _has_section(cf):
                 continue
-            claude_approval: Sequence[ApprovalSettings] | None = None
-            if is_project_mcp_json(loc, path):
-                if approval is None:
-                    approval = read_approval_settings(
-                        home=home,
-                        cwd=cwd,
-                        platform=platform,
-                        environ=environ,
-                        system_root=system_root,
-                        context=context,
-                    )
-                if claude_state is None:
-                    claude_state = read_project_state(home, environ, context)
-                cf = apply_project_approval(cf, (claude_state.approval, *approval))
-                claude_approval = consenting_settings(approval, claude_state)
+            cf, runs = client_approval(cf, settings, context)
             if platform == "darwin":
                 cf = note_shell_path_only(cf, environ)
-            out.append(consent(cf, trusted=trust_project, claude_approval=claude_approval))
+            out.append(consent(cf, trusted=trust_project, runs=runs))
     return out
 
 
-def read_project_state(
-    home: Path, environ: Mapping[str, str], context: ParseContext
-) -> ProjectState:
-    """The project block of ``~/.claude.json`` (an unreadable file approves nothing)."""
-    path = claude_json_path(home, environ, context.platform)
-    text, _ = read_text(path) if _present(path) is True else (None, None)
-    return project_state(text, str(path), context)
-
-
 def _parse_guarded(
-    client: str, source: str, text: str, context: ParseContext, scope: str
+    client: ClientName, source: str, text: str, context: ParseContext, scope: Scope
 ) -> ConfigFile:
     """``parse_config``, but a file that breaks a parser in a way it does not foresee becomes an
     ERROR config of its own: one hostile file never stops discovery of the others."""
@@ -309,7 +333,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                     source=source,
                     state=ConfigState.ERROR,
                     error=f"no such file: {source}",
-                    scope="explicit",
+                    scope=Scope.EXPLICIT,
                 )
             )
             continue
@@ -321,11 +345,11 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                     source=source,
                     state=ConfigState.ERROR,
                     error=reason,
-                    scope="explicit",
+                    scope=Scope.EXPLICIT,
                 )
             )
             continue
-        out.append(_parse_guarded(EXPLICIT, source, text, context, "explicit"))
+        out.append(_parse_guarded(EXPLICIT, source, text, context, Scope.EXPLICIT))
     return out
 
 
@@ -342,10 +366,10 @@ class ServerLine(Record, frozen=True):
 
 
 class ConfigListing(Record, frozen=True):
-    client: str
+    client: ClientName
     source: str
-    scope: str
-    state: str
+    scope: Scope
+    state: ConfigState
     servers: tuple[ServerLine, ...]
     error: str | None
     problems: tuple[str, ...]
@@ -358,7 +382,7 @@ def config_listing(files: Sequence[ConfigFile]) -> list[ConfigListing]:
             client=cf.client,
             source=cf.source,
             scope=cf.scope,
-            state=cf.state.value,
+            state=cf.state,
             servers=tuple(
                 ServerLine(
                     name=e.name,

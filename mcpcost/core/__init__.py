@@ -1,4 +1,8 @@
-"""Pure measurement core: canonical form, tokenizer, data model, bands and badges.
+"""The methodology, pure: ECMAScript JSON, canonical form, the bundled tokenizer, measuring a
+tools array, the measurement record and its words, verifying, bands and badges, and the escaping
+boundaries of each output kind (terminal, CI log, Markdown).
 
-Nothing in this package starts processes or opens network connections.
+Values in, values out: nothing here starts a process, opens a connection, writes a file or
+reads the clock. The one file it reads is its own data (``bundled.py``: the rank table and the
+JavaScript class tables); ``tests/unit/test_layers.py`` holds the package to that.
 """

@@ -1,4 +1,5 @@
-"""Numbers from a tools capture: total, hash, count, per-tool diagnostics, session-start load."""
+"""Numbers from a tools capture: total, hash, count, per-tool diagnostics, session-start load;
+and the same count of a prompts, resources or resource-templates list (``measure_listing``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from mcpcost.core.jsonvalue import (
     parse_json,
     stringify,
 )
-from mcpcost.core.model import ToolCost
+from mcpcost.core.model import Listing, ToolCost
 from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
@@ -108,6 +109,18 @@ def measure_tools(
             for t, x in zip(tools, texts, strict=True)
         ),
         capture=parse_json(canonical.text),
+    )
+
+
+def measure_listing(items: list[Any], tokenizer: Tokenizer | None = None) -> Listing:
+    """A page-joined list counted by the tools' rule: ``o200k_base`` tokens and SHA-256 of
+    ``JSON.stringify(items)``, and the number of items."""
+    from mcpcost.core.canonical import canonicalize
+
+    canonical = canonicalize(items)
+    tk = tokenizer or get_tokenizer()
+    return Listing(
+        count=len(items), tokens=tk.count(canonical.text), canonical_sha256=canonical.sha256
     )
 
 

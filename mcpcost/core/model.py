@@ -1,18 +1,23 @@
-"""The measurement record (``measurement.json``) and the launch description of a server.
+"""The measurement record (``measurement.json``) and its parts: per-tool costs, isolation.
 
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
-keeps fields it does not know, and adds a few of our own (see ``spec/MEASUREMENT.md``):
-``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy`` and, per tool, the diagnostic
-``fieldTokens`` split.
+keeps fields it does not know (``extras``), and adds a few of our own (see
+``spec/MEASUREMENT.md``): ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``,
+``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization``, ``listings``
+(prompts, resources and resource templates, counted beside the number, never in it) and, per
+tool, the diagnostic ``fieldTokens`` split. Eras and transports are read as words
+(``core.spec``); a value of another shape, or none of the words, is kept as read, in ``extras``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from typing import Any, Literal, TypeVar
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
 from mcpcost.core.record import Record, field, replace
+from mcpcost.core.spec import Era, TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 
@@ -23,6 +28,9 @@ METHODOLOGY_URL = (
 )
 PROVIDER = "tiktoken"
 ENCODING = "o200k_base"
+
+# How the captures were made signed in, when they were (the only way there is: an OAuth token).
+Authorization = Literal["oauth"]
 
 # serverInstructions has three states; this marks "never captured" (the key is absent).
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
@@ -82,6 +90,69 @@ class Isolation(Record, frozen=True, kw_only=True):
 HOST_ISOLATION = Isolation(docker=False)
 
 
+class ListingKind(StrEnum):
+    """What ``listings`` may hold, in this order: the MCP list results counted beside the tools
+    (the member's value is its key in measurement.json)."""
+
+    PROMPTS = "prompts"
+    RESOURCES = "resources"
+    RESOURCE_TEMPLATES = "resourceTemplates"
+
+    @property
+    def words(self) -> str:
+        """How a page or a line names it."""
+        return "resource templates" if self is ListingKind.RESOURCE_TEMPLATES else self.value
+
+
+LISTING_KINDS = tuple(ListingKind)
+
+
+class Listing(Record, frozen=True, kw_only=True):
+    """One of ``prompts/list``, ``resources/list``, ``resources/templates/list``, page-joined and
+    counted as the tools are (``count``, ``tokens``, ``canonicalSha256`` of the joined array), or
+    why it could not be listed (``error``). Never part of ``totalTokens``."""
+
+    count: int | None = None
+    tokens: int | None = None
+    canonical_sha256: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.error is not None:
+            return {"error": self.error}
+        return {
+            "count": self.count,
+            "tokens": self.tokens,
+            "canonicalSha256": self.canonical_sha256,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Listing:
+        def num(key: str) -> int | None:
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            return int(value)
+
+        error = data.get("error")
+        return cls(
+            count=num("count"),
+            tokens=num("tokens"),
+            canonical_sha256=_opt_str(data.get("canonicalSha256")),
+            error=None if error is None else str(error),
+        )
+
+
+def _listings_from(value: Any) -> dict[ListingKind, Listing] | None:
+    if not isinstance(value, dict):
+        return None
+    return {
+        ListingKind(k): Listing.from_dict(v)
+        for k, v in value.items()
+        if k in LISTING_KINDS and isinstance(v, dict)
+    }
+
+
 class Measurement(Record, frozen=True, kw_only=True):
     """One server measured once (two captures compared), as published in measurement.json."""
 
@@ -104,10 +175,17 @@ class Measurement(Record, frozen=True, kw_only=True):
     provider: str = PROVIDER
     encoding: str = ENCODING
     protocol_version: str | None = None
-    protocol_era: str | None = None
-    transport: str | None = None
+    protocol_era: Era | None = None
+    transport: TransportName | None = None
     measured_by: Mapping[str, str] | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    header_names: tuple[str, ...] | None = None  # only when headers were sent; never values
+    protocol_eras_tried: tuple[Era, ...] | None = None  # what the first capture tried, in order
+    protocol_requested: Era | None = None  # the era the caller pinned, when it pinned one
+    authorization: Authorization | None = None  # how it was signed in; never a token or who
+    # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
+    # looked for), so the file of a server without them keeps its bytes
+    listings: Mapping[ListingKind, Listing] | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
     def has_number(self) -> bool:
@@ -154,13 +232,26 @@ class Measurement(Record, frozen=True, kw_only=True):
                 out[key] = value
         if self.measured_by is not None:
             out["measuredBy"] = dict(self.measured_by)
+        if self.header_names is not None:
+            out["headerNames"] = list(self.header_names)
+        if self.protocol_eras_tried is not None:
+            out["protocolErasTried"] = list(self.protocol_eras_tried)
+        if self.protocol_requested is not None:
+            out["protocolRequested"] = self.protocol_requested
+        if self.authorization is not None:
+            out["authorization"] = self.authorization
+        if self.listings:
+            out["listings"] = {
+                k: self.listings[k].to_dict() for k in LISTING_KINDS if k in self.listings
+            }
         for key, value in self.extras.items():
             out.setdefault(key, value)
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> Measurement:
-        """Read a measurement.json object; unknown fields are kept in ``extras``."""
+        """Read a measurement.json object; unknown fields are kept in ``extras`` (and so is a
+        known additional field whose value has another shape, so nothing read is lost)."""
         if not isinstance(data, dict):
             raise InputError("a measurement must be a JSON object")
         try:
@@ -208,14 +299,14 @@ class Measurement(Record, frozen=True, kw_only=True):
             "timeoutMs",
             "notes",
             "protocolVersion",
-            "protocolEra",
-            "transport",
             "measuredBy",
         }
         instructions = data["serverInstructions"] if "serverInstructions" in data else NOT_CAPTURED
         if instructions is not NOT_CAPTURED and not isinstance(instructions, str | None):
             instructions = NOT_CAPTURED
         measured_by = data.get("measuredBy")
+        extras = {k: v for k, v in data.items() if k not in known}
+        header_names = _take(extras, "headerNames", _is_strings)
         return cls(
             status=status,
             server_name=req_str("serverName", ""),
@@ -238,17 +329,52 @@ class Measurement(Record, frozen=True, kw_only=True):
             provider=req_str("provider", PROVIDER),
             encoding=req_str("encoding", ENCODING),
             protocol_version=_opt_str(data.get("protocolVersion")),
-            protocol_era=_opt_str(data.get("protocolEra")),
-            transport=_opt_str(data.get("transport")),
+            protocol_era=_take_word(extras, "protocolEra", Era),
+            transport=_take_word(extras, "transport", TransportName),
             measured_by={k: v for k, v in measured_by.items() if isinstance(v, str)}
             if isinstance(measured_by, dict)
             else None,
-            extras={k: v for k, v in data.items() if k not in known},
+            header_names=None if header_names is None else tuple(header_names),
+            protocol_eras_tried=_take_words(extras, "protocolErasTried", Era),
+            protocol_requested=_take_word(extras, "protocolRequested", Era),
+            authorization=_take(extras, "authorization", lambda v: v == "oauth"),
+            listings=_listings_from(_take(extras, "listings", lambda v: isinstance(v, dict))),
+            extras=extras,
         )
 
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _is_strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _take(extras: dict[str, Any], key: str, fits: Callable[[Any], bool]) -> Any:
+    """``extras[key]`` when ``fits`` accepts it, taken out of ``extras``; otherwise None, and a
+    value of another shape stays in ``extras`` as read."""
+    value = extras.get(key)
+    if value is None or not fits(value):
+        return None
+    return extras.pop(key)
+
+
+Word = TypeVar("Word", bound=StrEnum)
+
+
+def _take_word(extras: dict[str, Any], key: str, words: type[Word]) -> Word | None:
+    """``_take`` for a word of ``words``: any other value stays in ``extras``."""
+    known = {str(w) for w in words}
+    value = _take(extras, key, lambda v: isinstance(v, str) and v in known)
+    return None if value is None else words(value)
+
+
+def _take_words(extras: dict[str, Any], key: str, words: type[Word]) -> tuple[Word, ...] | None:
+    """``_take`` for a list of words of ``words``: a list holding anything else stays."""
+    known = {str(w) for w in words}
+    value = _take(extras, key, lambda v: _is_strings(v) and set(v) <= known)
+    return None if value is None else tuple(words(v) for v in value)
 
 
 def _tool_from_dict(data: dict[str, Any]) -> ToolCost:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from mcpcost.core.bundled import bundled_path
+from mcpcost.core.bundled import read_bundled_text
 
 CLASSES_FILE = "o200k-js-classes.json"
 CLASS_NAMES = ("L", "N", "Lu", "Lt", "Lm", "Lo", "M", "Ll", "s")
@@ -57,9 +57,7 @@ LITERAL_MEMBERS: dict[str, str] = {
 
 def load_class_tables() -> dict[str, Any]:
     """The bundled class tables: ``{"unicode": "17.0", "classes": {name: [[lo, hi], ...]}}``."""
-    with open(bundled_path(CLASSES_FILE), encoding="utf-8") as handle:
-        text = handle.read()
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(read_bundled_text(CLASSES_FILE))
     return data
 
 

@@ -18,21 +18,25 @@ from the published file (whose SHA-256 is pinned) and compares it byte for byte,
 
 from __future__ import annotations
 
-import mmap
 import struct
-import sys
 import zlib
+from typing import TYPE_CHECKING
 
-from mcpcost.core.bundled import bundled_path
+from mcpcost.core.bundled import map_bundled
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.record import Record
 from mcpcost.errors import TokenizerError
+
+if TYPE_CHECKING:
+    import mmap
 
 TABLE_FILE = "o200k_base.ranks"
 TABLE_SHA256 = "ba162fb86fb493f0c73462fefea5289b58de1ebfccbc7341712b9683f5869119"
 _MAGIC = b"MCPRANK1"
 _HEADER = struct.Struct("<8sIII")
 _SLOT_BITS = 19  # 524,288 slots for about 200,000 tokens: load factor under 0.4
+# The table is little-endian; a memoryview cast reads the host's order.
+_HOST_IS_LITTLE_ENDIAN = struct.pack("=I", 1) == struct.pack("<I", 1)
 
 
 def parse_tiktoken_file(data: bytes) -> list[bytes]:
@@ -124,7 +128,7 @@ def read_rank_table(data: bytes | mmap.mmap) -> RankTable:
     view = memoryview(data)
     ends = view[ends_at:slots_at].cast("I")
     slots = view[slots_at:blob_at].cast("I")
-    if sys.byteorder != "little":  # the file is little-endian; copy and swap on other hosts
+    if not _HOST_IS_LITTLE_ENDIAN:  # copy and swap on other hosts
         import array
 
         ends_arr, slots_arr = array.array("I", ends), array.array("I", slots)
@@ -144,9 +148,8 @@ def read_rank_table(data: bytes | mmap.mmap) -> RankTable:
 def open_rank_table(expected_sha256: str = TABLE_SHA256) -> RankTable:
     """The bundled table, memory-mapped and checked against its pinned SHA-256."""
     try:
-        with open(bundled_path(TABLE_FILE), "rb") as handle:
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (FileNotFoundError, OSError, ValueError) as exc:
+        mapped = map_bundled(TABLE_FILE)
+    except (OSError, ValueError) as exc:
         raise TokenizerError(f"bundled tokenizer data is missing ({exc})") from None
     with memoryview(mapped) as view:
         digest = sha256_hex(view)

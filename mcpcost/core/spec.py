@@ -1,9 +1,11 @@
-"""How to reach one MCP server: a launch (argv, env, cwd) or a remote (URL, headers)."""
+"""How to reach one MCP server: a launch (argv, env, cwd) or a remote (URL, headers), and the
+words for it: the transports' names and the protocol eras."""
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from enum import StrEnum
 
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
@@ -11,8 +13,44 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, fields
 from mcpcost.core.redact import redact_argv, redact_text, redact_url
 
-TRANSPORTS = ("stdio", "auto", "http", "sse")
 _NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
+
+
+class TransportName(StrEnum):
+    """A transport's name (the transport itself is a ``transports.base.Transport``): ``stdio``
+    for a launch; for a URL ``http`` (Streamable HTTP), ``sse`` (the legacy HTTP+SSE transport)
+    or ``auto`` (Streamable HTTP, then legacy SSE); and ``docker``, a container's attached stdio,
+    which carries a sweep's container captures. ``transport`` in measurement.json: what carried
+    the capture, or what was asked for when it failed before any transport answered."""
+
+    STDIO = "stdio"
+    AUTO = "auto"
+    HTTP = "http"
+    SSE = "sse"
+    DOCKER = "docker"
+
+
+# What a ServerSpec may ask for, and of those what a URL may.
+SPEC_TRANSPORTS = frozenset(
+    {TransportName.STDIO, TransportName.AUTO, TransportName.HTTP, TransportName.SSE}
+)
+REMOTE_TRANSPORTS = (TransportName.AUTO, TransportName.HTTP, TransportName.SSE)
+
+
+class Era(StrEnum):
+    """A protocol era: ``legacy`` (the ``initialize`` handshake, up to 2025-11-25) or ``modern``
+    (stateless ``server/discover``, 2026-07-28). ``protocolEra`` in measurement.json."""
+
+    LEGACY = "legacy"
+    MODERN = "modern"
+
+
+class EraChoice(StrEnum):
+    """Which era a session tries: ``auto`` (legacy first, modern when it is refused) or one."""
+
+    AUTO = "auto"
+    LEGACY = "legacy"
+    MODERN = "modern"
 
 
 class ServerSpec(Record, frozen=True, kw_only=True):
@@ -21,7 +59,7 @@ class ServerSpec(Record, frozen=True, kw_only=True):
     name: str
     argv: tuple[str, ...] = ()
     url: str | None = None
-    transport: str = "stdio"  # stdio for argv; auto | http | sse for a URL
+    transport: TransportName = TransportName.STDIO  # stdio for argv; auto, http or sse for a URL
     env: tuple[tuple[str, str], ...] = ()
     headers: tuple[tuple[str, str], ...] = ()
     cwd: str | None = None
@@ -32,8 +70,8 @@ class ServerSpec(Record, frozen=True, kw_only=True):
     secrets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.transport not in TRANSPORTS:
-            raise ValueError(f"unknown transport {self.transport!r}")
+        if self.transport not in SPEC_TRANSPORTS:
+            raise ValueError(f"unknown transport {str(self.transport)!r}")
         if self.is_remote == bool(self.argv):
             raise ValueError("a server has either argv (stdio) or a url (remote), not both")
 
@@ -61,7 +99,7 @@ class ServerSpec(Record, frozen=True, kw_only=True):
         name: str,
         url: str,
         *,
-        transport: str = "auto",
+        transport: TransportName = TransportName.AUTO,
         headers: Mapping[str, str] | None = None,
     ) -> ServerSpec:
         return cls(name=name, url=url, transport=transport, headers=tuple((headers or {}).items()))
@@ -102,7 +140,8 @@ class ServerSpec(Record, frozen=True, kw_only=True):
         return " ".join(a if a and not _NEEDS_QUOTES.search(a) else stringify(a) for a in red)
 
     def __repr__(self) -> str:
-        return f"ServerSpec(name={self.name!r}, transport={self.transport!r}, {self.display()!r})"
+        shown = str(self.transport)
+        return f"ServerSpec(name={self.name!r}, transport={shown!r}, {self.display()!r})"
 
     def _identity(self) -> tuple[object, ...]:
         return tuple(getattr(self, n) for n in fields(self) if n != "secrets")

@@ -1,24 +1,26 @@
 r"""The bundled ``o200k_base`` tokenizer: offline, hash-checked, cheap to start.
 
 Counting splits text into pieces with o200k_base's pattern and byte-pair encodes each piece. Two
-engines give the same count, and the tokenizer picks one per call:
+encoders give the same count, and the tokenizer picks one per call:
 
-* the compact engine looks ranks up in a memory-mapped table (``core.ranks``) and merges in
+* the compact encoder looks ranks up in a memory-mapped table (``core.ranks``) and merges in
   Python. It starts in milliseconds and holds only the pages it touches, so a process that counts
   a few small documents (``mcpcost count``, one audit) never pays for the full tokenizer;
-* tiktoken's Rust core, built from the same table on first need, is faster per byte: it takes
-  over for long pieces and once a process has counted more than ``COMPACT_BUDGET`` characters.
+* tiktoken's Rust core (its public ``Encoding``), built from the same table on first need, is
+  faster per byte: it takes over for long pieces and once a process has counted more than
+  ``COMPACT_BUDGET`` characters. Either way the split into pieces is ours; the core only
+  byte-pair encodes the pieces.
 
 The split follows JavaScript, not Rust: the reference counts with js-tiktoken, whose split is the
-JavaScript engine's RegExp (Unicode 17.0 classes, ECMAScript's ``\s``), so non-ASCII text is split
-by ``core.pretokenize`` with class tables shipped with us. For ASCII text every split agrees.
+JavaScript engine's RegExp (Unicode 17.0 classes, ECMAScript's ``\s``), so text is split by
+``core.pretokenize`` with class tables shipped with us (for ASCII text every split agrees, and the
+pattern restricted to ASCII serves).
 Text that looks like a special token (``<|endoftext|>``) is counted as the ordinary text it is.
-Why the two engines agree, and how that is tested, is in ``spec/METHODOLOGY.md``.
+Why the two encoders agree, and how that is tested, is in ``spec/METHODOLOGY.md``.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 from typing import Any, Protocol
 
@@ -43,8 +45,11 @@ O200K_PAT_STR = "|".join(
     ]
 )
 O200K_SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+# The split pattern of the core's encoding: the whole text is one piece, since the text it is
+# given is always one piece of our split.
+WHOLE_PIECE_PATTERN = r"(?s:.+)"
 
-# Characters a process may count with the compact engine before the Rust core is built: enough
+# Characters a process may count with the compact encoder before the Rust core is built: enough
 # for an audit of ordinary servers, little enough that a bulk run soon switches to the core.
 COMPACT_BUDGET = 300_000
 # Merging in Python is quadratic in the piece; longer pieces go to the Rust core.
@@ -95,7 +100,7 @@ def merge_count(piece: bytes, table: RankTable) -> int:
 
 
 class O200kTokenizer:
-    """o200k_base counts from the compact engine or tiktoken's core, whichever suits the call."""
+    """o200k_base counts from the compact encoder or tiktoken's core, whichever suits the call."""
 
     name = ENCODING_NAME
 
@@ -113,16 +118,15 @@ class O200kTokenizer:
             n = self._count_compact(text)
             if n is not None:
                 return n
-        if text.isascii():
-            return len(self.core.encode_ordinary(text))
-        return self.count_split_here(text)
+        return self.count_with_core(text)
 
     def count_many(self, texts: list[str]) -> list[int]:
         return [self.count(t) for t in texts]
 
     @property
     def core(self) -> Any:
-        """tiktoken's Rust core over the same ranks, built on first use (about 0.3 s, 60 MB)."""
+        """tiktoken's ``Encoding`` over the same ranks, one piece per call (``build_core``),
+        built on first use (about 0.3 s, 60 MB)."""
         if self._core is None:
             with self._core_lock:
                 if self._core is None:
@@ -135,7 +139,7 @@ class O200kTokenizer:
         return js_splitter().split(_without_lone_surrogates(text))
 
     def _count_compact(self, text: str) -> int | None:
-        """The count from the compact engine, or None when a piece is too long for it."""
+        """The count from the compact encoder, or None when a piece is too long for it."""
         cache = self._cache()
         pieces = self._pieces(text)
         try:  # every piece seen before: the sum runs at C speed
@@ -155,15 +159,15 @@ class O200kTokenizer:
             total += n
         return total
 
-    def count_split_here(self, text: str) -> int:
-        """Split with the JavaScript pattern here; byte-pair encode each piece with the core."""
-        encode_piece = self.core.encode_single_piece
+    def count_with_core(self, text: str) -> int:
+        """Split here (the JavaScript pattern); byte-pair encode each new piece with the core."""
+        encode_piece = self.core.encode_ordinary
         cache = self._cache()
         total = 0
-        for piece in js_splitter().split(_without_lone_surrogates(text)):
+        for piece in self._pieces(text):
             n = cache.get(piece)
             if n is None:
-                n = len(encode_piece(piece.encode("utf-8")))
+                n = len(encode_piece(piece))
                 cache[piece] = n
             total += n
         return total
@@ -183,10 +187,18 @@ def _without_lone_surrogates(text: str) -> str:
 
 
 def build_core(table: RankTable) -> Any:
-    """tiktoken's ``CoreBPE`` for o200k_base (ordinary text only is ever encoded with it)."""
-    rust = importlib.import_module("tiktoken._tiktoken")  # imported only when first needed
+    """A tiktoken ``Encoding`` of o200k_base's ranks that byte-pair encodes a text as one piece
+    (``WHOLE_PIECE_PATTERN``): given one piece of our split, its ``encode_ordinary`` is that
+    piece's tokens. No special tokens: only ordinary text is ever encoded with it."""
+    import tiktoken  # only when first needed: it loads the Rust extension, regex and more
+
     ranks = dict(zip(table.tokens(), range(table.size), strict=True))
-    return rust.CoreBPE(ranks, O200K_SPECIAL_TOKENS, O200K_PAT_STR)
+    return tiktoken.Encoding(
+        f"{ENCODING_NAME}-pieces",
+        pat_str=WHOLE_PIECE_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens={},
+    )
 
 
 _lock = threading.Lock()

@@ -37,7 +37,7 @@ class VerifyResult(Record, frozen=True):
     badge: str | None
     methodology_version: str | None = None
     encoding: str | None = None
-    recorded_status: str | None = None  # the failure status of a consistent failure record
+    recorded_status: Status | None = None  # the failure status of a consistent failure record
 
     @property
     def verdict(self) -> VerifyVerdict:
@@ -88,7 +88,7 @@ def verify_document(doc: Any, tokenizer: Tokenizer | None = None) -> VerifyResul
             None,
             methodology,
             encoding,
-            recorded_status=str(status),
+            recorded_status=status,
         )
     if capture is None:
         problems.append("no rawToolsCapture in measurement")

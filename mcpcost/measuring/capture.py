@@ -1,5 +1,11 @@
 """One capture: open a transport, handshake, page through ``tools/list``, close. Never raises for
-server behaviour: the outcome is a ``Capture`` or a classified ``CaptureFailure``."""
+server behaviour: the outcome is a ``Capture`` or a classified ``CaptureFailure``.
+
+After the tools, each of ``prompts/list``, ``resources/list`` and ``resources/templates/list``
+the server declared (its ``prompts`` or ``resources`` capability) is paged through as well, each
+request bounded by ``LIST_TIMEOUT_S`` and the capture's deadline. These are counted beside the
+number, never in it: a failure is recorded on that list and never spoils the tools capture.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,30 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mcpcost.core.model import ListingKind
 from mcpcost.core.record import Record
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
 from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
+
+LIST_TIMEOUT_S = 10.0
+# (kind in measurement.json, method, the result's array, the capability that declares it)
+LISTS = (
+    (ListingKind.PROMPTS, "prompts/list", "prompts", "prompts"),
+    (ListingKind.RESOURCES, "resources/list", "resources", "resources"),
+    (ListingKind.RESOURCE_TEMPLATES, "resources/templates/list", "resourceTemplates", "resources"),
+)
+
+
+class Listed(Record, frozen=True):
+    """One declared list beside the tools: its page-joined items, or why it failed."""
+
+    kind: ListingKind
+    items: list[Any] | None
+    error: str | None
 
 
 class Capture(Record, frozen=True):
@@ -23,7 +46,32 @@ class Capture(Record, frozen=True):
     hello: ServerHello
     diagnostics: Diagnostics
     elapsed_s: float
-    eras_tried: tuple[str, ...] = ()
+    eras_tried: tuple[Era, ...] = ()
+    listed: tuple[Listed, ...] = ()
+
+
+def list_declared(session: Session, capabilities: Any, timeout_s: float) -> tuple[Listed, ...]:
+    """Each list the capabilities declare, in ``LISTS`` order; failures recorded, not raised."""
+    declared = capabilities if isinstance(capabilities, dict) else {}
+    out: list[Listed] = []
+    gone: str | None = None  # after a timeout or a closed connection, nothing more is asked
+    for kind, method, key, capability in LISTS:
+        if not isinstance(declared.get(capability), dict):
+            continue
+        if gone is not None:
+            out.append(Listed(kind, None, f"{method}: not asked ({gone})"))
+            continue
+        try:
+            out.append(Listed(kind, session.list_all(method, key, timeout_s=timeout_s), None))
+        except (TransportTimeout, TransportClosed) as exc:
+            gone = f"an earlier list failed: {exc}"
+            out.append(Listed(kind, None, f"{method}: {exc}"))
+        except McpcostError as exc:
+            out.append(Listed(kind, None, f"{method}: {exc}"))
+        except OSError as exc:
+            gone = "the server could not be reached"
+            out.append(Listed(kind, None, f"{method}: could not reach the server: {exc}"))
+    return tuple(out)
 
 
 class CaptureFailure(Record, frozen=True):
@@ -33,7 +81,7 @@ class CaptureFailure(Record, frozen=True):
     message: str
     diagnostics: Diagnostics | None
     elapsed_s: float
-    eras_tried: tuple[str, ...] = ()
+    eras_tried: tuple[Era, ...] = ()
 
 
 def capture_tools(
@@ -42,7 +90,7 @@ def capture_tools(
     timeout_s: float,
     *,
     clock: Callable[[], float] = time.monotonic,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     release: Callable[[Transport], None] | None = None,
 ) -> Capture | CaptureFailure:
     """One full capture within ``timeout_s`` (per request, and overall for the capture).
@@ -59,12 +107,14 @@ def capture_tools(
     session: Session | None = None
     failure: McpcostError | None = None
     succeeded = False
+    listed: tuple[Listed, ...] = ()
     try:
         transport = open_transport(spec, timeout_s)
         session = Session(transport, request_timeout_s=timeout_s, deadline=deadline, clock=clock)
         hello = session.open(protocol)
         tools = session.list_tools()
         succeeded = True
+        listed = list_declared(session, hello.capabilities, min(timeout_s, LIST_TIMEOUT_S))
     except McpcostError as exc:
         failure = exc
     except OSError as exc:  # a launcher's own IO failing (a container engine, a socket)
@@ -84,7 +134,7 @@ def capture_tools(
     eras = tuple(session.eras_tried) if session is not None else ()
     if failure is None:
         assert diagnostics is not None
-        return Capture(tools, hello, diagnostics, elapsed, eras)
+        return Capture(tools, hello, diagnostics, elapsed, eras, listed)
     if isinstance(failure, TransportTimeout):
         failure = TransportTimeout(int(timeout_s * 1000), failure.waiting_for)
     from mcpcost.measuring.classify import classify_failure  # only a failure needs it

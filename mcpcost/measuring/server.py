@@ -20,16 +20,22 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
-from mcpcost.core.model import HOST_ISOLATION, NOT_CAPTURED, Isolation, Measurement
+from mcpcost.core.model import (
+    HOST_ISOLATION,
+    NOT_CAPTURED,
+    Isolation,
+    Listing,
+    ListingKind,
+    Measurement,
+)
 from mcpcost.core.redact import redact_text
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.workers import run_side_by_side
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport as default_open_transport
-from mcpcost.transports.session import PROTOCOLS
 from mcpcost.version import __version__
 
 TIMEOUT_RETRY_FACTOR = 2
@@ -37,14 +43,17 @@ NOTES_LIMIT = 700
 STDERR_IN_NOTES = 600
 DYNAMIC_NOTE = "tools/list differed between two runs; value is for the first capture"
 RETRY_PREFIX = "reproduced on double the timeout budget; "
-MEASURED_BY = {"tool": "mcp-context-cost", "version": __version__}
+# The reference TypeScript tool installs the same command name from npm and is versioned
+# independently: "(Python)" keeps "mcp-context-cost 0.1.0" from reading as one of its releases.
+MEASURED_BY_TOOL = "mcp-context-cost (Python)"
+MEASURED_BY = {"tool": MEASURED_BY_TOOL, "version": __version__}
 
 
 def capture_pair(
     spec: ServerSpec,
     factory: TransportFactory,
     timeout_s: float,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     *,
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
@@ -102,6 +111,26 @@ def cut_notes(text: str) -> str:
     return text if len(text) <= NOTES_LIMIT else text[: NOTES_LIMIT - 1] + "…"
 
 
+LISTING_ERROR_LIMIT = 200
+
+
+def listings_of(capture: Capture, secrets: tuple[str, ...]) -> dict[ListingKind, Listing] | None:
+    """The first capture's prompts, resources and templates, counted as the tools are (None:
+    the server declared none). Error text is the server's: masked and cut."""
+    if not capture.listed:
+        return None
+    from mcpcost.core.measure import measure_listing
+
+    out: dict[ListingKind, Listing] = {}
+    for listed in capture.listed:
+        if listed.items is None:
+            text = redact_text(listed.error or "failed", secrets)
+            out[listed.kind] = Listing(error=text[:LISTING_ERROR_LIMIT])
+        else:
+            out[listed.kind] = measure_listing(listed.items)
+    return out
+
+
 def measurement_from_pair(
     spec: ServerSpec,
     pair: tuple[Capture | CaptureFailure, Capture | CaptureFailure],
@@ -110,16 +139,14 @@ def measurement_from_pair(
     measured_at: str,
     isolation: Isolation,
     notes_prefix: str = "",
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
 ) -> Measurement:
     """Fold two captures into the published record (pure)."""
     first, second = pair
     timeout_ms = round(timeout_s * 1000)
     failure = first if isinstance(first, CaptureFailure) else second
-    extras: dict[str, object] = {"headerNames": list(spec.header_names)} if spec.headers else {}
-    extras["protocolErasTried"] = list(first.eras_tried)
-    if protocol != "auto":
-        extras["protocolRequested"] = protocol
+    header_names = spec.header_names if spec.headers else None
+    requested = Era(protocol) if protocol != EraChoice.AUTO else None
     if isinstance(failure, CaptureFailure):
         kind = failure.diagnostics.kind if failure.diagnostics else spec.transport
         return Measurement(
@@ -132,7 +159,9 @@ def measurement_from_pair(
             notes=failure_notes(failure, spec.secret_values, notes_prefix),
             transport=kind,
             measured_by=MEASURED_BY,
-            extras=extras,
+            header_names=header_names,
+            protocol_eras_tried=first.eras_tried,
+            protocol_requested=requested,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
     from mcpcost.core.measure import measure_tools
@@ -160,7 +189,10 @@ def measurement_from_pair(
         protocol_era=hello.era,
         transport=first.diagnostics.kind,
         measured_by=MEASURED_BY,
-        extras=extras,
+        header_names=header_names,
+        protocol_eras_tried=first.eras_tried,
+        protocol_requested=requested,
+        listings=listings_of(first, spec.secret_values),
     )
 
 
@@ -172,7 +204,7 @@ def measure_server(
     open_transport: TransportFactory | None = None,
     isolation: Isolation | None = None,
     now: Callable[[], datetime] | None = None,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
 ) -> Measurement:
@@ -187,8 +219,8 @@ def measure_server(
     """
     if not timeout_s > 0:
         raise ValueError("timeout_s must be positive")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
+    if protocol not in set(EraChoice):
+        raise ValueError(f"protocol must be one of {', '.join(EraChoice)}, not {protocol!r}")
     factory = open_transport or default_open_transport
     clock = now or utc_now
     where = isolation or HOST_ISOLATION

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
-from mcpcost.core.model import Measurement
+from mcpcost.core.model import Authorization, Measurement
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.server import measure_server
@@ -22,16 +22,14 @@ from mcpcost.transports.open import authorized_opener
 if TYPE_CHECKING:  # the flow (and requests behind it) loads only when a server needs it
     from mcpcost.auth.authorizer import OAuthAuthorizer
 
-AUTHORIZATION_FIELD = "authorization"
-AUTHORIZATION_OAUTH = "oauth"
+AUTHORIZATION_OAUTH: Authorization = "oauth"
 
 
 def mark_authorized(measurement: Measurement, authorizer: OAuthAuthorizer | None) -> Measurement:
     """Record that a number was measured signed in (never the token or the identity)."""
     if authorizer is None or not authorizer.used or not measurement.has_number:
         return measurement
-    extras = {**measurement.extras, AUTHORIZATION_FIELD: AUTHORIZATION_OAUTH}
-    return measurement.with_(extras=extras)
+    return replace(measurement, authorization=AUTHORIZATION_OAUTH)
 
 
 def measure_with_environment_sign_in(

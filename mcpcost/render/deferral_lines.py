@@ -1,34 +1,35 @@
 """The deferral verdict in the human report: whether the client defers tool definitions, where
-that was read, and what it means for this session."""
+that was read, and what it means for this session. What is particular to a client (where it
+reads its setting, the values it documents) comes from its deferral model."""
 
 from __future__ import annotations
 
-from mcpcost.audit.deferral import (
-    BASE_URL,
-    DOCUMENTED_VALUES,
-    PUBLISHED_BAND,
-    SHELL_SOURCE,
-    DeferralVerdict,
-)
-from mcpcost.render.text_format import n, pct
+from mcpcost.audit.deferral import PUBLISHED_BAND, DeferralVerdict
+from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
+from mcpcost.configs.clients.presentation import SHELL_SOURCE, DeferralMode
+from mcpcost.configs.clients.settings_files import ReadState
+from mcpcost.render.text_format import share_percent, thousands
+
+
+def _label(v: DeferralVerdict) -> str:
+    return client_named(v.client).label if v.client in KNOWN_CLIENTS else v.client
 
 
 def _where_read(v: DeferralVerdict) -> list[str]:
     st = v.setting
     if st is None:
         return []
-    out = [
-        "  Where this was read (Claude Code takes these variables from the shell it starts in "
-        "and from the env block of its own settings files):",
-    ]
+    model = presentation_of(v.client).deferral
+    why = f" ({model.reads_from})" if model is not None else ""
+    out = [f"  Where this was read{why}:"]
     absent = 0
     for src in st.sources:
         place = "this shell" if src.source == SHELL_SOURCE else src.source
         mark = "  ← decides" if st.source is not None and src.source == st.source else ""
-        if src.state == "absent":
+        if src.state is ReadState.ABSENT:
             absent += 1
             continue
-        if src.state == "unreadable":
+        if src.state is ReadState.UNREADABLE:
             out.append(f"    {place} — could not be read{mark}")
             continue
         sets = [x for x in src.sets if x not in src.unreadable]
@@ -41,7 +42,7 @@ def _where_read(v: DeferralVerdict) -> list[str]:
     if absent:
         out.append(f"    {absent} other settings file(s) it reads are not on this machine")
     if not st.settings_read:
-        out.append("    warning: Claude Code's settings files were not read in this run")
+        out.append(f"    warning: {_label(v)}'s settings files were not read in this run")
     return out
 
 
@@ -53,7 +54,7 @@ def _exceptions(v: DeferralVerdict) -> list[str]:
         names = ", ".join((*al.servers, *al.unmeasured))
         floor = "at least " if al.unmeasured else ""
         out.append(
-            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{n(al.tokens)} '
+            f'  Pinned "alwaysLoad": true in this config: {names} — {floor}{thousands(al.tokens)} '
             "tokens load at session start regardless."
         )
     else:
@@ -63,13 +64,13 @@ def _exceptions(v: DeferralVerdict) -> list[str]:
 
 def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
     out: list[str] = []
-    if v.mode == "client-unknown":
+    if v.mode is DeferralMode.CLIENT_UNKNOWN:
         out.append(
             "  The client reading this file is not known (--config), so these tokens are read "
             "as loaded up front on every request."
         )
         return out
-    if v.mode == "no-deferral-on-record":
+    if v.mode is DeferralMode.NONE_ON_RECORD:
         out.append(
             f"  No default deferral is on record for {v.client}, so every request carries these "
             "tokens before you type anything — an absence of a record about the client, not a "
@@ -79,7 +80,7 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
     st = v.setting
     assert st is not None
     where = st.source if st.source and st.source != SHELL_SOURCE else "this shell"
-    if v.mode == "setting-unresolved":
+    if v.mode is DeferralMode.SETTING_UNRESOLVED:
         if st.unresolved == "sources-disagree":
             why = f"{st.variable} is set to different values in this shell and in {st.source}"
         elif st.unresolved == "value-unreadable":
@@ -89,47 +90,54 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
         out.append(
             f"  {why}; whether {v.client} defers these tokens cannot be said from this machine."
         )
-    elif v.mode == "setting-unrecognized":
+    elif v.mode is DeferralMode.SETTING_UNRECOGNIZED:
+        model = presentation_of(v.client).deferral
+        documented = ", ".join(model.documented_values) if model is not None else "none on record"
         out.append(
             f"  {st.variable}={st.value} (read from {where}) is not a documented value "
-            f"({', '.join(DOCUMENTED_VALUES)}), so nothing is claimed from it."
+            f"({documented}), so nothing is claimed from it."
         )
-    elif v.mode == "loads-upfront":
-        if st.variable == BASE_URL:
-            why = f"{BASE_URL} points at {st.value}"
+    elif v.mode is DeferralMode.LOADS_UPFRONT:
+        if st.value_is_host:
+            why = f"{st.variable} points at {st.value}"
         else:
             why = f"{st.variable}={st.value}"
         out.append(
-            f"  {v.client} loads every tool definition up front here: tool search is off because "
-            f"{why} (read from {where}). Every request carries these tokens."
+            f"  {v.client} loads every tool definition up front here: {_mechanism(v)} is off "
+            f"because {why} (read from {where}). Every request carries these tokens."
         )
-    elif v.mode == "defers-all":
+    elif v.mode is DeferralMode.DEFERS_ALL:
         how = (
             f"{st.variable}={st.value} (read from {where})"
             if st.read_from_machine
-            else "ENABLE_TOOL_SEARCH is unset here, which is the documented default"
+            else f"{st.variable} is unset here, which is the documented default"
         )
         out.append(
-            f"  {v.client} defers every MCP tool definition (tool search), with no threshold — "
-            f"{how}. These tokens are NOT loaded up front at any size; they load when the model "
-            "reaches for a tool. Size decides nothing here."
+            f"  {v.client} defers every MCP tool definition ({_mechanism(v)}), with no "
+            f"threshold — {how}. These tokens are NOT loaded up front at any size; they load "
+            "when the model reaches for a tool. Size decides nothing here."
         )
         out += _exceptions(v)
-    elif v.mode == "threshold":
+    elif v.mode is DeferralMode.THRESHOLD:
         out += _threshold(v, where)
     out += _where_read(v)
     return out
+
+
+def _mechanism(v: DeferralVerdict) -> str:
+    """The mechanism as prose: ``tool-search`` reads "tool search"."""
+    return (v.mechanism or "deferral").replace("-", " ")
 
 
 def _threshold(v: DeferralVerdict, where: str) -> list[str]:
     st = v.setting
     assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
     out = [
-        f"  {v.client} defers tool definitions only once they reach {n(v.threshold_tokens)} tokens "
-        f"({pct(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
+        f"  {v.client} defers tool definitions only once they reach {thousands(v.threshold_tokens)} tokens "
+        f"({share_percent(v.threshold_share)} of the context window; {st.variable}={st.value}, read from "
         f"{where}).",
     ]
-    wire = ("at least " if v.is_floor else "") + n(v.wire_tokens)
+    wire = ("at least " if v.is_floor else "") + thousands(v.wire_tokens)
     out.append(f"  This session's wire total is {wire} tokens (o200k).")
     ct, band = v.client_tokens, v.ratio or PUBLISHED_BAND
     if ct is None:
@@ -138,10 +146,10 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
         )
         return out
     if ct["estimated"] == 0:
-        out.append(f"  Counted exactly for Anthropic requests: {n(ct['low'])} tokens.")
+        out.append(f"  Counted exactly for Anthropic requests: {thousands(ct['low'])} tokens.")
     else:
         out.append(
-            f"  In request tokens that is {n(ct['low'])}–{n(ct['high'])} "
+            f"  In request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "
             f"(measured ratios {band.low:.2f}×–{band.high:.2f}× across {band.servers} servers)."
         )
     if v.crosses is True:

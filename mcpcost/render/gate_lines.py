@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, Gate, IncreaseGate
-from mcpcost.render.text_format import n, pct, signed, table
+from mcpcost.configs.config_file import EXPLICIT
+from mcpcost.render.text_format import share_percent, signed, table, thousands
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff
@@ -25,10 +26,12 @@ def _fit_lines(fit: BudgetFit, limit: int) -> list[str]:
     ]
     for step in fit.drop:
         state = "fits" if step.remaining <= limit else "still over"
-        out.append(f"      drop {step.name} (−{n(step.tokens)}) → {n(step.remaining)}, {state}")
+        out.append(
+            f"      drop {step.name} (−{thousands(step.tokens)}) → {thousands(step.remaining)}, {state}"
+        )
     if not fit.feasible:
         out.append(
-            f"    No subset fits: with every measured server dropped, {n(fit.kept_tokens)} "
+            f"    No subset fits: with every measured server dropped, {thousands(fit.kept_tokens)} "
             "tokens remain."
         )
     elif fit.kept_count == 0:
@@ -39,20 +42,20 @@ def _fit_lines(fit: BudgetFit, limit: int) -> list[str]:
 def budget_verdict(b: BudgetVerdict) -> str:
     """The budget gate in one sentence (the summary's line)."""
     if b.worst_total is None:
-        return f"Budget {n(b.limit)}: cannot be judged, because no server was measured."
+        return f"Budget {thousands(b.limit)}: cannot be judged, because no server was measured."
     over, unknown = b.over_sessions, b.unestablished_sessions
     if b.passed:
         return (
-            f"Budget {n(b.limit)}: every session fits; the heaviest, {b.worst_session}, has "
-            f"{n(b.limit - b.worst_total)} tokens to spare."
+            f"Budget {thousands(b.limit)}: every session fits; the heaviest, {b.worst_session}, has "
+            f"{thousands(b.limit - b.worst_total)} tokens to spare."
         )
     parts = []
     if over:
-        names = ", ".join(f"{s.label} at {n(s.total)}" for s in over)
+        names = ", ".join(f"{s.label} at {thousands(s.total)}" for s in over)
         parts.append(f"{len(over)} session{'s' if len(over) != 1 else ''} over: {names}")
     if unknown:
         parts.append(f"{len(unknown)} cannot be judged")
-    return f"Budget {n(b.limit)}: FAILED — {'; '.join(parts)}."
+    return f"Budget {thousands(b.limit)}: FAILED — {'; '.join(parts)}."
 
 
 def budget_block(b: BudgetVerdict) -> list[str]:
@@ -78,18 +81,20 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
         ),
     ]
     if c.before_total is None or c.delta is None:
-        out.append(f"    no baseline config to compare its {n(c.after_total)} tokens with")
+        out.append(f"    no baseline config to compare its {thousands(c.after_total)} tokens with")
         return out
-    out.append(f"    {n(c.before_total)}  →  {n(c.after_total)}   {signed(c.delta)}")
+    out.append(
+        f"    {thousands(c.before_total)}  →  {thousands(c.after_total)}   {signed(c.delta)}"
+    )
     changed = [s for s in c.servers if s.kind != "unchanged"]
     if changed:
         rows = [
             [
                 s.kind,
                 s.name,
-                "—" if s.before is None else n(s.before),
+                "—" if s.before is None else thousands(s.before),
                 "→",
-                "—" if s.after is None else n(s.after),
+                "—" if s.after is None else thousands(s.after),
                 "" if s.delta is None else signed(s.delta),
             ]
             for s in changed
@@ -98,7 +103,7 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
     unchanged = len(c.servers) - len(changed)
     if unchanged:
         out.append(f"    ({unchanged} server{'s' if unchanged != 1 else ''} unchanged)")
-    where = "this client" if c.client == "explicit" else c.client
+    where = "this client" if c.client == EXPLICIT else c.client
     if not c.exact:
         out.append(
             "    Not a clean comparison: the measured total moved "
@@ -109,22 +114,24 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
                 out.append(f"      {s.name}: {s.note}")
         if c.understated_by:
             out.append(
-                f"      → true cost is at least {n(c.understated_by)} higher than the "
-                f"{n(c.after_total)} measured now."
+                f"      → true cost is at least {thousands(c.understated_by)} higher than the "
+                f"{thousands(c.after_total)} measured now."
             )
         if c.overstated_by:
             out.append(
-                f"      → up to {n(c.overstated_by)} was already being paid in the baseline."
+                f"      → up to {thousands(c.overstated_by)} was already being paid in the baseline."
             )
     elif c.delta == 0:
         out.append("    No change to what every request carries.")
     elif c.delta > 0:
         out.append(
-            f"    This change adds {n(c.delta)} tokens to every request in {where} — "
-            f"{pct(c.before_share or 0)} → {pct(c.after_share)} of a {n(context_window)}-token context window."
+            f"    This change adds {thousands(c.delta)} tokens to every request in {where} — "
+            f"{share_percent(c.before_share or 0)} → {share_percent(c.after_share)} of a {thousands(context_window)}-token context window."
         )
     else:
-        out.append(f"    This change removes {n(-c.delta)} tokens from every request in {where}.")
+        out.append(
+            f"    This change removes {thousands(-c.delta)} tokens from every request in {where}."
+        )
     return out
 
 
@@ -137,7 +144,7 @@ def diff_block(d: AuditDiff, context_window: int) -> list[str]:
     for dropped in d.dropped_configs:
         out.append("")
         out.append(
-            f"  {dropped.source}: in the baseline ({n(dropped.total_tokens)} tokens), not found now"
+            f"  {dropped.source}: in the baseline ({thousands(dropped.total_tokens)} tokens), not found now"
         )
     if d.warnings:
         out.append("")
@@ -150,7 +157,7 @@ def diff_block(d: AuditDiff, context_window: int) -> list[str]:
 def _limits(g: IncreaseGate) -> str:
     parts = []
     if g.limit is not None:
-        parts.append(f"{n(g.limit)} tokens")
+        parts.append(f"{thousands(g.limit)} tokens")
     if g.limit_percent is not None:
         parts.append(f"{g.limit_percent:g}%")
     return " and ".join(parts)

@@ -1,6 +1,8 @@
-"""``audit --json``: the report as one JSON object (schema: ``spec/audit-report.schema.json``).
+"""``audit --json``: the report as one JSON object (its schema, shipped as package data:
+``mcpcost/schemas/audit-report.schema.json``).
 
-``report_to_json(report, diff=None, gates=None) -> dict`` follows the reference report shape
+``report_to_json(report, diff=None, gates=None) -> dict`` (``render_json`` its text, ``render``
+the ``Renderer`` of ``OutputFormat.JSON``: every view, whatever the layout) follows the reference report shape
 field for field (methodologyVersion, encoding, generatedAt, contextWindow, configs[...],
 emptyConfigs, budget, claudeDivergence, diff, increaseGate, problems) and adds:
 ``reportVersion`` (the shape's version, ``REPORT_VERSION``), ``methodologyUrl``, ``mcpcostVersion``; per server ``sessionStart``, ``alwaysLoad``, ``headerNames``, ``unresolved``;
@@ -10,6 +12,9 @@ loads, each server with its ``source``, the entries another file's entry of the 
 overrides, the session's total and its deferral verdict) and, in ``budget``, ``worstSession`` and
 per-session ``sessions``. Env and header values never appear (names only); commands and
 URLs are the masked display forms.
+
+Each record has one serialiser here that reads its fields by attribute, so a renamed or removed
+field is a type error (``mypy --strict``), not a JSON key that goes missing at run time.
 """
 
 from __future__ import annotations
@@ -20,25 +25,35 @@ from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGa
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
+    ClientSession,
     ConfigResult,
     ServerResult,
-    SessionResult,
 )
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
-    from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
+    from mcpcost.audit.client_sessions import Overridden
+    from mcpcost.audit.diff import AuditDiff, ConfigDiff, DroppedConfig, ServerDiff
+    from mcpcost.audit.gates import BudgetFitStep, ClientSessionBudget
+    from mcpcost.audit.report_model import HeaviestTool
+    from mcpcost.core.measure import SessionStart
+    from mcpcost.render.renderer import Layout
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
+def _heaviest(h: HeaviestTool) -> dict[str, Any]:
+    return {"server": h.server, "tool": h.tool, "tokens": h.tokens}
 
 
-def _fields(obj: object, *names: str) -> dict[str, Any]:
-    """The named attributes of ``obj`` under their camelCase JSON keys, in the order given."""
-    return {_camel(name): getattr(obj, name) for name in names}
+def _session_start(ss: SessionStart | None) -> dict[str, Any] | None:
+    if ss is None:
+        return None
+    return {
+        "toolNameTokens": ss.tool_name_tokens,
+        "instructionsTokens": ss.instructions_tokens,
+        "total": ss.total,
+        "isFloor": ss.is_floor,
+    }
 
 
 def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
@@ -57,20 +72,10 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
         canonicalSha256=s.canonical_sha256,
     )
     if claude:
-        out["claudeTokens"] = s.claude_tokens
+        out["claudeTokens"] = s.anthropic_tokens
     if s.notes is not None:
         out["notes"] = s.notes
-    ss = s.session_start
-    out["sessionStart"] = (
-        {
-            "toolNameTokens": ss.tool_name_tokens,
-            "instructionsTokens": ss.instructions_tokens,
-            "total": ss.total,
-            "isFloor": ss.is_floor,
-        }
-        if ss is not None
-        else None
-    )
+    out["sessionStart"] = _session_start(s.session_start)
     out["alwaysLoad"] = s.always_load
     out["unresolved"] = list(s.unresolved)
     if s.config_notes:
@@ -94,96 +99,133 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
         "servers": [_server(s, claude) for s in c.servers],
         "skipped": [_server(s, claude) for s in c.skipped],
         "disabled": list(c.disabled),
-        "heaviestTools": [_fields(h, "server", "tool", "tokens") for h in c.heaviest_tools],
+        "heaviestTools": [_heaviest(h) for h in c.heaviest_tools],
         "trimAdvice": _trim(c),
         "deferral": c.deferral.to_dict() if c.deferral else None,
         **({"disabledReasons": dict(c.disabled_reasons)} if c.disabled_reasons else {}),
     }
 
 
-def _trim(c: ConfigResult | SessionResult) -> dict[str, Any] | None:
+def _trim(c: ConfigResult | ClientSession) -> dict[str, Any] | None:
     trim = c.trim_advice
     if trim is None:
         return None
     return {
-        "tools": [_fields(h, "server", "tool", "tokens") for h in trim.tools],
+        "tools": [_heaviest(h) for h in trim.tools],
         "recoverableTokens": trim.recoverable_tokens,
         "recoverableShare": trim.recoverable_share,
     }
 
 
-def session_to_json(s: SessionResult, claude: bool) -> dict[str, Any]:
+def _overridden(o: Overridden) -> dict[str, Any]:
+    return {"name": o.name, "source": o.source, "by": o.by, "why": o.why}
+
+
+def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
     return {
-        **_fields(s, "key", "client", "label"),
+        "key": s.key,
+        "client": s.client,
+        "label": s.label,
         "sources": list(s.sources),
-        **_fields(s, "total_tokens", "tool_count", "server_count", "context_share"),
+        "totalTokens": s.total_tokens,
+        "toolCount": s.tool_count,
+        "serverCount": s.server_count,
+        "contextShare": s.context_share,
         "complete": s.complete,
         "servers": [{**_server(e.server, claude), "source": e.source} for e in s.servers],
         "skipped": [{**_server(e.server, claude), "source": e.source} for e in s.skipped],
-        "overridden": [_fields(o, "name", "source", "by", "why") for o in s.overridden],
+        "overridden": [_overridden(o) for o in s.overridden],
         "precedence": {
             "scopes": list(s.precedence),
             "documented": s.precedence_documented,
             "source": s.precedence_source,
         },
-        "heaviestTools": [_fields(h, "server", "tool", "tokens") for h in s.heaviest_tools],
+        "heaviestTools": [_heaviest(h) for h in s.heaviest_tools],
         "trimAdvice": _trim(s),
         "deferral": s.deferral.to_dict() if s.deferral else None,
     }
 
 
-def _fit(fit: BudgetFit) -> dict[str, Any]:
+def _step(d: BudgetFitStep) -> dict[str, Any]:
+    return {"name": d.name, "tokens": d.tokens, "remaining": d.remaining}
+
+
+def _fit(fit: BudgetFit | None) -> dict[str, Any] | None:
+    if fit is None:
+        return None
     return {
         "overBy": fit.over_by,
-        "drop": [_fields(d, "name", "tokens", "remaining") for d in fit.drop],
-        **_fields(fit, "kept_count", "kept_tokens", "feasible"),
+        "drop": [_step(d) for d in fit.drop],
+        "keptCount": fit.kept_count,
+        "keptTokens": fit.kept_tokens,
+        "feasible": fit.feasible,
+    }
+
+
+def _session_budget(s: ClientSessionBudget) -> dict[str, Any]:
+    return {
+        "key": s.key,
+        "label": s.label,
+        "total": s.total,
+        "over": s.over,
+        "fit": _fit(s.fit),
+        "unmeasured": list(s.unmeasured),
+        "sources": list(s.sources),
     }
 
 
 def budget_to_json(b: BudgetVerdict) -> dict[str, Any]:
-    out = _fields(b, "limit", "worst_total", "worst_source", "over", "passed")
-    out["unestablished"] = [{"source": s, "servers": list(n)} for s, n in b.unestablished]
-    out["reasons"] = list(b.reasons)
+    out: dict[str, Any] = {
+        "limit": b.limit,
+        "worstTotal": b.worst_total,
+        "worstSource": b.worst_source,
+        "over": b.over,
+        "passed": b.passed,
+        "unestablished": [{"source": s, "servers": list(n)} for s, n in b.unestablished],
+        "reasons": list(b.reasons),
+    }
     if b.fit is not None:
         out["fit"] = _fit(b.fit)
     out["worstSession"] = b.worst_session
-    out["sessions"] = [
-        {
-            **_fields(s, "key", "label", "total", "over"),
-            "fit": _fit(s.fit) if s.fit is not None else None,
-            "unmeasured": list(s.unmeasured),
-            "sources": list(s.sources),
-        }
-        for s in b.sessions
-    ]
+    out["sessions"] = [_session_budget(s) for s in b.sessions]
     return out
 
 
 def _server_diff(s: ServerDiff) -> dict[str, Any]:
-    out = _fields(s, "name", "kind", "before", "after", "delta", "before_status", "after_status")
+    out: dict[str, Any] = {
+        "name": s.name,
+        "kind": s.kind,
+        "before": s.before,
+        "after": s.after,
+        "delta": s.delta,
+        "beforeStatus": s.before_status,
+        "afterStatus": s.after_status,
+    }
     if s.note is not None:
         out["note"] = s.note
     return out
 
 
 def _config_diff(c: ConfigDiff) -> dict[str, Any]:
-    out = _fields(
-        c,
-        "client",
-        "source",
-        "baseline_source",
-        "matched_by",
-        "before_total",
-        "after_total",
-        "delta",
-        "before_share",
-        "after_share",
-        "exact",
-        "understated_by",
-        "overstated_by",
-    )
-    out["servers"] = [_server_diff(s) for s in c.servers]
-    return out
+    return {
+        "client": c.client,
+        "source": c.source,
+        "baselineSource": c.baseline_source,
+        "matchedBy": c.matched_by,
+        "beforeTotal": c.before_total,
+        "afterTotal": c.after_total,
+        "delta": c.delta,
+        "beforeShare": c.before_share,
+        "afterShare": c.after_share,
+        "exact": c.exact,
+        "understatedBy": c.understated_by,
+        "overstatedBy": c.overstated_by,
+        "servers": [_server_diff(s) for s in c.servers],
+    }
+
+
+def _dropped(x: DroppedConfig) -> dict[str, Any]:
+    return {"client": x.client, "source": x.source, "totalTokens": x.total_tokens}
 
 
 def diff_to_json(d: AuditDiff) -> dict[str, Any]:
@@ -192,9 +234,7 @@ def diff_to_json(d: AuditDiff) -> dict[str, Any]:
         "baselineMethodologyVersion": d.baseline_methodology_version,
         "baselineEncoding": d.baseline_encoding,
         "comparable": d.comparable,
-        "droppedConfigs": [
-            _fields(x, "client", "source", "total_tokens") for x in d.dropped_configs
-        ],
+        "droppedConfigs": [_dropped(x) for x in d.dropped_configs],
         "warnings": list(d.warnings),
         "configs": [_config_diff(c) for c in d.configs],
         "worstIncrease": {"source": d.worst_increase[0], "delta": d.worst_increase[1]}
@@ -204,18 +244,20 @@ def diff_to_json(d: AuditDiff) -> dict[str, Any]:
 
 
 def increase_to_json(g: IncreaseGate) -> dict[str, Any]:
-    out = _fields(g, "limit", "limit_percent")
-    out["pass"] = g.passed  # the reference's key
-    out["increase"] = g.increase
-    out["reasons"] = list(g.reasons)
-    return out
+    return {
+        "limit": g.limit,
+        "limitPercent": g.limit_percent,
+        "pass": g.passed,  # the reference's key
+        "increase": g.increase,
+        "reasons": list(g.reasons),
+    }
 
 
 def report_to_json(
     report: AuditReport, diff: AuditDiff | None = None, gates: GateResult | None = None
 ) -> dict[str, Any]:
     """The whole report (and its diff and gates, when present) as a JSON-ready dict."""
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     out: dict[str, Any] = {
         "reportVersion": REPORT_VERSION,
         "methodologyVersion": report.methodology_version,
@@ -253,10 +295,10 @@ def report_to_json(
     }
     if gates is not None and gates.budget is not None:
         out["budget"] = budget_to_json(gates.budget)
-    if report.claude_divergence is not None:
+    if report.anthropic_divergence is not None:
         out["claudeDivergence"] = {
-            "model": report.claude_divergence.model,
-            "measuredAt": report.claude_divergence.measured_at,
+            "model": report.anthropic_divergence.model,
+            "measuredAt": report.anthropic_divergence.measured_at,
         }
     if diff is not None:
         out["diff"] = diff_to_json(diff)
@@ -273,3 +315,9 @@ def render_json(
 ) -> str:
     """The JSON text written to stdout (two-space indentation, trailing newline)."""
     return stringify_pretty(report_to_json(report, diff, gates)) + "\n"
+
+
+def render(
+    report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
+) -> str:
+    return render_json(report, diff, gates)

@@ -1,6 +1,7 @@
 """``audit --markdown``: the report as GitHub-flavoured Markdown (PR comments, job summaries).
 
-``render_markdown(report, diff=None, gates=None, by_file=False) -> str``. A summary, then one
+``render_markdown(report, diff=None, gates=None, by_file=False) -> str``, and ``render``, the
+``Renderer`` of ``OutputFormat.MARKDOWN`` (``render.renderer``). A summary, then one
 section per client session (the files one client loads together; ``by_file``: per config file), a
 table of measured servers with the file each comes from, what was not measured, the deferral
 verdict in one sentence, then budget, diff and gate results, causes first. Untrusted text is
@@ -14,16 +15,18 @@ from typing import TYPE_CHECKING
 
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.report_model import AuditReport, ConfigResult, SessionResult
+from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult
+from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.render.gate_lines import budget_verdict, increase_verdict
-from mcpcost.render.text_format import n, pct, signed
+from mcpcost.render.text_format import share_percent, signed, thousands
 from mcpcost.render.text_report import summary_block
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
+    from mcpcost.render.renderer import Layout
 
 
 def name(text: str) -> str:
@@ -38,36 +41,37 @@ def prose(text: str) -> str:
 
 def deferral_sentence(v: DeferralVerdict) -> str:
     mode = v.mode
-    if mode == "client-unknown":
+    if mode is DeferralMode.CLIENT_UNKNOWN:
         return "Client not known (`--config`): read as loaded up front on every request."
-    if mode == "no-deferral-on-record":
+    if mode is DeferralMode.NONE_ON_RECORD:
         return (
             f"No default deferral is on record for {prose(v.client)}: every request carries these "
             "tokens (an absence of a record about the client, not a measurement of it)."
         )
     st = v.setting
     var = prose(st.variable or "") if st else ""
-    if mode == "loads-upfront":
+    if mode is DeferralMode.LOADS_UPFRONT:
         return f"{prose(v.client)} loads every definition up front here ({var})."
-    if mode == "defers-all":
+    if mode is DeferralMode.DEFERS_ALL:
         pinned = v.always_load
         extra = (
-            f" Pinned `alwaysLoad`: {prose(', '.join(pinned.servers))} ({n(pinned.tokens)} tokens) "
+            f" Pinned `alwaysLoad`: {prose(', '.join(pinned.servers))} ({thousands(pinned.tokens)} tokens) "
             "load at session start regardless."
             if pinned.servers
             else ""
         )
         return (
-            f"{prose(v.client)} defers every MCP tool definition (tool search), at any size.{extra}"
+            f"{prose(v.client)} defers every MCP tool definition "
+            f"({(v.mechanism or 'deferral').replace('-', ' ')}), at any size.{extra}"
         )
-    if mode == "threshold":
+    if mode is DeferralMode.THRESHOLD:
         side = {
             True: "at or above it: deferred",
             False: "under it: loaded up front",
             None: "on a side that cannot be said",
         }[v.crosses]
-        return f"{prose(v.client)} defers past {n(v.threshold_tokens or 0)} tokens; this session is {side}."
-    if mode == "setting-unrecognized":
+        return f"{prose(v.client)} defers past {thousands(v.threshold_tokens or 0)} tokens; this session is {side}."
+    if mode is DeferralMode.SETTING_UNRECOGNIZED:
         return f"{var} holds a value that is not documented: nothing is claimed from it."
     return (
         "Whether these tokens are deferred cannot be said from this machine (settings unresolved)."
@@ -75,13 +79,13 @@ def deferral_sentence(v: DeferralVerdict) -> str:
 
 
 def _config(c: ConfigResult, report: AuditReport) -> list[str]:
-    claude = report.claude_divergence is not None
+    claude = report.anthropic_divergence is not None
     floor = "≥ " if c.skipped else ""
     out = [
         f"### {prose(c.client)} · {name(c.source)}",
         "",
-        f"**{floor}{n(c.total_tokens)} tokens** of tool schemas — {pct(c.context_share)} of a "
-        f"{n(report.context_window)}-token context window.",
+        f"**{floor}{thousands(c.total_tokens)} tokens** of tool schemas — {share_percent(c.context_share)} of a "
+        f"{thousands(report.context_window)}-token context window.",
         "",
     ]
     if c.servers:
@@ -91,10 +95,16 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
         out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "")]
         for s in c.servers:
             ss = s.session_start
-            start = "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
-            row = f"| {name(s.name)} | {n(s.tool_count or 0)} | {n(s.tokens or 0)} | {pct(s.share or 0)} | {start} |"
+            start = (
+                "—"
+                if ss is None
+                else (f"≥{thousands(ss.total)}" if ss.is_floor else thousands(ss.total))
+            )
+            row = f"| {name(s.name)} | {thousands(s.tool_count or 0)} | {thousands(s.tokens or 0)} | {share_percent(s.share or 0)} | {start} |"
             if claude:
-                row += f" {n(s.claude_tokens) if s.claude_tokens is not None else '—'} |"
+                row += (
+                    f" {thousands(s.anthropic_tokens) if s.anthropic_tokens is not None else '—'} |"
+                )
             out.append(row)
         out.append("")
     if c.skipped:
@@ -117,18 +127,20 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
 
 
 def _start(ss: SessionStart | None) -> str:
-    return "—" if ss is None else (f"≥{n(ss.total)}" if ss.is_floor else n(ss.total))
+    return (
+        "—" if ss is None else (f"≥{thousands(ss.total)}" if ss.is_floor else thousands(ss.total))
+    )
 
 
-def _session(s: SessionResult, report: AuditReport) -> list[str]:
-    claude = report.claude_divergence is not None
+def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
+    claude = report.anthropic_divergence is not None
     floor = "≥ " if s.skipped else ""
     numbered = {src: i for i, src in enumerate(s.sources, start=1)}
     out = [
         f"### {prose(s.label)}",
         "",
-        f"**{floor}{n(s.total_tokens)} tokens** of tool schemas — {pct(s.context_share)} of a "
-        f"{n(report.context_window)}-token context window.",
+        f"**{floor}{thousands(s.total_tokens)} tokens** of tool schemas — {share_percent(s.context_share)} of a "
+        f"{thousands(report.context_window)}-token context window.",
         "",
         "Files: " + " · ".join(f"{numbered[src]}. {name(src)}" for src in s.sources),
         "",
@@ -140,11 +152,13 @@ def _session(s: SessionResult, report: AuditReport) -> list[str]:
         for e in s.servers:
             v = e.server
             row = (
-                f"| {name(v.name)} | {n(v.tool_count or 0)} | {n(v.tokens or 0)} | "
-                f"{pct(v.share or 0)} | {_start(v.session_start)} |"
+                f"| {name(v.name)} | {thousands(v.tool_count or 0)} | {thousands(v.tokens or 0)} | "
+                f"{share_percent(v.share or 0)} | {_start(v.session_start)} |"
             )
             if claude:
-                row += f" {n(v.claude_tokens) if v.claude_tokens is not None else '—'} |"
+                row += (
+                    f" {thousands(v.anthropic_tokens) if v.anthropic_tokens is not None else '—'} |"
+                )
             out.append(row + f" {numbered[e.source]} |")
         out.append("")
     if s.skipped:
@@ -194,7 +208,7 @@ def render_markdown(
         "## MCP context cost",
         "",
         f"methodology {report.methodology_version} · {report.encoding} · context window "
-        f"{n(report.context_window)}",
+        f"{thousands(report.context_window)}",
         "",
         *(f"- {prose(line)}" for line in summary_block(report, gates, by_file)),
         "",
@@ -204,7 +218,7 @@ def render_markdown(
             out += _config(c, report)
     else:
         for s in report.sessions:
-            out += _session(s, report)
+            out += _client_session(s, report)
     if report.empty_configs:
         out += ["Configs with no live server:", ""]
         out += [
@@ -217,14 +231,14 @@ def render_markdown(
         out += [f"#### Diff vs baseline ({prose(diff.baseline_generated_at)})", ""]
         out += ["| config | before | after | change | exact |", "|---|---:|---:|---:|---|"]
         for d in diff.configs:
-            before = "—" if d.before_total is None else n(d.before_total)
+            before = "—" if d.before_total is None else thousands(d.before_total)
             change = "—" if d.delta is None else signed(d.delta)
             out.append(
-                f"| {name(d.source)} | {before} | {n(d.after_total)} | {change} | {'yes' if d.exact else 'no'} |"
+                f"| {name(d.source)} | {before} | {thousands(d.after_total)} | {change} | {'yes' if d.exact else 'no'} |"
             )
         for dropped in diff.dropped_configs:
             out.append(
-                f"| {name(dropped.source)} | {n(dropped.total_tokens)} | not found | — | no |"
+                f"| {name(dropped.source)} | {thousands(dropped.total_tokens)} | not found | — | no |"
             )
         out.append("")
     if gates is not None:
@@ -249,3 +263,9 @@ def render_markdown(
         f"[spec/METHODOLOGY.md]({METHODOLOGY_URL})</sub>"
     )
     return "\n".join(out).rstrip() + "\n"
+
+
+def render(
+    report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
+) -> str:
+    return render_markdown(report, diff, gates, by_file=layout.by_file)

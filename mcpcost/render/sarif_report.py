@@ -5,7 +5,8 @@
 ``FindingView``) and returns the log's text. Findings that fail a gate are ``error`` results,
 the rest (an unmeasured server nobody asked to fail on, a kind outside the Action's ``fail-on``)
 are ``warning`` results. One rule per finding kind (``Gate``); each result is located at the
-config line of its server, or at the judged config's top when it concerns the whole file.
+config line of its server (for a config's increase, the server that grew the most), or at the
+judged config's top when it concerns the whole file.
 
 Locations: a relative source is relative to the project root (``%SRCROOT%``), as GitHub's
 code scanning expects; an absolute source under ``base_dir`` is made relative to it; any other
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from mcpcost.audit.gates import Gate, GateFinding
@@ -32,6 +33,9 @@ from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.record import Record
 from mcpcost.version import __version__
+
+if TYPE_CHECKING:
+    from mcpcost.audit.diff import AuditDiff
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -95,14 +99,30 @@ def entry_lines(configs: Sequence[ConfigFile]) -> dict[tuple[str, str], int]:
     return {(c.source, e.name): e.line for c in configs for e in c.entries if e.line is not None}
 
 
+def grown_most(diff: AuditDiff, source: str) -> str | None:
+    """The server of ``source`` whose number grew the most against the baseline (an added
+    server grows by its whole number), or None when none grew."""
+    config = next((c for c in diff.configs if c.source == source), None)
+    grown = [s for s in (config.servers if config else ()) if s.delta is not None and s.delta > 0]
+    return max(grown, key=lambda s: s.delta or 0).name if grown else None
+
+
 def finding_line(
-    finding: GateFinding, report: AuditReport, lines: Mapping[tuple[str, str], int]
+    finding: GateFinding,
+    report: AuditReport,
+    lines: Mapping[tuple[str, str], int],
+    diff: AuditDiff | None = None,
 ) -> int | None:
-    """The server's entry; for a whole-config budget finding its heaviest server; else line 1."""
+    """The server's entry; for a whole-config budget finding its heaviest server; for a
+    whole-config increase the server that grew the most (with ``diff``); else line 1."""
     if finding.source is None:
         return None
     if finding.server is not None and (finding.source, finding.server) in lines:
         return lines[(finding.source, finding.server)]
+    if finding.gate is Gate.INCREASE and diff is not None:
+        grown = grown_most(diff, finding.source)
+        if grown is not None and (finding.source, grown) in lines:
+            return lines[(finding.source, grown)]
     if finding.gate is Gate.BUDGET:
         config = next((c for c in report.configs if c.source == finding.source), None)
         if config is not None and config.servers:
@@ -111,7 +131,10 @@ def finding_line(
 
 
 def locate(
-    findings: Sequence[GateFinding], report: AuditReport, lines: Mapping[tuple[str, str], int]
+    findings: Sequence[GateFinding],
+    report: AuditReport,
+    lines: Mapping[tuple[str, str], int],
+    diff: AuditDiff | None = None,
 ) -> tuple[LocatedFinding, ...]:
     return tuple(
         LocatedFinding(
@@ -119,7 +142,7 @@ def locate(
             source=f.source,
             server=f.server,
             text=f.text,
-            line=finding_line(f, report, lines),
+            line=finding_line(f, report, lines, diff),
         )
         for f in findings
     )

@@ -8,15 +8,18 @@ from collections.abc import Sequence
 from mcpcost.core.terminal import terminal_line
 
 
-def n(value: int) -> str:
+def thousands(value: int) -> str:
+    """A count with thousands separators: ``12,345``."""
     return f"{value:,}"
 
 
 def signed(value: int) -> str:
+    """A change with its sign, a real minus, and ``±0`` for none."""
     return f"+{value:,}" if value > 0 else (f"−{-value:,}" if value < 0 else "±0")
 
 
-def pct(share: float) -> str:
+def share_percent(share: float) -> str:
+    """A share (0 to 1) as a percentage: ``12.5%``."""
     return f"{share * 100:.1f}%"
 
 

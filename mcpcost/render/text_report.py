@@ -1,4 +1,5 @@
-"""Human audit output: ``render_text(report, diff=None, gates=None) -> str``.
+"""Human audit output: ``render_text(report, diff=None, gates=None) -> str``, and ``render``,
+the ``Renderer`` of ``OutputFormat.TEXT`` (``render.renderer``).
 
 Layout (after the reference's, adapted): a header line; per config the server table (tools,
 tokens, share, session-start cost, the Claude column with ``--claude``), the total, the share of
@@ -21,8 +22,11 @@ from mcpcost.audit.deferral import (
     upfront_tokens,
 )
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, SessionResult
+from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, ServerResult
+from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.render.deferral_lines import deferral_block
 from mcpcost.render.gate_lines import (
@@ -33,32 +37,42 @@ from mcpcost.render.gate_lines import (
     increase_block,
     increase_verdict,
 )
-from mcpcost.render.text_format import n, pct, table
+from mcpcost.render.renderer import DEFAULT_WIDTH, Layout
+from mcpcost.render.text_format import share_percent, table, thousands
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
 
 RULE = "─"
-DEFAULT_WIDTH = 100  # when the terminal's width is not known
+# deferral modes whose up-front cost is the wire total, with no deferral to speak of
+_NOTHING_TO_SAY = (DeferralMode.NONE_ON_RECORD, DeferralMode.CLIENT_UNKNOWN)
 MIN_WIDTH = 60
 
 
-def _session(s: ServerResult) -> str:
+def _session_start(s: ServerResult) -> str:
     ss = s.session_start
     if ss is None:
         return "—"
-    return f"≥{n(ss.total)}" if ss.is_floor else n(ss.total)
+    return f"≥{thousands(ss.total)}" if ss.is_floor else thousands(ss.total)
 
 
-def server_table(c: ConfigResult, claude: bool) -> list[str]:
-    head = ["server", "tools", "tokens", "share", "start"] + (["claude"] if claude else [])
+def server_table(c: ConfigResult, anthropic: bool) -> list[str]:
+    head = ["server", "tools", "tokens", "share", "start"] + (["claude"] if anthropic else [])
     rows: list[list[str]] = [head]
     for s in c.servers:
-        row = [s.name, n(s.tool_count or 0), n(s.tokens or 0), pct(s.share or 0.0), _session(s)]
-        if claude:
-            row.append(n(s.claude_tokens) if s.claude_tokens is not None else "—")
+        row = [
+            s.name,
+            thousands(s.tool_count or 0),
+            thousands(s.tokens or 0),
+            share_percent(s.share or 0.0),
+            _session_start(s),
+        ]
+        if anthropic:
+            row.append(thousands(s.anthropic_tokens) if s.anthropic_tokens is not None else "—")
         rows.append(row)
-    total = ["total", n(c.tool_count), n(c.total_tokens), "", ""] + ([""] if claude else [])
+    total = ["total", thousands(c.tool_count), thousands(c.total_tokens), "", ""] + (
+        [""] if anthropic else []
+    )
     right = [False] + [True] * (len(head) - 1)
     lines = table([*rows, total], right)
     width = max(len(x) for x in lines) - 2
@@ -66,35 +80,35 @@ def server_table(c: ConfigResult, claude: bool) -> list[str]:
 
 
 def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[str]:
-    claude = report.claude_divergence is not None
+    anthropic = report.anthropic_divergence is not None
     out = [f"{c.client}  {c.source}"]
     if c.servers:
-        out += server_table(c, claude)
+        out += server_table(c, anthropic)
         out.append("")
     floor = "at least " if c.skipped else ""
     out.append(
-        f"  {floor}{n(c.total_tokens)} tokens of tool schemas — {pct(c.context_share)} of a "
-        f"{n(report.context_window)}-token context window."
+        f"  {floor}{thousands(c.total_tokens)} tokens of tool schemas — {share_percent(c.context_share)} of a "
+        f"{thousands(report.context_window)}-token context window."
     )
     if c.deferral is not None and id(c.deferral) not in shown:
         shown.add(id(c.deferral))
         out += deferral_block(c.deferral, report.context_window)
         up = upfront_tokens(c.deferral)
-        if up is not None and c.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
-            out.append(f"  Loaded up front on every request: {n(up)} tokens.")
+        if up is not None and c.deferral.mode not in _NOTHING_TO_SAY:
+            out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
     elif c.deferral is not None:
         out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
     if c.heaviest_tools:
         out += ["", "  heaviest tools"]
-        rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in c.heaviest_tools]
+        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in c.heaviest_tools]
         out += table(rows, [False, True], indent="    ")
     if c.trim_advice:
         t = c.trim_advice
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
         out += [
             "",
-            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
-            f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this config) — if "
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
+            f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this config) — if "
             "your client supports per-tool filtering.",
         ]
     if c.skipped:
@@ -116,20 +130,28 @@ def _files(sources: Sequence[str]) -> dict[str, str]:
     return {src: str(i) for i, src in enumerate(sources, start=1)}
 
 
-def session_table(s: SessionResult, claude: bool, numbered: Mapping[str, str]) -> list[str]:
+def client_session_table(
+    s: ClientSession, anthropic: bool, numbered: Mapping[str, str]
+) -> list[str]:
     many = len(numbered) > 1
     head = ["server", "tools", "tokens", "share", "start"]
-    head += (["claude"] if claude else []) + (["from"] if many else [])
+    head += (["claude"] if anthropic else []) + (["from"] if many else [])
     rows: list[list[str]] = [head]
     for e in s.servers:
         v = e.server
-        row = [v.name, n(v.tool_count or 0), n(v.tokens or 0), pct(v.share or 0.0), _session(v)]
-        if claude:
-            row.append(n(v.claude_tokens) if v.claude_tokens is not None else "—")
+        row = [
+            v.name,
+            thousands(v.tool_count or 0),
+            thousands(v.tokens or 0),
+            share_percent(v.share or 0.0),
+            _session_start(v),
+        ]
+        if anthropic:
+            row.append(thousands(v.anthropic_tokens) if v.anthropic_tokens is not None else "—")
         if many:
             row.append(numbered[e.source])
         rows.append(row)
-    total = ["total", n(s.tool_count), n(s.total_tokens)] + [""] * (len(head) - 3)
+    total = ["total", thousands(s.tool_count), thousands(s.total_tokens)] + [""] * (len(head) - 3)
     right = [False] + [True] * (len(head) - 1)
     lines = table([*rows, total], right)
     width = max(len(x) for x in lines) - 2
@@ -141,18 +163,18 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def session_block(
-    s: SessionResult,
+def client_session_block(
+    s: ClientSession,
     report: AuditReport,
-    by_file: Mapping[tuple[str, str], ConfigResult],
+    by_file: Mapping[tuple[ClientName, str], ConfigResult],
     width: int,
 ) -> list[str]:
-    claude = report.claude_divergence is not None
+    anthropic = report.anthropic_divergence is not None
     numbered = _files(s.sources)
     floor = "at least " if s.skipped else ""
     count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
     files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
-    out = [f"{s.label} — {floor}{n(s.total_tokens)} tokens · {count} measured · {files}"]
+    out = [f"{s.label} — {floor}{thousands(s.total_tokens)} tokens · {count} measured · {files}"]
     if len(s.sources) == 1:
         out.append(f"  file: {s.sources[0]}")
     else:
@@ -161,17 +183,17 @@ def session_block(
         }
         out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
     if s.servers:
-        out += session_table(s, claude, numbered)
+        out += client_session_table(s, anthropic, numbered)
         out.append("")
     out.append(
-        f"  {floor}{n(s.total_tokens)} tokens of tool schemas — {pct(s.context_share)} of a "
-        f"{n(report.context_window)}-token context window."
+        f"  {floor}{thousands(s.total_tokens)} tokens of tool schemas — {share_percent(s.context_share)} of a "
+        f"{thousands(report.context_window)}-token context window."
     )
     if s.deferral is not None:
         out += deferral_block(s.deferral, report.context_window)
         up = upfront_tokens(s.deferral)
-        if up is not None and s.deferral.mode not in ("no-deferral-on-record", "client-unknown"):
-            out.append(f"  Loaded up front on every request: {n(up)} tokens.")
+        if up is not None and s.deferral.mode not in _NOTHING_TO_SAY:
+            out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
 
     def tag(source: str) -> str:
         return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
@@ -183,15 +205,15 @@ def session_block(
             out.append(f"    (source: {s.precedence_source})")
     if s.heaviest_tools:
         out += ["", "  heaviest tools"]
-        rows = [[f"{h.server} · {h.tool}", n(h.tokens)] for h in s.heaviest_tools]
+        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in s.heaviest_tools]
         out += table(rows, [False, True], indent="    ")
     if s.trim_advice:
         t = s.trim_advice
         names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
         out += [
             "",
-            f"  trim: disabling {len(t.tools)} tools ({names}) would recover "
-            f"{n(t.recoverable_tokens)} tokens ({pct(t.recoverable_share)} of this session) — if "
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
+            f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this session) — if "
             "your client supports per-tool filtering.",
         ]
     if s.skipped:
@@ -239,10 +261,10 @@ def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) 
         elif up == 0:
             paid = "; the client defers them all"
         else:
-            paid = f"; {n(up)} of them load up front on every request"
+            paid = f"; {thousands(up)} of them load up front on every request"
         out.append(
-            f"Heaviest session: {top.label}, {floor}{n(top.total_tokens)} tokens of tool "
-            f"definitions ({pct(top.context_share)} of the context window){paid}."
+            f"Heaviest session: {top.label}, {floor}{thousands(top.total_tokens)} tokens of tool "
+            f"definitions ({share_percent(top.context_share)} of the context window){paid}."
         )
     if gates is not None and gates.budget is not None:
         out.append(budget_verdict(gates.budget))
@@ -264,7 +286,7 @@ LEGEND = (
 def legend(report: AuditReport, by_file: bool) -> str:
     claude = (
         "; claude = Anthropic request tokens, from the run named below"
-        if (report.claude_divergence is not None)
+        if (report.anthropic_divergence is not None)
         else ""
     )
     source = "" if by_file else "; from = the file that declares it, numbered above the table"
@@ -313,7 +335,7 @@ def render_text(
     width = max(width, MIN_WIDTH)
     out = [
         f"mcp-context-cost audit · methodology {report.methodology_version} · {report.encoding} · "
-        f"context window {n(report.context_window)}",
+        f"context window {thousands(report.context_window)}",
         "",
         *summary_block(report, gates, by_file),
         "",
@@ -328,7 +350,7 @@ def render_text(
     else:
         for s in report.sessions:
             out.append("")
-            out += session_block(s, report, files, width)
+            out += client_session_block(s, report, files, width)
     if report.empty_configs:
         out += ["", "configs with no live server"]
         for e in report.empty_configs:
@@ -349,8 +371,8 @@ def render_text(
         for v in report.env_variants:
             names = ", ".join(f"{name} ({src})" for src, name in v.entries)
             out.append(f"  {v.launch}: {names}")
-    if report.claude_divergence is not None:
-        cd = report.claude_divergence
+    if report.anthropic_divergence is not None:
+        cd = report.anthropic_divergence
         out += [
             "",
             f"claude: Anthropic request tokens from the published divergence run ({cd.model}, "
@@ -373,3 +395,9 @@ def render_text(
     ]
     safe = [terminal_line(line.rstrip()) for line in out]
     return "\n".join(line.rstrip() for line in fit_width(safe, width)) + "\n"
+
+
+def render(
+    report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
+) -> str:
+    return render_text(report, diff, gates, width=layout.width, by_file=layout.by_file)

@@ -1,10 +1,15 @@
-"""The one place mcpcost writes files: atomic, inside the output tree, one-line errors.
+"""The one writer: every file mcpcost creates or replaces (results, badges, pages, reports,
+sign-ins) is written here, atomically, inside a tree, with one-line errors.
 
 Every write goes to a temporary file in the target's own directory, is flushed with ``fsync``
 and renamed over the target, so a reader (or a crash) sees the old bytes or the new ones, never
 half. Below the output root no path component may be a symbolic link: each directory is opened
 with ``O_NOFOLLOW`` relative to its parent's descriptor, so a ``results/<name>`` or ``badges``
-link cannot send a write elsewhere. The root itself is the caller's choice and may be a link.
+link cannot send a write elsewhere, and a link in the target's place is replaced, not followed.
+The root itself is the caller's choice and may be a link. ``Access`` says who may read what is
+created: everyone (results) or the owner only (sign-ins, 0600 in 0700 directories). (The Action
+also appends to the files the GitHub runner hands it, ``GITHUB_OUTPUT`` and the step summary:
+that is the runner's protocol, in ``action/runner_files.py``, not a file of ours.)
 
 A failed write (disk full, quota, I/O error, permission) raises ``OutputError`` with one line,
 after removing the temporary file; the previous file is left whole.
@@ -20,39 +25,44 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import secrets
 import stat
 import sys
-import time
 from collections.abc import Iterator
+from enum import Enum
 from pathlib import Path, PurePosixPath
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import InputError, OutputError
+from mcpcost.runtime.world_files import MAX_TREE_FILE_BYTES, NONBLOCKING_OPEN, read_open_file
 
 PENDING_DIR = ".mcpcost-pending"
 JOURNAL = "journal"
 LOCK = "lock"
-FILE_MODE = 0o644
-DIR_MODE = 0o755
-PAUSE_ENV = "MCPCOST_TEST_PAUSE_AT"
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# POSIX flags, read so that the module imports where they do not exist (Windows has neither
+# O_DIRECTORY nor O_NOFOLLOW, nor ``dir_fd``): the descriptor walks below are POSIX code.
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _NO_FOLLOW | _CLOEXEC
 
 
-def pause_point(name: str) -> None:
-    """Test hook: when ``MCPCOST_TEST_PAUSE_AT`` names this point, say so and wait to be killed.
+class Access(Enum):
+    """Who may read what the writer creates: (file mode, directory mode), umask aside for
+    directories; a file gets exactly its mode."""
 
-    Crash tests use it to stop a real process at a known instant; unset, it does nothing.
-    """
-    if os.environ.get(PAUSE_ENV) != name:
-        return
-    sys.stderr.write(f"mcpcost: paused at {name}\n")
-    sys.stderr.flush()
-    while True:
-        time.sleep(3600)
+    EVERYONE = (0o644, 0o755)  # results, badges, pages, reports
+    OWNER = (0o600, 0o700)  # sign-ins: tokens and client secrets
+
+    @property
+    def file_mode(self) -> int:
+        return self.value[0]
+
+    @property
+    def dir_mode(self) -> int:
+        return self.value[1]
 
 
 def write_error(path: Path | str, exc: OSError) -> OutputError:
@@ -70,25 +80,27 @@ def _rel_parts(rel: str) -> tuple[str, ...]:
     return parts
 
 
-def _open_root(root: Path, *, create: bool) -> int:
+def _open_root(root: Path, *, create: bool, access: Access = Access.EVERYONE) -> int:
     if create:
         try:
-            root.mkdir(parents=True, exist_ok=True)
+            root.mkdir(mode=access.dir_mode, parents=True, exist_ok=True)
         except FileExistsError:
             raise OutputError(f"cannot write under {root}: not a directory") from None
         except OSError as exc:
             raise write_error(root, exc) from None
     try:
-        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        return os.open(root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
     except OSError as exc:
         raise write_error(root, exc) from None
 
 
-def _open_child(parent_fd: int, name: str, shown: Path, *, create: bool) -> int | None:
+def _open_child(
+    parent_fd: int, name: str, shown: Path, *, create: bool, access: Access = Access.EVERYONE
+) -> int | None:
     """A descriptor of directory ``name`` under ``parent_fd``; never through a symbolic link."""
     if create:
         try:
-            os.mkdir(name, DIR_MODE, dir_fd=parent_fd)
+            os.mkdir(name, access.dir_mode, dir_fd=parent_fd)
         except FileExistsError:
             pass
         except OSError as exc:
@@ -108,15 +120,17 @@ def _open_child(parent_fd: int, name: str, shown: Path, *, create: bool) -> int 
 
 
 @contextlib.contextmanager
-def _directory(root: Path, parts: tuple[str, ...], *, create: bool) -> Iterator[int | None]:
+def _directory(
+    root: Path, parts: tuple[str, ...], *, create: bool, access: Access = Access.EVERYONE
+) -> Iterator[int | None]:
     """A descriptor of ``root/parts...`` opened component by component (None: missing)."""
-    fd: int | None = _open_root(root, create=create)
+    fd: int | None = _open_root(root, create=create, access=access)
     shown = root
     try:
         for part in parts:
             shown = shown / part
             assert fd is not None
-            child = _open_child(fd, part, shown, create=create)
+            child = _open_child(fd, part, shown, create=create, access=access)
             os.close(fd)
             fd = child
             if fd is None:
@@ -127,20 +141,20 @@ def _directory(root: Path, parts: tuple[str, ...], *, create: bool) -> Iterator[
             os.close(fd)
 
 
-def _write_at(dir_fd: int, name: str, data: bytes, shown: Path) -> None:
+def _write_at(dir_fd: int, name: str, data: bytes, shown: Path, mode: int) -> None:
     tmp = f".{name}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(
             tmp,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            FILE_MODE,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | _CLOEXEC,
+            mode,
             dir_fd=dir_fd,
         )
     except OSError as exc:
         raise write_error(shown, exc) from None
     try:
         try:
-            os.fchmod(fd, FILE_MODE)
+            os.fchmod(fd, mode)  # exactly ``mode``, whatever the umask
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -166,38 +180,50 @@ def _encode(data: str | bytes) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-def write_in_tree(root: Path, rel: str, data: str | bytes, *, shown: Path | None = None) -> None:
+def write_in_tree(
+    root: Path,
+    rel: str,
+    data: str | bytes,
+    *,
+    shown: Path | None = None,
+    access: Access = Access.EVERYONE,
+) -> None:
     """Atomically write ``root/rel``, creating directories; no component below root is a link.
 
-    ``shown`` is the path a failure names (default ``root/rel``).
+    ``shown`` is the path a failure names (default ``root/rel``); ``access`` the modes of the
+    file and of the directories created for it (the root included).
     """
     parts = _rel_parts(rel)
-    with _directory(root, parts[:-1], create=True) as fd:
+    with _directory(root, parts[:-1], create=True, access=access) as fd:
         assert fd is not None
-        _write_at(fd, parts[-1], _encode(data), shown or root.joinpath(*parts))
+        _write_at(fd, parts[-1], _encode(data), shown or root.joinpath(*parts), access.file_mode)
 
 
-def atomic_write(path: Path | str, data: str | bytes) -> None:
+def atomic_write(path: Path | str, data: str | bytes, *, access: Access = Access.EVERYONE) -> None:
     """Atomically write one file; its directory is created if missing (parents as given)."""
     path = Path(path)
-    write_in_tree(path.parent, path.name, data)
+    write_in_tree(path.parent, path.name, data, access=access)
 
 
 def read_in_tree(root: Path, rel: str) -> bytes | None:
-    """Bytes of ``root/rel``, or None when missing, not a regular file, or reached via a link."""
+    """Bytes of ``root/rel``, or None when missing, not a regular file (checked without
+    blocking on a FIFO), larger than ``MAX_TREE_FILE_BYTES``, or reached via a link."""
     parts = _rel_parts(rel)
     try:
         with _directory(root, parts[:-1], create=False) as fd:
             if fd is None:
                 return None
+            flags = os.O_RDONLY | _NO_FOLLOW | _CLOEXEC | NONBLOCKING_OPEN
             try:
-                file_fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                file_fd = os.open(parts[-1], flags, dir_fd=fd)
             except OSError:
                 return None
-            with os.fdopen(file_fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-                    return None
-                return fh.read()
+            try:  # a FIFO or device is refused unread, and so is a file past the cap
+                return read_open_file(file_fd, rel, max_bytes=MAX_TREE_FILE_BYTES)
+            except OSError:
+                return None
+            finally:
+                os.close(file_fd)
     except OutputError:
         return None
 
@@ -282,7 +308,6 @@ class TreeTransaction:
         journal = {"put": sorted(self._puts), "remove": sorted(self._removes)}
         write_in_tree(self.pending, JOURNAL, stringify(journal) + "\n")
         self.journal_written = True
-        pause_point("journal-written")
         roll_forward(self.root)
         self.committed = True
 
@@ -335,7 +360,6 @@ def roll_forward(root: Path) -> int:
     if raw is None:
         return 0
     applied = 0
-    first = True
     for verb, rel in _journal_entries(raw, root / PENDING_DIR / JOURNAL):
         parts = _rel_parts(rel)
         target = root.joinpath(*parts)
@@ -355,9 +379,6 @@ def roll_forward(root: Path) -> int:
                         raise write_error(target, exc) from None
                     _sync_dir(dst)
                 applied += 1
-                if first:
-                    first = False
-                    pause_point("mid-commit")
             else:
                 with _directory(root, parts[:-1], create=False) as dst:
                     if dst is None:
@@ -375,6 +396,26 @@ def roll_forward(root: Path) -> int:
     return applied
 
 
+def try_lock(fd: int) -> bool:
+    """Take an exclusive lock on the open file ``fd`` without waiting; False when another
+    process holds it. The lock ends with the descriptor (or the process)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        try:  # the file's first byte, non-blocking
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
 def _lock(root: Path) -> int:
     """Hold the tree's lock (a file in the pending directory); OutputError when it is busy."""
     while True:
@@ -383,15 +424,13 @@ def _lock(root: Path) -> int:
             try:
                 fd = os.open(
                     LOCK,
-                    os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                    FILE_MODE,
+                    os.O_RDWR | os.O_CREAT | _NO_FOLLOW | _CLOEXEC,
+                    Access.EVERYONE.file_mode,
                     dir_fd=pending,
                 )
             except OSError as exc:
                 raise write_error(root / PENDING_DIR / LOCK, exc) from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            if not try_lock(fd):
                 os.close(fd)
                 raise OutputError(
                     f"another mcpcost command is writing {root} (lock {root / PENDING_DIR / LOCK})"

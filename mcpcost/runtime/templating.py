@@ -7,7 +7,7 @@ undefined names are errors (a misspelt variable fails the render instead of prin
 ``*.html.j2`` templates autoescape and Markdown ones do not. Untrusted text is escaped by the
 callers with ``mcpcost.core.markdown`` before it reaches a template; the same functions are
 registered as filters under their own names so a template can apply them too, plus
-``thousands`` for counts.
+``thousands`` for counts and ``counted`` for a count with its noun (``n | counted("tool")``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from mcpcost.core.markdown import (
     one_line,
     truncate,
 )
+from mcpcost.core.plural import counted
 
 TEMPLATE_PACKAGE = "mcpcost"
 TEMPLATE_DIR = "templates"
@@ -49,6 +50,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "escape_html": escape_html,
     "neutralize_mentions": neutralize_mentions,
     "thousands": thousands,
+    "counted": counted,
 }
 
 

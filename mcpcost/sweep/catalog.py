@@ -21,14 +21,13 @@ import yaml
 from mcpcost.core.names import name_key, name_problem
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import REMOTE_TRANSPORTS, ServerSpec, TransportName
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
 
 DUMMY_VALUE = "dummy"
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
-REMOTE_TRANSPORTS = ("auto", "http", "sse")
 ENV_NAME_RE = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KNOWN_KEYS = (
     "name",
@@ -75,7 +74,7 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
     docker_image: str | None = None
     timeout_seconds: float | None = None
     needs_git: bool = False
-    transport: str | None = None
+    transport: TransportName | None = None
     url: str | None = None
     version: str | None = None
     line: int = 0
@@ -102,7 +101,8 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
     def spec(self) -> ServerSpec:
         """How to reach the server, with the dummy environment."""
         if self.url is not None:
-            return ServerSpec.remote(self.name, self.url, transport=self.transport or "auto")
+            transport = self.transport or TransportName.AUTO
+            return ServerSpec.remote(self.name, self.url, transport=transport)
         return ServerSpec.stdio(
             self.name, self.argv, env=self.dummy_env(), launch_command=self.command
         )
@@ -254,17 +254,18 @@ def _entry(
     url = opt_str("url")
     command = opt_str("command")
     remote = opt_bool("remote")
-    transport = opt_str("transport")
+    written = opt_str("transport")
+    transport = TransportName(written) if written in REMOTE_TRANSPORTS else None
     if command is None and url is None and "command" not in values:
         problems.append(f"{source}:{line}: {where}: missing required field 'command' (or 'url')")
     if url is not None:
         if not url.startswith(("http://", "https://")):
             bad("url", "must be an http(s) URL")
-        if transport is None:
-            transport = "auto"
-    if transport is not None and transport not in REMOTE_TRANSPORTS:
+        if written is None:
+            transport = TransportName.AUTO
+    if written is not None and transport is None:
         bad("transport", f"must be one of {', '.join(REMOTE_TRANSPORTS)}")
-    if transport is not None and url is None and not remote:
+    if written is not None and url is None and not remote:
         bad("transport", "is only meaningful with 'url'")
     if command is not None and url is None and not remote:
         try:

@@ -15,6 +15,7 @@ from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import TreeTransaction, read_in_tree
+from mcpcost.runtime.world_files import MAX_TREE_FILE_BYTES, WorldFileRefused, read_world_file
 
 
 def measurement_rel(name: str) -> str:
@@ -34,10 +35,11 @@ def badge_path(root: Path, name: str) -> Path:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    """Bytes of a file, or None when it is missing or not a regular file."""
+    """Bytes of a file, or None when it is missing, not a regular file (a FIFO or device is
+    refused unread) or larger than a published file may be."""
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return read_world_file(path, max_bytes=MAX_TREE_FILE_BYTES)
+    except (FileNotFoundError, NotADirectoryError, WorldFileRefused):
         return None
 
 

@@ -15,9 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from mcpcost.core.model import Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
+from mcpcost.core.status import Status
 
 HEADER = ("date", "server", "tokens", "toolCount", "status", "isolation")
 _DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_STATUSES = frozenset(Status)
 
 
 class HistoryRow(Record, frozen=True, order=True):
@@ -25,7 +27,7 @@ class HistoryRow(Record, frozen=True, order=True):
     server: str
     tokens: int
     tool_count: int
-    status: str
+    status: Status
     isolation: str  # "docker", "host" or "" (not recorded)
 
 
@@ -49,8 +51,10 @@ def parse_history(text: str) -> list[HistoryRow]:
             tokens, tools = int(cells[2]), int(cells[3])
         except ValueError:
             continue
+        if cells[4] not in _STATUSES:
+            continue
         iso = cells[5] if len(cells) == 6 and cells[5] in ("docker", "host") else ""
-        rows.append(HistoryRow(cells[0], cells[1], tokens, tools, cells[4], iso))
+        rows.append(HistoryRow(cells[0], cells[1], tokens, tools, Status(cells[4]), iso))
     return rows
 
 
@@ -72,7 +76,7 @@ def row_for(server: str, m: Measurement) -> HistoryRow | None:
     if not _DATE.match(date):
         return None
     iso = "" if m.isolation is None else ("docker" if m.isolation.docker else "host")
-    return HistoryRow(date, server, m.total_tokens, m.tool_count, str(m.status), iso)
+    return HistoryRow(date, server, m.total_tokens, m.tool_count, m.status, iso)
 
 
 def fold(rows: Iterable[HistoryRow], measurements: Mapping[str, Measurement]) -> list[HistoryRow]:

@@ -1,7 +1,9 @@
-"""The sweep's default ``MeasureFn``: ``mcpcost.measuring.measure_server`` with our isolation.
+"""The sweep's default ``MeasureJob``: ``mcpcost.measuring.measure_server`` with our isolation.
 
-Host jobs use the transports' default factory; container jobs open each capture through a
-``ContainerLauncher`` (a fresh container per capture). ``measure_server`` does the timeout retry.
+Host jobs use the transports' default factory, or ``open_url`` for remote servers when the
+caller gives one (the registry's URLs, opened under the address policy); container jobs open
+each capture through a ``ContainerLauncher`` (a fresh container per capture).
+``measure_server`` does the timeout retry.
 """
 
 from __future__ import annotations
@@ -13,16 +15,22 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
 from mcpcost.measuring.containers import ContainerLauncher
-from mcpcost.sweep.runner import Job, MeasureFn
-from mcpcost.transports.base import Transport
+from mcpcost.sweep.runner import Job, MeasureJob
+from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.open import open_transport
 
 
-def make_measure(launcher: ContainerLauncher | None, clock: Callable[[], dt.datetime]) -> MeasureFn:
+def make_measure(
+    launcher: ContainerLauncher | None,
+    clock: Callable[[], dt.datetime],
+    *,
+    open_url: TransportFactory | None = None,
+) -> MeasureJob:
     def measure(job: Job) -> Measurement:
         plan = job.container
         if plan is None:
-            factory = open_transport
+            remote = job.spec.is_remote and open_url is not None
+            factory = open_url if remote and open_url is not None else open_transport
         else:
             if launcher is None:
                 raise RuntimeError("a container job needs a container engine")

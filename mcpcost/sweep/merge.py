@@ -14,6 +14,7 @@ from pathlib import Path
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import Measurement
 from mcpcost.core.names import name_problem
+from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import open_tree, read_in_tree
@@ -66,7 +67,9 @@ def merge(
             badge = read_in_tree(shard, badge_rel(name))
             txn.put(badge_rel(name), badge if badge is not None else badge_file_text(m))
             statuses[name] = m.status
-        progress(f"merged {len(found)} measurements from {len(shard_dirs)} shard(s)")
+        progress(
+            f"merged {counted(len(found), 'measurement')} from {counted(len(shard_dirs), 'shard')}"
+        )
         return conclude(
             txn, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
         )

@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
-from mcpcost.core.markdown import md_text
-from mcpcost.core.model import METHODOLOGY_VERSION
+from mcpcost.core.calibration import Calibration
+from mcpcost.core.markdown import md_text, truncate
+from mcpcost.core.model import METHODOLOGY_VERSION, ListingKind, Measurement
+from mcpcost.core.patterns import LazyPattern
+from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
 from mcpcost.runtime.templating import thousands
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
-from mcpcost.sweep.views import Board, Row, costlier_to_defer, segment_starts
+from mcpcost.sweep.views import Board, Divergence, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
+ISO_DAY = LazyPattern(r"\d{4}-\d{2}-\d{2}")
 # First line of every server page publish writes: the mark that lets a later publish delete the
 # page once the server is no longer measured (files without it are a person's and stay).
 GENERATED_MARK = (
@@ -48,6 +52,8 @@ CSV_HEADER = (
     "sessionStartIsFloor",
     "toolNameTokens",
     "instructionsTokens",
+    "openaiTokens",
+    "openaiModel",
 )
 
 
@@ -103,8 +109,77 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
     }
 
 
-def leaderboard_md(board: Board, est: Estimator | None) -> str:
+def listings_rows(m: Measurement, cell: Callable[..., str]) -> list[dict[str, str]]:
+    """The server page's prompts/resources table: counts, or the list's error, escaped."""
+    rows = []
+    for kind in ListingKind:
+        listing = (m.listings or {}).get(kind)
+        if listing is None:
+            continue
+        failed = listing.error is not None
+        rows.append(
+            {
+                "kind": kind.words,
+                "count": "—" if failed else thousands(listing.count),
+                "tokens": cell(f"not listed: {listing.error}")
+                if failed
+                else thousands(listing.tokens),
+            }
+        )
+    return rows
+
+
+def column_context(
+    d: Divergence | None, tokens: int | None, cell: Callable[..., str]
+) -> dict[str, str] | None:
+    """A server page's section for one vendor column's current row (None: no such row), its
+    third-party strings through ``cell``."""
+    if d is None:
+        return None
+    return {
+        "model": cell(d.model),
+        "date": cell(d.measured_on),
+        "tokens": f"{d.tokens:,}",
+        "mapped": thousands(d.o200k_mapped),
+        "ratio": f"{d.tokens / tokens:.2f}" if tokens else "—",
+        "share": f"{100 * (tokens - d.o200k_mapped) / tokens:.1f}%"
+        if d.o200k_mapped is not None and tokens
+        else "—",
+    }
+
+
+def calibration_context(fits: Sequence[Calibration]) -> list[dict[str, Any]]:
+    """Each column's fit as the leaderboard's calibration section shows it."""
+    return [
+        {
+            "vendor": f.column.vendor,
+            "method": md_cell(f.method),
+            "model": md_cell(f.model),
+            "date": md_cell(f.measured_at),
+            "n": f.n,
+            "fixed": f"{f.fixed_tokens:,}",
+            "factor": f"{f.factor:.3f}",
+            "mean": f"{100 * f.mean_relative_error:.1f}",
+            "max": f"{100 * f.max_relative_error:.1f}",
+            "band": f.band_pct,
+            "rows": [
+                {
+                    "name": md_cell(r.name),
+                    "mapped": f"{r.o200k_mapped:,}",
+                    "delta": f"{r.delta:,}",
+                    "estimate": f"{r.estimate:,}",
+                    "error": f"{100 * r.relative_error:.1f}%",
+                }
+                for r in f.rows
+            ],
+        }
+        for f in fits
+    ]
+
+
+def leaderboard_md(board: Board, est: Estimator | None, fits: Sequence[Calibration] = ()) -> str:
     show_claude = board.divergence_model is not None
+    show_openai = board.openai_model is not None
     rows = []
     for rank, r in enumerate(board.measured, 1):
         m = r.measurement
@@ -115,7 +190,8 @@ def leaderboard_md(board: Board, est: Estimator | None) -> str:
                 "link": f"../docs/servers/{r.name}.md",
                 "tokens": thousands(r.tokens),
                 "session": session_text(r),
-                "claude": thousands(r.divergence.claude_tokens) if r.divergence else "—",
+                "claude": thousands(r.divergence.tokens) if r.divergence else "—",
+                "openai": thousands(r.openai.tokens) if r.openai else "—",
                 "tools": thousands(r.tool_count),
                 "largest": largest_text(r),
                 "status": str(r.status),
@@ -141,6 +217,11 @@ def leaderboard_md(board: Board, est: Estimator | None) -> str:
         claude_model=md_cell(board.divergence_model or ""),
         claude_date=md_cell(board.divergence_date or ""),
         claude_count=sum(1 for r in board.measured if r.divergence is not None),
+        show_openai=show_openai,
+        openai_model=md_cell(board.openai_model or ""),
+        openai_date=md_cell(board.openai_date or ""),
+        openai_count=sum(1 for r in board.measured if r.openai is not None),
+        calibrations=calibration_context(fits),
         floors=floors,
         costlier=costlier,
         rows=rows,
@@ -170,12 +251,14 @@ def leaderboard_csv(board: Board) -> str:
                 "" if metric is None else metric.value_text(),
                 "" if metric is None else metric.unit,
                 (e.metric_source if e else None) or "",
-                r.divergence.claude_tokens if r.divergence else "",
+                r.divergence.tokens if r.divergence else "",
                 r.divergence.model if r.divergence else "",
                 "" if s is None else s.total,
                 "" if s is None else ("true" if s.is_floor else "false"),
                 "" if s is None else s.tool_name_tokens,
                 "" if s is None or s.instructions_tokens is None else s.instructions_tokens,
+                r.openai.tokens if r.openai else "",
+                r.openai.model if r.openai else "",
             ]
         )
     return buf.getvalue()
@@ -215,7 +298,17 @@ def trend_text(series: Sequence[HistoryRow]) -> str:
     return f"{change} over {len(series)} sweeps"
 
 
-def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
+def html_cell(value: object, limit: int = MD_CELL_MAX) -> str:
+    """Third-party text for an HTML page: one line, control and bidi characters shown escaped,
+    cut to ``limit``; the template's autoescaping makes it inert markup."""
+    return truncate(terminal_line(value), limit)
+
+
+def server_facts(
+    row: Row, all_history: Sequence[HistoryRow], cell: Callable[..., str]
+) -> dict[str, Any]:
+    """What a server's page shows, every third-party string through ``cell`` (``md_cell`` for
+    the Markdown page, ``html_cell`` for the HTML one), so the two pages say the same."""
     m = row.measurement
     assert m is not None and row.tokens is not None and row.band is not None
     tools = sorted(enumerate(m.tools), key=lambda it: (-it[1].tokens, it[0]))
@@ -231,30 +324,29 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
     entry = row.entry
     env_names = ", ".join(m.env_var_names) if m.env_var_names else "none"
     d = row.divergence
-    return render(
-        "server.md.j2",
-        generated_mark=GENERATED_MARK,
-        name=md_cell(row.name),
-        slug=row.name,
-        tokens=f"{row.tokens:,}",
-        tool_count=row.tool_count,
-        band=row.band,
-        measured_on=md_cell(m.measured_at[:10]),
-        methodology=md_cell(m.methodology_version),
-        server_name=md_cell(m.server_name),
-        server_version=md_cell(version) if version else "",
-        status=str(m.status),
-        dynamic=m.status is Status.DYNAMIC,
-        encoding=md_cell(m.encoding),
-        launch=md_cell(m.launch_command, 400),
-        isolation=md_cell(isolation_text(row), 300),
-        env_names=md_cell(env_names, 400),
-        sha=md_cell(m.canonical_sha256 or ""),
-        category=md_cell(row.category) or "—",
-        repo=md_cell(entry.repo) if entry and entry.repo else "—",
-        tools=[
+    return {
+        "generated_mark": GENERATED_MARK,
+        "name": cell(row.name),
+        "slug": row.name,
+        "tokens": f"{row.tokens:,}",
+        "tool_count": row.tool_count or 0,
+        "band": row.band,
+        "measured_on": cell(m.measured_at[:10]),
+        "methodology": cell(m.methodology_version),
+        "server_name": cell(m.server_name),
+        "server_version": cell(version) if version else "",
+        "status": str(m.status),
+        "dynamic": m.status is Status.DYNAMIC,
+        "encoding": cell(m.encoding),
+        "launch": cell(m.launch_command, 400),
+        "isolation": cell(isolation_text(row), 300),
+        "env_names": cell(env_names, 400),
+        "sha": cell(m.canonical_sha256 or ""),
+        "category": cell(row.category) or "—",
+        "repo": cell(entry.repo) if entry and entry.repo else "—",
+        "tools": [
             {
-                "name": md_cell(t.name, 80),
+                "name": cell(t.name, 80),
                 "tokens": f"{t.tokens:,}",
                 "share": f"{100 * t.tokens / total:.1f}%",
                 "desc": f"{t.description_tokens:,}",
@@ -262,25 +354,26 @@ def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
             }
             for _, t in shown
         ],
-        rest_count=len(rest),
-        rest_tokens=f"{sum(t.tokens for _, t in rest):,}",
-        divergence=None
-        if d is None
-        else {
-            "model": md_cell(d.model),
-            "date": md_cell(d.measured_on),
-            "claude": f"{d.claude_tokens:,}",
-            "mapped": thousands(d.o200k_mapped),
-            "ratio": f"{d.claude_tokens / row.tokens:.2f}" if row.tokens else "—",
-            "share": f"{100 * (row.tokens - d.o200k_mapped) / row.tokens:.1f}%"
-            if d.o200k_mapped is not None and row.tokens
-            else "—",
-        },
-        over_time=over_time if len(over_time) > 1 else [],
-        dropped=row.series.dropped,
-        series_start=row.series.rows[0].date if row.series.rows else "",
-        unrecorded=unrecorded,
-    )
+        "rest_count": len(rest),
+        "rest_tokens": f"{sum(t.tokens for _, t in rest):,}",
+        "divergence": column_context(d, row.tokens, cell),
+        "listings": listings_rows(m, cell),
+        "openai": column_context(row.openai, row.tokens, cell),
+        "over_time": over_time if len(over_time) > 1 else [],
+        "dropped": row.series.dropped,
+        "series_start": row.series.rows[0].date if row.series.rows else "",
+        "unrecorded": unrecorded,
+    }
+
+
+def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
+    """``docs/servers/<name>.md``."""
+    return render("server.md.j2", **server_facts(row, all_history, md_cell))
+
+
+def server_html(row: Row, all_history: Sequence[HistoryRow]) -> str:
+    """``docs/servers/<name>.html``, the page the dashboard's rows link to."""
+    return render("server.html.j2", bands=BANDS, **server_facts(row, all_history, html_cell))
 
 
 def index_page(board: Board) -> str:
@@ -308,7 +401,9 @@ def trend_note(row: Row) -> str:
     """Why a trend is shorter than the history, or that its conditions are partly unknown."""
     notes = []
     if row.series.dropped:
-        notes.append(f"{row.series.dropped} earlier sweep(s) under other isolation left out")
+        notes.append(
+            f"{counted(row.series.dropped, 'earlier sweep')} under other isolation left out"
+        )
     if row.series.conditions_unknown:
         notes.append("isolation not on record for some sweeps")
     return "; ".join(notes)
@@ -333,6 +428,20 @@ def sparkline(values: Sequence[int]) -> dict[str, Any] | None:
         "width": SPARK_W,
         "height": SPARK_H,
     }
+
+
+def measured_dates(rows: Sequence[Row]) -> str:
+    """When the numbers shown were measured: one date, or the first and the last."""
+    days = sorted(
+        {
+            r.measurement.measured_at[:10]
+            for r in rows
+            if r.measurement is not None and ISO_DAY.match(r.measurement.measured_at)
+        }
+    )
+    if not days:
+        return "—"
+    return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
 
 
 def dashboard(board: Board, est: Estimator | None) -> str:
@@ -362,12 +471,13 @@ def dashboard(board: Board, est: Estimator | None) -> str:
                 "spark": sparkline(series),
                 "trend": trend_text(r.series.rows),
                 "trend_note": trend_note(r),
-                "claude": f"{r.divergence.claude_tokens:,}" if r.divergence else "—",
+                "claude": f"{r.divergence.tokens:,}" if r.divergence else "—",
             }
         )
     pending = sum(1 for r in board.not_measured if r.status is Status.NOT_YET_RUN)
     return render(
         "dashboard.html.j2",
+        measured_on=measured_dates(measured),
         methodology=METHODOLOGY_VERSION,
         measured_count=len(measured),
         total=board.total,

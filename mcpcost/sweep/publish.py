@@ -1,9 +1,11 @@
 """Regenerate every published file from the measurements on disk (deterministic).
 
-Order: history fold -> estimator -> leaderboard (md, csv) -> server pages + index -> dashboard.
-Files whose content would not change are not rewritten. Server pages that an earlier publish
-wrote (they start with ``pages.GENERATED_MARK``) are deleted once their server has no measured
-number; any other file under ``docs/servers/`` is left alone. Every change is staged in a
+Order: history fold -> calibration of the divergence columns -> estimator -> leaderboard (md,
+csv) -> server pages (Markdown, and the
+HTML the dashboard links to) + index -> dashboard. Files whose content would not change are not
+rewritten. Server pages that an earlier publish wrote (they start with ``pages.GENERATED_MARK``)
+are deleted once their server has no measured number; any other file under ``docs/servers/``
+is left alone. Every change is staged in a
 ``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.runtime.output_tree``).
 """
 
@@ -14,12 +16,15 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from mcpcost.core.calibration import CALIBRATION_REL
+from mcpcost.core.divergence import CLAUDE, OPENAI
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.sweep import pages
 from mcpcost.sweep.catalog import Catalog
+from mcpcost.sweep.divergence_run import stage_calibration
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
 from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.history import fold, parse_history, render_history
@@ -65,6 +70,7 @@ def fold_history(txn: TreeTransaction) -> list[str]:
 
 
 SERVER_PAGES = "docs/servers"
+PAGE_SUFFIXES = (".md", ".html")
 
 
 def is_generated_page(root: Path, rel: str) -> bool:
@@ -84,7 +90,8 @@ def _page_names(root: Path) -> list[str]:
         return sorted(
             e.name
             for e in os.scandir(folder)
-            if e.name.endswith(".md") and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
+            if e.name.endswith(PAGE_SUFFIXES)
+            and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
         )
     except OSError:
         return []
@@ -111,21 +118,30 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
         catalog,
         measurements,
         history,
-        divergence=_read_json(txn, "results/divergence.json"),
+        divergence=_read_json(txn, CLAUDE.rel),
         session_backfill=_read_json(txn, "results/session-start.json"),
+        openai=_read_json(txn, OPENAI.rel),
     )
+    fits = stage_calibration(txn, measurements)
+    if fits.changed:
+        written.append(CALIBRATION_REL)
     est = fit(samples_from(measurements))
     if est is not None:
         _write_if_changed(
             txn, "results/estimator.json", stringify_pretty(est.to_dict()) + "\n", written
         )
-    _write_if_changed(txn, "results/leaderboard.md", pages.leaderboard_md(board, est), written)
+    _write_if_changed(
+        txn, "results/leaderboard.md", pages.leaderboard_md(board, est, fits.fits), written
+    )
     _write_if_changed(txn, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
     keep = {f"{SERVER_PAGES}/index.md"}
     for row in board.measured:
-        rel = f"{SERVER_PAGES}/{row.name}.md"
-        keep.add(rel)
-        _write_if_changed(txn, rel, pages.server_page(row, history), written)
+        for rel, text in (
+            (f"{SERVER_PAGES}/{row.name}.md", pages.server_page(row, history)),
+            (f"{SERVER_PAGES}/{row.name}.html", pages.server_html(row, history)),
+        ):
+            keep.add(rel)
+            _write_if_changed(txn, rel, text, written)
     removed = remove_stale_pages(txn, keep)
     _write_if_changed(txn, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)
     _write_if_changed(txn, "docs/dashboard.html", pages.dashboard(board, est), written)

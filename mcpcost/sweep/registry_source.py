@@ -7,6 +7,12 @@ those only ``remotes[]`` over ``streamable-http`` or ``sse`` whose URL has no un
 ``{variable}``. A remote that declares a required header is an auth wall before anything is sent;
 one that answers ``initialize`` with 401 and OAuth protected-resource metadata is one too. Both
 are recorded as ``remote-auth-wall``; nothing ever tries to log in.
+
+The registry's pages are read within ``MAX_PAGE_BYTES`` and ``PAGE_TIMEOUT_S`` each
+(``page_reader``). Every URL an entry names is the world's, not the user's: the auth-wall probe
+and the measurements go through a session and transports that keep to an address policy
+(``runtime.addresses``; the CLI's ``--allow-private-addresses``), and what such a server answers
+with an error status is never published.
 """
 
 from __future__ import annotations
@@ -18,22 +24,28 @@ from urllib.parse import urlencode
 
 import requests
 
-from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
+from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc
+from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
-from mcpcost.transports.http_common import names_resource_metadata, probe_oauth_metadata
+from mcpcost.transports.http_answers import names_resource_metadata, probe_oauth_metadata
+from mcpcost.transports.network_failures import classify_request_failure
 from mcpcost.transports.session import CLIENT_INFO, LEGACY_VERSION
 
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
 PAGE_LIMIT = 100
 MAX_PAGES = 1000
-TRANSPORTS = {"streamable-http": "http", "sse": "sse"}
+MAX_PAGE_BYTES = 16 << 20  # one page of at most PAGE_LIMIT entries, decoded
+PAGE_TIMEOUT_S = 30.0  # one page, connection to last byte
+# The registry's remote types and the transports that speak them.
+TRANSPORTS = {"streamable-http": TransportName.HTTP, "sse": TransportName.SSE}
 _TEMPLATE_VAR = LazyPattern(r"\{[^}]*\}")
 _SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
 
@@ -47,7 +59,7 @@ class RegistryRemote(Record, frozen=True):
     server_name: str
     version: str
     url: str
-    transport: str  # "http" or "sse"
+    transport: TransportName  # http or sse
     required_headers: tuple[str, ...]
     repo: str | None
 
@@ -65,6 +77,27 @@ def page_url(base: str, cursor: str | None) -> str:
     if cursor:
         params["cursor"] = cursor
     return base.rstrip("/") + "/v0.1/servers?" + urlencode(params)
+
+
+def page_reader(session: requests.Session) -> GetJSON:
+    """``GetJSON`` over HTTP: one registry page, read within ``MAX_PAGE_BYTES`` and
+    ``PAGE_TIMEOUT_S``; any failure is one ``InputError`` line."""
+
+    def get_json(url: str) -> Any:
+        shown = redact_url(url)
+        try:
+            with session.get(url, timeout=PAGE_TIMEOUT_S) as resp:
+                if resp.status_code != 200:
+                    raise InputError(f"registry answered HTTP {resp.status_code} for {shown}")
+                body = read_body(resp, ReadLimits(MAX_PAGE_BYTES, PAGE_TIMEOUT_S))
+        except requests.RequestException as exc:
+            _, what = classify_request_failure(exc, url)
+            raise InputError(f"registry request failed: {what}") from None
+        except BodyReadFailed as exc:
+            raise InputError(f"registry page {shown}: {exc}") from None
+        return parse_json(body)
+
+    return get_json
 
 
 def fetch_entries(

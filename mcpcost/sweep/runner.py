@@ -1,6 +1,6 @@
 """Run a sweep: measure each selected entry, stage each result as it lands, guard, then publish.
 
-The measuring itself is passed in (``MeasureFn``): the CLI wires it to
+The measuring itself is passed in (``MeasureJob``): the CLI wires it to
 ``mcpcost.measuring.measure_server``; tests may pass their own. The runner adds what is about
 sweeps: dummy environments, the container plan, the cold-cache retry for docker
 startup-failures, progress, the harness guard and publishing.
@@ -31,6 +31,7 @@ from pathlib import Path
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
 from mcpcost.core.patterns import LazyPattern
+from mcpcost.core.plural import counted
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
@@ -43,7 +44,7 @@ from mcpcost.measuring.containers import (
     with_docker_host,
 )
 from mcpcost.runtime.clock import iso_utc
-from mcpcost.runtime.output_tree import TreeTransaction, open_tree, pause_point
+from mcpcost.runtime.output_tree import TreeTransaction, open_tree
 from mcpcost.runtime.workers import Workers
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import badge_rel, measurement_rel
@@ -85,7 +86,7 @@ class Job(Record, frozen=True):
     container: ContainerPlan | None  # None: a host process (including self-docker commands)
 
 
-MeasureFn = Callable[[Job], Measurement]
+MeasureJob = Callable[[Job], Measurement]  # measures one sweep job (a spec placed, a budget)
 PreCheck = Callable[[CatalogEntry], Measurement | None]
 
 
@@ -212,7 +213,7 @@ def _secrets(job: Job, options: SweepOptions | None) -> tuple[str, ...]:
 
 
 def _guarded(
-    measure: MeasureFn, job: Job, clock: Clock, options: SweepOptions | None = None
+    measure: MeasureJob, job: Job, clock: Clock, options: SweepOptions | None = None
 ) -> Measurement:
     secrets = _secrets(job, options)
     try:
@@ -245,7 +246,7 @@ def _guarded(
 
 
 def measure_entry(
-    entry: CatalogEntry, measure: MeasureFn, options: SweepOptions, clock: Clock
+    entry: CatalogEntry, measure: MeasureJob, options: SweepOptions, clock: Clock
 ) -> Measurement:
     """Measure one entry, with the cold-cache retry for docker startup-failures."""
     job = plan_job(entry, options)
@@ -272,7 +273,8 @@ def persist(txn: TreeTransaction, name: str, m: Measurement) -> None:
 def progress_line(name: str, m: Measurement, seconds: float) -> str:
     if m.has_number:
         return (
-            f"{name}: {m.total_tokens:,} tokens / {m.tool_count} tools ({m.status}, {seconds:.1f}s)"
+            f"{name}: {counted(m.total_tokens or 0, 'token')} / {counted(m.tool_count or 0, 'tool')} "
+            f"({m.status}, {seconds:.1f}s)"
         )
     return f"{name}: {m.status} ({seconds:.1f}s)"
 
@@ -280,7 +282,7 @@ def progress_line(name: str, m: Measurement, seconds: float) -> str:
 def measure_all(
     entries: Sequence[CatalogEntry],
     txn: TreeTransaction,
-    measure: MeasureFn,
+    measure: MeasureJob,
     options: SweepOptions,
     *,
     clock: Clock,
@@ -306,7 +308,6 @@ def measure_all(
                 persist(txn, name, m)
                 statuses[name] = m.status
                 progress(f"[{len(statuses)}/{total}] {progress_line(name, m, seconds)}")
-                pause_point("result-staged")
     return statuses
 
 
@@ -331,7 +332,6 @@ def conclude(
         )
         return SweepOutcome(statuses, verdict, len(statuses), None)
     published = publish_into(txn, catalog) if publish_pages else None
-    pause_point("staged")
     txn.commit()
     good = sum(1 for s in statuses.values() if s.has_number)
     progress(f"done: {good}/{len(statuses)} measured")
@@ -342,7 +342,7 @@ def run_sweep(
     catalog: Catalog,
     selected: Sequence[CatalogEntry],
     root: Path,
-    measure: MeasureFn,
+    measure: MeasureJob,
     options: SweepOptions,
     *,
     clock: Clock,
@@ -354,7 +354,6 @@ def run_sweep(
     sweepable = [e for e in selected if e.sweepable]
     with open_tree(root) as txn:
         snapshot = take_snapshot(root, [e.name for e in sweepable])
-        pause_point("measuring")
         statuses = measure_all(
             sweepable, txn, measure, options, clock=clock, progress=progress, pre_check=pre_check
         )

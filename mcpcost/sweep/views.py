@@ -1,7 +1,8 @@
 """The rows every published page is drawn from, computed from measurements alone.
 
 Pure: takes the catalog, the measurements, history rows and the optional side files
-(divergence, session-start backfill), returns values. No clock, no file system.
+(the Claude and OpenAI divergence runs, session-start backfill), returns values. No clock, no
+file system.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
 
 
 class Divergence(Record, frozen=True):
-    """A current Claude divergence row (stale rows are never turned into one)."""
+    """A current divergence row of one column (stale rows are never turned into one)."""
 
     model: str
     measured_on: str
-    claude_tokens: int
+    tokens: int  # the vendor's request-token delta (claudeDelta / openaiDelta)
     o200k_full: int | None
     o200k_mapped: int | None
 
@@ -38,9 +39,10 @@ class Row(Record, frozen=True):
     entry: CatalogEntry | None
     measurement: Measurement | None
     session: SessionStart | None
-    divergence: Divergence | None
+    divergence: Divergence | None  # the Claude column
     series: Series
     band: Band | None
+    openai: Divergence | None = None  # the OpenAI column
 
     @property
     def tokens(self) -> int | None:
@@ -82,6 +84,8 @@ class Board(Record, frozen=True):
     all_rows: tuple[Row, ...]  # catalog order, then uncatalogued directories by name
     divergence_model: str | None
     divergence_date: str | None
+    openai_model: str | None = None
+    openai_date: str | None = None
 
     @property
     def total(self) -> int:
@@ -137,10 +141,10 @@ def _divergence_rows(
     out: dict[str, Divergence] = {}
     for row in run.rows:
         m = measurements.get(row.name)
-        if m is None or not row.current_for(m.canonical_sha256) or row.claude_delta is None:
+        if m is None or not row.current_for(m.canonical_sha256) or row.delta is None:
             continue
         out[row.name] = Divergence(
-            run.model, run.measured_at, row.claude_delta, row.o200k_full, row.o200k_mapped
+            run.model, run.measured_at, row.delta, row.o200k_full, row.o200k_mapped
         )
     return out, run.model, run.measured_at
 
@@ -172,6 +176,7 @@ def build_board(
     *,
     divergence: Any = None,
     session_backfill: Any = None,
+    openai: Any = None,
 ) -> Board:
     """Rows for every catalog entry plus every measured directory the catalog lacks."""
     entries = catalog.entries if catalog is not None else ()
@@ -179,6 +184,7 @@ def build_board(
     names += sorted(n for n in measurements if n not in set(names))
     lookup = {e.name: e for e in entries}
     div, model, day = _divergence_rows(divergence, measurements)
+    oai, oai_model, oai_day = _divergence_rows(openai, measurements)
     hist = by_server(history)
     rows: list[Row] = []
     for name in names:
@@ -203,6 +209,7 @@ def build_board(
                 band=band_for(m.total_tokens)
                 if good and m and m.total_tokens is not None
                 else None,
+                openai=oai.get(name) if good else None,
             )
         )
     order = {n: i for i, n in enumerate(names)}
@@ -211,10 +218,13 @@ def build_board(
     )
     not_measured = tuple(r for r in rows if r.tokens is None)
     current = [r for r in measured if r.divergence is not None]
+    current_openai = [r for r in measured if r.openai is not None]
     return Board(
         tuple(measured),
         not_measured,
         tuple(rows),
         model if current else None,
         day if current else None,
+        oai_model if current_openai else None,
+        oai_day if current_openai else None,
     )

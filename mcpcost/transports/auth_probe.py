@@ -11,7 +11,8 @@ import requests
 
 from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.auth.authorizer import OAuthAuthorizer
-from mcpcost.transports.http_common import USER_AGENT
+from mcpcost.runtime.http_session import BoundedSession
+from mcpcost.transports.http_answers import USER_AGENT
 
 PROBE_ROUNDS = 5
 _INITIALIZE = (
@@ -41,7 +42,7 @@ def _send(
 
 def sign_in_to(authorizer: OAuthAuthorizer, url: str, timeout_s: float) -> SignInOutcome:
     """Probe ``url`` and sign in if it asks. AuthorizationFailed when it could not be done."""
-    session = requests.Session()
+    session = BoundedSession()
     sse = False
     try:
         for _ in range(PROBE_ROUNDS):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mcpcost.core.record import Record, field
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 
 Message = dict[str, Any]
 
@@ -20,7 +20,7 @@ Message = dict[str, Any]
 class Diagnostics(Record, frozen=True):
     """What a transport saw besides messages: for notes and for deciding a status."""
 
-    kind: str
+    kind: TransportName
     stderr_tail: str = ""
     ignored_lines: int = 0
     exit_code: int | None = None

@@ -6,7 +6,7 @@ callback that ends the server, and optionally an ``exit_code`` callback. ``stdio
 uses it for local processes; a container launcher can use it over a container's attached socket
 (pass the socket's read and write files and a callback that stops the container)::
 
-    transport = LineTransport(out_file, in_file, None, terminate=stop_container, kind="stdio")
+    transport = LineTransport(out_file, in_file, None, terminate=stop_container, kind=TransportName.DOCKER)
 
 Framing rules: one JSON text per line (``\\n``; a trailing ``\\r`` is tolerated), blank lines
 skipped, lines that are not a JSON object ignored and counted (servers that print banners to
@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import IO, Any, Protocol
 
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Diagnostics, Message
 from mcpcost.transports.failures import ProtocolError, TransportClosed, too_deep
@@ -104,7 +105,7 @@ class LineTransport:
         terminate: Callable[[], None],
         exit_code: Callable[[], int | None] | None = None,
         pgid: int | None = None,
-        kind: str = "stdio",
+        kind: TransportName = TransportName.STDIO,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         stderr_tail_bytes: int = DEFAULT_STDERR_TAIL_BYTES,
     ) -> None:

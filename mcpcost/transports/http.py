@@ -19,18 +19,23 @@ from typing import Any
 
 import requests
 
-from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.transports.base import Message
-from mcpcost.transports.failures import HTTPStatusError, ProtocolError, TransportClosed, too_deep
-from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
-from mcpcost.transports.http_common import (
-    iter_stream,
-    parse_jsonrpc_body,
-    read_body,
-    request_failure,
+from mcpcost.transports.failures import (
+    ProtocolError,
+    TransportClosed,
+    TransportTimeout,
+    too_deep,
 )
+from mcpcost.transports.http_answers import parse_jsonrpc_body, read_answer, stream_answer
+from mcpcost.transports.http_transport import (
+    CHALLENGE_ROUNDS,
+    EXCHANGE_FAILURES,
+    HTTPTransportBase,
+)
+from mcpcost.transports.network_failures import request_failure
 from mcpcost.transports.sse import SSEDecoder
 
 DELETE_TIMEOUT_S = 2.0
@@ -39,7 +44,7 @@ DELETE_TIMEOUT_S = 2.0
 class StreamableHTTPTransport(HTTPTransportBase):
     """MCP Streamable HTTP client transport (2025-03-26 onward, and the 2026-07-28 form)."""
 
-    kind = "http"
+    kind = TransportName.HTTP
     _session_id: str | None = None
     _modern = False
 
@@ -104,7 +109,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
     def _post(self, body: bytes, headers: dict[str, str], is_request: bool) -> None:
         try:
             self._exchange(body, headers, is_request)
-        except (HTTPStatusError, ProtocolError, TransportClosed, AuthorizationFailed) as exc:
+        except EXCHANGE_FAILURES as exc:
             self._queue.put(exc)
         except requests.RequestException as exc:
             if not self._closed:
@@ -132,7 +137,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if sid:
                 self._session_id = sid
             if resp.status_code >= 400:
-                payload = read_body(resp, 1 << 20)
+                payload = self._error_body(resp)
                 if self._challenge_answered(resp, sent, round_):
                     return True
                 messages = parse_jsonrpc_body(payload)
@@ -146,7 +151,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if ctype == "text/event-stream":
                 self._read_sse(resp)
             else:
-                payload = read_body(resp, self._max_bytes)
+                payload = read_answer(resp, self._max_bytes, self._timeout)
                 self._add_bytes(len(payload))
                 try:
                     value: Any = parse_json(payload)
@@ -164,14 +169,18 @@ class StreamableHTTPTransport(HTTPTransportBase):
             resp.close()
 
     def _read_sse(self, resp: requests.Response) -> None:
-        decoder = SSEDecoder()
-        for chunk in iter_stream(resp):
-            self._add_bytes(len(chunk))
-            if decoder.buffered > self._max_bytes:
-                raise ProtocolError(f"server sent an event larger than {self._max_bytes} bytes")
-            for event in decoder.feed(chunk):
-                if event.event == "message":
-                    self._message_event(event.data)
+        """The events of one POST's answer stream, within the transport's caps. A stream still
+        open at the transport's timeout ends quietly: what it was to carry has either arrived
+        or is the session's own timeout to report."""
+        decoder = SSEDecoder(self._max_bytes)
+        try:
+            for chunk in stream_answer(resp, self._max_stream_bytes, self._timeout):
+                self._add_bytes(len(chunk))
+                for event in decoder.feed(chunk):
+                    if event.event == "message":
+                        self._message_event(event.data)
+        except TransportTimeout:
+            return
         for event in decoder.flush():
             if event.event == "message":
                 self._message_event(event.data)

@@ -17,8 +17,8 @@ from urllib.parse import urljoin
 
 import requests
 
-from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.spec import TransportName
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
     HTTPStatusError,
@@ -26,8 +26,13 @@ from mcpcost.transports.failures import (
     TransportClosed,
     TransportTimeout,
 )
-from mcpcost.transports.http_base import CHALLENGE_ROUNDS, HTTPTransportBase
-from mcpcost.transports.http_common import iter_stream, read_body, request_failure
+from mcpcost.transports.http_answers import stream_answer
+from mcpcost.transports.http_transport import (
+    CHALLENGE_ROUNDS,
+    EXCHANGE_FAILURES,
+    HTTPTransportBase,
+)
+from mcpcost.transports.network_failures import request_failure
 from mcpcost.transports.origin import origin
 from mcpcost.transports.sse import SSEDecoder
 
@@ -43,7 +48,7 @@ class _Challenged(TransportClosed):
 class LegacySSETransport(HTTPTransportBase):
     """The deprecated HTTP+SSE transport: one GET stream plus POSTs to its endpoint."""
 
-    kind = "sse"
+    kind = TransportName.SSE
     sticky_errors = True
 
     def _opened(self) -> None:
@@ -76,7 +81,7 @@ class LegacySSETransport(HTTPTransportBase):
                     with self._lock:
                         self._last_status = resp.status_code
                     if resp.status_code >= 400:
-                        body = read_body(resp, 1 << 20)
+                        body = self._error_body(resp)
                         if self._challenge_answered(resp, sent, round_):
                             continue
                         raise self._status_error(resp, body)
@@ -113,7 +118,7 @@ class LegacySSETransport(HTTPTransportBase):
                 error = self._stream(round_)
             if isinstance(error, _Challenged):
                 error = error.status_error
-        except (HTTPStatusError, ProtocolError, TransportClosed, AuthorizationFailed) as exc:
+        except EXCHANGE_FAILURES as exc:
             error = exc
         except requests.RequestException as exc:
             error = request_failure(exc, self.url, self._timeouts())
@@ -139,7 +144,7 @@ class LegacySSETransport(HTTPTransportBase):
         try:
             self._seen_response(resp)
             if resp.status_code >= 400:
-                body = read_body(resp, 1 << 20)
+                body = self._error_body(resp)
                 if self._challenge_answered(resp, sent, round_):
                     return _Challenged(self._status_error(resp, body))
                 return self._status_error(resp, body)
@@ -148,13 +153,11 @@ class LegacySSETransport(HTTPTransportBase):
                 return ProtocolError(
                     f"GET {self.url} answered {ctype or 'no content type'}, not an event stream"
                 )
-            decoder = SSEDecoder()
-            for chunk in iter_stream(resp):
+            # the stream lives until the transport is closed (the capture's deadline does it);
+            # what it may hold is capped per event and in total
+            decoder = SSEDecoder(self._max_bytes)
+            for chunk in stream_answer(resp, self._max_stream_bytes, None):
                 self._add_bytes(len(chunk))
-                if decoder.buffered > self._max_bytes:
-                    return ProtocolError(
-                        f"server sent an event larger than {self._max_bytes} bytes"
-                    )
                 for event in decoder.feed(chunk):
                     self._event(event.event, event.data)
                 if self._stream_error is not None:

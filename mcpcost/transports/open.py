@@ -1,4 +1,5 @@
-"""The default transport factory: stdio for a command, http / sse / auto for a URL.
+"""The default transport factory: stdio for a command, http / sse / auto for a URL; and
+``world_url_opener`` for URLs that came from the world rather than from the user.
 
 The HTTP transports (and ``requests`` behind them, ~0.1 s to import) are imported only when a
 spec has a URL, so a stdio measurement spawns its server without paying for them.
@@ -12,15 +13,16 @@ a launch delays it, and a server's start-up is the longest part of its measureme
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.transports.base import Transport, TransportFactory
 from mcpcost.transports.stdio import spawn_stdio
 
 if TYPE_CHECKING:
     from mcpcost.auth import RequestAuthorizer
+    from mcpcost.runtime.addresses import AddressPolicy
 
 
 def open_transport(spec: ServerSpec, timeout_s: float) -> Transport:
@@ -33,28 +35,54 @@ def authorized_opener(authorizer: RequestAuthorizer) -> TransportFactory:
     return lambda spec, timeout_s: open_authorized(spec, timeout_s, authorizer)
 
 
+def world_url_opener(policy: AddressPolicy) -> TransportFactory:
+    """A transport factory for servers whose URL came from the world (a registry entry, a
+    caller of a service), not from the user: every connection, each redirect's included, goes
+    only to addresses ``policy`` allows (``runtime.addresses``), and the body of an error
+    status is never quoted in a note (it may be an internal service's page). A spec without a
+    URL is refused: nothing from the world is launched through this factory."""
+
+    def open_world_url(spec: ServerSpec, timeout_s: float) -> Transport:
+        if spec.url is None:
+            raise ValueError("world_url_opener opens URLs only")
+        return open_authorized(spec, timeout_s, None, policy=policy, quote_bodies=False)
+
+    return open_world_url
+
+
 def open_authorized(
-    spec: ServerSpec, timeout_s: float, authorizer: RequestAuthorizer | None
+    spec: ServerSpec,
+    timeout_s: float,
+    authorizer: RequestAuthorizer | None,
+    *,
+    policy: AddressPolicy | None = None,
+    quote_bodies: bool = True,
 ) -> Transport:
     """``open_transport`` with an authorizer that signs HTTP requests and answers authorization
-    challenges (see ``auth``)."""
+    challenges (see ``auth``); ``policy`` and ``quote_bodies`` as ``world_url_opener`` says."""
     if spec.url is None:
         return spawn_stdio(spec)
     from mcpcost.transports.auto import AutoTransport
     from mcpcost.transports.http import StreamableHTTPTransport
     from mcpcost.transports.legacy_sse import LegacySSETransport
 
-    url = spec.url
-    headers = dict(spec.headers)
-    auth = authorizer
-    if spec.transport == "http":
-        return StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth)
-    if spec.transport == "sse":
-        return LegacySSETransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth)
-    return AutoTransport(
-        StreamableHTTPTransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),
-        lambda: LegacySSETransport(url, headers=headers, timeout_s=timeout_s, authorizer=auth),
-    )
+    url, headers = spec.url, dict(spec.headers)
+
+    def opened(kind: Callable[..., Transport]) -> Transport:
+        return kind(
+            url,
+            headers=headers,
+            timeout_s=timeout_s,
+            authorizer=authorizer,
+            address_policy=policy,
+            quote_bodies=quote_bodies,
+        )
+
+    if spec.transport == TransportName.HTTP:
+        return opened(StreamableHTTPTransport)
+    if spec.transport == TransportName.SSE:
+        return opened(LegacySSETransport)
+    return AutoTransport(opened(StreamableHTTPTransport), lambda: opened(LegacySSETransport))
 
 
 class AheadOpener:

@@ -12,6 +12,10 @@ once with a listed modern version. If discovery fails too, the ``initialize`` er
 to ``server/discover`` (so a dual-era server can be measured in the 2026-07-28 era); ``auto`` is the
 order above. ``eras_tried`` lists the eras attempted, in order.
 
+``list_all`` pages through any other list method (``prompts/list``, ``resources/list``,
+``resources/templates/list``) within the same page and byte guards, optionally on a shorter
+per-request timeout; ``ServerHello.capabilities`` says which of them the server declared.
+
 Requests carry numeric ids. Server requests are answered (``ping`` with ``{}``, anything else with
 -32601), notifications ignored, stray responses dropped. Every wait is bounded by the
 per-request timeout and by one overall deadline (``time.monotonic()`` value).
@@ -23,7 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mcpcost.core.record import Record
+from mcpcost.core.record import Record, replace
+from mcpcost.core.spec import Era, EraChoice
 from mcpcost.transports.base import Message, Transport
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
@@ -42,18 +47,18 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 MAX_PAGES = 100
-PROTOCOLS = ("auto", "legacy", "modern")
 MAX_TOOLS_BYTES = 64 * 1024 * 1024
 
 
 class ServerHello(Record, frozen=True):
     """What the handshake told us about the server."""
 
-    era: str  # "legacy" | "modern"
+    era: Era
     protocol_version: str | None
     server_name: str | None
     server_version: str | None
     instructions: str | None
+    capabilities: Any = None  # the server's declared capabilities object, when it sent one
 
 
 class Session:
@@ -77,11 +82,14 @@ class Session:
         self._max_bytes = max_tools_bytes
         self._next_id = 0
         self._modern_version: str | None = None
-        self.eras_tried: list[str] = []
+        self.eras_tried: list[Era] = []
 
     # -- JSON-RPC -------------------------------------------------------------------------
-    def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """Send a request and return its result; RPCError for an error answer."""
+    def request(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout_s: float | None = None
+    ) -> Any:
+        """Send a request and return its result; RPCError for an error answer. ``timeout_s``
+        narrows the per-request timeout for this request."""
         self._next_id += 1
         rid = self._next_id
         message: Message = {"jsonrpc": "2.0", "id": rid, "method": method}
@@ -89,7 +97,8 @@ class Session:
         if params is not None:
             message["params"] = params
         started = self._clock()
-        stop = min(started + self._request_timeout, self._deadline)
+        per_request = self._request_timeout if timeout_s is None else timeout_s
+        stop = min(started + per_request, self._deadline)
         self.transport.send(message)
         while True:
             remaining = stop - self._clock()
@@ -144,14 +153,13 @@ class Session:
         return out
 
     # -- handshake ------------------------------------------------------------------------
-    def open(self, protocol: str = "auto") -> ServerHello:
+    def open(self, protocol: EraChoice = EraChoice.AUTO) -> ServerHello:
         """Negotiate the era (see the module docstring) and return what the server said."""
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"protocol must be one of {PROTOCOLS}, not {protocol!r}")
-        if protocol == "modern":
-            self.eras_tried.append("modern")
+        protocol = EraChoice(protocol)  # a ValueError for anything else
+        if protocol == EraChoice.MODERN:
+            self.eras_tried.append(Era.MODERN)
             return self._discover(MODERN_VERSION)
-        self.eras_tried.append("legacy")
+        self.eras_tried.append(Era.LEGACY)
         try:
             result = self.request(
                 "initialize",
@@ -162,9 +170,9 @@ class Session:
                 },
             )
         except RPCError as exc:
-            if exc.code == AUTH_REQUIRED_CODE or protocol == "legacy":
+            if exc.code == AUTH_REQUIRED_CODE or protocol == EraChoice.LEGACY:
                 raise
-            self.eras_tried.append("modern")
+            self.eras_tried.append(Era.MODERN)
             try:
                 return self._discover(_modern_choice(exc))
             except RPCError:
@@ -176,7 +184,8 @@ class Session:
         self.transport.negotiated(version or LEGACY_VERSION, modern=False)
         self.notify("notifications/initialized")
         info = result.get("serverInfo")
-        return _hello("legacy", version, info, result.get("instructions"))
+        hello = _hello(Era.LEGACY, version, info, result.get("instructions"))
+        return replace(hello, capabilities=result.get("capabilities"))
 
     def _discover(self, version: str) -> ServerHello:
         self._modern_version = version
@@ -198,31 +207,38 @@ class Session:
         info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
         if info is None:
             info = result.get("serverInfo")
-        return _hello("modern", self._modern_version, info, result.get("instructions"))
+        hello = _hello(Era.MODERN, self._modern_version, info, result.get("instructions"))
+        return replace(hello, capabilities=result.get("capabilities"))
 
     # -- tools ----------------------------------------------------------------------------
     def list_tools(self) -> list[Any]:
         """Every page of ``tools/list`` joined in order, within the page and byte guards."""
-        tools: list[Any] = []
+        return self.list_all("tools/list", "tools")
+
+    def list_all(self, method: str, key: str, *, timeout_s: float | None = None) -> list[Any]:
+        """Every page of a list ``method`` (its items under ``key``) joined in order, within the
+        page and byte guards."""
+        items: list[Any] = []
         seen: set[str] = set()
         start_bytes = self.transport.diagnostics.bytes_received
         cursor: str | None = None
         for page in range(1, self._max_pages + 1):
-            result = self.request("tools/list", {"cursor": cursor} if cursor is not None else None)
+            params = {"cursor": cursor} if cursor is not None else None
+            result = self.request(method, params, timeout_s=timeout_s)
             received = self.transport.diagnostics.bytes_received - start_bytes
             if received > self._max_bytes:
-                raise ProtocolError(f"tools/list exceeded {self._max_bytes} bytes")
-            if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
-                raise ProtocolError("tools/list result has no tools array")
-            tools.extend(result["tools"])
+                raise ProtocolError(f"{method} exceeded {self._max_bytes} bytes")
+            if not isinstance(result, dict) or not isinstance(result.get(key), list):
+                raise ProtocolError(f"{method} result has no {key} array")
+            items.extend(result[key])
             nxt = result.get("nextCursor")
             if not isinstance(nxt, str) or nxt == "":
-                return tools
+                return items
             if nxt in seen:
-                raise ProtocolError(f"tools/list repeated cursor {nxt[:80]!r} on page {page}")
+                raise ProtocolError(f"{method} repeated cursor {nxt[:80]!r} on page {page}")
             seen.add(nxt)
             cursor = nxt
-        raise ProtocolError(f"tools/list still paging after {self._max_pages} pages")
+        raise ProtocolError(f"{method} still paging after {self._max_pages} pages")
 
 
 def _same_id(value: Any, rid: int) -> bool:
@@ -246,7 +262,7 @@ def _modern_choice(exc: RPCError, exclude: str | None = None) -> str:
     return candidates[-1] if candidates else MODERN_VERSION
 
 
-def _hello(era: str, version: str | None, info: Any, instructions: Any) -> ServerHello:
+def _hello(era: Era, version: str | None, info: Any, instructions: Any) -> ServerHello:
     info = info if isinstance(info, dict) else {}
     name, ver = info.get("name"), info.get("version")
     return ServerHello(

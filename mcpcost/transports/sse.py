@@ -4,11 +4,15 @@ Feed it bytes as they arrive; it returns complete events. Lines end in ``\\n``, 
 ``\\r``; ``data:`` lines of one event join with ``\\n``; a line starting with ``:`` is a comment
 (keep-alive); ``event:`` defaults to ``message``; ``id:`` is kept, ``retry:`` ignored; one space
 after the colon is dropped; a blank line dispatches the event (an event with no data is dropped).
+One event is capped in size (``MAX_EVENT_BYTES`` unless the caller says otherwise).
 """
 
 from __future__ import annotations
 
 from mcpcost.core.record import Record
+from mcpcost.transports.failures import ProtocolError
+
+MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 
 class SSEEvent(Record, frozen=True):
@@ -18,19 +22,26 @@ class SSEEvent(Record, frozen=True):
 
 
 class SSEDecoder:
-    """Incremental decoder: ``feed(chunk)`` -> complete events; ``flush()`` at end of stream."""
+    """Incremental decoder: ``feed(chunk)`` -> complete events; ``flush()`` at end of stream.
 
-    def __init__(self) -> None:
+    One event may hold at most ``max_event_bytes``: its ``data`` so far plus the line still
+    arriving. A stream whose event grows past that (a line that never ends, or ``data:`` lines
+    that never meet a blank one) raises ``ProtocolError`` instead of growing without limit.
+    """
+
+    def __init__(self, max_event_bytes: int = MAX_EVENT_BYTES) -> None:
+        self._max = max_event_bytes
         self._buf = bytearray()
         self._scan = 0  # bytes of _buf already searched for a line end
         self._event = ""
-        self._data: list[str] = []
+        self._data = bytearray()  # the event's data lines, joined with "\n"
+        self._has_data = False
         self._id: str | None = None
 
     @property
     def buffered(self) -> int:
-        """Bytes of an unfinished line (callers cap this)."""
-        return len(self._buf)
+        """Bytes held for the event being received (its data and its unfinished line)."""
+        return len(self._buf) + len(self._data)
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         self._buf += chunk
@@ -41,12 +52,14 @@ class SSEDecoder:
             if cut is None:
                 break
             end, nxt = cut
-            event = self._line(bytes(self._buf[start:end]).decode("utf-8", errors="replace"))
+            event = self._line(bytes(self._buf[start:end]))
             if event is not None:
                 events.append(event)
             start = self._scan = nxt
         del self._buf[:start]
         self._scan = max(len(self._buf) - 1, 0)
+        if self.buffered > self._max:
+            raise ProtocolError(f"server sent an event larger than {self._max} bytes")
         return events
 
     def flush(self) -> list[SSEEvent]:
@@ -56,34 +69,38 @@ class SSEDecoder:
             line = bytes(self._buf).rstrip(b"\r")
             self._buf = bytearray()
             self._scan = 0
-            event = self._line(line.decode("utf-8", errors="replace"))
+            event = self._line(line)
             if event is not None:
                 events.append(event)
-        self._event, self._data = "", []
+        self._event, self._data, self._has_data = "", bytearray(), False
         return events
 
-    def _line(self, line: str) -> SSEEvent | None:
-        if line == "":
+    def _line(self, line: bytes) -> SSEEvent | None:
+        if line == b"":
             return self._dispatch()
-        if line.startswith(":"):
+        if line.startswith(b":"):
             return None
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
+        name, colon, value = line.partition(b":")
+        if colon and value.startswith(b" "):
             value = value[1:]
-        if name == "event":
-            self._event = value
-        elif name == "data":
-            self._data.append(value)
-        elif name == "id" and "\0" not in value:
-            self._id = value
+        if name == b"event":
+            self._event = value.decode("utf-8", errors="replace")
+        elif name == b"data":
+            if self._has_data:
+                self._data += b"\n"
+            self._data += value
+            self._has_data = True
+        elif name == b"id" and b"\0" not in value:
+            self._id = value.decode("utf-8", errors="replace")
         return None
 
     def _dispatch(self) -> SSEEvent | None:
-        data, event = self._data, self._event
-        self._data, self._event = [], ""
-        if not data:
+        data, event, has_data = self._data, self._event, self._has_data
+        self._data, self._event, self._has_data = bytearray(), "", False
+        if not has_data:
             return None
-        return SSEEvent(event=event or "message", data="\n".join(data), id=self._id)
+        text = data.decode("utf-8", errors="replace")
+        return SSEEvent(event=event or "message", data=text, id=self._id)
 
 
 def _line_end(buf: bytearray, start: int, scan: int) -> tuple[int, int] | None:

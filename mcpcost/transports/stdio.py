@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.runtime.processes import (
     ProcessPlatform,
     StartRefused,
@@ -111,6 +111,6 @@ def spawn_stdio(
         terminate=lambda: stop_tree(tree, grace_s),
         exit_code=tree.exit_code,
         pgid=tree.group,
-        kind="stdio",
+        kind=TransportName.STDIO,
         **extra,
     )

@@ -220,3 +220,21 @@ def test_budget_failure_is_annotated_on_the_config(sim: Sim, fake: FakeGitHub) -
     line = next(ln for ln in log.splitlines() if ln.startswith("::error file=.mcp.json"))
     entry_line = (sim.repo / ".mcp.json").read_text().splitlines().index('    "local": {') + 1
     assert f"line={entry_line}," in line and "over the 10 budget" in line
+
+
+def test_increase_is_annotated_on_the_added_servers_line(sim: Sim, fake: FakeGitHub) -> None:
+    local = {"command": sys.executable, "args": ["server.py"]}
+    base = commit(sim, {"local": local}, "base", {"server.py": _server_py(5)})
+    added = {"command": sys.executable, "args": ["added.py"]}
+    head = commit(
+        sim, {"local": local, "added": added}, "head: add a server", {"added.py": _server_py(80)}
+    )
+    payload = pr_payload(25, base, head)
+    code, log, outputs, _ = sim.run(
+        "pull_request", payload, head, max_increase="10", comment="never"
+    )
+    assert code == 1 and outputs["status"] == "fail", log
+    line = next(ln for ln in log.splitlines() if ln.startswith("::error file=.mcp.json"))
+    entry_line = (sim.repo / ".mcp.json").read_text().splitlines().index('    "added": {') + 1
+    assert entry_line > 1
+    assert f"line={entry_line}," in line and "over the 10 allowed" in line

@@ -4,6 +4,8 @@ Each line of the section's ``sh`` block runs in bash in a temporary directory ho
 checkout holds there (``examples/``, ``servers.yaml``), with ``mcpcost`` on PATH as the console
 script would be. A line must exit 0, or the code its ``# exits N`` comment names; a command that
 reads a file an earlier one did not write exits 2, so the chain holds together or fails here.
+The copy is a git repository with the checkout's ``.gitignore``: what the steps write must leave
+``git status`` clean, so a reader who follows them in a clone is left no untracked files.
 """
 
 from __future__ import annotations
@@ -58,6 +60,14 @@ def test_the_section_is_a_chain_of_mcpcost_commands() -> None:
 @pytest.mark.slow
 def test_first_steps_run_verbatim_in_order(tmp_path: Path) -> None:
     work, env = checkout(tmp_path)
+    shutil.copy(ROOT / ".gitignore", work / ".gitignore")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "checkout"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+            cwd=work,
+            check=True,
+            capture_output=True,
+        )
     for line in first_steps():
         proc = subprocess.run(
             ["bash", "-c", line], cwd=work, env=env, capture_output=True, text=True, timeout=180
@@ -72,3 +82,11 @@ def test_first_steps_run_verbatim_in_order(tmp_path: Path) -> None:
     assert (work / "mine" / "results" / "notes" / "measurement.json").is_file()
     assert (work / "mine" / "badges" / "notes.json").is_file()
     assert (work / "mine" / "results" / "leaderboard.md").is_file()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout == ""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpcost.audit.baseline import parse_baseline
-from mcpcost.audit.engine import run_audit
+from mcpcost.audit.compose import AuditInputs, AuditOptions, MeasureLaunch, run_audit
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import NOT_CAPTURED, Measurement
@@ -104,10 +104,25 @@ def config(client: str, source: str, *entries: ConfigEntry) -> ConfigFile:
     )
 
 
+def audit_report(
+    configs: list[ConfigFile],
+    measure: MeasureLaunch,
+    *,
+    settings: Any = None,
+    shell_environ: Mapping[str, str] | None = None,
+    **options: Any,
+) -> Any:
+    """The report of ``compose.run_audit`` over these configs (``options``: ``AuditOptions``)."""
+    inputs = AuditInputs(
+        configs=tuple(configs), settings=settings, shell_environ=dict(shell_environ or {})
+    )
+    return run_audit(inputs, measure=measure, options=AuditOptions(**options)).report
+
+
 def report_for(configs: list[ConfigFile], table: Table, **kw: Any) -> Any:
-    return run_audit(
+    return audit_report(
         configs,
-        measure=measure_from(table),
+        measure_from(table),
         concurrency=4,
         generated_at="2026-11-30T00:00:00.000Z",
         **kw,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -10,6 +11,7 @@ TESTS = ROOT / "tests"
 TEST_FIXTURES = TESTS / "fixtures"
 ACTION_TESTS = TESTS / "action"
 SPEC_FIXTURES = ROOT / "spec" / "fixtures"
-# ../shared beside the checkout: the reference project's published captures (never committed)
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout (the reference project's published captures, never committed);
+# MCPCOST_SHARED names another place (a worktree elsewhere)
+SHARED = Path(os.environ.get("MCPCOST_SHARED") or ROOT.parent / "shared")
 REFERENCE_CAPTURES = SHARED / "vectors" / "reference-captures"

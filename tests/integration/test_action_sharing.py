@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import requests
 
-from mcpcost.action import engine_seam
 from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
 from mcpcost.action.main import run
+from mcpcost.action.measure_sides import default_measure_server
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.core.measure import measure_tools
@@ -73,7 +73,7 @@ class Counting:
     def __call__(self, spec: ServerSpec, timeout_s: float) -> Measurement:
         with self.lock:
             self.calls.append((spec.name, spec.cwd))
-        return engine_seam.default_measure_server(spec, timeout_s)
+        return default_measure_server(spec, timeout_s)
 
     def count(self, name: str) -> int:
         return sum(1 for n, _ in self.calls if n == name)

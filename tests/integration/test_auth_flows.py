@@ -270,7 +270,7 @@ def test_legacy_sse_transport_signs_in_and_measures(fake: FakeAuthServer, cli: C
 def test_action_measures_with_client_credentials_from_the_step_environment(
     fake: FakeAuthServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mcpcost.action.engine_seam import default_measure_server
+    from mcpcost.action.measure_sides import default_measure_server
     from mcpcost.core.spec import ServerSpec
 
     fake._clients["action-client"] = "action-secret"
@@ -279,7 +279,7 @@ def test_action_measures_with_client_credentials_from_the_step_environment(
     monkeypatch.setenv("MCPCOST_OAUTH_CLIENT_SECRET", "action-secret")
     spec = ServerSpec.remote("walled", fake.mcp_url, transport="http")
     measured = default_measure_server(spec, 20.0)
-    assert str(measured.status) == "measured" and measured.extras["authorization"] == "oauth"
+    assert str(measured.status) == "measured" and measured.authorization == "oauth"
     assert _grants(fake) == ["client_credentials"]  # one grant shared by both captures
     monkeypatch.delenv("MCPCOST_OAUTH_GRANT")
     monkeypatch.delenv("MCPCOST_OAUTH_CLIENT_ID")

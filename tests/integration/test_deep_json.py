@@ -1,5 +1,5 @@
 """Deep but valid JSON: one depth limit, the same status and note from measure, audit, sweep and
-the Action's measuring seam, for a real server answering at once."""
+the Action's audit, for a real server answering at once."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpcost.action.engine_seam import default_measure_server, measure_configs, parse_config
+from mcpcost.action.measure_sides import default_measure_server
+from mcpcost.action.repo_configs import parse_config
+from mcpcost.audit.compose import AuditInputs, AuditOptions, run_audit
 from mcpcost.core.jsonvalue import MAX_DEPTH, nesting_depth_exceeds, parse_json, stringify
 from mcpcost.errors import JSONTooDeep
 from tests.helpers.paths import ROOT
@@ -109,8 +111,14 @@ def via_sweep(argv: list[str], tmp: Path) -> tuple[str, int | None, str]:
 def via_action(argv: list[str], tmp: Path) -> tuple[str, int | None, str]:
     text = json.dumps({"mcpServers": {"deep": {"command": argv[0], "args": argv[1:]}}})
     config = parse_config(".mcp.json", text, environ=dict(os.environ), workspace=str(tmp))
-    (m,) = measure_configs([config], default_measure_server, timeout_s=10, concurrency=2).values()
-    return str(m.status), m.total_tokens, m.notes or ""
+    audit = run_audit(
+        AuditInputs(configs=(config,)),
+        measure=lambda spec: default_measure_server(spec, 10),
+        options=AuditOptions(concurrency=2),
+    )
+    (result,) = audit.report.configs
+    (entry,) = (*result.servers, *result.skipped)
+    return str(entry.status), entry.tokens, entry.notes or ""
 
 
 PATHS = {"measure": via_measure, "audit": via_audit, "sweep": via_sweep, "action": via_action}

@@ -1,6 +1,6 @@
-"""What the core does in a fresh interpreter, where nothing else has been imported first: the
-tokenizer never touches the network, SHA-256 of short inputs never loads OpenSSL, and a small
-count never builds tiktoken's core."""
+"""What the package does in a fresh interpreter, where nothing else has been imported first: the
+tokenizer never touches the network, a small count never builds tiktoken's core, and the renderer
+table loads no renderer until one is chosen."""
 
 from __future__ import annotations
 
@@ -26,21 +26,6 @@ def test_tokenizer_never_touches_the_network() -> None:
     assert out.stdout.strip() == "2"
 
 
-def test_short_inputs_do_not_load_openssl() -> None:
-    code = (
-        "import sys\n"
-        "from mcpcost.core.digest import sha256_hex\n"
-        "from mcpcost.core.spec import ServerSpec\n"
-        "key = ServerSpec.stdio('s', ['node', 'x.js']).launch_key()\n"
-        "assert len(key) == 64 and sha256_hex(b'abc').startswith('ba7816bf')\n"
-        "print(sorted({'hashlib', '_hashlib'} & set(sys.modules)))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "[]"
-
-
 def test_a_small_count_never_builds_the_core() -> None:
     code = (
         "import sys\n"
@@ -50,3 +35,18 @@ def test_a_small_count_never_builds_the_core() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["7", "False"]
+
+
+def test_the_renderer_table_loads_no_renderer_until_one_is_chosen() -> None:
+    probe = (
+        "import sys\n"
+        "from mcpcost.render.renderer import RENDERERS, OutputFormat\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.endswith('_report'))\n"
+        "before = loaded()\n"
+        "RENDERERS[OutputFormat.JSON]()\n"
+        "print(before, loaded())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    assert out.strip() == "[] ['mcpcost.render.json_report']"

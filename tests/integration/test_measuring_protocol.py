@@ -37,8 +37,8 @@ def test_dual_era_modern_measures_the_2026_era() -> None:
         "modern",
         MODERN_VERSION,
     )
-    assert m.extras["protocolErasTried"] == ["modern"]
-    assert m.extras["protocolRequested"] == "modern"
+    assert m.protocol_eras_tried == ("modern",)
+    assert m.protocol_requested == "modern"
     legacy = measure_server(spec, timeout_s=30, retry_timeouts=False, protocol="legacy")
     assert legacy.protocol_era == "legacy"
     # The same tools in both eras; the SDK orders schema keys differently per era, so the

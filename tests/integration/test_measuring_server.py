@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import mcpcost
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
@@ -20,6 +21,7 @@ from mcpcost.measuring import measure_server
 from mcpcost.measuring.server import DYNAMIC_NOTE, RETRY_PREFIX
 from mcpcost.transports.base import Transport
 from mcpcost.transports.stdio import spawn_stdio
+from tests.helpers.paths import TEST_FIXTURES
 from tests.servers.fixtures.stdio_server import GOOD_TOOLS_RAW
 from tests.servers.http_fixtures import serve_http
 from tests.servers.registry import fixture_argv, sdk_server_argv
@@ -80,7 +82,7 @@ def test_good_server_is_measured_with_all_fields() -> None:
     assert m.measured_at == "2026-11-30T12:00:00.123Z"
     assert m.env_var_names == (MARKER_VAR,)
     assert m.timeout_ms == 3000 and m.notes is None
-    assert m.measured_by == {"tool": "mcp-context-cost", "version": m.measured_by["version"]}
+    assert m.measured_by == {"tool": "mcp-context-cost (Python)", "version": mcpcost.__version__}
     doc = parse_json(render_measurement(m))
     assert doc["isolation"] == {"docker": False}
     assert elapsed < 3.0
@@ -265,3 +267,45 @@ def test_custom_transport_factory_is_used() -> None:
 def test_bad_timeout_is_refused() -> None:
     with pytest.raises(ValueError):
         measure_server(ServerSpec.stdio("f", fixture_argv("good")), timeout_s=0)
+
+
+def test_a_signed_in_measurement_json_matches_its_golden_file() -> None:
+    """The record's own fields and the ones measuring adds (headerNames, protocolErasTried,
+    protocolRequested, authorization), byte for byte, written and read back."""
+    from types import SimpleNamespace
+
+    from mcpcost.core.model import HOST_ISOLATION
+    from mcpcost.measuring.capture import Capture
+    from mcpcost.measuring.server import measurement_from_pair
+    from mcpcost.measuring.signed_in import mark_authorized
+    from mcpcost.transports.base import Diagnostics
+    from mcpcost.transports.session import ServerHello
+
+    spec = ServerSpec.remote("r", "https://mcp.example.test/mcp", headers={"X-Api-Key": "k-9"})
+    hello = ServerHello(
+        era="modern",
+        protocol_version="2026-07-28",
+        server_name="example",
+        server_version="1.2.0",
+        instructions="Be brief.",
+    )
+    capture = Capture(
+        parse_json(GOOD_TOOLS_RAW), hello, Diagnostics(kind="http"), 0.1, eras_tried=("modern",)
+    )
+    folded = measurement_from_pair(
+        spec,
+        (capture, capture),
+        timeout_s=5,
+        measured_at="2026-11-30T00:00:00.000Z",
+        isolation=HOST_ISOLATION,
+        protocol="modern",
+    )
+    # the golden file outlives a version bump
+    folded = folded.with_(measured_by={"tool": "mcp-context-cost", "version": "0.0.0-golden"})
+    text = render_measurement(mark_authorized(folded, SimpleNamespace(used=True)))  # type: ignore[arg-type]
+    golden = TEST_FIXTURES / "golden" / "measurement_signed_in.json"
+    if os.environ.get("MCPCOST_UPDATE_GOLDEN"):
+        golden.write_text(text, "utf-8")
+    assert text == golden.read_text("utf-8")
+    assert "k-9" not in text
+    assert render_measurement(Measurement.from_dict(parse_json(text))) == text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -285,6 +286,20 @@ def test_sweep_pages(tmp_path: Path) -> None:
     assert "<h1>BIG</h1>" not in html and "&lt;/details&gt;&lt;h1&gt;BIG" in html
     assert "\\u202egpj.evil" in html and "\\x1b[31mred" in html
     assert terminal_violations(html) == []
+    # the server's own page (the dashboard's rows link to it): the same boundary
+    detail = (tree / "docs" / "servers" / "hostile.html").read_text("utf-8")
+    assert "<h1>BIG</h1>" not in detail and "&lt;/details&gt;&lt;h1&gt;BIG" in detail
+    assert "\\u202egpj.evil" in detail and terminal_violations(detail) == []
+    ours = {"html", "head", "meta", "title", "style", "body", "p", "a", "h1", "h2", "div", "b"}
+    ours |= {"span", "table", "thead", "tbody", "tr", "th", "td", "code", "pre", "i"}
+    assert set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", detail)) <= ours
+    links = set(re.findall(r'href="([^"]*)"', detail))
+    assert links == {
+        "../dashboard.html",
+        "../../results/hostile/measurement.json",
+        "../../badges/hostile.json",
+        "../../results/leaderboard.md",
+    }
 
 
 # --------------------------------------------------------------------- the Action

@@ -135,8 +135,38 @@ def test_release_workflow_pins_every_action_by_commit_and_scopes_permissions() -
     for name, job in workflow["jobs"].items():
         granted = job["permissions"]
         assert set(granted.values()) <= {"read", "write"}, name
-        assert "write" not in granted.values() or name == "image", name
+        assert "write" not in granted.values() or name in ("image", "pypi"), name
     assert workflow["jobs"]["image"]["permissions"] == {"contents": "read", "packages": "write"}
+    assert workflow["jobs"]["pypi"]["permissions"] == {"id-token": "write"}
+
+
+def test_release_workflow_publishes_sdist_and_wheel_to_pypi_by_trusted_publishing() -> None:
+    workflow = yaml.safe_load(RELEASE.read_text())
+    jobs = workflow["jobs"]
+    dist, pypi = jobs["dist"], jobs["pypi"]
+    assert dist["permissions"] == {"contents": "read"}
+    build = next(s for s in dist["steps"] if "-m build" in s.get("run", ""))
+    assert build["env"] == {"TAG": "${{ github.ref_name }}"}  # no expression inside run:
+    # both files, named by the tag's version, and nothing else
+    assert 'version="${TAG#v}"' in build["run"]
+    assert "dist/mcp_context_cost-$version-py3-none-any.whl" in build["run"]
+    assert "dist/mcp_context_cost-$version.tar.gz" in build["run"]
+    upload = dist["steps"][-1]
+    assert upload["uses"].startswith("actions/upload-artifact@")
+    # publishing runs last, in the `pypi` environment the trusted publisher names
+    assert set(pypi["needs"]) == {"dist", "action"}
+    assert pypi["environment"]["name"] == "pypi"
+    download, publish = pypi["steps"]
+    assert download["uses"].startswith("actions/download-artifact@")
+    assert download["with"]["name"] == upload["with"]["name"]
+    assert download["with"]["path"] == upload["with"]["path"] == publish["with"]["packages-dir"]
+    assert publish["uses"].split("@")[0] == "pypa/gh-action-pypi-publish"
+    # OIDC only: no password or token input, no secret anywhere in the job
+    assert set(publish["with"]) == {"packages-dir"}
+    assert "secrets." not in yaml.safe_dump(pypi)
+    # and no other job can mint an OIDC token
+    for name, job in jobs.items():
+        assert name == "pypi" or "id-token" not in job["permissions"], name
 
 
 @pytest.mark.skipif(

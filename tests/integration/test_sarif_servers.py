@@ -1,5 +1,6 @@
 """``mcpcost audit --sarif`` over real stdio servers: the budget gate and unmeasured servers
-located at each server's config line, warnings without a gate and errors with one."""
+located at each server's config line, an increase at the server that grew, warnings without a gate
+and errors with one."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.helpers.sarif_checks import (
     project_fixture,  # noqa: F401  (the fixture)
     validate,
 )
+from tests.servers.registry import fixture_argv
 
 
 def line_of(path: Path, needle: str) -> int:
@@ -85,3 +87,28 @@ def test_without_gates_unmeasured_servers_are_warnings_and_with_the_gate_errors(
     # the identity of an alert does not depend on its line or its wording
     plain = json.loads(sarif.read_text("utf-8"))["runs"][0]["results"][0]
     assert result["partialFingerprints"] == plain["partialFingerprints"]
+
+
+@pytest.mark.slow
+def test_an_increase_is_located_at_the_server_that_grew(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    config = root / ".mcp.json"
+    config.parent.mkdir(parents=True)
+    servers = {"good": {"command": fixture_argv("good")[0], "args": fixture_argv("good")[1:]}}
+    config.write_text(json.dumps({"mcpServers": servers}, indent=2), "utf-8")
+    code, baseline, err = audit(["--config", str(config), "--json"], root, tmp_path)
+    assert code == 0, err
+    (tmp_path / "before.json").write_text(baseline, "utf-8")
+    paged = fixture_argv("paginated")
+    servers = {"good": servers["good"], "paged": {"command": paged[0], "args": paged[1:]}}
+    config.write_text(json.dumps({"mcpServers": servers}, indent=2), "utf-8")
+    sarif = tmp_path / "out.sarif"
+    argv = ["--config", str(config), "--baseline", str(tmp_path / "before.json")]
+    code, _, err = audit([*argv, "--max-increase", "5", "--sarif", str(sarif)], root, tmp_path)
+    assert code == 1, err
+    log = json.loads(sarif.read_text("utf-8"))
+    validate(log)
+    increase = results_by_rule(log)[("increase", "error")]
+    assert "over the 5 allowed" in increase["message"]["text"]
+    assert location(increase) == (".mcp.json", "%SRCROOT%", line_of(config, '"paged"'))
+    assert line_of(config, '"paged"') > 1

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.audit.api import audit_configs
+from mcpcost.audit.compose import audit_configs
 from mcpcost.configs.discovery import UNTRUSTED_PROJECT
 from tests.helpers.paths import ROOT
 

@@ -1,5 +1,5 @@
 """A published tree survives a killed sweep: real ``mcpcost sweep`` processes, killed at named
-points (``MCPCOST_TEST_PAUSE_AT``), then the tree compared byte for byte."""
+points (``tests/helpers/crash_points.py`` stops them there), then the tree compared byte for byte."""
 
 from __future__ import annotations
 
@@ -31,19 +31,15 @@ def catalog(path: Path, *, broken: bool) -> Path:
     return path
 
 
-def env(pause: str | None = None) -> dict[str, str]:
-    e = dict(os.environ, PYTHONPATH=str(ROOT))
-    e.pop("MCPCOST_TEST_PAUSE_AT", None)
-    if pause is not None:
-        e["MCPCOST_TEST_PAUSE_AT"] = pause
-    return e
+def env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(ROOT))
 
 
-def sweep_argv(servers: Path, out: Path) -> list[str]:
+def sweep_argv(servers: Path, out: Path, *, pause: str | None = None) -> list[str]:
+    runner = ["-m", "mcpcost"] if pause is None else ["-m", "tests.helpers.crash_points", pause]
     return [
         sys.executable,
-        "-m",
-        "mcpcost",
+        *runner,
         "sweep",
         "--servers",
         str(servers),
@@ -80,15 +76,15 @@ def tree(root: Path, *, pending: bool = False) -> dict[str, bytes]:
 
 
 def run_until_paused(
-    argv: list[str], pause: str, *, timeout_s: float = 60
+    servers: Path, out: Path, pause: str, *, timeout_s: float = 60
 ) -> subprocess.Popen[bytes]:
-    """Start ``argv`` and return once it reports it is paused at ``pause``."""
+    """Start a sweep of ``servers`` into ``out`` and return once it is paused at ``pause``."""
     proc = subprocess.Popen(
-        argv,
+        sweep_argv(servers, out, pause=pause),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env=env(pause),
+        env=env(),
         cwd=ROOT,
     )
     assert proc.stderr is not None
@@ -163,7 +159,7 @@ def test_a_sweep_killed_before_its_commit_leaves_the_tree_byte_identical(
     broken = catalog(tmp_path / "broken.yaml", broken=True)
     if point == "staged":  # a sweep that reaches its commit passes the guard: measure good ones
         broken = catalog(tmp_path / "good.yaml", broken=False)
-    proc = run_until_paused(sweep_argv(broken, root), point)
+    proc = run_until_paused(broken, root, point)
     kill(proc, sig)
     assert tree(root) == before  # every published file, byte for byte, at the moment of death
     # The next command clears what was staged before doing anything else.
@@ -180,7 +176,7 @@ def test_a_sweep_killed_after_its_commit_point_is_completed_by_the_next_command(
     _, before = published
     root = copy_tree(before, tmp_path / "site")
     good = catalog(tmp_path / "good.yaml", broken=False)
-    proc = run_until_paused(sweep_argv(good, root), point)
+    proc = run_until_paused(good, root, point)
     kill(proc, signal.SIGKILL)
     staged = {
         rel.removeprefix(f"{PENDING}/tree/"): data
@@ -202,7 +198,7 @@ def test_a_sweep_killed_after_its_commit_point_is_completed_by_the_next_command(
     assert nxt.returncode == 0, nxt.stderr.decode()
     after = tree(root, pending=True)
     assert after == expected
-    assert "0 file(s) changed" in nxt.stdout.decode()  # the rolled-forward tree was complete
+    assert "0 files changed" in nxt.stdout.decode()  # the rolled-forward tree was complete
 
 
 @pytest.mark.slow
@@ -212,7 +208,7 @@ def test_a_second_command_on_a_tree_in_use_is_refused(
     _, before = published
     root = copy_tree(before, tmp_path / "site")
     good = catalog(tmp_path / "good.yaml", broken=False)
-    proc = run_until_paused(sweep_argv(good, root), "measuring")
+    proc = run_until_paused(good, root, "measuring")
     try:
         nxt = publish(root, good)
     finally:

@@ -16,7 +16,8 @@ import pytest
 from mcpcost.cli.sweep_cmd import run
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.sweep.registry_source import listing_from, slugify
-from tests.servers.registry import serve_http_fixture
+from tests.servers.http_fixtures import HTML_404
+from tests.servers.registry import serve_http, serve_http_fixture
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
@@ -141,6 +142,7 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         ok_url = stack.enter_context(serve_http_fixture("streamable-json"))
         sse_url = stack.enter_context(serve_http_fixture("legacy-sse"))
         oauth_url = stack.enter_context(serve_http_fixture("auth-401-metadata"))
+        page_url = stack.enter_context(serve_http_fixture("html-404"))
         pages = [
             {
                 "servers": [
@@ -159,8 +161,9 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
                     entry(
                         "io.github.example/oauth", [{"type": "streamable-http", "url": oauth_url}]
                     ),
+                    entry("io.github.example/page", [{"type": "streamable-http", "url": page_url}]),
                 ],
-                "metadata": {"nextCursor": "c2", "count": 2},
+                "metadata": {"nextCursor": "c2", "count": 3},
             },
             {
                 "servers": [
@@ -182,7 +185,8 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         ]
         base, seen = stack.enter_context(registry(pages))
         out, err = io.StringIO(), io.StringIO()
-        code = run(["--registry", base, "--out", str(tmp_path), "--timeout", "15"], out, err)
+        args = ["--registry", base, "--allow-private-addresses", "--out", str(tmp_path)]
+        code = run([*args, "--timeout", "15"], out, err)
     assert code == 0, err.getvalue()
     assert len(seen) == 3 and "cursor=c2" in seen[-1]
     statuses = {}
@@ -196,6 +200,7 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         "io.github.example-legacy": "measured",
         "io.github.example-oauth": "remote-auth-wall",
         "io.github.example-keyed": "remote-auth-wall",
+        "io.github.example-page": "startup-failure",
     }
     keyed = parse_json(
         (tmp_path / "results" / "io.github.example-keyed" / "measurement.json").read_bytes()
@@ -203,10 +208,65 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
     assert isinstance(keyed, dict) and "Authorization" in keyed["notes"]
     board = (tmp_path / "results" / "leaderboard.md").read_text()
     assert (
-        "Measured 2/4 candidates" in board
+        "Measured 2/5 candidates" in board
         and "| io.github.example-oauth | remote-auth-wall |" in board
     )
-    assert "registry: 5 entries on 3 page(s); 1 not active" in err.getvalue()
+    assert "registry: 6 entries on 3 pages; 1 not active" in err.getvalue()
+    # what a registry-sourced server answers with an error status is not published anywhere
+    page = parse_json(
+        (tmp_path / "results" / "io.github.example-page" / "measurement.json").read_bytes()
+    )
+    assert isinstance(page, dict) and page["notes"].startswith("HTTP 404 from ")
+    published = [p for p in tmp_path.rglob("*") if p.is_file() and ".mcpcost" not in str(p)]
+    assert {"leaderboard.md", "dashboard.html", "measurement.json"} <= {p.name for p in published}
+    leaked = [p for p in published if b"404 Not Found" in p.read_bytes()]
+    assert leaked == []
+    assert b"404 Not Found" in HTML_404
+
+
+@pytest.mark.slow
+def test_registry_urls_on_internal_addresses_are_refused(tmp_path: Path) -> None:
+    """Without --allow-private-addresses no request reaches a loopback server an entry names
+    (127.0.0.1 or 127.0.0.2); each gets one line saying why, and nothing it would have answered
+    is published."""
+    with ExitStack() as stack:
+        fixture = stack.enter_context(serve_http("streamable-json"))
+        other = fixture.url.replace("127.0.0.1", "127.0.0.2")
+        pages = [
+            {
+                "servers": [
+                    entry(
+                        "io.github.example/inside",
+                        [{"type": "streamable-http", "url": fixture.url}],
+                    ),
+                    entry("io.github.example/other", [{"type": "sse", "url": other}]),
+                    entry(
+                        "io.github.example/meta",
+                        [{"type": "streamable-http", "url": "http://169.254.169.254/mcp"}],
+                    ),
+                ],
+                "metadata": {},
+            }
+        ]
+        base, _ = stack.enter_context(registry(pages))
+        out, err = io.StringIO(), io.StringIO()
+        code = run(["--registry", base, "--out", str(tmp_path), "--timeout", "5"], out, err)
+    assert code == 0, err.getvalue()
+    assert fixture.requests == []
+    notes = {}
+    for d in sorted((tmp_path / "results").iterdir()):
+        if d.is_dir():
+            m = parse_json((d / "measurement.json").read_bytes())
+            assert isinstance(m, dict) and m["status"] == "startup-failure"
+            notes[d.name] = m["notes"]
+    assert notes == {
+        "io.github.example-inside": "refused by the address policy: 127.0.0.1 is a loopback "
+        "address, not a public one",
+        "io.github.example-other": "refused by the address policy: 127.0.0.2 is a loopback "
+        "address, not a public one",
+        "io.github.example-meta": "refused by the address policy: 169.254.169.254 is a cloud "
+        "metadata address, not a public one",
+    }
 
 
 def test_registry_errors_are_one_line(tmp_path: Path) -> None:

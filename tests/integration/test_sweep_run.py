@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 import shlex
 from pathlib import Path
 
@@ -18,8 +19,9 @@ from mcpcost.sweep.catalog import Catalog, load_catalog
 from mcpcost.sweep.guard import MIN_REGRESSIONS
 from mcpcost.sweep.measure_adapter import make_measure
 from mcpcost.sweep.merge import merge
-from mcpcost.sweep.runner import Job, MeasureFn, SweepOptions, SweepOutcome, run_sweep
+from mcpcost.sweep.runner import Job, MeasureJob, SweepOptions, SweepOutcome, run_sweep
 from mcpcost.sweep.shard import select_shard
+from tests.helpers.paths import ROOT
 from tests.servers.registry import fixture_argv, real_server_argv, real_server_missing
 
 DAY1 = dt.datetime(2026, 9, 1, 12, 0, tzinfo=dt.UTC)
@@ -30,6 +32,13 @@ FAILING = {
     "broken-crash": fixture_argv("crash"),
     "broken-missing": ["/nonexistent/mcp-server-binary", "--stdio"],
 }
+
+
+def readme_exit_codes() -> dict[int, str]:
+    """The README's exit-code table: code -> its meaning."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme.split("\n## Exit codes\n", 1)[1].split("\n## ", 1)[0]
+    return {int(c): m for c, m in re.findall(r"^\| (\d) \| (.+) \|$", section, re.M)}
 
 
 def catalog_text() -> str:
@@ -68,7 +77,7 @@ def sweep(
     cat: Catalog,
     *,
     when: dt.datetime,
-    measure: MeasureFn | None = None,
+    measure: MeasureJob | None = None,
     names: list[str] | None = None,
     publish_pages: bool = True,
 ) -> tuple[SweepOutcome, list[str]]:
@@ -183,7 +192,7 @@ def test_second_sweep_same_day_changes_nothing_and_next_day_only_dates(
     assert "## Over time" in page and "| 2026-09-02 |" in page and "no change" in page
 
 
-def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureFn:
+def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureJob:
     """A harness that cannot start anything: every server but ``keep`` gets a dead launch."""
     real = make_measure(None, lambda: when)
 
@@ -213,6 +222,7 @@ def test_harness_fault_leaves_every_published_file_and_exits_1(
     )
     assert outcome.exit_code == 1 and outcome.verdict.fault
     assert len(outcome.verdict.regressed) >= 5
+    assert "a `sweep` the harness guard refused to publish" in readme_exit_codes()[1]
     assert "HARNESS FAULT — refusing to publish this sweep" in lines
     assert tree(root) == before  # measurements, badges, history, pages: byte for byte
 
@@ -302,7 +312,8 @@ def test_cli_sweep_with_only_and_then_publish(tmp_path: Path, cat: Catalog) -> N
             "--concurrency=2",
         ]
     )
-    assert code == 0, err
+    assert code == 0, err  # a server that could not be measured is a result, not a failure
+    assert "for `sweep` also when some servers could not be measured" in readme_exit_codes()[0]
     assert "fx-good:" in err and "done: 1/2 measured" in err
     assert sorted(p.name for p in (out_dir / "results").iterdir() if p.is_dir()) == [
         "broken-missing",
@@ -310,7 +321,7 @@ def test_cli_sweep_with_only_and_then_publish(tmp_path: Path, cat: Catalog) -> N
     ]
     before = tree(out_dir)
     code, out, _ = run_cli(["publish", "--out", str(out_dir), "--servers", str(servers)])
-    assert code == 0 and "0 file(s) changed" in out
+    assert code == 0 and "0 files changed" in out
     assert tree(out_dir) == before
 
 

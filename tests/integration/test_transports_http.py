@@ -15,7 +15,7 @@ from mcpcost.transports.auto import AutoTransport
 from mcpcost.transports.base import Transport
 from mcpcost.transports.failures import HTTPStatusError, TransportClosed, TransportTimeout
 from mcpcost.transports.http import StreamableHTTPTransport
-from mcpcost.transports.http_common import well_known_urls
+from mcpcost.transports.http_answers import well_known_urls
 from mcpcost.transports.legacy_sse import LegacySSETransport
 from mcpcost.transports.session import Session
 from tests.servers.fixtures.stdio_server import GOOD_TOOLS_RAW

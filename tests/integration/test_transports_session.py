@@ -77,7 +77,7 @@ def test_legacy_fixture_records_hello() -> None:
 @pytest.mark.parametrize("init_code", [-32022, -32601])
 def test_modern_only_server_via_initialize_error(init_code: int) -> None:
     hello, tools = open_and_list([sys.executable, "-c", MODERN_ONLY, str(init_code)])
-    assert hello == ServerHello("modern", "2026-07-28", "modern-raw", "9.9", None)
+    assert hello == ServerHello("modern", "2026-07-28", "modern-raw", "9.9", None, {"tools": {}})
     assert tools == [{"name": "t", "inputSchema": {"type": "object"}}]
 
 
@@ -223,7 +223,7 @@ def test_modern_only_over_streamable_http() -> None:
             tools = s.list_tools()
         finally:
             t.close()
-    assert hello == ServerHello("modern", "2026-07-28", "m", "1", "modern hi")
+    assert hello == ServerHello("modern", "2026-07-28", "m", "1", "modern hi", {})
     assert tools == [{"name": "z", "inputSchema": {"type": "object"}}]
     assert seen[-1]["mcp-method"] == "tools/list"
 

@@ -8,6 +8,7 @@ from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView, Verd
 from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.gates import GateFinding, GateResult
 from mcpcost.audit.report_model import AuditReport
+from mcpcost.configs.clients.presentation import DeferralMode
 
 
 def outcome(rows: int) -> Outcome:
@@ -25,6 +26,8 @@ def outcome(rows: int) -> Outcome:
         head_total=total,
         delta=total,
         servers=servers,
+        deferral=DeferralMode.DEFERS_ALL,  # the audit's verdict for the file, by default
+        deferral_mechanism="tool-search",
     )
     return Outcome(
         configs=(config,),
@@ -120,5 +123,16 @@ def test_a_claude_code_config_says_the_client_defers_by_default() -> None:
     body = render_comment(outcome(1), key="k", limit=10**6).body
     assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
     cursor = outcome(1)
-    cursor = replace(cursor, configs=tuple(replace(c, client="cursor") for c in cursor.configs))
+    cursor = replace(
+        cursor,
+        configs=tuple(
+            replace(
+                c,
+                client="cursor",
+                deferral=DeferralMode.NONE_ON_RECORD,
+                deferral_mechanism=None,
+            )
+            for c in cursor.configs
+        ),
+    )
     assert "defers MCP tool definitions" not in render_comment(cursor, key="k", limit=10**6).body

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcpcost.action import engine_seam
+from mcpcost.action import repo_configs
 from mcpcost.action.sharing import depends_on_changes, needs_worktree, place, repo_paths
 from mcpcost.core.spec import ServerSpec
 
@@ -47,7 +47,7 @@ def test_depends_on_changes(spec: ServerSpec, changed: set[str], depends: bool) 
 
 def test_a_launch_head_does_not_have_runs_in_the_worktree() -> None:
     text = json.dumps({"mcpServers": {"gone": {"command": "node", "args": ["x"]}}})
-    base = engine_seam.parse_config(".mcp.json", text, environ={}, workspace="/r")
+    base = repo_configs.parse_config(".mcp.json", text, environ={}, workspace="/r")
     assert needs_worktree(
         [base], workspace="/r", repo_root="/r", head_keys=set(), changed=set()
     ) == {(".mcp.json", "gone")}
@@ -59,10 +59,10 @@ def _vscode(server: dict[str, Any]) -> str:
 
 def test_workspace_folder_path_to_a_changed_file_is_not_shared() -> None:
     text = _vscode({"command": "python", "args": ["${workspaceFolder}/server.py"]})
-    base = engine_seam.parse_config(".vscode/mcp.json", text, environ={}, workspace="/r")
+    base = repo_configs.parse_config(".vscode/mcp.json", text, environ={}, workspace="/r")
     spec = base.entries[0].spec
     assert spec is not None and spec.argv[-1] == "/r/server.py"
-    head_keys = {engine_seam.with_cwd(base, "/r").entries[0].spec.launch_key()}  # type: ignore[union-attr]
+    head_keys = {repo_configs.with_cwd(base, "/r").entries[0].spec.launch_key()}  # type: ignore[union-attr]
     decide = lambda changed: needs_worktree(  # noqa: E731
         [base], workspace="/r", repo_root="/r", head_keys=head_keys, changed=changed
     )
@@ -83,13 +83,13 @@ def test_place_takes_moved_entries_from_the_worktree_parse() -> None:
             }
         }
     )
-    here = engine_seam.parse_config(".vscode/mcp.json", text, environ={}, workspace="/r")
-    there = engine_seam.parse_config(".vscode/mcp.json", text, environ={}, workspace="/t/tree")
+    here = repo_configs.parse_config(".vscode/mcp.json", text, environ={}, workspace="/r")
+    there = repo_configs.parse_config(".vscode/mcp.json", text, environ={}, workspace="/t/tree")
     placed = place(here, there, here="/r", there="/t/tree", moved={(".vscode/mcp.json", "moved")})
     specs = {e.name: e.spec for e in placed.entries}
     assert specs["moved"] is not None and specs["kept"] is not None
     assert specs["moved"].argv[-1] == "/t/tree/a.py" and specs["moved"].cwd == "/t/tree"
     assert specs["kept"].argv[-1] == "/r/b.js" and specs["kept"].cwd == "/r"
-    other = engine_seam.parse_config(".vscode/mcp.json", "{}", environ={}, workspace="/t/tree")
+    other = repo_configs.parse_config(".vscode/mcp.json", "{}", environ={}, workspace="/t/tree")
     with pytest.raises(ValueError):
         place(here, other, here="/r", there="/t/tree", moved=set())

@@ -110,9 +110,9 @@ def test_annotations_capped_per_level() -> None:
 
 
 def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
-    from mcpcost.action.engine_seam import parse_config
     from mcpcost.action.judge import presence
     from mcpcost.action.outcome import ConfigChange
+    from mcpcost.action.repo_configs import parse_config
 
     def cfg(source: str, servers: dict[str, object] | str) -> Any:
         text = servers if isinstance(servers, str) else json.dumps({"mcpServers": servers})
@@ -167,3 +167,44 @@ def test_outcome_round_trips_the_config_change_and_rejects_unknown_ones() -> Non
     data["configs"][0]["change"] = "<b>owned</b>"
     with pytest.raises(InputError, match="unknown config change"):
         Outcome.from_dict(data)
+
+
+def test_the_comment_names_the_clients_the_audit_says_defer_base_against_head() -> None:
+    """Base and head go through the one audit composition; the comment's deferral line comes
+    from the head report's own verdict (Claude Code's tool search, by its documented default:
+    the Action reads no settings file), not from a list of its own."""
+    from mcpcost.action.comment import render_comment
+    from mcpcost.action.judge import config_views, judgement_of
+    from mcpcost.action.outcome import ConfigChange, Outcome, VerdictView
+    from mcpcost.action.repo_configs import parse_config
+    from mcpcost.audit.compose import AuditInputs, BaseSide, run_audit
+    from mcpcost.configs.clients.presentation import DeferralMode
+    from tests.helpers.audit_builders import measured, tools
+
+    def cfg(path: str, names: list[str]) -> Any:
+        servers = {n: {"command": "node", "args": [f"{n}.js"]} for n in names}
+        return parse_config(path, json.dumps({"mcpServers": servers}), environ={}, workspace="/w")
+
+    head = (cfg(".mcp.json", ["a", "b"]), cfg(".cursor/mcp.json", ["c"]))
+    base = (cfg(".mcp.json", ["a"]),)
+    audit = run_audit(
+        AuditInputs(configs=head),
+        measure=lambda spec: measured(spec, tools(spec.name, 2)),
+        baseline=BaseSide(configs=base),
+    )
+    assert audit.base is not None and audit.diff is not None
+    judgement = judgement_of(audit)
+    assert dict(judgement.changes) == {".cursor/mcp.json": ConfigChange.NEW}
+    views = {v.source: v for v in config_views(judgement, {})}
+    assert views[".mcp.json"].deferral is DeferralMode.DEFERS_ALL
+    assert views[".cursor/mcp.json"].deferral is DeferralMode.NONE_ON_RECORD
+    assert views[".mcp.json"].delta == (views[".mcp.json"].head_total or 0) - (
+        views[".mcp.json"].base_total or 0
+    )
+    outcome = Outcome(
+        configs=tuple(views.values()), verdict=VerdictView(), compared=True, head_sha="h" * 40
+    )
+    assert Outcome.from_dict(outcome.to_dict()) == outcome
+    body = render_comment(outcome, key="k", limit=10**6).body
+    assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
+    assert "`cursor` defers" not in body

@@ -1,6 +1,7 @@
 """The client registry is the one place that lists clients: every client module is registered,
-no other module names a client, and each has a fixture that discovery finds (the newest client,
-LM Studio, audited with a real server: tests/integration/test_audit_client_real_server.py)."""
+no other module names or imports a client, and each has a fixture that discovery finds (the
+newest client, LM Studio, is audited with a real server in
+tests/integration/test_audit_client_real_server.py)."""
 
 from __future__ import annotations
 
@@ -51,18 +52,70 @@ def test_every_client_module_is_registered_once() -> None:
         assert client_named(client.name) is client, module
 
 
-def test_no_other_module_names_a_client() -> None:
-    """A client's name is written in its own module only (the registry reads it from there)."""
+# the MCP pagination parameter shares a client's name; no client is meant where it is written
+PAGINATION = {"cursor"}
+PAGINATION_LAYERS = ("transports", "sweep")
+
+
+def _client_imports(path: Path, modules: set[str]) -> set[str]:
+    """The client modules ``path`` imports (``import``/``from`` forms, relative ones too)."""
+    found: set[str] = set()
+    prefix = "mcpcost.configs.clients"
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against the importing module's package
+                parts = list(path.relative_to(MCPCOST.parent).with_suffix("").parts)
+                base = ".".join([*parts[: len(parts) - node.level], *([base] if base else [])])
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        for name in names:
+            if name.startswith(prefix + "."):
+                head = name[len(prefix) + 1 :].split(".")[0]
+                if head in modules:
+                    found.add(head)
+    return found
+
+
+def test_no_client_is_named_or_imported_outside_its_module_and_the_registry() -> None:
+    """Shared code reaches a client only through its ``Client`` hooks: no client's name is a
+    string literal, and no client's module is imported, anywhere in the package but that
+    client's own module (or package) and the registry, which imports every one and names none."""
     names = set(KNOWN_CLIENTS)
     own = {module: client.name for module, client in _client_modules().items()}
-    for path in sorted(PACKAGE.glob("*.py")):
-        allowed = {own[path.stem]} if path.stem in own else set()
-        assert _string_constants(path) & names <= allowed, path.name
-    # the layers that handle configs (transports and sweep use "cursor" for pagination)
-    for layer in ("audit", "action", "cli"):
-        for path in sorted((MCPCOST / layer).rglob("*.py")):
-            if PACKAGE not in path.parents:
-                assert not _string_constants(path) & names, path
+    problems: list[str] = []
+    for path in sorted(MCPCOST.rglob("*.py")):
+        rel = path.relative_to(PACKAGE) if PACKAGE in path.parents else None
+        home = rel.parts[0].removesuffix(".py") if rel is not None else None
+        allowed_names = {own[home]} if home in own else set()
+        layer = path.relative_to(MCPCOST).parts[0]
+        if layer in PAGINATION_LAYERS:
+            allowed_names |= PAGINATION
+        spelled = _string_constants(path) & names - allowed_names
+        if spelled:
+            problems.append(f"{path.relative_to(MCPCOST)} names {sorted(spelled)}")
+        if home == "registry":
+            continue
+        imported = _client_imports(path, set(own)) - ({home} if home in own else set())
+        if imported:
+            problems.append(f"{path.relative_to(MCPCOST)} imports {sorted(imported)}")
+    assert problems == []
+
+
+def test_the_name_check_sees_literals_and_imports(tmp_path: Path) -> None:
+    """Not vacuous: both checks find what they look for."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import mcpcost.configs.clients.zed\n"
+        "from mcpcost.configs.clients import cursor\n"
+        "from mcpcost.configs.clients.claude_code.tool_search import DEFERRAL\n"
+        "NAME = 'cursor'\n",
+        "utf-8",
+    )
+    assert _string_constants(probe) & set(KNOWN_CLIENTS) == {"cursor"}
+    assert _client_imports(probe, set(_client_modules())) == {"cursor", "claude_code", "zed"}
 
 
 def test_every_client_has_a_fixture_that_discovery_finds(tmp_path: Path) -> None:

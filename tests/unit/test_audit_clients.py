@@ -774,7 +774,7 @@ def test_env_file_values_never_reach_any_report_output(
     """Generated dotenv files with secret values; the server's failure notes echo them back."""
     import tempfile
 
-    from mcpcost.audit.engine import run_audit
+    from mcpcost.audit.compose import AuditInputs, AuditOptions, run_audit
     from mcpcost.core.model import Measurement
     from mcpcost.core.status import Status
     from mcpcost.render.json_report import render_json
@@ -801,7 +801,8 @@ def test_env_file_values_never_reach_any_report_output(
             )
         return measured(s, tools(s.name, 2))
 
-    report = run_audit([cf], measure=measure, concurrency=1, generated_at="t")
+    options = AuditOptions(concurrency=1, generated_at="t")
+    report = run_audit(AuditInputs(configs=(cf,)), measure=measure, options=options).report
     for out in (render_text(report), render_json(report), render_markdown(report)):
         for secret in secrets:
             assert secret not in out

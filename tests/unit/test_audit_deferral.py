@@ -9,24 +9,22 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.deferral import (
+from mcpcost.audit.deferral import DeferralServer, decide, upfront_tokens
+from mcpcost.configs.clients.claude_code import (
     BASE_URL,
     BETAS,
-    SHELL_SOURCE,
     TOOL_SEARCH,
-    SessionServer,
-    SettingsSource,
-    decide,
+    deferral_sources,
     parse_settings,
-    read_settings_sources,
-    upfront_tokens,
+    settings_paths,
 )
-from mcpcost.configs.clients.claude_code import settings_paths
+from mcpcost.configs.clients.presentation import SHELL_SOURCE, SettingsSource
+from mcpcost.configs.clients.settings_files import SettingsFile, read_settings
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.render.deferral_lines import deferral_block
 
-SERVERS = (SessionServer(name="a", tokens=30_000), SessionServer(name="b", tokens=2_000))
+SERVERS = (DeferralServer(name="a", tokens=30_000), DeferralServer(name="b", tokens=2_000))
 
 
 def settings_file(
@@ -42,7 +40,7 @@ def absent(scope: str, source: str) -> SettingsSource:
 def verdict(
     shell: dict[str, str] | None = None,
     settings: list[SettingsSource] | None = None,
-    servers: tuple[SessionServer, ...] = SERVERS,
+    servers: tuple[DeferralServer, ...] = SERVERS,
     **kw: Any,
 ) -> Any:
     return decide(
@@ -197,16 +195,16 @@ def test_threshold_estimate_uses_the_published_band() -> None:
 
 
 def test_threshold_clearly_over_and_clearly_under() -> None:
-    big = (SessionServer(name="a", tokens=200_000),)
+    big = (DeferralServer(name="a", tokens=200_000),)
     assert verdict({TOOL_SEARCH: "auto"}, servers=big).crosses is True
-    small = (SessionServer(name="a", tokens=1_000),)
+    small = (DeferralServer(name="a", tokens=1_000),)
     under = verdict({TOOL_SEARCH: "auto"}, servers=small)
     assert under.crosses is False and upfront_tokens(under) == 1_000
     assert verdict({TOOL_SEARCH: "auto"}, servers=small, is_floor=True).crosses is None
 
 
 def test_exact_claude_counts_replace_the_band() -> None:
-    servers = (SessionServer(name="a", tokens=50_000, claude_tokens=18_000),)
+    servers = (DeferralServer(name="a", tokens=50_000, anthropic_tokens=18_000),)
     v = verdict({TOOL_SEARCH: "auto"}, servers=servers)
     assert v.client_tokens == {"low": 18_000, "high": 18_000, "exact": 1, "estimated": 0}
     assert v.crosses is False
@@ -238,8 +236,8 @@ def test_a_supplied_run_recomputes_the_band() -> None:
 
 def test_always_load_is_read_from_the_config_and_paid_up_front() -> None:
     servers = (
-        SessionServer(name="pinned", tokens=5_000, always_load=True),
-        SessionServer(name="rest", tokens=9_000),
+        DeferralServer(name="pinned", tokens=5_000, always_load=True),
+        DeferralServer(name="rest", tokens=9_000),
     )
     v = verdict(servers=servers)
     assert v.mode == "defers-all"
@@ -307,11 +305,12 @@ def test_settings_read_from_a_temporary_home(tmp_path: Path) -> None:
 
     paths = settings_paths(home=str(home), cwd=str(cwd), platform="linux", environ={})
     paths[0] = ("managed", str(tmp_path / "managed-settings.json"))  # not /etc on the test host
-    sources = read_settings_sources(paths, read)
+    files = [SettingsFile(layer=layer, path=path) for layer, path in paths]
+    sources = deferral_sources(read_settings(files, read))
     assert [s.state for s in sources] == ["absent", "read", "unreadable", "read"]
     assert verdict(settings=list(sources)).mode == "setting-unresolved"
     (cwd / ".claude" / "settings.json").unlink()
-    sources = read_settings_sources(paths, read)
+    sources = deferral_sources(read_settings(files, read))
     v = verdict(settings=list(sources))
     assert v.mode == "threshold" and v.threshold_share == pytest.approx(0.15)
     text = "\n".join(deferral_block(v, 200_000))

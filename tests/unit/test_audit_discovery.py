@@ -463,23 +463,33 @@ def test_approval_applies_only_to_the_project_mcp_json(tmp_path: Path) -> None:
 
 
 def test_approval_settings_can_be_passed_in(tmp_path: Path) -> None:
-    from mcpcost.configs.discovery import parse_approval_settings
+    from mcpcost.configs.clients.settings_files import (
+        ClientSettings,
+        ReadState,
+        SettingsLayer,
+        SettingsText,
+    )
 
     home, cwd, _root = _project(tmp_path, "a", "b")
-    given = [
-        parse_approval_settings("user", "/x/settings.json", '{"enabledMcpjsonServers": ["a"]}')
-    ]
+    user = SettingsText(
+        layer=SettingsLayer.USER,
+        path="/x/settings.json",
+        state=ReadState.READ,
+        text=b'{"enabledMcpjsonServers": ["a"]}',
+    )
+    given = {"claude-code": ClientSettings(files=(user,))}
     (cf,) = [
         f
-        for f in discover(home=home, cwd=cwd, platform="linux", environ={}, approval=given)
+        for f in discover(home=home, cwd=cwd, platform="linux", environ={}, settings=given)
         if f.source.endswith(".mcp.json")
     ]
     assert _approval_shape(cf) == {"a": "approved", "b": "asks"}
 
 
-def test_approval_reads_the_deferral_settings_paths(tmp_path: Path) -> None:
+def test_approval_and_deferral_read_one_set_of_settings_files_each_once(tmp_path: Path) -> None:
+    from mcpcost.configs.clients import Places, client_named
     from mcpcost.configs.clients.claude_code import settings_paths
-    from mcpcost.configs.discovery import read_approval_settings
+    from mcpcost.configs.clients.settings_files import read_settings
 
     home, cwd = tmp_path / "h", tmp_path / "c"
     read: list[str] = []
@@ -488,10 +498,15 @@ def test_approval_reads_the_deferral_settings_paths(tmp_path: Path) -> None:
         read.append(path)
         return None
 
-    got = read_approval_settings(home=home, cwd=cwd, platform="linux", environ={}, read=reader)
+    at = Places.build(home=home, cwd=cwd, platform="linux", environ={})
+    got = read_settings(client_named("claude-code").settings_files(at), reader)
     expected = settings_paths(home=str(home), cwd=str(cwd), platform="linux", environ={})
-    assert read == [p for _, p in expected]
-    assert [(s.scope, s.state) for s in got] == [(scope, "absent") for scope, _ in expected]
+    # the four settings files both hooks read, then the project block's ~/.claude.json
+    assert read == [p for _, p in expected] + [str(home / ".claude.json")]
+    assert [(s.layer, s.state) for s in got.files] == [
+        *((layer, "absent") for layer, _ in expected),
+        ("client-state", "absent"),
+    ]
 
 
 def test_env_file_read_during_discovery(tmp_path: Path) -> None:

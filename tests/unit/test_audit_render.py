@@ -1,18 +1,23 @@
-"""Renderers: JSON validates against spec/audit-report.schema.json (with every optional part
-present), the human layout, Markdown escaping, the --claude join by capture hash."""
+"""Renderers: JSON validates against the report schema as the package ships it (with every
+optional part present), the human layout, Markdown escaping, the --claude join by capture hash."""
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from typing import Any
 
 import jsonschema
 import pytest
 
-from mcpcost.audit.deferral import TOOL_SEARCH, parse_settings
 from mcpcost.audit.diff import diff_reports
 from mcpcost.audit.gates import evaluate_gates
+from mcpcost.configs.clients.claude_code import TOOL_SEARCH
+from mcpcost.configs.clients.settings_files import (
+    ClientSettings,
+    ReadState,
+    SettingsLayer,
+    SettingsText,
+)
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
@@ -23,7 +28,8 @@ from mcpcost.render.json_report import render_json, report_to_json
 from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.text_report import render_text
 from tests.helpers.audit_builders import TABLE, as_baseline, config, entry, report_for
-from tests.helpers.report_schema import SCHEMA, SPEC_SCHEMA
+from tests.helpers.paths import ROOT
+from tests.helpers.report_schema import SCHEMA
 
 
 def validate(obj: Any) -> None:
@@ -78,11 +84,13 @@ def divergence_for(names: list[str]) -> Any:
 
 
 def rich_report(**kw: Any) -> Any:
-    settings = [
-        parse_settings(
-            "user", "/h/.claude/settings.json", stringify({"env": {TOOL_SEARCH: "auto"}})
-        )
-    ]
+    user = SettingsText(
+        layer=SettingsLayer.USER,
+        path="/h/.claude/settings.json",
+        state=ReadState.READ,
+        text=stringify({"env": {TOOL_SEARCH: "auto"}}).encode(),
+    )
+    settings = {"claude-code": ClientSettings(files=(user,))}
     return report_for(rich_configs(), TABLE, settings=settings, shell_environ={}, **kw)
 
 
@@ -114,8 +122,8 @@ def test_claude_join_is_by_capture_hash_not_by_name() -> None:
     report = rich_report(divergence=divergence_for(["alpha"]))
     servers = {s.name: s for c in report.configs for s in c.servers}
     alpha_total = measure_tools(TABLE["alpha"]).total_tokens  # type: ignore[arg-type]
-    assert servers["alpha"].claude_tokens == alpha_total // 2  # row is named "alpha-published"
-    assert servers["gamma"].claude_tokens is None
+    assert servers["alpha"].anthropic_tokens == alpha_total // 2  # row is named "alpha-published"
+    assert servers["gamma"].anthropic_tokens is None
     obj = report_to_json(report)
     assert all("claudeTokens" in s for c in obj["configs"] for s in c["servers"])
     assert "claudeTokens" not in report_to_json(rich_report())["configs"][0]["servers"][0]
@@ -211,6 +219,29 @@ def test_report_version_is_stable_and_schema_checked() -> None:
         validate(obj)
 
 
-def test_packaged_schema_is_byte_identical_to_spec() -> None:
-    packaged = importlib.resources.files("mcpcost") / "schemas" / "audit-report.schema.json"
-    assert packaged.read_bytes() == SPEC_SCHEMA.read_bytes()
+def test_the_report_schema_is_one_file_the_package_ships() -> None:
+    copies = [
+        p.relative_to(ROOT).as_posix()
+        for top in ("mcpcost", "spec", "docs", "action", "examples")
+        if (ROOT / top).is_dir()
+        for p in (ROOT / top).rglob("*.json")
+        if p.name == "audit-report.schema.json"
+    ]
+    assert copies == ["mcpcost/schemas/audit-report.schema.json"]
+    assert SCHEMA["$id"].endswith("/" + copies[0])
+
+
+def test_every_format_has_one_renderer_that_writes_what_its_module_writes() -> None:
+    from mcpcost.render.renderer import RENDERERS, Layout, OutputFormat
+
+    report = rich_report()
+    gates = evaluate_gates(report, None, budget=10)
+    assert set(RENDERERS) == set(OutputFormat)
+    for by_file, width in ((False, 100), (True, 72)):
+        layout = Layout(by_file=by_file, width=width)
+        made = {form: RENDERERS[form]()(report, None, gates, layout) for form in OutputFormat}
+        assert made == {
+            OutputFormat.TEXT: render_text(report, None, gates, width=width, by_file=by_file),
+            OutputFormat.JSON: render_json(report, None, gates),
+            OutputFormat.MARKDOWN: render_markdown(report, None, gates, by_file=by_file),
+        }

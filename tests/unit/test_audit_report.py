@@ -1,4 +1,4 @@
-"""The audit report and engine: per-config totals are the sum of the servers' own measurements,
+"""The audit report and its composition: per-config totals are the sum of the servers' own measurements,
 nothing is merged across files, each distinct launch is measured once with bounded concurrency."""
 
 from __future__ import annotations
@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.engine import distinct_launches, measure_all, run_audit
+from mcpcost.audit.compose import (
+    distinct_launches,
+    measure_launches,
+)
 from mcpcost.audit.report import build_report
 from mcpcost.audit.report_model import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, first_line
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
@@ -18,6 +21,7 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from tests.helpers.audit_builders import (
     TABLE,
+    audit_report,
     config,
     entry,
     measure_from,
@@ -70,7 +74,7 @@ def test_each_distinct_launch_is_measured_once_across_configs() -> None:
         config("cursor", "/a.json", entry("alpha"), entry("beta")),
         config("vscode", "/b.json", entry("alpha"), entry("other-name", "beta")),
     ]
-    run_audit(cfgs, measure=measure_from(TABLE, calls), concurrency=2)
+    audit_report(cfgs, measure_from(TABLE, calls), concurrency=2)
     assert sorted(calls) == ["alpha", "beta"]
 
 
@@ -80,7 +84,7 @@ def test_entries_differing_only_in_env_are_measured_separately_and_listed() -> N
         config("cursor", "/a.json", entry("gh", "alpha", env={"TOOLSETS": "repos"})),
         config("vscode", "/b.json", entry("gh", "alpha", env={"TOOLSETS": "all"})),
     ]
-    report = run_audit(cfgs, measure=measure_from(TABLE, calls), concurrency=2)
+    report = audit_report(cfgs, measure_from(TABLE, calls), concurrency=2)
     assert calls == ["alpha", "alpha"]
     (variant,) = report.env_variants
     assert {src for src, _ in variant.entries} == {"/a.json", "/b.json"}
@@ -112,7 +116,7 @@ def test_concurrency_is_bounded_and_progress_is_reported() -> None:
             events.append(("done", (name, status, done, total)))
 
     launches = {str(i): ServerSpec.stdio(f"s{i}", ["bin", str(i)]) for i in range(8)}
-    out = measure_all(launches, slow, concurrency=3, progress=Progress())
+    out = measure_launches(launches, slow, concurrency=3, progress=Progress())
     assert len(out) == 8
     assert running[1] == 3
     done = [e[1] for e in events if e[0] == "done"]
@@ -128,11 +132,11 @@ def test_a_measure_function_that_raises_becomes_a_masked_startup_failure() -> No
         raise RuntimeError(f"token {secret} refused")
 
     cfgs = [config("cursor", "/a.json", entry("alpha", env={"GITHUB_TOKEN": secret}))]
-    report = run_audit(cfgs, measure=boom)
+    report = audit_report(cfgs, boom)
     (skip,) = report.configs[0].skipped
     assert skip.status == "startup-failure"
     assert secret not in (skip.notes or "") and "RuntimeError" in (skip.notes or "")
-    assert not report.audited_anything
+    assert not report.measured_any
 
 
 def test_unresolved_and_unlaunchable_entries_are_reported_not_launched() -> None:
@@ -152,7 +156,7 @@ def test_unresolved_and_unlaunchable_entries_are_reported_not_launched() -> None
             entry("off", "beta", disabled=True),
         )
     ]
-    report = run_audit(cfgs, measure=measure_from(TABLE, calls))
+    report = audit_report(cfgs, measure_from(TABLE, calls))
     assert calls == ["alpha"]
     c = report.configs[0]
     status = {s.name: s.status for s in c.skipped}
@@ -179,7 +183,7 @@ def test_empty_disabled_and_unreadable_configs_are_listed_not_audited() -> None:
     launches = distinct_launches(cfgs)
     assert launches == {}
     report = build_report(cfgs, {}, generated_at="x")
-    assert report.configs == () and not report.audited_anything
+    assert report.configs == () and not report.measured_any
     assert {e.source: e.state for e in report.empty_configs} == {
         "/e.json": "declares-nothing",
         "/d.json": "all-disabled",

@@ -13,8 +13,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcpcost.audit.compose import AuditInputs, AuditOptions, run_audit
 from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.engine import run_audit
 from mcpcost.audit.gates import evaluate_gates
 from mcpcost.cli import audit_cmd
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
@@ -130,7 +130,9 @@ def leaky_measure(spec: ServerSpec) -> Measurement:
 @given(configs())
 def test_no_secret_reaches_any_output(data: tuple[list[ConfigFile], list[str]]) -> None:
     files, secrets = data
-    report = run_audit(files, measure=leaky_measure, concurrency=2, generated_at="t")
+    options = AuditOptions(concurrency=2, generated_at="t")
+    report = run_audit(AuditInputs(configs=tuple(files)), measure=leaky_measure, options=options)
+    report = report.report
     diff = diff_reports(as_baseline(report), report)
     gates = evaluate_gates(report, diff, budget=1, max_increase=0)
     outputs: dict[str, Any] = {

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from mcpcost.audit.sessions import SessionFile, plan_sessions
+from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
 
 
 def f(
     client: str, source: str, scope: str, *names: str, local: tuple[str, ...] = ()
-) -> SessionFile:
+) -> ClientSessionFile:
     entries = tuple((n, scope) for n in names) + tuple((n, "local") for n in local)
-    return SessionFile(client=client, source=source, scope=scope, entries=entries)
+    return ClientSessionFile(client=client, source=source, scope=scope, entries=entries)
 
 
 def test_claude_code_local_beats_project_beats_user() -> None:
-    (plan,) = plan_sessions(
+    (plan,) = plan_client_sessions(
         [
             f("claude-code", "/h/.claude.json", "user", "a", "b", local=("c",)),
             f("claude-code", "/p/.mcp.json", "project", "a", "c", "d"),
@@ -33,7 +33,7 @@ def test_claude_code_local_beats_project_beats_user() -> None:
 
 
 def test_a_managed_claude_file_with_servers_is_exclusive() -> None:
-    (plan,) = plan_sessions(
+    (plan,) = plan_client_sessions(
         [
             f("claude-code", "/h/.claude.json", "user", "a"),
             f("claude-code", "/p/.mcp.json", "project", "b"),
@@ -46,7 +46,7 @@ def test_a_managed_claude_file_with_servers_is_exclusive() -> None:
 
 
 def test_vscode_installations_and_profiles_are_separate_sessions_sharing_the_workspace() -> None:
-    plans = plan_sessions(
+    plans = plan_client_sessions(
         [
             f("vscode", "/c/Code/User/mcp.json", "user", "a"),
             f("vscode", "/c/Code/User/profiles/p1/mcp.json", "user", "b"),
@@ -62,7 +62,7 @@ def test_vscode_installations_and_profiles_are_separate_sessions_sharing_the_wor
 
 
 def test_one_vscode_installation_is_one_session() -> None:
-    (plan,) = plan_sessions(
+    (plan,) = plan_client_sessions(
         [
             f("vscode", "/c/Code/User/mcp.json", "user", "a"),
             f("vscode", "/c/Code/User/settings.json", "user", "b"),
@@ -75,7 +75,7 @@ def test_one_vscode_installation_is_one_session() -> None:
 
 
 def test_clients_never_share_a_session_and_unknown_files_stand_alone() -> None:
-    plans = plan_sessions(
+    plans = plan_client_sessions(
         [
             f("cursor", "/h/.cursor/mcp.json", "user", "a"),
             f("gemini", "/h/.gemini/settings.json", "user", "a"),

@@ -219,6 +219,26 @@ def test_state_dir_and_file_store_permissions(tmp_path: Path) -> None:
     assert "tok" not in store.path.read_text()
 
 
+def test_the_file_store_never_writes_or_reads_through_a_link(tmp_path: Path) -> None:
+    store = FileTokenStore(tmp_path / "mcpcost")
+    sign_in = SignIn(
+        "https://m/mcp",
+        "https://m/mcp",
+        "https://as/t",
+        TokenSet("tok"),
+        ClientIdentity("cid", None, ClientAuthMethod.NONE),
+    )
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('{"signIns": {}}')
+    store.path.parent.mkdir(mode=0o700)
+    store.path.symlink_to(elsewhere)
+    assert store.load("https://m/mcp", "https://m/mcp") is None and store.keys() == []
+    store.save(sign_in)
+    assert elsewhere.read_text() == '{"signIns": {}}'  # the link was replaced, not followed
+    assert not store.path.is_symlink() and stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert store.load("https://m/mcp", "https://m/mcp") == sign_in
+
+
 @pytest.mark.parametrize("alg", ["ES256", "RS256", None])
 def test_private_key_jwt_assertion_verifies(alg: str | None) -> None:
     crypto = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.ec")

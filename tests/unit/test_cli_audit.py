@@ -119,8 +119,15 @@ def test_a_home_with_every_client_is_audited_per_config(tmp_path: Path) -> None:
     # --client filters discovery
     code, out, _ = cli_with(["--json", "--client", "cursor"], **kw)
     assert {c["client"] for c in json.loads(out)["configs"]} == {"cursor"}
+    code, out, _ = cli_with(["--json", "--client", "cursor, codex"], **kw)
+    assert {c["client"] for c in json.loads(out)["configs"]} == {"cursor", "codex"}
+    code, out, _ = cli_with(["--json", "--client", "cursor", "--client", "codex,cursor"], **kw)
+    assert {c["client"] for c in json.loads(out)["configs"]} == {"cursor", "codex"}
     code, _, err = cli_with(["--client", "nope"], **kw)
-    assert code == 2 and "unknown client" in err
+    assert code == 2 and "unknown client 'nope' (known clients: claude-desktop," in err
+    code, _, err = cli_with(["--client", "cursor,curser"], **kw)
+    assert code == 2 and "unknown client 'curser'; did you mean 'cursor'?" in err
+    assert err.count("\n") == 1
 
 
 def test_list_configs_launches_nothing(tmp_path: Path) -> None:
@@ -323,6 +330,15 @@ def test_fail_on_unmeasured_is_in_help(capsys: pytest.CaptureFixture[str]) -> No
     flat = " ".join((out + capsys.readouterr().out).split())
     assert code == 0 and "--fail-on-unmeasured exit 1 when any live server" in flat
     assert "could not be measured" in flat
+
+
+def test_help_says_the_report_is_per_client_session(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(["--help"])
+    flat = " ".join((out + capsys.readouterr().out).split())
+    assert code == 0 and "report per client session" in flat
+    assert "or per config file with --by-file" in flat
+    assert "report per config file" not in flat
+    assert "--client NAME[,NAME] only discover these clients (repeatable, or a comma list)" in flat
 
 
 def test_docker_flags_are_in_help(capsys: pytest.CaptureFixture[str]) -> None:

@@ -62,9 +62,37 @@ def test_verify_usage_errors_exit_2(good: Path) -> None:
 
 def test_count_reads_stdin_and_rejects_invalid_json() -> None:
     code, out, _ = run("count", stdin=b"[]")
-    assert code == 0 and out.startswith("1 tokens")
+    assert (
+        code == 0 and out.startswith("1 token  sha256 ") and "2 bytes (the whole document)" in out
+    )
     code, out, err = run("count", "-", stdin=b"[1,]")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_count_of_a_measurement_says_what_it_counted_and_gives_the_capture(good: Path) -> None:
+    recorded = json.loads(good.read_text())
+    code, out, _ = run("count", str(good))
+    whole, capture = out.splitlines()
+    assert code == 0 and whole.endswith("(the whole document)")
+    assert int(whole.split()[0]) > recorded["totalTokens"]  # names and numbers count too
+    assert capture.startswith(
+        f"its rawToolsCapture, the server's number: {recorded['totalTokens']} "
+    )
+    assert recorded["canonicalSha256"] in capture and "count --capture" in capture
+    code, out, _ = run("count", "--json", str(good))
+    doc = json.loads(out)
+    assert doc["counted"] == "document" and doc["tokens"] > recorded["totalTokens"]
+    assert doc["capture"]["tokens"] == recorded["totalTokens"]
+    assert doc["capture"]["sha256"] == recorded["canonicalSha256"]
+    code, out, _ = run("count", "--capture", "--json", str(good))
+    only = json.loads(out)
+    assert (only["tokens"], only["sha256"]) == (
+        recorded["totalTokens"],
+        recorded["canonicalSha256"],
+    )
+    assert only["counted"] == "rawToolsCapture" and "capture" not in only
+    code, out, err = run("count", "--capture", stdin=b'{"rawToolsCapture": null}')
+    assert code == 2 and out == "" and "no rawToolsCapture array" in err
 
 
 def test_badge_command(good: Path) -> None:

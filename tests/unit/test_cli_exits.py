@@ -107,6 +107,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("publish", "missing", ["publish", "--out", "missing"], "missing"),
     ("publish", "unreadable", ["publish", "--out", "adir", "--servers", "adir"], "adir"),
     ("publish", "invalid", ["publish", "--out", "adir", "--servers", "bad.yaml"], "bad.yaml"),
+    ("divergence", "missing", ["divergence", "--out", "missing"], "missing"),
+    ("divergence", "unreadable", ["divergence", "--out", "afile"], "afile"),
     ("measure", "missing", ["measure", "--cwd", "missing", "--", "true"], "missing"),
     ("measure", "unreadable", ["measure", "--cwd", "afile", "--", "true"], "afile"),
     ("measure", "invalid", ["measure", "--url", "not-a-url"], "not-a-url"),
@@ -158,7 +160,7 @@ def test_verify_reports_recorded_failures_as_recorded(tmp_path: Path) -> None:
     assert code == 0, out
     assert out.splitlines()[0].startswith("OK good: ")
     assert "RECORDED slow: timeout (recorded, not measured" in out
-    assert "1 agree, 1 recorded failure(s), 0 disagree, 0 unreadable" in err
+    assert "1 agree, 1 recorded failure, 0 disagree, 0 unreadable" in err
     assert run(["verify", "--strict", str(tree)], tmp_path)[0] == 1
     code, out, _ = run(["verify", "--json", str(tree / "results" / "slow")], tmp_path)
     assert code == 0 and json.loads(out)["verdict"] == "recorded"
@@ -225,6 +227,17 @@ def test_a_mistyped_command_or_flag_gets_a_suggestion(tmp_path: Path) -> None:
     assert code == 2 and "did you mean 'http'?" in err
     code, _, err = run(["audit", "--frobnicate"], tmp_path)
     assert code == 2 and "did you mean" not in err  # nothing close: no guess
+
+
+def test_a_slip_in_a_flag_group_or_a_choice_gets_a_suggestion(tmp_path: Path) -> None:
+    code, _, err = run(["count", "--jsno", "x.json"], tmp_path)  # --json is in a group
+    assert code == 2 and "did you mean --json?" in err
+    code, _, err = run(
+        ["measure", "--protocol", "modren", "--url", "http://127.0.0.1:1/"], tmp_path
+    )
+    assert code == 2 and err.count("\n") == 1
+    assert "invalid choice: 'modren' (choose from 'auto', 'legacy', 'modern'); " in err
+    assert "did you mean 'modern'?" in err
 
 
 def audit_in(home: Path, argv: list[str]) -> tuple[int, str, str]:

@@ -1,4 +1,5 @@
-"""``mcpcost measure`` in process: usage errors, default names and the help (against real servers:
+"""``mcpcost measure`` in process: usage errors (a command without ``--`` named with the line
+meant), default names, the summary line and the help (against real servers:
 tests/integration/test_cli_measure_servers.py)."""
 
 from __future__ import annotations
@@ -6,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mcpcost.cli.measure_inputs import name_from_command, name_from_url
+from mcpcost.core.model import Measurement
 from tests.helpers.cli_measure import run_cli
 
 
@@ -78,3 +80,50 @@ def test_help_documents_the_reference_spellings_and_docker(
         "--ca-bundle PATH|auto",
     ):
         assert needle in flat
+
+
+def test_summary_line_counts_one_tool_as_one_tool() -> None:
+    from mcpcost.cli.measure_cmd import summary_line
+    from mcpcost.core.measure import measure_tools
+    from mcpcost.core.status import Status
+
+    tm = measure_tools([{"name": "only", "inputSchema": {"type": "object"}}])
+    m = Measurement(
+        status=Status.MEASURED,
+        server_name="one",
+        launch_command="x",
+        measured_at="2026-11-30T00:00:00.000Z",
+        timeout_ms=1000,
+        total_tokens=tm.total_tokens,
+        tool_count=tm.tool_count,
+        tools=tm.tools,
+        canonical_sha256=tm.canonical.sha256,
+        raw_tools_capture=tm.capture,
+    )
+    assert summary_line("one", m) == f"one: {tm.total_tokens} tokens across 1 tool (measured)"
+
+
+@pytest.mark.parametrize(
+    ("argv", "meant"),
+    [
+        (["npx", "-y", "pkg"], "mcpcost measure -- npx -y pkg"),
+        (
+            ["--name", "fs", "npx", "-y", "@scope/server-fs", "/tmp"],
+            "mcpcost measure --name fs -- npx -y @scope/server-fs /tmp",
+        ),
+        (["uvx", "srv", "--port", "1"], "mcpcost measure -- uvx srv --port 1"),
+    ],
+)
+def test_a_command_without_the_double_dash_is_named_with_the_line_meant(
+    argv: list[str], meant: str
+) -> None:
+    code, out, err = run_cli(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "go after --" in err
+    assert err.rstrip("\n").endswith(": " + meant)
+
+
+def test_an_unknown_flag_of_ours_is_still_named_as_one() -> None:
+    code, _, err = run_cli("--nme", "x", "--", "npx", "pkg")
+    assert code == 2 and "unrecognized arguments: --nme; did you mean --name?" in err
+    assert "go after --" not in err

@@ -1,5 +1,4 @@
-"""SHA-256 through ``core.digest``: the built-in module for short inputs, OpenSSL for long ones,
-the same function either way."""
+"""SHA-256 through ``core.digest``: the published test vectors, over bytes, views and maps."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from mcpcost.core import digest
 from mcpcost.core.digest import sha256_digest, sha256_hex
 
 # FIPS 180-2 examples
@@ -24,24 +22,15 @@ VECTORS = {
 
 
 @pytest.mark.parametrize("data", list(VECTORS), ids=["empty", "abc", "two-blocks", "million-a"])
-def test_published_vectors_on_both_paths(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert sha256_hex(data) == VECTORS[data]
-    assert sha256_digest(data).hex() == VECTORS[data]
-    monkeypatch.setattr(digest, "BUILTIN_LIMIT", -1)  # everything to OpenSSL
+def test_published_vectors(data: bytes) -> None:
     assert sha256_hex(data) == VECTORS[data]
     assert sha256_digest(data) == bytes.fromhex(VECTORS[data])
-
-
-def test_sizes_around_the_limit_agree_with_hashlib() -> None:
-    for size in (digest.BUILTIN_LIMIT - 1, digest.BUILTIN_LIMIT, digest.BUILTIN_LIMIT + 1):
-        data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
-        assert len(data) == size
-        assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    assert sha256_hex(memoryview(data)) == VECTORS[data]
 
 
 def test_a_memory_map_hashes_like_its_bytes(tmp_path: Path) -> None:
     path = tmp_path / "blob"
-    path.write_bytes(b"\x00\xff" * 700_000)  # past the limit: the OpenSSL path
+    path.write_bytes(b"\x00\xff" * 700_000)
     with open(path, "rb") as handle:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     with memoryview(mapped) as view:
@@ -49,18 +38,8 @@ def test_a_memory_map_hashes_like_its_bytes(tmp_path: Path) -> None:
     mapped.close()  # no view left exported
 
 
-def test_a_view_is_measured_in_bytes_not_items(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_view_of_wide_items_hashes_its_bytes() -> None:
     data = bytes(range(256)) * 16  # 4 KiB
     words = memoryview(data).cast("I")  # 1,024 items of 4 bytes
-    monkeypatch.setattr(digest, "BUILTIN_LIMIT", 2_000)  # between the two sizes
-    chosen: list[int] = []
-    real = digest._hasher
-
-    def spy(view: bytes | memoryview) -> digest.Hasher:
-        hasher = real(view)
-        chosen.append(hasher is digest._BUILTIN)
-        return hasher
-
-    monkeypatch.setattr(digest, "_hasher", spy)
     assert sha256_hex(words) == hashlib.sha256(data).hexdigest()
-    assert chosen == [False]  # 4,096 bytes are over the limit, though only 1,024 items
+    assert sha256_digest(words) == hashlib.sha256(data).digest()

@@ -15,6 +15,7 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement, render_measurement
 from mcpcost.core.ranks import read_rank_table
+from mcpcost.core.spec import Era, ServerSpec, TransportName
 from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import count_tokens, get_tokenizer
 from mcpcost.core.verify import verify_document
@@ -120,6 +121,49 @@ def test_unknown_fields_are_kept() -> None:
     doc["futureField"] = {"x": 1}
     again = Measurement.from_dict(doc).to_dict()
     assert again["futureField"] == {"x": 1}
+
+
+def test_transport_and_era_are_read_as_words_and_other_text_is_kept() -> None:
+    m = _measurement(transport=TransportName.DOCKER, protocol_era=Era.MODERN)
+    again = Measurement.from_dict(parse_json(render_measurement(m)))
+    assert (again.transport, again.protocol_era) == (TransportName.DOCKER, Era.MODERN)
+    assert again == m
+    doc = m.to_dict()
+    doc.update(transport="carrier-pigeon", protocolEra="2031")  # a file from a future version
+    odd = Measurement.from_dict(doc)
+    assert (odd.transport, odd.protocol_era) == (None, None)
+    assert odd.to_dict()["transport"] == "carrier-pigeon"
+    assert odd.to_dict()["protocolEra"] == "2031"
+
+
+def test_a_spec_asks_for_a_transport_a_spec_can_name() -> None:
+    with pytest.raises(ValueError, match="unknown transport 'docker'"):
+        ServerSpec.remote("r", "https://example.com/mcp", transport=TransportName.DOCKER)
+    remote = ServerSpec.remote("r", "https://example.com/mcp", transport=TransportName.SSE)
+    assert remote.transport is TransportName.SSE and "transport='sse'" in repr(remote)
+
+
+def test_our_additional_fields_are_typed_and_another_shape_is_kept_as_read() -> None:
+    doc = _measurement().to_dict()
+    doc.update(
+        headerNames=["X-Key"],
+        protocolErasTried=["legacy", "modern"],
+        protocolRequested="legacy",
+        authorization="oauth",
+    )
+    m = Measurement.from_dict(doc)
+    assert (m.header_names, m.protocol_eras_tried, m.protocol_requested, m.authorization) == (
+        ("X-Key",),
+        ("legacy", "modern"),
+        "legacy",
+        "oauth",
+    )
+    assert m.extras == {}
+    assert list(m.to_dict().items()) == list(doc.items())  # the same keys in the same order
+    odd = {**doc, "headerNames": "X-Key", "authorization": "bearer", "protocolErasTried": None}
+    m = Measurement.from_dict(odd)
+    assert (m.header_names, m.protocol_eras_tried, m.authorization) == (None, None, None)
+    assert m.to_dict() == odd
 
 
 def test_our_own_measurement_verifies() -> None:

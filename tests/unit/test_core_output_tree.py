@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,12 @@ import pytest
 from mcpcost.errors import OutputError
 from mcpcost.runtime.output_tree import (
     PENDING_DIR,
+    Access,
     atomic_write,
     open_tree,
     read_in_tree,
     recover_tree,
+    try_lock,
     write_in_tree,
 )
 
@@ -27,6 +30,35 @@ def test_atomic_write_replaces_whole_and_leaves_no_temp(tmp_path: Path) -> None:
     assert target.read_bytes() == b"two"
     assert sorted(p.name for p in target.parent.iterdir()) == ["b.json"]
     assert oct(target.stat().st_mode & 0o777) == oct(0o644)
+
+
+def test_owner_only_files_are_0600_in_0700_directories_whatever_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0)
+    try:
+        write_in_tree(tmp_path / "state", "sub/tokens.json", "{}", access=Access.OWNER)
+        atomic_write(tmp_path / "public" / "r.json", "{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "state" / "sub" / "tokens.json").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "state" / "sub").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "state").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "public" / "r.json").stat().st_mode) == 0o644
+
+
+def test_the_tree_lock_is_exclusive_and_ends_with_its_descriptor(tmp_path: Path) -> None:
+    path = tmp_path / "lock"
+    path.touch()
+    first, second = os.open(path, os.O_RDWR), os.open(path, os.O_RDWR)
+    try:
+        assert try_lock(first)
+        assert not try_lock(second)  # another holder (another open file description)
+        os.close(first)
+        first = -1
+        assert try_lock(second)
+    finally:
+        for fd in (first, second):
+            if fd >= 0:
+                os.close(fd)
 
 
 @pytest.mark.parametrize("link", ["results", "results/srv", "badges"])

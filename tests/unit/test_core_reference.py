@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from mcpcost.core.canonical import canonicalize
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.tokenizer import count_tokens
 from mcpcost.core.verify import VerifyVerdict, verify_document
+from mcpcost.measuring.server import MEASURED_BY
 
 
 def test_every_capture_rederives_exactly(reference_captures: list[Path]) -> None:
@@ -48,3 +52,43 @@ def test_tampered_capture_fails_with_named_problems(reference_captures: list[Pat
     assert {"token mismatch", "sha mismatch"} <= kinds
     assert any("descriptionTokens mismatch" in p for p in result.problems)
     assert result.badge is None
+
+
+def reference_verify_problems(doc: dict[str, Any]) -> list[str]:
+    """The reference's ``verify`` as its source reads (research anchor, section 1.3): the
+    capture re-derived against ``totalTokens``, ``canonicalSha256`` and ``toolCount``; nothing
+    else of the file, ``measuredBy`` included, is looked at."""
+    capture = doc.get("rawToolsCapture")
+    if capture is None:
+        return ["no rawToolsCapture in measurement"]
+    canonical = canonicalize(capture)
+    problems = []
+    if count_tokens(canonical.text) != doc.get("totalTokens"):
+        problems.append("token mismatch")
+    if canonical.sha256 != doc.get("canonicalSha256"):
+        problems.append("sha mismatch")
+    if len(capture) != doc.get("toolCount"):
+        problems.append("toolCount mismatch")
+    return problems
+
+
+def test_our_files_verify_under_the_reference_rules_and_theirs_here(
+    reference_captures: list[Path],
+) -> None:
+    checked = 0
+    for path in reference_captures:
+        theirs = parse_json(path.read_bytes())
+        assert "measuredBy" not in theirs  # the reference writes none: nothing to confuse
+        if theirs.get("rawToolsCapture") is None:
+            continue
+        assert verify_document(theirs).ok
+        ours = parse_json(
+            render_measurement(Measurement.from_dict(theirs).with_(measured_by=MEASURED_BY))
+        )
+        assert ours["measuredBy"] == MEASURED_BY
+        assert reference_verify_problems(ours) == []
+        assert verify_document(ours).ok
+        checked += 1
+    assert checked == 20
+    # the name tells this implementation from the reference tool of the same command name
+    assert MEASURED_BY["tool"] != "mcp-context-cost" and "Python" in MEASURED_BY["tool"]

@@ -14,6 +14,7 @@ from mcpcost.core.pretokenize import (
     LITERAL_MEMBERS,
     SIGNATURES,
     JsSplitter,
+    ascii_split_pattern,
     derive_literal_members,
     derive_signatures,
     js_splitter,
@@ -31,16 +32,19 @@ def test_counts_match_js_tiktoken(vector: dict[str, Any]) -> None:
     assert count_tokens(vector["text"]) == vector["tokens"]
 
 
-def test_rust_split_really_differs_on_new_characters() -> None:
+def test_rust_split_really_differs_on_new_characters(tiktoken_o200k: Any) -> None:
     # The reason the split is done here: tiktoken's own split gives another count.
     text = '{"\U000323b0\\u001f":null}'
-    assert len(get_tokenizer().core.encode_ordinary(text)) != count_tokens(text)
+    assert len(tiktoken_o200k.encode_ordinary(text)) != count_tokens(text)
 
 
-def test_ascii_fast_path_agrees_with_the_javascript_split() -> None:
+def test_ascii_fast_path_agrees_with_the_javascript_split(tiktoken_o200k: Any) -> None:
     tk = get_tokenizer()
     sample = "".join(chr(c) for c in range(128)) * 3 + " it's   done\n\n\tok  "
-    assert len(tk.core.encode_ordinary(sample)) == tk.count_split_here(sample)
+    pieces = js_splitter().split(sample)
+    assert ascii_split_pattern().findall(sample) == pieces
+    by_piece = sum(len(tk.core.encode_ordinary(piece)) for piece in pieces)
+    assert len(tiktoken_o200k.encode_ordinary(sample)) == by_piece == tk.count_with_core(sample)
 
 
 def test_split_pieces_as_nodes_regexp_gives_them() -> None:

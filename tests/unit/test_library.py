@@ -50,7 +50,7 @@ def test_every_public_name_loads_and_is_in_the_docstring() -> None:
 
 
 def test_public_names_are_the_defining_modules_objects() -> None:
-    from mcpcost.audit.api import audit_configs
+    from mcpcost.audit.compose import audit_configs
     from mcpcost.core.model import Measurement
     from mcpcost.measuring.server import measure_server
 

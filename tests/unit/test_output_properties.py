@@ -120,9 +120,10 @@ def test_audit_text_sink(server: str, tool: str, note: str) -> None:
 
 
 def _report(cfg: Any, measure: Any) -> Any:
-    from mcpcost.audit.engine import run_audit
+    from mcpcost.audit.compose import AuditInputs, AuditOptions, run_audit
 
-    return run_audit([cfg], measure=measure, concurrency=1, generated_at="2026-11-30T00:00:00Z")
+    options = AuditOptions(concurrency=1, generated_at="2026-11-30T00:00:00Z")
+    return run_audit(AuditInputs(configs=(cfg,)), measure=measure, options=options).report
 
 
 # --------------------------------------------------------------------- CI log

@@ -1,20 +1,27 @@
-"""The README's set-up section: exactly two commands, and what they name exists here.
+"""The README's set-up section: exactly two commands from a clone, and what they name exists
+here; beside them, the PyPI ones name this distribution and its command.
 
-The first command installs from PyPI, so it is not run here (tests never reach the internet);
-what it names is checked instead."""
+The install command downloads the dependencies from PyPI, so it is not run here (tests never
+reach the internet); what it names is checked instead, and tests/integration/test_packaging.py
+installs the built wheel in a fresh environment."""
 
 from __future__ import annotations
 
 import os
 import re
 import shlex
+import tomllib
 
 from tests.helpers.paths import ROOT
 
 
-def _setup_commands() -> list[str]:
+def _setup_section() -> str:
     readme = (ROOT / "README.md").read_text("utf-8")
-    section = readme.split("\n## Set-up\n", 1)[1].split("\n## ", 1)[0]
+    return readme.split("\n## Set-up\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _setup_commands() -> list[str]:
+    section = _setup_section()
     return [block.strip() for block in re.findall(r"^```sh\n(.*?)^```$", section, re.S | re.M)]
 
 
@@ -40,3 +47,14 @@ def test_test_command_is_the_ci_entry_point() -> None:
     assert run_tests == "scripts/test"
     assert os.access(ROOT / "scripts" / "test", os.X_OK)
     assert "exec scripts/test" in (ROOT / ".ci" / "run").read_text("utf-8")
+
+
+def test_pypi_commands_name_this_distribution_and_its_console_script() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    section = " ".join(_setup_section().split())
+    inline = re.findall(r"`([^`]+)`", section)
+    name = project["name"]
+    assert f"pipx install {name}" in inline
+    uvx = next(shlex.split(c) for c in inline if c.startswith("uvx "))
+    assert uvx == ["uvx", "--from", name, "mcpcost", "audit"]
+    assert "mcpcost" in project["scripts"]

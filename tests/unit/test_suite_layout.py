@@ -1,6 +1,7 @@
-"""The test suite's own shape: every test module sits in the folder of its kind, and no test module
+"""The test suite's own shape: every test module sits in the folder of its kind, no test module
 (nor a benchmark) imports a test module: what several share lives in tests/helpers, or in a
-conftest as a fixture."""
+conftest as a fixture; and no test module finds the repository from its own place (its
+``__file__``, one level off once it moves): tests/helpers/paths.py holds the directories."""
 
 from __future__ import annotations
 
@@ -68,5 +69,14 @@ def test_test_modules_sit_in_their_kind_folder_and_none_is_imported() -> None:
         for path in [*_ours("*.py"), *_ours("*.py", ROOT / "bench")]
         if (imported := imported_test_modules(path.read_text("utf-8")))
     }
+    self_located = [
+        str(path.relative_to(TESTS))
+        for path in _ours("test_*.py")
+        if any(
+            isinstance(node, ast.Name) and node.id == "__file__"
+            for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        )
+    ]
     assert strays == []
     assert importers == {}
+    assert self_located == []

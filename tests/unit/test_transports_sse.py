@@ -1,10 +1,12 @@
-"""The pure SSE decoder, on its own."""
+"""The pure SSE decoder, on its own: events, line ends, and the cap on one event."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mcpcost.transports.failures import ProtocolError
 from mcpcost.transports.sse import SSEDecoder, SSEEvent, decode_all
 
 
@@ -77,3 +79,29 @@ def test_any_chunking_gives_the_same_events(lines: list[str], eol: bytes, step: 
     pieces += d.flush()
     assert pieces == whole
     assert whole == [SSEEvent("message", "\n".join(lines))]
+
+
+def test_an_event_whose_data_lines_never_end_is_refused_at_the_cap() -> None:
+    d = SSEDecoder(max_event_bytes=1 << 20)
+    line = b"data: " + b"x" * 1000 + b"\n"
+    with pytest.raises(ProtocolError, match="event larger than 1048576 bytes"):
+        for _ in range(10_000):  # 10 MB at most: a decoder without the cap never raises
+            d.feed(line)
+
+
+def test_a_line_that_never_ends_is_refused_at_the_cap() -> None:
+    d = SSEDecoder(max_event_bytes=1 << 20)
+    with pytest.raises(ProtocolError, match="event larger than 1048576 bytes"):
+        d.feed(b"data: ")
+        for _ in range(10_000):
+            d.feed(b"x" * 1000)
+
+
+def test_the_cap_is_per_event() -> None:
+    d = SSEDecoder(max_event_bytes=1 << 20)
+    event = b"data: " + b"x" * 900_000 + b"\ndata: y\n\n"
+    for _ in range(20):  # 18 MB in all, each event under the cap
+        (got,) = d.feed(event)
+        assert got.data == "x" * 900_000 + "\ny"
+    assert d.buffered == 0
+    assert SSEDecoder().feed(b": keep-alive\n" * 10_000) == []  # comments hold nothing

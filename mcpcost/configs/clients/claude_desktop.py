@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from mcpcost.configs.clients.client import Client, Location, Places, Scope, SessionRule
+from mcpcost.configs.clients.client import Client, ClientSessionRule, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
 from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
-NAME = "claude-desktop"
+NAME = ClientName("claude-desktop")
 # url entries are not loaded from this file (remote servers are added in the app)
 DIALECT = Dialect(NAME, url_keys=("url", "serverUrl"), remote_allowed=False)
 _FILE = "claude_desktop_config.json"
@@ -29,5 +30,5 @@ CLIENT = Client(
     locations=locations,
     file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
     launchd_path_on_macos=True,
-    session=SessionRule(alternatives=True),
+    session=ClientSessionRule(alternatives=True),
 )

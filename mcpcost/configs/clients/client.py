@@ -1,34 +1,42 @@
 """What the project knows about one MCP client, as one value: ``Client``.
 
 Each client module builds one ``Client``; the registry collects them. Everything else (discovery,
-variable resolution, the deferral verdict, the Action) asks the registry.
+variable resolution, consent, the deferral verdict, the Action) asks the registry, and reaches
+what is particular to a client only through the hooks of its ``Client``: its files and their
+parser, its settings files (``settings_files``), its project-config approvals (``consent``), its
+loading and precedence rule (``session``) and how it presents tools to its model
+(``presentation``, whose ``deferral`` is its deferral regime). Shared code never names a client.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.clients.presentation import NOTHING_ON_RECORD, Presentation
 from mcpcost.configs.clients.raw_server import ParseContext, RawServer
+from mcpcost.configs.clients.settings_files import ClientSettings, SettingsFile
+from mcpcost.configs.config_file import ClientName, ConfigFile, Scope
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 from mcpcost.core.record import Record, field
 
-
-class DeferralRule(StrEnum):
-    """Whether a client is on record as deferring MCP tool definitions."""
-
-    NONE_ON_RECORD = "none-on-record"  # nothing documents deferral: every definition is paid
-    TOOL_SEARCH = "tool-search"  # Claude Code's tool search, resolved from its settings
-
-
-class Scope(StrEnum):
-    USER = "user"
-    PROJECT = "project"
-    MANAGED = "managed"
+__all__ = [
+    "Approval",
+    "Claim",
+    "Client",
+    "ClientName",
+    "ClientSessionRule",
+    "Consent",
+    "Location",
+    "Parsed",
+    "Parser",
+    "Places",
+    "ProjectFile",
+    "Scope",
+]
 
 
 class Parsed(Record, frozen=True):
@@ -45,8 +53,8 @@ class Location(Record, frozen=True):
     """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
     ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
 
-    client: str
-    scope: str  # user | project | managed
+    client: ClientName
+    scope: Scope
     pattern: Path
     optional_section: bool = False
 
@@ -93,6 +101,7 @@ class Places(Record, frozen=True):
     environ: Mapping[str, str]
     root: Path
     programdata: Path
+    system_root: Path | None = None  # what ``root`` stands in for ``/`` with, when it does
 
     @classmethod
     def build(
@@ -111,7 +120,7 @@ class Places(Record, frozen=True):
         else:
             programdata = Path(env_value(environ, "PROGRAMDATA", platform) or "C:/ProgramData")
         root = system_root if system_root is not None else Path("/")
-        return cls(home, cwd, platform, environ, root, programdata)
+        return cls(home, cwd, platform, environ, root, programdata, system_root)
 
     def env(self, name: str) -> str | None:
         return env_value(self.environ, name, self.platform)
@@ -138,13 +147,13 @@ class Places(Record, frozen=True):
         support = self.home / "Library" / "Application Support"
         return {"linux": self.xdg, "darwin": support, "win32": self.appdata}[self.platform]
 
-    def project(self, client: str, files: tuple[ProjectFile, ...]) -> list[Location]:
+    def project(self, client: ClientName, files: tuple[ProjectFile, ...]) -> list[Location]:
         return [
             Location(client, Scope.PROJECT, self.cwd / f.path, f.optional_section) for f in files
         ]
 
 
-class SessionRule(Record, frozen=True, kw_only=True):
+class ClientSessionRule(Record, frozen=True, kw_only=True):
     """How a client loads its files into one session for the project it runs in.
 
     Every file of the client that discovery found for that project joins one session, except
@@ -156,26 +165,45 @@ class SessionRule(Record, frozen=True, kw_only=True):
     entry's own scope, such as Claude Code's ``local`` block, counts before its file's).
     ``documented`` says whether the client documents that order (``source``: where) or the audit
     assumes the nearest file wins. ``managed_exclusive``: a managed file with servers replaces
-    every other file (Claude Code's ``managed-mcp.json``)."""
+    every other file (Claude Code's ``managed-mcp.json``). ``scope_phrases``: how the report
+    names a scope of this client where its bare name would not say where the entry is."""
 
-    precedence: tuple[str, ...] = ("managed", "project", "user")
+    precedence: tuple[Scope, ...] = (Scope.MANAGED, Scope.PROJECT, Scope.USER)
     documented: bool = False
     source: str | None = None
     alternatives: bool = False
     managed_exclusive: bool = False
+    scope_phrases: Mapping[Scope, str] = field(default_factory=dict)
 
 
-NEAREST_WINS = SessionRule()
+NEAREST_WINS = ClientSessionRule()
 
 
 def json_format(source: str) -> FileFormat:
     return FileFormat.JSON
 
 
+class Approval(Record, frozen=True, kw_only=True):
+    """A project config as its client's recorded approvals leave it (entries switched off or
+    noted), and the names of the servers the client would load from it without asking."""
+
+    config: ConfigFile
+    runs: frozenset[str]
+
+
+# The consent hook: a project-level config, the client's settings files as read, the parse
+# context -> its approvals, or None when the client runs nothing of such a file unasked.
+Consent = Callable[[ConfigFile, ClientSettings, ParseContext], Approval | None]
+
+
+def no_settings_files(at: Places) -> tuple[SettingsFile, ...]:
+    return ()
+
+
 class Client(Record, frozen=True, kw_only=True):
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
-    name: str  # the identifier in reports and on the command line
+    name: ClientName  # the identifier in reports and on the command line
     label: str  # the product's display name
     syntax: VariableSyntax  # the variable references it expands
     parse: Parser
@@ -183,7 +211,10 @@ class Client(Record, frozen=True, kw_only=True):
     project_files: tuple[ProjectFile, ...] = ()  # the ones a repository holds (read by the Action)
     file_format: Callable[[str], FileFormat] = json_format  # from the file's path
     claims: tuple[Claim, ...] = ()  # recognising its files by content
-    deferral: DeferralRule = DeferralRule.NONE_ON_RECORD
+    # the settings files that decide what it does with its servers (read once, at the edge)
+    settings_files: Callable[[Places], tuple[SettingsFile, ...]] = no_settings_files
+    consent: Consent | None = None  # None: a project config of it runs only on the user's word
+    presentation: Presentation = NOTHING_ON_RECORD  # how it presents tools to its model
     # a macOS app that starts servers with launchd's PATH, not the login shell's
     launchd_path_on_macos: bool = False
-    session: SessionRule = NEAREST_WINS  # how its files form one session, and who wins a name
+    session: ClientSessionRule = NEAREST_WINS  # how its files form one session, and who wins a name

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpcost.configs.clients.client import Client, Location, Places, Scope, SessionRule
+from mcpcost.configs.clients.client import Client, ClientSessionRule, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
-NAME = "cline"
+NAME = ClientName("cline")
 _FILE = "cline_mcp_settings.json"
 
 
@@ -30,5 +31,5 @@ CLIENT = Client(
     syntax=NONE,
     parse=map_parser("mcpServers", Dialect(NAME, exclude_key="disabledTools")),
     locations=locations,
-    session=SessionRule(alternatives=True),
+    session=ClientSessionRule(alternatives=True),
 )

@@ -13,20 +13,22 @@ from typing import Any
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
+    ClientSessionRule,
     Location,
     Parsed,
     Places,
     ProjectFile,
     Scope,
-    SessionRule,
 )
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
+from mcpcost.core.spec import TransportName
 
-NAME = "codex"
+NAME = ClientName("codex")
 PROJECT_FILES = (ProjectFile(".codex/config.toml", True),)
 
 
@@ -66,10 +68,10 @@ def parse(
             reader.string_list(raw, obj, "disabled_tools", fatal=False) or ()
         )
         if raw.command is not None:
-            raw.transport = "stdio"
+            raw.transport = TransportName.STDIO
             raw.url = None
         elif raw.url is not None:
-            raw.transport = "http"  # Codex speaks streamable HTTP to url entries
+            raw.transport = TransportName.HTTP  # Codex speaks streamable HTTP to url entries
     return Parsed(out)
 
 
@@ -91,8 +93,8 @@ CLIENT = Client(
     project_files=PROJECT_FILES,
     file_format=lambda source: FileFormat.TOML,
     claims=(Claim("mcp_servers", 40),),
-    session=SessionRule(
-        precedence=("project", "user"),
+    session=ClientSessionRule(
+        precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://developers.openai.com/codex/config-basic",
     ),

@@ -21,10 +21,11 @@ from mcpcost.configs.clients.client import (
 from mcpcost.configs.clients.dialect import Dialect, entry_from_map, map_block
 from mcpcost.configs.clients.formats import FileFormat, kind_of, object_of
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawServer
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "continue"
+NAME = ClientName("continue")
 PROJECT_FILES = tuple(
     ProjectFile(f".continue/mcpServers/*.{ext}") for ext in ("yaml", "yml", "json")
 )

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from mcpcost.configs.clients.client import Client, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
-NAME = "copilot"
+NAME = ClientName("copilot")
 
 
 def locations(at: Places) -> list[Location]:

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from mcpcost.configs.clients.client import Client, Location, Places, ProjectFile, Scope, SessionRule
+from mcpcost.configs.clients.client import (
+    Client,
+    ClientSessionRule,
+    Location,
+    Places,
+    ProjectFile,
+    Scope,
+)
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "cursor"
+NAME = ClientName("cursor")
 PROJECT_FILES = (ProjectFile(".cursor/mcp.json"),)
 
 
@@ -24,8 +32,8 @@ CLIENT = Client(
     parse=map_parser("mcpServers", Dialect(NAME, env_file=True)),
     locations=locations,
     project_files=PROJECT_FILES,
-    session=SessionRule(
-        precedence=("project", "user"),
+    session=ClientSessionRule(
+        precedence=(Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://cursor.com/docs/cli/mcp",
     ),

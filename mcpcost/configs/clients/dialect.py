@@ -12,15 +12,17 @@ from typing import Any
 from mcpcost.configs.clients.client import Parsed, Parser
 from mcpcost.configs.clients.formats import kind_of, object_of, server_block
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawServer, set_transport
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.core.record import Record
+from mcpcost.core.spec import TransportName
 from mcpcost.core.suggest import slip_among
 
 
 class Dialect(Record, frozen=True):
     """How one client spells an entry in a ``name -> {...}`` map."""
 
-    client: str
+    client: ClientName
     url_keys: tuple[str, ...] = ("url",)  # in precedence order
     sse_url_keys: frozenset[str] = frozenset()  # url keys that mean SSE when no type is given
     http_url_keys: frozenset[str] = frozenset()  # url keys that mean streamable HTTP
@@ -87,12 +89,12 @@ def entry_from_map(
     use_url = raw.url is not None and (raw.command is None or dialect.url_first)
     if type_value is None and use_url:
         if url_key in dialect.http_url_keys:
-            raw.transport = "http"
+            raw.transport = TransportName.HTTP
         elif url_key in dialect.sse_url_keys:
-            raw.transport = "sse"
+            raw.transport = TransportName.SSE
         raw.command = None
     set_transport(raw, type_value, reader)
-    if raw.transport is not None and raw.transport != "stdio":
+    if raw.transport is not None and raw.transport is not TransportName.STDIO:
         raw.command = None
         if not dialect.remote_allowed and raw.fatal is None:
             raw.fatal = f"remote entry: {dialect.client} does not load url entries from this file"

@@ -11,20 +11,21 @@ from typing import Any
 
 from mcpcost.configs.clients.client import (
     Client,
+    ClientSessionRule,
     Location,
     Parsed,
     Places,
     ProjectFile,
     Scope,
-    SessionRule,
 )
 from mcpcost.configs.clients.dialect import Dialect, top_block
 from mcpcost.configs.clients.formats import server_block
 from mcpcost.configs.clients.raw_server import ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "gemini"
+NAME = ClientName("gemini")
 PROJECT_FILES = (ProjectFile(".gemini/settings.json", True),)
 DIALECT = Dialect(
     NAME,
@@ -73,8 +74,8 @@ CLIENT = Client(
     parse=parse,
     locations=locations,
     project_files=PROJECT_FILES,
-    session=SessionRule(
-        precedence=("managed", "project", "user"),
+    session=ClientSessionRule(
+        precedence=(Scope.MANAGED, Scope.PROJECT, Scope.USER),
         documented=True,
         source="https://geminicli.com/docs/reference/configuration",
     ),

@@ -9,10 +9,12 @@ from mcpcost.configs.clients.client import Claim, Client, Location, Parsed, Plac
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, set_transport
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
+from mcpcost.core.spec import TransportName
 
-NAME = "goose"
+NAME = ClientName("goose")
 _GOOSE_INTERNAL = frozenset({"builtin", "platform", "frontend", "inline_python"})
 
 
@@ -36,7 +38,7 @@ def parse(
         raw.url = reader.string(raw, obj, "uri")
         raw.headers = reader.string_map(raw, obj, "headers")
         set_transport(raw, kind, reader)
-        if raw.transport is not None and raw.transport != "stdio":
+        if raw.transport is not None and raw.transport is not TransportName.STDIO:
             raw.command = None
     return Parsed(out)
 

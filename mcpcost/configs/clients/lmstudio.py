@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from mcpcost.configs.clients.client import Client, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
-NAME = "lmstudio"
+NAME = ClientName("lmstudio")
 
 
 def locations(at: Places) -> list[Location]:

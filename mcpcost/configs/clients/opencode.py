@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from mcpcost.configs.clients.client import Claim, Client, Location, Places, ProjectFile, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "opencode"
+NAME = ClientName("opencode")
 PROJECT_FILES = tuple(ProjectFile(f"opencode.{ext}", True) for ext in ("json", "jsonc"))
 
 

@@ -15,10 +15,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcpcost.configs.clients.formats import kind_of
-from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState, Scope
 from mcpcost.configs.variables import VariableContext, VariableSyntax, parse_dotenv, resolve
 from mcpcost.core.record import Record, field, replace
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import ServerSpec, TransportName
 
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp", "streamable_http"})
 _STDIO_TYPES = frozenset({"stdio", "local"})
@@ -59,7 +59,7 @@ class RawServer(Record):
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
-    transport: str | None = None  # None until inferred
+    transport: TransportName | None = None  # None until inferred
     headers: dict[str, str] = field(default_factory=dict)
     disabled: bool = False
     always_load: bool = False
@@ -69,7 +69,7 @@ class RawServer(Record):
     fatal: str | None = None  # why it cannot be launched regardless of variables
     unresolved: list[str] = field(default_factory=list)  # found before resolution (Codex...)
     unresolved_fields: list[str] = field(default_factory=list)
-    scope: str | None = None  # when it differs from its file's (Claude Code's local block)
+    scope: Scope | None = None  # when it differs from its file's (a client's local block)
 
 
 class FieldReader:
@@ -158,18 +158,18 @@ def set_transport(raw: RawServer, type_value: object, reader: FieldReader) -> No
         return
     if type_value is None:
         if raw.command is not None:
-            raw.transport = "stdio"
+            raw.transport = TransportName.STDIO
         elif raw.url is not None:
-            raw.transport = raw.transport or "auto"
+            raw.transport = raw.transport or TransportName.AUTO
         return
     if type_value in _STDIO_TYPES:
-        raw.transport = "stdio"
+        raw.transport = TransportName.STDIO
     elif type_value in _HTTP_TYPES:
-        raw.transport = "http"
+        raw.transport = TransportName.HTTP
     elif type_value == "sse":
-        raw.transport = "sse"
+        raw.transport = TransportName.SSE
     elif type_value in _REMOTE_TYPES:
-        raw.transport = "auto"
+        raw.transport = TransportName.AUTO
     else:
         reader.note(raw, f"unsupported transport type {type_value!r}", fatal=True)
 
@@ -246,9 +246,9 @@ def finish_entry(
     )
     if raw.fatal is None and raw.transport is None:
         raw.fatal = "no command or url"
-    if raw.fatal is None and raw.transport == "stdio" and not raw.command:
+    if raw.fatal is None and raw.transport is TransportName.STDIO and not raw.command:
         raw.fatal = "no command" if raw.command is None else "empty command"
-    if raw.fatal is None and raw.transport != "stdio" and not raw.url:
+    if raw.fatal is None and raw.transport is not TransportName.STDIO and not raw.url:
         raw.fatal = f"transport {raw.transport} without a url"
     if raw.fatal is not None:
         return replace(base, problem=raw.fatal)
@@ -268,7 +268,7 @@ def finish_entry(
 
     notes: list[str] = []
     file_env: Mapping[str, str] = {}
-    if raw.env_file is not None and raw.transport == "stdio" and load is not None:
+    if raw.env_file is not None and raw.transport is TransportName.STDIO and load is not None:
         got = _read_env_file(raw, syntax, vctx, load)
         base = replace(base, env_file=got.path)
         file_env = got.values
@@ -276,7 +276,7 @@ def finish_entry(
             notes.append(got.note)
             load.problems.append(f"server {raw.name!r}: {got.note}")
     base = replace(base, notes=tuple(notes))
-    if raw.transport == "stdio":
+    if raw.transport is TransportName.STDIO:
         assert raw.command is not None
         argv = [res(raw.command, "command")] + [res(a, "args") for a in raw.args]
         # explicit env entries win over the envFile; envFile values are never expanded
@@ -287,7 +287,9 @@ def finish_entry(
         assert raw.url is not None
         url = res(raw.url, "url")
         headers = {k: res(v, "headers") for k, v in raw.headers.items()}
-        spec = ServerSpec.remote(raw.name, url, transport=raw.transport or "auto", headers=headers)
+        spec = ServerSpec.remote(
+            raw.name, url, transport=raw.transport or TransportName.AUTO, headers=headers
+        )
         scheme = urlsplit(url).scheme.lower() if not unresolved else "https"
         if scheme not in ("http", "https"):
             problem = f"url scheme {scheme!r} is not supported (http and https only)"
@@ -312,9 +314,9 @@ def _state(entries: tuple[ConfigEntry, ...]) -> ConfigState:
 
 
 def build_file(
-    client: str,
+    client: ClientName,
     source: str,
-    scope: str,
+    scope: Scope,
     raws: list[RawServer],
     problems: list[str],
     syntax: VariableSyntax,
@@ -334,7 +336,7 @@ def build_file(
     )
 
 
-def error_file(client: str, source: str, scope: str, message: str) -> ConfigFile:
+def error_file(client: ClientName, source: str, scope: Scope, message: str) -> ConfigFile:
     return ConfigFile(
         client=client, source=source, state=ConfigState.ERROR, error=message, scope=scope
     )

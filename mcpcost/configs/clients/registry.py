@@ -1,5 +1,7 @@
 """The one list of supported clients, and what is done with it: finding their files, parsing a
-config of a named client, and recognising a config of unknown origin by its content."""
+config of a named client, recognising a config of unknown origin by its content, and reaching a
+client's hooks by its name (``client_named``, ``presentation_of``). The only module besides each
+client's own that imports a client module, and it names none."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from mcpcost.configs.clients import (
     windsurf,
     zed,
 )
-from mcpcost.configs.clients.client import Claim, Client, DeferralRule, Location, Parsed, Places
+from mcpcost.configs.clients.client import Claim, Client, Location, Parsed, Places
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import (
     FileFormat,
@@ -35,8 +37,9 @@ from mcpcost.configs.clients.formats import (
     server_block,
     sniff,
 )
+from mcpcost.configs.clients.presentation import NOTHING_ON_RECORD, Presentation
 from mcpcost.configs.clients.raw_server import ParseContext, build_file, error_file
-from mcpcost.configs.config_file import ConfigFile
+from mcpcost.configs.config_file import EXPLICIT, ClientName, ConfigFile, Scope
 from mcpcost.configs.variables import NONE, VariableSyntax
 from mcpcost.core.suggest import slip_among
 
@@ -57,12 +60,11 @@ CLIENTS: tuple[Client, ...] = (
     opencode.CLIENT,
     lmstudio.CLIENT,
 )
-KNOWN_CLIENTS: tuple[str, ...] = tuple(c.name for c in CLIENTS)
+KNOWN_CLIENTS: tuple[ClientName, ...] = tuple(c.name for c in CLIENTS)
 _BY_NAME: dict[str, Client] = {c.name: c for c in CLIENTS}
 
 # A ``--config`` file of unknown origin: every brace form whose meaning is unambiguous, and every
 # url and tool-list spelling of the ``mcpServers`` map.
-EXPLICIT = "explicit"
 EXPLICIT_SYNTAX = VariableSyntax(
     braces=True, defaults=True, env_prefix=True, editor=True, inputs=True, file_refs=True
 )
@@ -95,20 +97,15 @@ def syntax_for(name: str) -> VariableSyntax:
     return CLIENT_SYNTAX.get(name, NONE)
 
 
-def deferral_rule(name: str) -> DeferralRule:
-    """How ``name`` treats tool definitions (an unknown name: nothing on record)."""
+def presentation_of(name: str) -> Presentation:
+    """How ``name`` presents tools to its model (an unknown name: nothing on record)."""
     found = _BY_NAME.get(name)
-    return found.deferral if found is not None else DeferralRule.NONE_ON_RECORD
+    return found.presentation if found is not None else NOTHING_ON_RECORD
 
 
 def launchd_path_clients() -> frozenset[str]:
     """Clients whose macOS app starts servers with launchd's PATH rather than the shell's."""
     return frozenset(c.name for c in CLIENTS if c.launchd_path_on_macos)
-
-
-def deferring_clients() -> frozenset[str]:
-    """Clients whose documented default defers MCP tool definitions."""
-    return frozenset(c.name for c in CLIENTS if c.deferral is DeferralRule.TOOL_SEARCH)
 
 
 def locations(
@@ -126,7 +123,7 @@ def locations(
     return [loc for c in CLIENTS for loc in c.locations(at)]
 
 
-def project_client(relative_path: str) -> str | None:
+def project_client(relative_path: str) -> ClientName | None:
     """The client whose project config lives at ``relative_path`` (None: not a known one)."""
     path = str(PurePosixPath(relative_path.replace("\\", "/"))).removeprefix("./")
     for c in CLIENTS:
@@ -137,7 +134,12 @@ def project_client(relative_path: str) -> str | None:
 
 
 def parse_config(
-    client: str, source: str, text: str, *, context: ParseContext, scope: str = "user"
+    client: ClientName,
+    source: str,
+    text: str,
+    *,
+    context: ParseContext,
+    scope: Scope = Scope.USER,
 ) -> ConfigFile:
     """Parse one config file of ``client`` (a KNOWN_CLIENTS name, or ``explicit``: detected)."""
     if client == EXPLICIT:
@@ -155,12 +157,14 @@ def parse_config(
     )
 
 
-def _claims() -> list[tuple[Claim, str]]:
+def _claims() -> list[tuple[Claim, ClientName]]:
     found = [(claim, c.name) for c in CLIENTS for claim in c.claims]
     return sorted([*found, (_EXPLICIT_CLAIM, EXPLICIT)], key=lambda pair: pair[0].rank)
 
 
-def detect_dialect(data: Mapping[str, Any], text_format: FileFormat | None = None) -> str | None:
+def detect_dialect(
+    data: Mapping[str, Any], text_format: FileFormat | None = None
+) -> ClientName | None:
     """Which client's shape a parsed config has (``explicit`` for the shared ``mcpServers``
     map), from its top-level keys; None when it declares no servers in any known shape."""
     for claim, name in _claims():
@@ -174,8 +178,8 @@ def parse_detected(
     text: str,
     *,
     context: ParseContext,
-    client: str = EXPLICIT,
-    scope: str = "explicit",
+    client: ClientName = EXPLICIT,
+    scope: Scope = Scope.EXPLICIT,
 ) -> ConfigFile:
     """A config of unknown client: format by content, shape by top-level key; labelled ``client``."""
     problems: list[str] = []

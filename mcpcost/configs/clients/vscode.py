@@ -9,20 +9,21 @@ from typing import Any
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
+    ClientSessionRule,
     Location,
     Parsed,
     Places,
     ProjectFile,
     Scope,
-    SessionRule,
 )
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import FileFormat, kind_of, object_of, server_block
 from mcpcost.configs.clients.raw_server import ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "vscode"
+NAME = ClientName("vscode")
 PROJECT_FILES = (ProjectFile(".vscode/mcp.json"),)
 DIALECT = Dialect(NAME, env_file=True)
 
@@ -92,5 +93,5 @@ CLIENT = Client(
     locations=locations,
     project_files=PROJECT_FILES,
     claims=(Claim("servers", 20), Claim("mcp", 60, _has_vscode_block)),
-    session=SessionRule(alternatives=True),
+    session=ClientSessionRule(alternatives=True),
 )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from mcpcost.configs.clients.client import Client, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import VariableSyntax
 
-NAME = "windsurf"
+NAME = ClientName("windsurf")
 DIALECT = Dialect(NAME, url_keys=("serverUrl", "url"), exclude_key="disabledTools")
 
 

@@ -16,10 +16,11 @@ from mcpcost.configs.clients.client import (
 )
 from mcpcost.configs.clients.dialect import Dialect, top_block
 from mcpcost.configs.clients.raw_server import ParseContext
+from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import NONE
 
-NAME = "zed"
+NAME = ClientName("zed")
 PROJECT_FILES = (ProjectFile(".zed/settings.json", True),)
 DIALECT = Dialect(NAME)
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
+from mcpcost.core.spec import TransportName
 from mcpcost.measuring.containers.attach_stream import Attachment, StdinWriter, demultiplex
 from mcpcost.measuring.containers.plans import ContainerPlan
 from mcpcost.runtime.processes import LIVE, LiveTrees, OtherLaunch
@@ -136,7 +137,7 @@ def _transport(container: Any, attachment: Attachment, forget: Callable[[], None
         stderr,
         terminate=terminate,
         exit_code=exit_code,
-        kind="docker",
+        kind=TransportName.DOCKER,
     )
 
 

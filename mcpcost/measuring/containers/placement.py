@@ -13,7 +13,7 @@ from datetime import datetime
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement
 from mcpcost.core.record import Record, replace
 from mcpcost.core.redact import redact_text
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import EraChoice, ServerSpec
 from mcpcost.measuring.containers.launcher import ContainerLauncher
 from mcpcost.measuring.containers.plans import (
     ContainerPlan,
@@ -87,7 +87,7 @@ def measure_placed(
     *,
     timeout_s: float,
     retry_timeouts: bool = True,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     now: Callable[[], datetime] | None = None,
 ) -> Measurement:
     """Measure a placed spec: in fresh containers per capture, or on the host.
@@ -119,7 +119,7 @@ def container_measure(
     *,
     timeout_s: float,
     retry_timeouts: bool = True,
-    protocol: str = "auto",
+    protocol: EraChoice = EraChoice.AUTO,
     now: Callable[[], datetime] | None = None,
 ) -> Callable[[ServerSpec], Measurement]:
     """A ``spec -> Measurement`` function that runs stdio servers in containers."""

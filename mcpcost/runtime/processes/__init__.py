@@ -1,11 +1,11 @@
 """The platform layer for server processes: one interface, one implementation per system.
 
-* ``base``      ``ProcessPlatform`` (resolve, start, stop, kill, alive) and ``ProcessTree``
-* ``posix``     what Linux and macOS share: new session, process-group signals, polling pipe ends
-* ``linux``     group members from ``/proc``
-* ``macos``     group members from ``ps``; GUI apps' PATH
-* ``windows``   Job Objects, PATHEXT resolution, ``cmd /c`` quoting
-* ``registry``  every live tree, so an interrupt can stop them all
+* ``platform_api``  ``ProcessPlatform`` (resolve, start, stop, kill, alive) and ``ProcessTree``
+* ``posix``         what Linux and macOS share: new session, process-group signals, pipe ends
+* ``linux``         group members from ``/proc``
+* ``macos``         group members from ``ps``; GUI apps' PATH
+* ``windows``       Job Objects, PATHEXT resolution, ``cmd /c`` quoting
+* ``live_trees``    every live tree, so an interrupt can stop them all
 
 Nothing outside this package calls ``os.killpg``, reads ``/proc`` or asks for a new session
 (a test scans for it). ``current_platform()`` is the implementation for the running system.

@@ -1,9 +1,9 @@
 """Which config files a client loads into one session, and which entry wins a shared name (pure).
 
-A client started in a project loads several files at once (Claude Code: ``~/.claude.json`` with
-the project's block in it, and the project's ``.mcp.json``; Cursor: ``~/.cursor/mcp.json`` and
-``.cursor/mcp.json``; ...). What a request carries is the union of those files, with one entry per
-server name. ``plan_sessions(files)`` groups the files discovery found by the loading rule of each
+A client started in a project loads several files at once (a user file in the home directory
+and the project's own, perhaps a managed one, and for some clients a per-project block inside the
+user file). What a request carries is the union of those files, with one entry per
+server name. ``plan_client_sessions(files)`` groups the files discovery found by the loading rule of each
 client (``Client.session`` in the client registry) and decides each name by that client's
 precedence. The report puts numbers on the plans; docs/AUDIT.md gives each client's rule and
 its source.
@@ -17,20 +17,21 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from mcpcost.configs.clients import registry
-from mcpcost.configs.clients.client import SessionRule
+from mcpcost.configs.clients.client import ClientSessionRule
+from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.core.record import Record
 
-MANAGED = "managed"
-USER = "user"
+MANAGED = Scope.MANAGED
+USER = Scope.USER
 
 
-class SessionFile(Record, frozen=True, kw_only=True):
+class ClientSessionFile(Record, frozen=True, kw_only=True):
     """What grouping needs of one config file: its live entries as (name, scope)."""
 
-    client: str
+    client: ClientName
     source: str
-    scope: str
-    entries: tuple[tuple[str, str], ...]
+    scope: Scope
+    entries: tuple[tuple[str, Scope], ...]
 
 
 class Overridden(Record, frozen=True, kw_only=True):
@@ -42,39 +43,39 @@ class Overridden(Record, frozen=True, kw_only=True):
     why: str  # one sentence
 
 
-class SessionPlan(Record, frozen=True, kw_only=True):
+class ClientSessionPlan(Record, frozen=True, kw_only=True):
     key: str  # unique in one report
-    client: str
+    client: ClientName
     label: str  # the product's name, with the installation or profile when it has several
     sources: tuple[str, ...]  # the files it loads, in discovery order
     members: tuple[tuple[str, str], ...]  # (source, server name) of every entry it loads
     overridden: tuple[Overridden, ...]
-    precedence: tuple[str, ...]  # scopes, winning first
+    precedence: tuple[Scope, ...]  # scopes, winning first
     documented: bool  # the client documents its precedence (else: the nearest file is assumed)
     rule_source: str | None  # where it is documented
 
 
-def _rule(client: str) -> tuple[SessionRule, str] | None:
+def _rule(client: ClientName) -> tuple[ClientSessionRule, str] | None:
     if client not in registry.KNOWN_CLIENTS:
         return None
     found = registry.client_named(client)
     return found.session, found.label
 
 
-def _rank(scope: str, rule: SessionRule) -> int:
+def _rank(scope: Scope, rule: ClientSessionRule) -> int:
     return rule.precedence.index(scope) if scope in rule.precedence else len(rule.precedence)
 
 
-def _scope_phrase(scope: str) -> str:
-    return {"local": "local (this project's block of ~/.claude.json)"}.get(scope, scope)
+def _scope_phrase(scope: Scope, rule: ClientSessionRule) -> str:
+    return rule.scope_phrases.get(scope, scope)
 
 
 def _resolve(
-    files: Sequence[SessionFile], rule: SessionRule, label: str
+    files: Sequence[ClientSessionFile], rule: ClientSessionRule, label: str
 ) -> tuple[list[tuple[str, str]], list[Overridden]]:
     """The loaded (source, name) pairs and the entries that lose, by the client's rule."""
     exclusive = rule.managed_exclusive and any(f.scope == MANAGED and f.entries for f in files)
-    candidates: dict[str, list[tuple[int, int, str, str]]] = {}
+    candidates: dict[str, list[tuple[int, int, str, Scope]]] = {}
     for order, f in enumerate(files):
         for name, scope in f.entries:
             candidates.setdefault(name, []).append((_rank(scope, rule), order, f.source, scope))
@@ -98,7 +99,8 @@ def _resolve(
                 continue
             how = "its documented order" if rule.documented else "the nearest file (assumed)"
             why = (
-                f"the {_scope_phrase(winner[3])} entry wins over the {_scope_phrase(c[3])} entry "
+                f"the {_scope_phrase(winner[3], rule)} entry wins over the "
+                f"{_scope_phrase(c[3], rule)} entry "
                 f"({label}: {' > '.join(rule.precedence)}, {how})"
             )
             lost.append(Overridden(name=name, source=c[2], by=winner[2], why=why))
@@ -107,14 +109,14 @@ def _resolve(
     return members, lost
 
 
-def _variant(f: SessionFile) -> str:
+def _variant(f: ClientSessionFile) -> str:
     return str(PurePath(f.source).parent)
 
 
-def plan_sessions(files: Sequence[SessionFile]) -> list[SessionPlan]:
+def plan_client_sessions(files: Sequence[ClientSessionFile]) -> list[ClientSessionPlan]:
     """The sessions these files form, in the order their first file appears."""
-    by_client: dict[str, list[SessionFile]] = {}
-    plans: list[SessionPlan] = []
+    by_client: dict[ClientName, list[ClientSessionFile]] = {}
+    plans: list[ClientSessionPlan] = []
     for f in files:
         by_client.setdefault(f.client, []).append(f)
     for client, members in by_client.items():
@@ -122,7 +124,7 @@ def plan_sessions(files: Sequence[SessionFile]) -> list[SessionPlan]:
         if known is None:
             for f in members:
                 plans.append(
-                    SessionPlan(
+                    ClientSessionPlan(
                         key=f"file:{f.source}",
                         client=client,
                         label=f.source,
@@ -136,7 +138,7 @@ def plan_sessions(files: Sequence[SessionFile]) -> list[SessionPlan]:
                 )
             continue
         rule, label = known
-        groups: list[tuple[str, list[SessionFile]]] = [("", members)]
+        groups: list[tuple[str, list[ClientSessionFile]]] = [("", members)]
         if rule.alternatives:
             variants = list(dict.fromkeys(_variant(f) for f in members if f.scope == USER))
             if len(variants) > 1:  # project and managed files join every installation
@@ -148,7 +150,7 @@ def plan_sessions(files: Sequence[SessionFile]) -> list[SessionPlan]:
             shown = f"{label} ({variant})" if variant else label
             loaded, lost = _resolve(group, rule, label)
             plans.append(
-                SessionPlan(
+                ClientSessionPlan(
                     key=f"client:{client}" + (f":{variant}" if variant else ""),
                     client=client,
                     label=shown,

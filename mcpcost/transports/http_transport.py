@@ -1,6 +1,12 @@
-"""What the Streamable HTTP and legacy HTTP+SSE transports share: the HTTP session and its
-ownership, the queue of incoming messages, the open streaming responses, headers, time limits,
-auth-aware status errors, JSON-RPC from ``message`` events, and the diagnostics snapshot."""
+"""``HTTPTransportBase``, what the Streamable HTTP and legacy HTTP+SSE transports share: the HTTP
+session and its ownership, the queue of incoming messages, the open streaming responses,
+headers, time limits, auth-aware status errors, JSON-RPC from ``message`` events, and the
+diagnostics snapshot.
+
+A transport given an ``address_policy`` connects only to addresses it allows, redirects
+included (``runtime.http_session``); with ``quote_bodies`` False the body of an error status
+stays out of its errors, so out of every note (a URL from the world may lead to a service
+whose pages are not ours to publish)."""
 
 from __future__ import annotations
 
@@ -12,15 +18,27 @@ from typing import Any
 import requests
 
 from mcpcost.auth import RequestAuthorizer
+from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
+from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.transports.base import Diagnostics, Message
-from mcpcost.transports.failures import HTTPStatusError, too_deep
-from mcpcost.transports.http_common import (
+from mcpcost.transports.failures import (
+    HTTPStatusError,
+    ProtocolError,
+    TransportClosed,
+    TransportTimeout,
+    too_deep,
+)
+from mcpcost.transports.http_answers import (
     MAX_BODY_BYTES,
+    MAX_ERROR_BODY_BYTES,
     PROBE_TIMEOUT_S,
+    STREAM_EVENTS,
     USER_AGENT,
     ResponseSet,
+    read_answer,
     status_error,
 )
 from mcpcost.transports.inbox import take
@@ -32,12 +50,20 @@ CONNECT_TIMEOUT_CAP_S = 30.0
 # reported as such ("waiting for a TCP connection to ...") rather than as a silent server.
 CONNECT_TIMEOUT_SHARE = 0.8
 CHALLENGE_ROUNDS = 5  # sends of one request while an authorizer answers 401/403 challenges
+# what an exchange on a transport's own thread hands to the queue for the session to raise
+EXCHANGE_FAILURES = (
+    HTTPStatusError,
+    ProtocolError,
+    TransportClosed,
+    TransportTimeout,
+    AuthorizationFailed,
+)
 
 
 class HTTPTransportBase:
     """State and helpers common to the HTTP transports; subclasses add how messages travel."""
 
-    kind = "http"
+    kind = TransportName.HTTP
     sticky_errors = False  # True: after an error item every later receive fails the same way
 
     def __init__(
@@ -49,14 +75,18 @@ class HTTPTransportBase:
         session: requests.Session | None = None,
         max_bytes: int = MAX_BODY_BYTES,
         authorizer: RequestAuthorizer | None = None,
+        address_policy: AddressPolicy | None = None,
+        quote_bodies: bool = True,
     ) -> None:
         self.url = url
         self._authorizer = authorizer
         self._user_headers = dict(headers or {})
         self._timeout = timeout_s
-        self._http = session or OriginBoundSession(self._user_headers)
+        self._quote_bodies = quote_bodies
+        self._http = session or OriginBoundSession(self._user_headers, address_policy)
         self._own_http = session is None
-        self._max_bytes = max_bytes
+        self._max_bytes = max_bytes  # a JSON answer, or one event of a stream
+        self._max_stream_bytes = STREAM_EVENTS * max_bytes  # all the events of one stream
         self._queue: queue.Queue[Item] = queue.Queue()
         self._responses = ResponseSet()
         self._protocol_version: str | None = None
@@ -134,7 +164,17 @@ class HTTPTransportBase:
         return self._authorizer.answer_challenge(resp.status_code, www, sent)
 
     def _status_error(self, resp: requests.Response, body: bytes) -> HTTPStatusError:
-        return status_error(self._http, resp, body, min(PROBE_TIMEOUT_S, self._timeout))
+        return status_error(
+            self._http,
+            resp,
+            body,
+            min(PROBE_TIMEOUT_S, self._timeout),
+            quote_body=self._quote_bodies,
+        )
+
+    def _error_body(self, resp: requests.Response) -> bytes:
+        """The body of an error status, read within its own cap and the transport's timeout."""
+        return read_answer(resp, MAX_ERROR_BODY_BYTES, self._timeout)
 
     def _seen_response(self, resp: requests.Response) -> None:
         with self._lock:

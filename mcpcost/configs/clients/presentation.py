@@ -1,0 +1,149 @@
+"""How a client presents MCP tools to its model: the ``Presentation`` slot of ``Client``.
+
+Everything here is a model of another product's documented or reported behaviour, never an
+observation of it, and each rule carries its ``Provenance`` (source, date, confidence). A slot
+left empty means no rule is on record for that client, and the report says so; nothing is
+guessed.
+
+Filled today: the deferral regime (``DeferralModel``), which Claude Code's module supplies for
+its tool search. The client lens (the name the model sees, the API shape definitions are
+projected onto, truncation, limits per request, hidden tools) gets its own fields beside
+``deferral``, one entry per rule in the client's module.
+
+The deferral model resolves a client's posture (``Posture``) from the shell the client starts in
+and the settings files it reads (``SettingsSource`` per file, ``Setting`` for the value that
+decided); the audit's generic arithmetic (``mcpcost.audit.deferral``) turns a posture and a
+session's numbers into the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any, Literal
+
+from mcpcost.configs.clients.settings_files import ClientSettings, ReadState, SettingsLayer
+from mcpcost.core.record import Record
+
+
+class Confidence(StrEnum):
+    """How sure a rule about another product is."""
+
+    DOCUMENTED = "documented"  # the product's own documentation says so
+    SOURCE_CODE = "source-code"  # read in the product's published source
+    REPORTED = "reported"  # users report it (issues, forums); not confirmed by the vendor
+
+
+class Provenance(Record, frozen=True, kw_only=True):
+    """Where a rule about a client comes from."""
+
+    source: str  # a URL, or a repository path at a commit
+    date: str  # when it was last checked (YYYY-MM or YYYY-MM-DD)
+    confidence: Confidence
+
+
+class DeferralMode(StrEnum):
+    """What a client session's tool definitions cost up front, by the client's deferral regime."""
+
+    CLIENT_UNKNOWN = "client-unknown"  # a --config file: nobody said which client reads it
+    NONE_ON_RECORD = "no-deferral-on-record"  # the client's module records no deferral
+    SETTING_UNRESOLVED = "setting-unresolved"  # the deciding setting cannot be read or agreed
+    SETTING_UNRECOGNIZED = "setting-unrecognized"  # set to a value the client does not document
+    LOADS_UPFRONT = "loads-upfront"  # deferral is off here
+    DEFERS_ALL = "defers-all"  # every definition is deferred, at any size
+    THRESHOLD = "threshold"  # deferred once the definitions reach a share of the context
+
+    @property
+    def defers(self) -> bool:
+        """True when definitions are (or may be, past a threshold) kept out of the request."""
+        return self in (DeferralMode.DEFERS_ALL, DeferralMode.THRESHOLD)
+
+
+Unresolved = Literal["sources-disagree", "value-unreadable", "source-unreadable"]
+SHELL_SOURCE = "(shell environment)"  # the ``source`` of the shell's layer
+
+
+class SettingsSource(Record, frozen=True, kw_only=True):
+    """One place a deciding variable is read from, as it was found (a settings file or the shell).
+
+    ``sets`` names the deciding variables it sets (in the client's order), ``values`` their
+    non-empty string values, ``unreadable`` the ones set to something that is not a string."""
+
+    layer: SettingsLayer
+    source: str  # a path, or SHELL_SOURCE
+    state: ReadState
+    sets: tuple[str, ...] = ()
+    values: tuple[tuple[str, str], ...] = ()
+    unreadable: tuple[str, ...] = ()
+
+    def value(self, name: str) -> str | None:
+        return dict(self.values).get(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "scope": self.layer,  # the report's key for the settings layer
+            "source": self.source,
+            "state": self.state,
+            "sets": list(self.sets),
+        }
+        if self.unreadable:
+            out["unreadable"] = list(self.unreadable)
+        return out
+
+
+class Setting(Record, frozen=True, kw_only=True):
+    """How the deciding variable was resolved, and every place that was consulted."""
+
+    variable: str | None
+    value: str | None
+    read_from_machine: bool
+    source: str | None
+    sources: tuple[SettingsSource, ...]
+    settings_read: bool  # False when the settings files were not read at all
+    unresolved: Unresolved | None
+    value_is_host: bool = False  # ``value`` is the host a URL setting points at
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variable": self.variable,
+            "value": self.value,
+            "readFromMachine": self.read_from_machine,
+            "source": self.source,
+            "sources": [s.to_dict() for s in self.sources],
+            "settingsRead": self.settings_read,
+            "unresolved": self.unresolved,
+        }
+
+
+class Posture(Record, frozen=True, kw_only=True):
+    """A client's resolved deferral posture on this machine, before any arithmetic."""
+
+    mode: DeferralMode
+    setting: Setting
+    threshold_share: float | None = None  # with THRESHOLD: the share of the context window
+
+
+class DeferralModel(Record, frozen=True, kw_only=True):
+    """A client's deferral regime, as its documentation describes it.
+
+    ``sources`` parses the client's settings files (as read at the edge) into what they set of
+    the deciding variables; ``resolve`` turns the shell's variables and those sources (None: the
+    settings files were not read) into a posture. Both are pure. The text fields are what the
+    report says about the regime in the client's own terms."""
+
+    mechanism: str  # the client's name for the mechanism ("tool-search")
+    provenance: Provenance
+    sources: Callable[[ClientSettings], tuple[SettingsSource, ...]]
+    resolve: Callable[[Mapping[str, str], Sequence[SettingsSource] | None], Posture]
+    reads_from: str  # where the client takes the deciding variables from, as a phrase
+    documented_values: tuple[str, ...]  # the values of the deciding variable it documents
+    exceptions: tuple[str, ...] = ()  # where deferral does not apply, whatever the setting
+
+
+class Presentation(Record, frozen=True, kw_only=True):
+    """How one client presents MCP tools to its model; an empty field: no rule on record."""
+
+    deferral: DeferralModel | None = None
+
+
+NOTHING_ON_RECORD = Presentation()
