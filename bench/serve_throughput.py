@@ -42,9 +42,9 @@ sys.path.insert(0, str(ROOT))
 from mcpcost.core.spec import ServerSpec  # noqa: E402
 from mcpcost.core.tokenizer import get_tokenizer  # noqa: E402
 from mcpcost.measuring import measure_server  # noqa: E402
+from tests.helpers.serve_process import Service, running_service  # noqa: E402
 from tests.servers.http_fixtures import serve_http  # noqa: E402
 from tests.servers.registry import real_server_missing, serve_everything  # noqa: E402
-from tests.servers.serve_process import Service, running_service  # noqa: E402
 
 
 def load() -> str:
