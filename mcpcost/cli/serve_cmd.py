@@ -13,35 +13,22 @@ bounds and a deployment are in docs/SERVE.md; the package is ``mcpcost.serve``.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 from pathlib import Path
 from typing import TextIO
 
-from mcpcost.cli.args import ArgParser, non_negative_int, positive_float, positive_int
+from mcpcost.cli.args import (
+    ArgParser,
+    non_negative_float,
+    non_negative_int,
+    port_number,
+    positive_float,
+    positive_int,
+)
 from mcpcost.errors import EXIT_OK, InputError, UsageError
 from mcpcost.serve.options import DEFAULT_HOST, DEFAULT_PORT, ServeSettings
 
 EXTRA_MODULES = ("uvicorn", "starlette")
-
-
-def port_number(text: str) -> int:
-    """A TCP port, 0 to 65535 (argparse type)."""
-    value = non_negative_int(text)
-    if value > 65535:
-        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {text!r}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    """A finite number >= 0 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
-    return value
 
 
 def build_parser() -> ArgParser:

@@ -124,17 +124,6 @@ def literal_refusal(url: str, policy: AddressPolicy) -> str | None:
     return None if kind is None else str(refused_address(host, address.compressed, kind))
 
 
-def session_view(ss: SessionStart | None) -> dict[str, Any] | None:
-    if ss is None:
-        return None
-    return {
-        "toolNameTokens": ss.tool_name_tokens,
-        "instructionsTokens": ss.instructions_tokens,
-        "total": ss.total,
-        "isFloor": ss.is_floor,
-    }
-
-
 def measured_session(m: Measurement) -> SessionStart | None:
     """The session-start cost of a measurement with a number (None without one)."""
     if not m.has_number or not isinstance(m.raw_tools_capture, list):
@@ -161,7 +150,7 @@ def measurement_view(m: Measurement, session: SessionStart | None) -> dict[str, 
             }
             for t in m.tools
         ],
-        "sessionStart": session_view(session),
+        "sessionStart": None if session is None else session.to_dict(),
         "methodologyVersion": m.methodology_version,
         "encoding": m.encoding,
         "measuredAt": m.measured_at,
