@@ -139,9 +139,9 @@ class OnDemand:
         if running is not None:
             return self._from_cache(await asyncio.shield(running), "shared")
         refusal = literal_refusal(target.url, self.settings.policy)
-        if refusal is not None:
-            stored = self._cache.put(target.key, 403, error_body("address-refused", refusal))
-            return self._from_cache(stored, "miss")
+        if refusal is not None:  # decided without work: not kept, so it evicts nothing
+            body = error_body("address-refused", refusal)
+            return self._from_cache(self._cache.put(target.key, 403, body, keep=False), "miss")
         token = self.slots.take(self._deadline_s)
         if token is None:
             wait = self.slots.retry_after()
