@@ -20,13 +20,7 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import Any, Final, TextIO
-
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import METHODOLOGY_VERSION
@@ -46,6 +40,11 @@ from mcpcost.serve.on_demand import OnDemand
 from mcpcost.serve.openapi import OPENAPI_PATH, openapi_document
 from mcpcost.serve.options import ServeSettings
 from mcpcost.version import __version__
+
+if TYPE_CHECKING:  # starlette is the serve extra's: imported when an app is built
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
 
 JSON_TYPE: Final = "application/json"
 BODY_DEADLINE_S: Final = 10.0  # a measure request's body arrives within this, or 408
@@ -74,6 +73,8 @@ PREFLIGHT_HEADERS: Final = {
 
 
 def _json(body: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    from starlette.responses import Response
+
     return Response(body, status_code=status, headers=headers, media_type=JSON_TYPE)
 
 
@@ -85,11 +86,15 @@ def _problem(problem: RequestProblem) -> Response:
 
 def preflight() -> Response:
     """A browser's CORS preflight: any origin, the methods and headers the API reads."""
+    from starlette.responses import Response
+
     return Response(status_code=204, headers=PREFLIGHT_HEADERS)
 
 
 def _conditional(request: Request, rep: Representation, headers: dict[str, str]) -> Response:
     """The representation, or 304 when the request's ``If-None-Match`` names its ETag."""
+    from starlette.responses import Response
+
     headers = {**headers, "ETag": rep.etag}
     if matches_entity_tag(request.headers.get("if-none-match"), rep.etag):
         return Response(status_code=304, headers=headers)
@@ -138,6 +143,10 @@ def build_app(
     settings: ServeSettings, log: LogLine, *, on_demand: OnDemand | None = None
 ) -> ASGIApp:
     """The service: Starlette routes inside ``ServiceEdge``."""
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Route
+
     measuring = on_demand or OnDemand(settings)
     tree = PublishedTree(settings, log)
     openapi = json_body(openapi_document())

@@ -349,3 +349,24 @@ def test_the_openapi_document_is_valid_openapi_3_1() -> None:
         "/healthz",
         "/openapi.json",
     }
+
+
+def test_without_the_serve_extra_the_command_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+    import io
+
+    from mcpcost.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "uvicorn" else real(name, *rest),
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["serve", "--port", "0"], out, err) == 2
+    assert err.getvalue() == (
+        "mcpcost serve needs uvicorn: pip install 'mcp-context-cost[serve]'\n"
+    )
