@@ -23,7 +23,7 @@ from mcpcost.audit.report_model import NOT_LAUNCHABLE, NOTE_LIMIT, UNRESOLVED, f
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import DeclaredLaunch, ServerSpec, TransportName
 from mcpcost.core.status import Status
 
 # ----------------------------------------------------------------- helpers shared by audit tests
@@ -106,7 +106,12 @@ def entry(
     disabled: bool = False,
 ) -> ConfigEntry:
     spec = ServerSpec.stdio(name, ["server-bin", key or name], env=env)
-    return ConfigEntry(name=name, spec=spec, always_load=always_load, disabled=disabled)
+    declared = DeclaredLaunch.written(
+        TransportName.STDIO, command="server-bin", args=[key or name], env_names=list(env or {})
+    )
+    return ConfigEntry(
+        name=name, spec=spec, always_load=always_load, disabled=disabled, declared=declared
+    )
 
 
 def config(client: str, source: str, *entries: ConfigEntry) -> ConfigFile:

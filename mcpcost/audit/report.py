@@ -138,6 +138,7 @@ def entry_result(
             always_load=entry.always_load,
             unresolved=entry.unresolved,
             config_notes=config_notes,
+            declared=entry.declared,
         )
     command, url = _display(spec)
     # the numbers, when the measurement has them
@@ -169,6 +170,7 @@ def entry_result(
         isolation=measurement.isolation if measurement is not None else None,
         config_notes=config_notes,
         authorization=measurement.authorization if measurement is not None else None,
+        declared=entry.declared,
     )
 
 

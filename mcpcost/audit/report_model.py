@@ -14,7 +14,7 @@ from mcpcost.configs.config_file import ClientName, ConfigState, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Authorization, Isolation
 from mcpcost.core.record import Record
-from mcpcost.core.spec import TransportName
+from mcpcost.core.spec import DeclaredLaunch, TransportName
 from mcpcost.core.status import Status
 from mcpcost.version import __version__
 
@@ -86,6 +86,7 @@ class ServerResult(Record, frozen=True, kw_only=True):
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
     authorization: Authorization | None = None  # when measured signed in (never who or a token)
+    declared: DeclaredLaunch | None = None  # the launch as the config writes it (no secrets)
 
     @property
     def measured(self) -> bool:

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import NewType
 
 from mcpcost.core.record import Record
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import DeclaredLaunch, ServerSpec
 
 ClientName = NewType("ClientName", str)
 """A client's identifier, as its module in ``configs/clients/`` spells it (``Client.name``), or
@@ -54,6 +54,8 @@ class ConfigEntry(Record, frozen=True, kw_only=True):
     notes: tuple[str, ...] = ()  # non-fatal facts about the launch (approval, envFile...)
     env_file: str | None = None  # the envFile path as resolved (its values are secrets)
     scope: Scope | None = None  # its own scope when not its file's (a client's ``local`` block)
+    # the launch as written, secrets left out (None: the entry has no command or url to launch)
+    declared: DeclaredLaunch | None = None
 
 
 class ConfigFile(Record, frozen=True, kw_only=True):

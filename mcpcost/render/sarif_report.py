@@ -59,6 +59,11 @@ RULES: Mapping[Gate, tuple[str, str]] = {
         "The server could not be launched or did not list its tools, so what it costs is "
         "unknown and any total that includes it is only a floor.",
     ),
+    Gate.KNOWN_UNKNOWN: (
+        "An MCP server has no number in either run, launched the same way",
+        "The server could not be measured in the baseline nor now, and its config launches it "
+        "the same way: the change did not cause the unknown, so it is carried over, not failed.",
+    ),
 }
 
 
