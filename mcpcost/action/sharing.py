@@ -89,6 +89,42 @@ def depends_on_changes(
     )
 
 
+def touched_entries(
+    configs: Sequence[ConfigFile], *, workspace: str, repo_root: str, changed: Collection[str]
+) -> frozenset[EntryKey]:
+    """Head entries whose launch names a file the pull request changed (the same test as
+    ``depends_on_changes``): however the launch is written, what it runs may differ between the
+    commits, so an unknown it leaves is never carried over as one the change did not cause.
+
+    ``configs`` as parsed (before any ``with_cwd``). An entry with no launch to run (an unset
+    variable, for one) is judged by its launch as written (``DeclaredLaunch``): a path built
+    from an editor variable there is not seen.
+    """
+    out: set[EntryKey] = set()
+    for config in configs:
+        here = with_cwd(config, workspace)
+        config_dir = os.path.join(repo_root, posixpath.dirname(config.source))
+        for declared, placed in zip(config.entries, here.entries, strict=True):
+            spec = declared.spec
+            if spec is None and declared.declared is not None and declared.declared.command:
+                written = declared.declared
+                spec = ServerSpec.stdio(
+                    declared.name, [written.command or "", *written.args], cwd=written.cwd
+                )
+            if spec is None:
+                continue
+            run_dir = placed.spec.cwd if placed.spec is not None else None
+            if depends_on_changes(
+                spec,
+                config_dir=config_dir,
+                run_dir=run_dir or workspace,
+                repo_root=repo_root,
+                changed=changed,
+            ):
+                out.add((config.source, declared.name))
+    return frozenset(out)
+
+
 def needs_worktree(
     base: Sequence[ConfigFile],
     *,
