@@ -86,7 +86,8 @@ def verdict_of(
     j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
 ) -> VerdictView:
     """The audit's findings, split by ``fail-on`` into failures and warnings; a known unknown
-    that ``fail-on`` leaves out is neither, it is carried over (``known_unknowns``)."""
+    that ``fail-on`` leaves out is neither, it is carried over (``known_unknowns``). A config
+    file that cannot be read fails whatever ``fail-on`` says."""
     reasons = [
         FindingView(
             gate=f.gate,
@@ -98,6 +99,7 @@ def verdict_of(
         for f in (*j.gates.findings, *j.gates.known_unknowns)
     ]
     carried = Gate.KNOWN_UNKNOWN
+    fail_on = {*fail_on, Gate.UNREADABLE}  # a config that cannot be read always fails
     return VerdictView(
         failures=tuple(r for r in reasons if r.gate in fail_on),
         warnings=tuple(r for r in reasons if r.gate not in fail_on and r.gate is not carried),

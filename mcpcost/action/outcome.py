@@ -117,6 +117,11 @@ class VerdictView(Record, frozen=True, kw_only=True):
     def passed(self) -> bool:
         return not self.failures
 
+    @property
+    def unreadable(self) -> bool:
+        """A head config cannot be read: bad input (the step's status is error, exit 2)."""
+        return any(r.gate is Gate.UNREADABLE for r in self.failures)
+
 
 class Outcome(Record, frozen=True, kw_only=True):
     configs: tuple[ConfigDiffView, ...]

@@ -67,7 +67,11 @@ def scalar_outputs(outcome: Outcome) -> dict[str, str]:
     head = headline_config(outcome)
     reasons = "\n".join(r.text for r in outcome.verdict.failures)
     out = {
-        "status": RunStatus.PASS if outcome.verdict.passed else RunStatus.FAIL,
+        "status": RunStatus.ERROR
+        if outcome.verdict.unreadable
+        else RunStatus.PASS
+        if outcome.verdict.passed
+        else RunStatus.FAIL,
         "head-tokens": str(head.head_total or 0) if head else "0",
         "failure-reasons": reasons,
     }

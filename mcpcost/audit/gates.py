@@ -25,7 +25,9 @@ baseline. A server measured in neither run and launched the same way on both sid
 Every reason also comes as a ``GateFinding`` naming its kind (``Gate``): ``budget`` (a config
 over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against),
 ``unmeasured`` (the answer could not be established because a server has no number) or
-``known-unknown`` (carried over). The Action maps its ``fail-on`` input onto these kinds;
+``known-unknown`` (carried over) or ``unreadable`` (a config file found but not readable or
+parsable: always a failure, whatever is asked). The Action maps its ``fail-on`` input onto these
+kinds;
 ``require_measured`` adds a finding for every server without a number that no other finding
 already covers (``known-unknown`` for one carried over, ``unmeasured`` otherwise) and makes the
 known unknowns fail too.
@@ -59,6 +61,8 @@ class Gate(StrEnum):
     # no number in either run, launched the same way on both sides: an unknown the change did
     # not cause, reported and carried over (it fails only where asked: --fail-on-unmeasured)
     KNOWN_UNKNOWN = "known-unknown"
+    # a config file found but not readable or parsable: nothing it declares is in the report
+    UNREADABLE = "unreadable"
 
 
 class GateFinding(Record, frozen=True, kw_only=True):
@@ -390,8 +394,8 @@ def known_unknown_finding(source: str, s: ServerDiff) -> GateFinding:
 def unmeasured_findings(
     report: AuditReport, covered: tuple[GateFinding, ...], diff: AuditDiff | None = None
 ) -> tuple[GateFinding, ...]:
-    """A finding for each server without a number (and each unreadable config) not yet covered;
-    of kind ``known-unknown`` for a server the diff carries over, else ``unmeasured``.
+    """A finding for each server without a number not yet covered; of kind ``known-unknown``
+    for a server the diff carries over, else ``unmeasured``.
 
     A finding already naming the server, or naming its whole config (``server`` None) as
     unmeasured, covers it.
@@ -423,11 +427,15 @@ def unmeasured_findings(
                     text=f"{c.source}: {s.name} could not be measured ({s.status}){note}",
                 )
             )
-    for e in report.empty_configs:
-        if e.error and e.source not in whole:
-            text = f"{e.source}: cannot be read: {e.error}"
-            out.append(GateFinding(gate=Gate.UNMEASURED, source=e.source, text=text))
     return tuple(out)
+
+
+def unreadable_findings(report: AuditReport) -> tuple[GateFinding, ...]:
+    """One finding for each config file that was found but cannot be read or parsed."""
+    return tuple(
+        GateFinding(gate=Gate.UNREADABLE, source=u.source, text=u.sentence())
+        for u in report.unreadable
+    )
 
 
 def evaluate_gates(
@@ -441,9 +449,10 @@ def evaluate_gates(
 ) -> GateResult:
     """Every requested gate; ``passed`` is False when any fails. Pure.
 
-    Known unknowns (servers without a number in either run, launched the same way) are
-    ``known_unknowns``, reported and not failed; ``require_measured`` fails on every server (and
-    unreadable config) without a number, known unknowns included (as findings of their kind).
+    A config file that cannot be read or parsed always fails (an ``unreadable`` finding, asked
+    for or not). Known unknowns (servers without a number in either run, launched the same way)
+    are ``known_unknowns``, reported and not failed; ``require_measured`` fails on every server
+    without a number, known unknowns included (as findings of their kind).
     """
     wants_increase = max_increase is not None or max_increase_percent is not None
     if wants_increase and diff is None:
@@ -455,6 +464,7 @@ def evaluate_gates(
         else None
     )
     findings = (
+        *unreadable_findings(report),
         *(budget_v.findings if budget_v else ()),
         *(increase_v.findings if increase_v else ()),
     )

@@ -287,7 +287,7 @@ def _render(
         from mcpcost.cli.config_listing import nothing_found
 
         err.write(nothing_found(files, bool(args.config)))
-        return EXIT_CHECK_FAILED
+        return EXIT_USAGE if report.unreadable else EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
     wants_gates = gate_request(args).any
@@ -301,9 +301,13 @@ def _render(
         *(gates.budget.findings if gates.budget else ()),
         *(gates.increase.findings if gates.increase else ()),
     }
+    from mcpcost.audit.gates import Gate  # loaded with the report by now
+
     for finding in gates.findings:
-        if finding not in shown_elsewhere:
-            err.write(f"UNMEASURED FAIL: {terminal_line(finding.text)}\n")
+        if finding not in shown_elsewhere and (wants_gates or finding.gate is Gate.UNREADABLE):
+            err.write(f"{finding.gate.upper()} FAIL: {terminal_line(finding.text)}\n")
+    if report.unreadable:  # a config that cannot be read hides its servers: unreadable input
+        return EXIT_USAGE
     if not report.measured_any:
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED

@@ -6,6 +6,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NewType
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.spec import DeclaredLaunch, ServerSpec
 
@@ -34,6 +35,22 @@ class ConfigState(StrEnum):
     DECLARES_NOTHING = "declares-nothing"  # parsed, no server block or an empty one
     ALL_DISABLED = "all-disabled"  # every declared server is switched off
     ERROR = "error"  # exists but cannot be read or parsed
+
+
+class ReadFailure(StrEnum):
+    """Why a config file (state ERROR) cannot be used."""
+
+    UNREADABLE = "unreadable"  # its bytes cannot be read: permissions, a directory, not UTF-8...
+    UNPARSABLE = "unparsable"  # read, but not valid in its format, or not shaped as a config
+
+
+_LINE = LazyPattern(r"\bline (\d+)\b")
+
+
+def error_line(message: str) -> int | None:
+    """The 1-based line a parse error names (the parsers' messages say ``line N``), or None."""
+    m = _LINE.search(message)
+    return int(m.group(1)) if m else None
 
 
 class ConfigEntry(Record, frozen=True, kw_only=True):
@@ -68,6 +85,7 @@ class ConfigFile(Record, frozen=True, kw_only=True):
     error: str | None = None  # one line, when state is ERROR
     scope: Scope = Scope.USER
     problems: tuple[str, ...] = ()  # non-fatal oddities (wrong-typed fields...)
+    failure: ReadFailure | None = None  # when state is ERROR: could not read, or could not parse
 
     @property
     def live_entries(self) -> tuple[ConfigEntry, ...]:

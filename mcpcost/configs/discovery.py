@@ -31,7 +31,7 @@ from mcpcost.configs.clients import (
 )
 from mcpcost.configs.clients.client import Scope
 from mcpcost.configs.clients.settings_files import ClientSettings, read_settings
-from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
+from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState, ReadFailure
 from mcpcost.core.record import Record, replace
 from mcpcost.runtime.world_files import MAX_CONFIG_BYTES, MAX_ENV_FILE_BYTES, read_world_file
 
@@ -288,6 +288,7 @@ def discover(
                         state=ConfigState.ERROR,
                         error=reason,
                         scope=loc.scope,
+                        failure=ReadFailure.UNREADABLE,
                     )
                 )
                 continue
@@ -313,7 +314,12 @@ def _parse_guarded(
     except (ValueError, TypeError, MemoryError) as exc:
         reason = f"cannot be parsed ({type(exc).__name__})"
     return ConfigFile(
-        client=client, source=source, state=ConfigState.ERROR, error=reason, scope=scope
+        client=client,
+        source=source,
+        state=ConfigState.ERROR,
+        error=reason,
+        scope=scope,
+        failure=ReadFailure.UNPARSABLE,
     )
 
 
@@ -346,6 +352,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                     state=ConfigState.ERROR,
                     error=reason,
                     scope=Scope.EXPLICIT,
+                    failure=ReadFailure.UNREADABLE,
                 )
             )
             continue

@@ -28,6 +28,7 @@ from mcpcost.audit.report_model import (
     ClientSession,
     ConfigResult,
     ServerResult,
+    UnreadableConfig,
 )
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
@@ -277,6 +278,23 @@ def increase_to_json(g: IncreaseGate) -> dict[str, Any]:
     }
 
 
+def _unreadable(u: UnreadableConfig) -> dict[str, Any]:
+    """A config file found but not usable, with what its client does with such a file."""
+    p = u.provenance
+    return {
+        "client": u.client,
+        "source": u.source,
+        "failure": u.failure,
+        "error": u.error,
+        "line": u.line,
+        "clientSays": u.client_says,
+        "provenance": {"source": p.source, "date": p.date, "confidence": p.confidence}
+        if p is not None
+        else None,
+        "text": u.sentence(),
+    }
+
+
 def _known(f: GateFinding) -> dict[str, Any]:
     """A known unknown: a server without a number in either run, launched the same way."""
     return {"source": f.source, "server": f.server, "text": f.text}
@@ -308,6 +326,7 @@ def report_to_json(
             }
             for e in report.empty_configs
         ],
+        "unreadableConfigs": [_unreadable(u) for u in report.unreadable],
         "unresolved": [
             {
                 "client": u.client,

@@ -15,7 +15,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcpcost.configs.clients.formats import kind_of
-from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState, Scope
+from mcpcost.configs.config_file import (
+    ClientName,
+    ConfigEntry,
+    ConfigFile,
+    ConfigState,
+    ReadFailure,
+    Scope,
+)
 from mcpcost.configs.variables import VariableContext, VariableSyntax, parse_dotenv, resolve
 from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import DeclaredLaunch, ServerSpec, TransportName
@@ -355,5 +362,10 @@ def build_file(
 
 def error_file(client: ClientName, source: str, scope: Scope, message: str) -> ConfigFile:
     return ConfigFile(
-        client=client, source=source, state=ConfigState.ERROR, error=message, scope=scope
+        client=client,
+        source=source,
+        state=ConfigState.ERROR,
+        error=message,
+        scope=scope,
+        failure=ReadFailure.UNPARSABLE,
     )
