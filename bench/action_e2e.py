@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.action.github_fake import FakeGitHub  # noqa: E402
-from tests.action.test_action_e2e import pr_payload  # noqa: E402
+from tests.action.runner_sim import pr_payload  # noqa: E402
 
 SERVE = r"""
 import json, os, sys, time

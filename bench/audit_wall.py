@@ -146,7 +146,7 @@ def audit_cli_once(config: Path, python: Path) -> float:
 def engine_overhead(concurrency: int, seconds: float = 0.5) -> float:
     """Wall of the engine alone over four I/O-bound stand-ins that each take ``seconds``."""
     from mcpcost.audit.compose import measure_launches
-    from tests.test_audit_report import measured, tools
+    from tests.helpers.audit_builders import measured, tools
 
     def sleepy(spec: ServerSpec) -> Measurement:
         time.sleep(seconds)

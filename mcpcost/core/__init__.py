@@ -4,5 +4,5 @@ boundaries of each output kind (terminal, CI log, Markdown).
 
 Values in, values out: nothing here starts a process, opens a connection, writes a file or
 reads the clock. The one file it reads is its own data (``bundled.py``: the rank table and the
-JavaScript class tables); ``tests/test_layers.py`` holds the package to that.
+JavaScript class tables); ``tests/unit/test_layers.py`` holds the package to that.
 """

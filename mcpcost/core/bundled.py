@@ -3,7 +3,7 @@
 
 ``core`` is pure methodology; the tokenizer's rank table and the JavaScript class tables are part
 of that methodology, shipped as package data rather than as code. Reading them is confined to
-this module (``tests/test_layers.py`` allows the file access here and nowhere else in ``core``).
+this module (``tests/unit/test_layers.py`` allows the file access here and nowhere else in ``core``).
 
 Files are opened by path. A wheel installs the package as plain files, so no resource loader is
 needed, and reading by path keeps ``importlib.resources`` (and what it imports) out of the start-up

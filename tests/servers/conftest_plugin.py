@@ -1,5 +1,5 @@
-"""Pytest fixtures over ``tests/servers`` (register in tests/conftest.py with
-``pytest_plugins = ["tests.servers.conftest_plugin"]``).
+"""Pytest fixtures over ``tests/servers``: a test module imports the ones it uses (or
+tests/conftest.py registers the module with ``pytest_plugins``).
 
 - ``real_server_spec(name)``-style use: ``require_real_server("memory")`` returns the launch spec
   or skips with the reason; ``require_node()`` returns the node path or skips.
