@@ -30,6 +30,7 @@ from mcpcost.configs.clients import (
     project_client,
 )
 from mcpcost.configs.clients.client import Scope
+from mcpcost.configs.clients.raw_server import error_file
 from mcpcost.configs.clients.settings_files import ClientSettings, read_settings
 from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState, ReadFailure
 from mcpcost.core.record import Record, replace
@@ -313,14 +314,7 @@ def _parse_guarded(
         reason = "nested too deeply to read"
     except (ValueError, TypeError, MemoryError) as exc:
         reason = f"cannot be parsed ({type(exc).__name__})"
-    return ConfigFile(
-        client=client,
-        source=source,
-        state=ConfigState.ERROR,
-        error=reason,
-        scope=scope,
-        failure=ReadFailure.UNPARSABLE,
-    )
+    return error_file(client, source, scope, reason)
 
 
 def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[ConfigFile]:
