@@ -290,21 +290,22 @@ def _render(
         return EXIT_USAGE if report.unreadable else EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
+    from mcpcost.audit.gates import Gate  # loaded with the report by now
+
     wants_gates = gate_request(args).any
     shown = gates if wants_gates else None
+    # a config that cannot be read fails the run whatever was asked
+    failing = tuple(f for f in gates.findings if wants_gates or f.gate is Gate.UNREADABLE)
     if args.sarif:
-        findings = gates.findings if wants_gates else ()
-        write_sarif(args.sarif, report, files, findings, cwd, diff)
+        write_sarif(args.sarif, report, files, failing, cwd, diff)
     out.write(render(report, diff, shown, layout))
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
         *(gates.budget.findings if gates.budget else ()),
         *(gates.increase.findings if gates.increase else ()),
     }
-    from mcpcost.audit.gates import Gate  # loaded with the report by now
-
-    for finding in gates.findings:
-        if finding not in shown_elsewhere and (wants_gates or finding.gate is Gate.UNREADABLE):
+    for finding in failing:
+        if finding not in shown_elsewhere:
             err.write(f"{finding.gate.upper()} FAIL: {terminal_line(finding.text)}\n")
     if report.unreadable:  # a config that cannot be read hides its servers: unreadable input
         return EXIT_USAGE

@@ -5,6 +5,7 @@ with real servers is tests/integration/test_audit_unreadable.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,18 @@ def test_a_config_file_named_with_config_still_refuses_before_launching(tmp_path
     with pytest.raises(InputError, match="line 4"):
         audit_at(tmp_path, tmp_path, "--config", str(path), measure=measure)
     assert calls == []
+
+
+def test_sarif_carries_an_unreadable_config_as_an_error_without_any_gate(tmp_path: Path) -> None:
+    home, cwd = home_with(tmp_path, {".cursor/mcp.json": BROKEN})
+    sarif = tmp_path / "audit.sarif"
+
+    def measure(spec: ServerSpec) -> Any:
+        return measured(spec, tools("n", 2))
+
+    code, _, err = audit_at(home, cwd, "--sarif", str(sarif), measure=measure)
+    assert code == 2 and "UNREADABLE FAIL: Cursor: " in err
+    (run,) = json.loads(sarif.read_text())["runs"]
+    errors = [r for r in run["results"] if r["level"] == "error"]
+    assert [r["ruleId"] for r in errors] == ["unreadable"]
+    assert "line 4" in errors[0]["message"]["text"]
