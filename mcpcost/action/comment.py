@@ -56,6 +56,8 @@ def change_percent(percent: float | None) -> str:
 
 
 def _icon(row: ServerDiffView) -> str:
+    if row.known_unknown:
+        return "known unknown: not measured on either side, launched the same way"
     if row.kind is DiffKind.CHANGED:
         return "🔺" if (row.delta or 0) > 0 else "🔽"
     return KIND_ICONS[row.kind]
@@ -174,6 +176,7 @@ def context(
         "tools_dropped": len(tools) - len(shown_tools),
         "failures": [md_text(r.text, 300) for r in outcome.verdict.failures],
         "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings],
+        "known_unknowns": [md_text(r.text, 300) for r in outcome.verdict.known_unknowns],
         "problems": [md_text(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),
         "deferring_clients": deferring_clients(outcome),

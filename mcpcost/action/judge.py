@@ -85,7 +85,9 @@ def judgement_of(audit: Audit) -> Judgement:
 def verdict_of(
     j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
 ) -> VerdictView:
-    """The audit's findings, split by ``fail-on`` into failures and warnings."""
+    """The audit's findings, split by ``fail-on`` into failures and warnings; a known unknown
+    that ``fail-on`` leaves out is neither, it is carried over (``known_unknowns``). A config
+    file that cannot be read fails whatever ``fail-on`` says."""
     reasons = [
         FindingView(
             gate=f.gate,
@@ -94,11 +96,14 @@ def verdict_of(
             server=f.server,
             line=finding_line(f, j.head, lines, j.diff),
         )
-        for f in j.gates.findings
+        for f in (*j.gates.findings, *j.gates.known_unknowns)
     ]
+    carried = Gate.KNOWN_UNKNOWN
+    fail_on = {*fail_on, Gate.UNREADABLE}  # a config that cannot be read always fails
     return VerdictView(
         failures=tuple(r for r in reasons if r.gate in fail_on),
-        warnings=tuple(r for r in reasons if r.gate not in fail_on),
+        warnings=tuple(r for r in reasons if r.gate not in fail_on and r.gate is not carried),
+        known_unknowns=tuple(r for r in reasons if r.gate not in fail_on and r.gate is carried),
     )
 
 
@@ -179,6 +184,7 @@ def _compared(
                     note=first_line(note) or s.note,
                     line=lines.get((d.source, s.name)),
                     tool_changes=tool_changes(s.name, b, a) if s.kind is DiffKind.CHANGED else (),
+                    known_unknown=s.known_unknown,
                 )
             )
     return ConfigDiffView(

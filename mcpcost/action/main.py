@@ -1,5 +1,6 @@
 """Entry point: ``main()`` builds the real collaborators; ``run()`` does the work and returns the
-exit code (0 pass or nothing to do, 1 the gate failed, 2 bad input or a refused event).
+exit code (0 pass or nothing to do, 1 the gate failed, 2 bad input, including a config file that
+cannot be read, or a refused event).
 
 It only wires the parts: routing (``routing``), measuring both sides and judging
 (``measure_sides``), publishing (``publishing``). Order matters: measure, judge, then write outputs,
@@ -118,6 +119,8 @@ def run(
             outputs=outputs,
             commit_badge_now=decision.commit_badge,
         )
+        if outcome.verdict.unreadable:
+            return 2  # a config that cannot be read is bad input, as for `mcpcost audit`
         return 0 if outcome.verdict.passed else 1
     except (McpcostError, OSError) as exc:
         log.command("error", str(exc))

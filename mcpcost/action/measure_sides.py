@@ -19,7 +19,7 @@ from mcpcost.action.repo_configs import parse_config, project_config_paths, with
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
 from mcpcost.action.settings import Settings
-from mcpcost.action.sharing import needs_worktree, place
+from mcpcost.action.sharing import needs_worktree, place, touched_entries
 from mcpcost.audit.compose import (
     Audit,
     AuditInputs,
@@ -111,13 +111,19 @@ def measure_and_judge(
     for line in mask_commands(v for spec in specs for v in spec.secret_values):
         log.line(line)
     base_side: list[ConfigFile] | None = None
+    touched: frozenset[tuple[str, str]] = frozenset()
     if base is not None and base_sha is not None:
+        changed = git.changed_files(base_sha, head_sha)
+        repo_root = os.path.normpath(runner.workspace)
         in_tree = needs_worktree(
             list(base.values()),
             workspace=workspace,
-            repo_root=os.path.normpath(runner.workspace),
+            repo_root=repo_root,
             head_keys={e.spec.launch_key() for c in head for e in c.live_entries if e.spec},
-            changed=git.changed_files(base_sha, head_sha),
+            changed=changed,
+        )
+        touched = touched_entries(
+            list(head_configs.values()), workspace=workspace, repo_root=repo_root, changed=changed
         )
         local = sum(
             1 for c in base.values() for e in c.live_entries if e.spec and not e.spec.is_remote
@@ -144,10 +150,10 @@ def measure_and_judge(
                     ]
                 except (KeyError, ValueError) as exc:
                     raise InputError(f"cannot place the base side in its worktree: {exc}") from None
-                audit = _audit(settings, head, base_side, measure, log)
+                audit = _audit(settings, head, base_side, measure, log, touched)
         else:
             base_side = [with_cwd(c, workspace) for c in base.values()]
-            audit = _audit(settings, head, base_side, measure, log)
+            audit = _audit(settings, head, base_side, measure, log, touched)
     else:
         audit = _audit(settings, head, None, measure, log)
     judgement = judgement_of(audit)
@@ -177,6 +183,7 @@ def _audit(
     base: list[ConfigFile] | None,
     measure: MeasureServer,
     log: Log,
+    touched: frozenset[tuple[str, str]] = frozenset(),
 ) -> Audit:
     """The audit of head, with base (when there is one) as its baseline: every distinct launch of
     both sides measured once. Settings files on the runner decide nothing about a repository's
@@ -202,7 +209,7 @@ def _audit(
         AuditInputs(configs=tuple(head)),
         measure=one,
         options=options,
-        baseline=BaseSide(configs=tuple(base)) if base is not None else None,
+        baseline=BaseSide(configs=tuple(base), touched=touched) if base is not None else None,
     )
 
 

@@ -56,6 +56,7 @@ class ServerDiffView(Record, frozen=True, kw_only=True):
     note: str | None = None  # why a side could not be measured
     line: int | None = None  # the entry's line in the head config
     tool_changes: tuple[ToolChange, ...] = ()
+    known_unknown: bool = False  # no number on either side, launched the same way: carried over
 
     @property
     def unknown(self) -> bool:
@@ -108,10 +109,18 @@ class VerdictView(Record, frozen=True, kw_only=True):
 
     failures: tuple[FindingView, ...] = ()  # gates in fail-on that tripped
     warnings: tuple[FindingView, ...] = ()  # gates that tripped but are not in fail-on
+    # servers without a number on either side, launched the same way, when fail-on leaves
+    # known-unknown out: reported, never failed, never annotated
+    known_unknowns: tuple[FindingView, ...] = ()
 
     @property
     def passed(self) -> bool:
         return not self.failures
+
+    @property
+    def unreadable(self) -> bool:
+        """A head config cannot be read: bad input (the step's status is error, exit 2)."""
+        return any(r.gate is Gate.UNREADABLE for r in self.failures)
 
 
 class Outcome(Record, frozen=True, kw_only=True):
@@ -168,6 +177,7 @@ class Outcome(Record, frozen=True, kw_only=True):
                 "passed": self.verdict.passed,
                 "failures": [_reason_dict(r) for r in self.verdict.failures],
                 "warnings": [_reason_dict(r) for r in self.verdict.warnings],
+                "knownUnknowns": [_reason_dict(r) for r in self.verdict.known_unknowns],
             },
             "configs": [
                 {
@@ -193,6 +203,7 @@ class Outcome(Record, frozen=True, kw_only=True):
                             "delta": s.delta,
                             "note": s.note,
                             "line": s.line,
+                            "knownUnknown": s.known_unknown,
                             "toolChanges": [
                                 {
                                     "tool": t.tool,
@@ -314,6 +325,7 @@ def _outcome_from(data: Any) -> Outcome:
                     note=_opt_str(s.get("note")),
                     line=_opt_int(s.get("line")),
                     tool_changes=tools,
+                    known_unknown=s.get("knownUnknown", False) is True,
                 )
             )
         configs.append(
@@ -338,6 +350,7 @@ def _outcome_from(data: Any) -> Outcome:
         verdict=VerdictView(
             failures=tuple(_reason_from(r) for r in verdict["failures"]),
             warnings=tuple(_reason_from(r) for r in verdict["warnings"]),
+            known_unknowns=tuple(_reason_from(r) for r in verdict.get("knownUnknowns", [])),
         ),
         compared=bool(data["compared"]),
         head_sha=_str(data["headSha"]),

@@ -67,7 +67,11 @@ def scalar_outputs(outcome: Outcome) -> dict[str, str]:
     head = headline_config(outcome)
     reasons = "\n".join(r.text for r in outcome.verdict.failures)
     out = {
-        "status": RunStatus.PASS if outcome.verdict.passed else RunStatus.FAIL,
+        "status": RunStatus.ERROR
+        if outcome.verdict.unreadable
+        else RunStatus.PASS
+        if outcome.verdict.passed
+        else RunStatus.FAIL,
         "head-tokens": str(head.head_total or 0) if head else "0",
         "failure-reasons": reasons,
     }
@@ -193,9 +197,11 @@ def post(
 
 
 def write_sarif_file(path: str, outcome: Outcome, workspace: str) -> None:
-    """The ``sarif`` input: failures as errors, warnings as warnings, repository-relative."""
+    """The ``sarif`` input: failures as errors, warnings and known unknowns as warnings,
+    repository-relative."""
     default = next((c.source for c in outcome.configs if c.source), None)
-    text = render_sarif(outcome.verdict.failures, outcome.verdict.warnings, default_source=default)
+    v = outcome.verdict
+    text = render_sarif(v.failures, (*v.warnings, *v.known_unknowns), default_source=default)
     write_workspace_file(workspace, path, text)
 
 

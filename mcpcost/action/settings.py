@@ -18,7 +18,8 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import UsageError
 
-DEFAULT_FAIL_ON = frozenset(Gate)
+# every kind but known-unknown: an unknown the pull request did not cause is reported, not failed
+DEFAULT_FAIL_ON = frozenset(Gate) - {Gate.KNOWN_UNKNOWN}
 _KEY = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _REF_BAD = LazyPattern(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
 _TRUE = frozenset({"true", "yes", "on", "1"})

@@ -26,7 +26,7 @@ import posixpath
 from collections.abc import Collection, Iterator, Sequence
 
 from mcpcost.action.repo_configs import with_cwd
-from mcpcost.configs.config_file import ConfigFile
+from mcpcost.configs.config_file import ConfigEntry, ConfigFile
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 
@@ -89,6 +89,51 @@ def depends_on_changes(
     )
 
 
+def _placed(
+    configs: Sequence[ConfigFile], workspace: str, repo_root: str
+) -> Iterator[tuple[ConfigFile, str, ConfigEntry, ConfigEntry]]:
+    """(config, its absolute directory, each entry as parsed, the same entry run from
+    ``workspace``) for every entry of ``configs``."""
+    for config in configs:
+        here = with_cwd(config, workspace)
+        config_dir = os.path.join(repo_root, posixpath.dirname(config.source))
+        for declared, placed in zip(config.entries, here.entries, strict=True):
+            yield config, config_dir, declared, placed
+
+
+def touched_entries(
+    configs: Sequence[ConfigFile], *, workspace: str, repo_root: str, changed: Collection[str]
+) -> frozenset[EntryKey]:
+    """Head entries whose launch names a file the pull request changed (the same test as
+    ``depends_on_changes``): however the launch is written, what it runs may differ between the
+    commits, so an unknown it leaves is never carried over as one the change did not cause.
+
+    ``configs`` as parsed (before any ``with_cwd``). An entry with no launch to run (an unset
+    variable, for one) is judged by its launch as written (``DeclaredLaunch``): a path built
+    from an editor variable there is not seen.
+    """
+    out: set[EntryKey] = set()
+    for config, config_dir, declared, placed in _placed(configs, workspace, repo_root):
+        spec = declared.spec
+        if spec is None and declared.declared is not None and declared.declared.command:
+            written = declared.declared
+            spec = ServerSpec.stdio(
+                declared.name, [written.command or "", *written.args], cwd=written.cwd
+            )
+        if spec is None:
+            continue
+        run_dir = placed.spec.cwd if placed.spec is not None else None
+        if depends_on_changes(
+            spec,
+            config_dir=config_dir,
+            run_dir=run_dir or workspace,
+            repo_root=repo_root,
+            changed=changed,
+        ):
+            out.add((config.source, declared.name))
+    return frozenset(out)
+
+
 def needs_worktree(
     base: Sequence[ConfigFile],
     *,
@@ -103,22 +148,19 @@ def needs_worktree(
     launches run from (the repository root joined with the working directory).
     """
     out: set[EntryKey] = set()
-    for config in base:
-        here = with_cwd(config, workspace)
-        config_dir = os.path.join(repo_root, posixpath.dirname(config.source))
-        for declared, placed in zip(config.entries, here.entries, strict=True):
-            spec = placed.spec
-            if declared.spec is None or spec is None or spec.is_remote:
-                continue
-            same = spec.launch_key() in head_keys
-            if not same or depends_on_changes(
-                declared.spec,
-                config_dir=config_dir,
-                run_dir=spec.cwd or workspace,
-                repo_root=repo_root,
-                changed=changed,
-            ):
-                out.add((config.source, declared.name))
+    for config, config_dir, declared, placed in _placed(base, workspace, repo_root):
+        spec = placed.spec
+        if declared.spec is None or spec is None or spec.is_remote:
+            continue
+        same = spec.launch_key() in head_keys
+        if not same or depends_on_changes(
+            declared.spec,
+            config_dir=config_dir,
+            run_dir=spec.cwd or workspace,
+            repo_root=repo_root,
+            changed=changed,
+        ):
+            out.add((config.source, declared.name))
     return frozenset(out)
 
 

@@ -2,7 +2,10 @@
 
 ``parse_baseline(obj)`` shape-checks a parsed report (ours or the reference project's shape) and
 raises ``InputError`` naming the first problem; it runs before any server is launched.
-``baseline_of_report(report)`` takes the same baseline straight from a report value.
+``baseline_of_report(report)`` takes the same baseline straight from a report value. Each server
+keeps its ``launch`` (``DeclaredLaunch``) when the report records one, so the increase gate can
+tell an unknown the change did not touch; a report without it still reads, its unknowns then
+cannot be shown untouched.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from typing import Any
 from mcpcost.audit.report_model import REPORT_VERSION, AuditReport, ServerStatus, server_status
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record
+from mcpcost.core.spec import DeclaredLaunch, TransportName
 from mcpcost.errors import InputError
 
 
@@ -20,6 +24,9 @@ class BaselineServer(Record, frozen=True, kw_only=True):
     status: ServerStatus | None  # None: the file names no status this version knows
     tokens: int | None
     canonical_sha256: str | None = None
+    # the launch as its config wrote it; None in a report that does not record it (the
+    # reference project's, or ours before ``launch``)
+    declared: DeclaredLaunch | None = None
 
 
 class BaselineConfig(Record, frozen=True, kw_only=True):
@@ -39,6 +46,39 @@ class Baseline(Record, frozen=True, kw_only=True):
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _declared(raw: Any, where: str) -> DeclaredLaunch | None:
+    """A server's ``launch`` object (``DeclaredLaunch``), None when the report has none."""
+    if raw is None:
+        return None
+    bad = f"baseline: {where}.launch must be an object of a launch's transport, strings and names"
+    if not isinstance(raw, dict):
+        raise InputError(bad)
+    try:
+        transport = TransportName(str(raw.get("transport")))
+    except ValueError:
+        raise InputError(bad) from None
+    texts = [raw.get(k) for k in ("command", "cwd", "url", "envFile")]
+    lists = [raw.get(k, []) for k in ("args", "envNames", "headerNames")]
+    if not all(t is None or isinstance(t, str) for t in texts) or not all(map(_strings, lists)):
+        raise InputError(bad)
+    command, cwd, url, env_file = texts
+    args, env_names, header_names = (tuple(v) for v in lists)
+    return DeclaredLaunch(
+        transport=transport,
+        command=command,
+        args=args,
+        cwd=cwd,
+        url=url,
+        env_names=env_names,
+        header_names=header_names,
+        env_file=env_file,
+    )
 
 
 def _servers(raw: Any, where: str) -> list[BaselineServer]:
@@ -61,6 +101,7 @@ def _servers(raw: Any, where: str) -> list[BaselineServer]:
                 status=server_status(status) if isinstance(status, str) else None,
                 tokens=int(tokens) if tokens is not None else None,
                 canonical_sha256=sha if isinstance(sha, str) else None,
+                declared=_declared(s.get("launch"), f"{where}[{i}]"),
             )
         )
     return out
@@ -102,7 +143,10 @@ def parse_baseline(obj: Any) -> Baseline:
                 total_tokens=int(total) if total is not None else measured_total,
                 # a skipped server is present with no number, whatever the file says
                 servers=tuple(servers)
-                + tuple(BaselineServer(name=s.name, status=s.status, tokens=None) for s in skipped),
+                + tuple(
+                    BaselineServer(name=s.name, status=s.status, tokens=None, declared=s.declared)
+                    for s in skipped
+                ),
             )
         )
     window = obj.get("contextWindow")
@@ -136,11 +180,13 @@ def baseline_of_report(report: AuditReport) -> Baseline:
                         status=s.status,
                         tokens=s.tokens,
                         canonical_sha256=s.canonical_sha256,
+                        declared=s.declared,
                     )
                     for s in c.servers
                 )
                 + tuple(
-                    BaselineServer(name=s.name, status=s.status, tokens=None) for s in c.skipped
+                    BaselineServer(name=s.name, status=s.status, tokens=None, declared=s.declared)
+                    for s in c.skipped
                 ),
             )
             for c in report.configs

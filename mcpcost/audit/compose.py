@@ -22,7 +22,9 @@ baseline, the gate result). The steps, in order:
 5. **Baseline diff**: against an earlier report (a ``Baseline`` read from a file) or against a
    base side (``BaseSide``: configs measured in the same run, the Action's base commit), whose
    own report is then the baseline. A base side also says which configs are known empty on
-   either side (``side_presence``), so a config added or deleted diffs against an empty one.
+   either side (``side_presence``), so a config added or deleted diffs against an empty one, and
+   which entries' launches name files the change modified (``touched``: never carried over as
+   known unknowns).
 6. **Gates**: ``gates.evaluate_gates`` over the report and the diff (``GateRequest``).
 
 The report modules load only once the measurements are under way (they are imported inside
@@ -113,6 +115,8 @@ class BaseSide(Record, frozen=True, kw_only=True):
     the same places as the head's, so a source missing from one side is absent there."""
 
     configs: tuple[ConfigFile, ...]
+    # (source, server) of head entries whose launch names files the change modified
+    touched: frozenset[tuple[str, str]] = frozenset()
 
 
 class SidePresence(Record, frozen=True, kw_only=True):
@@ -330,7 +334,14 @@ def run_audit(
     if isinstance(baseline, BaseSide):
         base = report_of(baseline.configs)  # the base side's report is the head's baseline
         presence = side_presence(baseline.configs, inputs.configs)
-        return judge(report, baseline=base, presence=presence, opts=opts, base=base)
+        return judge(
+            report,
+            baseline=base,
+            presence=presence,
+            opts=opts,
+            base=base,
+            touched=baseline.touched,
+        )
     return judge(report, baseline=baseline, presence=None, opts=opts)
 
 
@@ -341,9 +352,10 @@ def judge(
     presence: SidePresence | None,
     opts: AuditOptions,
     base: AuditReport | None = None,
+    touched: Collection[tuple[str, str]] = (),
 ) -> Audit:
-    """The diff against ``baseline`` (with what ``presence`` knows of empty configs) and the
-    gates asked for (pure)."""
+    """The diff against ``baseline`` (with what ``presence`` knows of empty configs, and the
+    entries whose launch names changed files, ``touched``) and the gates asked for (pure)."""
     from mcpcost.audit.gates import evaluate_gates
 
     diff = None
@@ -358,7 +370,11 @@ def judge(
             emptied=frozenset(),
         )
         diff = diff_reports(
-            baseline, report, empty_before=known.empty_before, empty_now=known.empty_now
+            baseline,
+            report,
+            empty_before=known.empty_before,
+            empty_now=known.empty_now,
+            touched=touched,
         )
     asked = opts.gates
     budget = asked.budget

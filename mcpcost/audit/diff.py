@@ -18,6 +18,10 @@ A config's diff is ``exact`` only when every server has a number on each side it
 a server that stopped measuring, started measuring, was added unmeasurable or was never measured
 makes it inexact, so a server failing is never reported as a saving.
 
+Each server on both sides also compares its launch as the config writes it (``LaunchMatch``, from
+``DeclaredLaunch``): an ``unmeasured-both`` server whose launch is the same is a *known unknown*
+(``ServerDiff.known_unknown``), which the increase gate carries over instead of failing.
+
 A caller that knows a config held no live server on one side (a base side read from the same
 places: the file is absent there, or declares none; ``compose.side_presence``) says so with
 ``empty_before`` / ``empty_now`` (sources). Such a config is compared with an explicit empty one (total 0) instead of being
@@ -35,6 +39,7 @@ from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerStatus
 from mcpcost.configs.config_file import ClientName, Scope
 from mcpcost.core.record import Record
+from mcpcost.core.spec import DeclaredLaunch
 
 
 class DiffKind(StrEnum):
@@ -58,6 +63,16 @@ INEXACT_KINDS = frozenset(
 )
 
 
+class LaunchMatch(StrEnum):
+    """How a server's launch in this run compares with the baseline's (``DeclaredLaunch``)."""
+
+    SAME = "same"  # the config writes the same launch on both sides
+    CHANGED = "changed"  # some part of the launch as written differs
+    NOT_RECORDED = "not-recorded"  # the baseline records none (an older or the reference's report)
+    NO_LAUNCH = "no-launch"  # this run's entry writes no launch (no command or url)
+    FILES_CHANGED = "files-changed"  # written the same, but it names files the change modified
+
+
 class MatchedBy(StrEnum):
     """How a config of this run was paired with a baseline config, strongest evidence first."""
 
@@ -79,11 +94,19 @@ class ServerDiff(Record, frozen=True, kw_only=True):
     before_status: ServerStatus | None  # None: not in the baseline, or no status it knows
     after_status: ServerStatus | None  # None: not in this run
     note: str | None = None
+    launch: LaunchMatch | None = None  # None: not on both sides
+    launch_changes: tuple[str, ...] = ()  # the parts that differ, when ``launch`` is CHANGED
 
     @property
     def blind(self) -> bool:
         """True when this server's change cannot be established (no number on some side)."""
         return self.kind in INEXACT_KINDS or (self.kind is DiffKind.ADDED and self.after is None)
+
+    @property
+    def known_unknown(self) -> bool:
+        """Without a number in either run, launched as the config wrote it on both sides: an
+        unknown the change did not cause, carried over rather than failed."""
+        return self.kind is DiffKind.UNMEASURED_BOTH and self.launch is LaunchMatch.SAME
 
 
 class ConfigDiff(Record, frozen=True, kw_only=True):
@@ -208,7 +231,25 @@ def _delta(kind: DiffKind, before: int | None, after: int | None) -> int | None:
     return None
 
 
-def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDiff]:
+def _launch(
+    before: DeclaredLaunch | None, after: DeclaredLaunch | None, touched: bool
+) -> tuple[LaunchMatch, tuple[str, ...]]:
+    if after is None:
+        return LaunchMatch.NO_LAUNCH, ()
+    if before is None:
+        return LaunchMatch.NOT_RECORDED, ()
+    changes = after.differences(before)
+    if changes:
+        return LaunchMatch.CHANGED, changes
+    return (LaunchMatch.FILES_CHANGED if touched else LaunchMatch.SAME), ()
+
+
+CARRIED_NOTE = "not measured in either run, launched the same way: a known unknown, carried over"
+
+
+def _server_diffs(
+    before: BaselineConfig, after: ConfigResult, touched: Collection[str] = ()
+) -> list[ServerDiff]:
     b = {s.name: s for s in before.servers}
     a = {s.name: s for s in (*after.servers, *after.skipped)}
     out = []
@@ -218,6 +259,13 @@ def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDif
         at = as_.tokens if as_ else None
         now_status = as_.status if as_ else None
         kind, note = _kind_and_note(bt, at, now_status, bs is not None, as_ is not None)
+        launch, changes = (
+            _launch(bs.declared, as_.declared, name in touched)
+            if bs is not None and as_ is not None
+            else (None, ())
+        )
+        if kind is DiffKind.UNMEASURED_BOTH and launch is LaunchMatch.SAME:
+            note = CARRIED_NOTE
         out.append(
             ServerDiff(
                 name=name,
@@ -228,6 +276,8 @@ def _server_diffs(before: BaselineConfig, after: ConfigResult) -> list[ServerDif
                 before_status=bs.status if bs else None,
                 after_status=now_status,
                 note=note,
+                launch=launch,
+                launch_changes=changes,
             )
         )
     return sorted(out, key=lambda s: (-abs(s.delta or 0), s.name))
@@ -290,12 +340,15 @@ def diff_reports(
     *,
     empty_before: Collection[str] = (),
     empty_now: Collection[str] = (),
+    touched: Collection[tuple[str, str]] = (),
 ) -> AuditDiff:
     """Compare this run to a baseline, config by config. Pure.
 
     ``empty_before``: sources of this run known to hold no live server in the baseline's state
     (compared with an empty config, total 0). ``empty_now``: baseline sources known to hold no
-    live server now (every server removed, total 0) rather than not found.
+    live server now (every server removed, total 0) rather than not found. ``touched``: (source,
+    server) of this run whose launch names files the change modified (the Action knows them
+    from git): never the same launch, however it is written.
     """
     if isinstance(baseline, AuditReport):
         baseline = baseline_of_report(baseline)
@@ -350,7 +403,8 @@ def diff_reports(
                 f"paired {config.source} with the baseline's {base.source}: "
                 "the only config on each side"
             )
-        servers = _server_diffs(base, config)
+        names = {name for source, name in touched if source == config.source}
+        servers = _server_diffs(base, config, names)
         window = baseline.context_window or report.context_window
         diffs.append(
             ConfigDiff(

@@ -16,13 +16,21 @@ over the servers with a number on both sides) is checked against ``max_increase`
 cause. Every case where the increase cannot be established fails too, as a reason of its own:
 methodology or encoding changed; a config with no baseline; a baseline config not found now; a
 server that changed measured-ness; an added server that could not be measured; a server measured
-in neither run.
+in neither run whose launch changed, names files the change modified, or is not recorded in the
+baseline. A server measured in neither run and launched the same way on both sides
+(``ServerDiff.known_unknown``) is an unknown the change did not cause: it is carried over as a
+``known-unknown`` finding in ``known_unknowns``, reported and not failed (spec/METHODOLOGY.md,
+"Comparing two runs").
 
 Every reason also comes as a ``GateFinding`` naming its kind (``Gate``): ``budget`` (a config
-over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against) or
-``unmeasured`` (the answer could not be established because a server has no number). The Action
-maps its ``fail-on`` input onto these kinds; ``require_measured`` adds an ``unmeasured`` finding
-for every server without a number that no other finding already covers.
+over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against),
+``unmeasured`` (the answer could not be established because a server has no number) or
+``known-unknown`` (carried over) or ``unreadable`` (a config file found but not readable or
+parsable: always a failure, whatever is asked). The Action maps its ``fail-on`` input onto these
+kinds;
+``require_measured`` adds a finding for every server without a number that no other finding
+already covers (``known-unknown`` for one carried over, ``unmeasured`` otherwise) and makes the
+known unknowns fail too.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from mcpcost.audit.report_model import (
 from mcpcost.core.record import Record
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
-    from mcpcost.audit.diff import AuditDiff, ConfigDiff
+    from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 
 
 class Gate(StrEnum):
@@ -50,6 +58,11 @@ class Gate(StrEnum):
     BUDGET = "budget"  # a config over the ceiling
     INCREASE = "increase"  # a config grew past a limit, or had nothing to compare against
     UNMEASURED = "unmeasured"  # the answer could not be established: a server has no number
+    # no number in either run, launched the same way on both sides: an unknown the change did
+    # not cause, reported and carried over (it fails only where asked: --fail-on-unmeasured)
+    KNOWN_UNKNOWN = "known-unknown"
+    # a config file found but not readable or parsable: nothing it declares is in the report
+    UNREADABLE = "unreadable"
 
 
 class GateFinding(Record, frozen=True, kw_only=True):
@@ -142,14 +155,16 @@ class IncreaseGate(Record, frozen=True, kw_only=True):
     increase: int | None
     reasons: tuple[str, ...]
     findings: tuple[GateFinding, ...] = ()
+    known_unknowns: tuple[GateFinding, ...] = ()  # carried over, not failed
 
 
 class GateResult(Record, frozen=True, kw_only=True):
     passed: bool
-    reasons: tuple[str, ...]
+    reasons: tuple[str, ...]  # the failing findings' texts
     budget: BudgetVerdict | None = None
     increase: IncreaseGate | None = None
-    findings: tuple[GateFinding, ...] = ()
+    findings: tuple[GateFinding, ...] = ()  # every failing finding
+    known_unknowns: tuple[GateFinding, ...] = ()  # reported, not failed
 
 
 def _names(names: Sequence[str]) -> str:
@@ -280,6 +295,7 @@ def evaluate_increase(
             f"{diff.baseline_encoding}, not this run's: the numbers cannot be compared (record "
             "the baseline again).",
         )
+    carried: list[GateFinding] = []
     for c in diff.configs:
         if c.matched_by is MatchedBy.UNMATCHED:
             add(
@@ -289,6 +305,9 @@ def evaluate_increase(
             )
             continue
         for s in c.servers:
+            if s.known_unknown:
+                carried.append(known_unknown_finding(c.source, s))
+                continue
             if s.kind in (DiffKind.UNMEASURED_NOW, DiffKind.UNMEASURED_BEFORE):
                 why = (
                     f"has a number in one run and not the other ({_shown(s.before_status)} → "
@@ -296,8 +315,7 @@ def evaluate_increase(
                 )
             elif s.kind is DiffKind.UNMEASURED_BOTH:
                 why = (
-                    f"has no number in either run ({_shown(s.after_status)}), so its cost is "
-                    "unknown."
+                    f"has no number in either run ({_shown(s.after_status)}) {_why_not_carried(s)}"
                 )
             elif s.kind is DiffKind.ADDED and s.after is None:
                 why = (
@@ -343,13 +361,41 @@ def evaluate_increase(
         increase=increase,
         reasons=tuple(f.text for f in found),
         findings=tuple(found),
+        known_unknowns=tuple(carried),
     )
 
 
+def _why_not_carried(s: ServerDiff) -> str:
+    """Why an ``unmeasured-both`` server is not carried over as a known unknown."""
+    from mcpcost.audit.diff import LaunchMatch
+
+    if s.launch is LaunchMatch.CHANGED:
+        parts = ", ".join(s.launch_changes)
+        return f"and its launch changed ({parts}), so what the change did to it is unknown."
+    if s.launch is LaunchMatch.FILES_CHANGED:
+        return "and its launch names files this change modified, so what it did is unknown."
+    if s.launch is LaunchMatch.NO_LAUNCH:
+        return "and its config writes no launch to compare, so it cannot be shown unchanged."
+    return (
+        "and the baseline does not record how it was launched, so it cannot be shown "
+        "unchanged (record the baseline again with this version)."
+    )
+
+
+def known_unknown_finding(source: str, s: ServerDiff) -> GateFinding:
+    """A server without a number in either run, launched the same way: carried over."""
+    text = (
+        f"{source}: {s.name} has no number in either run ({_shown(s.after_status)}) and is "
+        "launched the same way: a known unknown."
+    )
+    return GateFinding(gate=Gate.KNOWN_UNKNOWN, source=source, text=text, server=s.name)
+
+
 def unmeasured_findings(
-    report: AuditReport, covered: tuple[GateFinding, ...]
+    report: AuditReport, covered: tuple[GateFinding, ...], diff: AuditDiff | None = None
 ) -> tuple[GateFinding, ...]:
-    """A finding for each server without a number (and each unreadable config) not yet covered.
+    """A finding for each server without a number not yet covered; of kind ``known-unknown``
+    for a server the diff carries over, else ``unmeasured``.
 
     A finding already naming the server, or naming its whole config (``server`` None) as
     unmeasured, covers it.
@@ -357,10 +403,20 @@ def unmeasured_findings(
     whole = {f.source for f in covered if f.gate is Gate.UNMEASURED and f.server is None}
     named = {(f.source, f.server) for f in covered if f.server is not None}
     named |= {pair for f in covered for pair in f.covers}
+    carried = {
+        (c.source, s.name): s
+        for c in (diff.configs if diff is not None else ())
+        for s in c.servers
+        if s.known_unknown
+    }
     out: list[GateFinding] = []
     for c in report.configs:
         for s in c.skipped:
             if c.source in whole or (c.source, s.name) in named:
+                continue
+            same = carried.get((c.source, s.name))
+            if same is not None:
+                out.append(known_unknown_finding(c.source, same))
                 continue
             note = f": {s.notes}" if s.notes else ""
             out.append(
@@ -371,11 +427,15 @@ def unmeasured_findings(
                     text=f"{c.source}: {s.name} could not be measured ({s.status}){note}",
                 )
             )
-    for e in report.empty_configs:
-        if e.error and e.source not in whole:
-            text = f"{e.source}: cannot be read: {e.error}"
-            out.append(GateFinding(gate=Gate.UNMEASURED, source=e.source, text=text))
     return tuple(out)
+
+
+def unreadable_findings(report: AuditReport) -> tuple[GateFinding, ...]:
+    """One finding for each config file that was found but cannot be read or parsed."""
+    return tuple(
+        GateFinding(gate=Gate.UNREADABLE, source=u.source, text=u.sentence())
+        for u in report.unreadable
+    )
 
 
 def evaluate_gates(
@@ -389,7 +449,10 @@ def evaluate_gates(
 ) -> GateResult:
     """Every requested gate; ``passed`` is False when any fails. Pure.
 
-    ``require_measured`` also fails on every server (and unreadable config) without a number.
+    A config file that cannot be read or parsed always fails (an ``unreadable`` finding, asked
+    for or not). Known unknowns (servers without a number in either run, launched the same way)
+    are ``known_unknowns``, reported and not failed; ``require_measured`` fails on every server
+    without a number, known unknowns included (as findings of their kind).
     """
     wants_increase = max_increase is not None or max_increase_percent is not None
     if wants_increase and diff is None:
@@ -401,11 +464,15 @@ def evaluate_gates(
         else None
     )
     findings = (
+        *unreadable_findings(report),
         *(budget_v.findings if budget_v else ()),
         *(increase_v.findings if increase_v else ()),
     )
+    known = increase_v.known_unknowns if increase_v else ()
     if require_measured:
-        findings = (*findings, *unmeasured_findings(report, findings))
+        findings = (*findings, *known)
+        findings = (*findings, *unmeasured_findings(report, findings, diff))
+        known = ()
     reasons = tuple(f.text for f in findings)
     return GateResult(
         passed=not reasons,
@@ -413,4 +480,5 @@ def evaluate_gates(
         budget=budget_v,
         increase=increase_v,
         findings=findings,
+        known_unknowns=known,
     )

@@ -51,11 +51,21 @@ from mcpcost.audit.report_model import (
     HeaviestTool,
     ServerResult,
     TrimAdvice,
+    UnreadableConfig,
     UnresolvedEntry,
     first_line,
 )
+from mcpcost.configs.clients import registry
+from mcpcost.configs.clients.broken_files import rule_for
 from mcpcost.configs.clients.settings_files import ClientSettings
-from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState
+from mcpcost.configs.config_file import (
+    ClientName,
+    ConfigEntry,
+    ConfigFile,
+    ConfigState,
+    ReadFailure,
+    error_line,
+)
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
@@ -138,6 +148,7 @@ def entry_result(
             always_load=entry.always_load,
             unresolved=entry.unresolved,
             config_notes=config_notes,
+            declared=entry.declared,
         )
     command, url = _display(spec)
     # the numbers, when the measurement has them
@@ -169,6 +180,31 @@ def entry_result(
         isolation=measurement.isolation if measurement is not None else None,
         config_notes=config_notes,
         authorization=measurement.authorization if measurement is not None else None,
+        declared=entry.declared,
+    )
+
+
+def unreadable_config(c: ConfigFile) -> UnreadableConfig:
+    """A config file in state ERROR as the report names it: what went wrong, on which line, and
+    what its client does with such a file where that is on record (only for a file that cannot
+    be parsed: the records are of parse errors)."""
+    failure = c.failure or ReadFailure.UNREADABLE
+    error = c.error or "cannot be read"
+    label, rule = str(c.client), None
+    if c.client in registry.KNOWN_CLIENTS:
+        client = registry.client_named(c.client)
+        label = client.label
+        if failure is ReadFailure.UNPARSABLE:
+            rule = rule_for(client.broken_files, c.scope)
+    return UnreadableConfig(
+        client=c.client,
+        label=label,
+        source=c.source,
+        failure=failure,
+        error=first_line(error) or error,
+        line=error_line(error) if failure is ReadFailure.UNPARSABLE else None,
+        client_says=rule.says if rule else None,
+        provenance=rule.provenance if rule else None,
     )
 
 
@@ -419,6 +455,7 @@ def build_report(
     )
     results = attach_deferral(results, sessions)
     return AuditReport(
+        unreadable=tuple(unreadable_config(c) for c in configs if c.state == ConfigState.ERROR),
         methodology_version=METHODOLOGY_VERSION,
         encoding=ENCODING,
         generated_at=generated_at,

@@ -10,11 +10,12 @@ from mcpcost.audit.client_sessions import Overridden
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
-from mcpcost.configs.config_file import ClientName, ConfigState, Scope
+from mcpcost.configs.clients.presentation import Provenance
+from mcpcost.configs.config_file import EXPLICIT, ClientName, ConfigState, ReadFailure, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Authorization, Isolation
 from mcpcost.core.record import Record
-from mcpcost.core.spec import TransportName
+from mcpcost.core.spec import DeclaredLaunch, TransportName
 from mcpcost.core.status import Status
 from mcpcost.version import __version__
 
@@ -86,6 +87,7 @@ class ServerResult(Record, frozen=True, kw_only=True):
     isolation: Isolation | None = None  # how the launch was run, when it was measured
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
     authorization: Authorization | None = None  # when measured signed in (never who or a token)
+    declared: DeclaredLaunch | None = None  # the launch as the config writes it (no secrets)
 
     @property
     def measured(self) -> bool:
@@ -171,6 +173,38 @@ class EmptyConfig(Record, frozen=True, kw_only=True):
     disabled_reasons: tuple[tuple[str, str], ...] = ()
 
 
+class UnreadableConfig(Record, frozen=True, kw_only=True):
+    """A config file found but not usable: the audit names it first and fails (exit 2).
+
+    ``client_says`` is what the client itself does with such a file, where that is on record
+    (``Client.broken_files``, with its ``provenance``); None means nothing is on record."""
+
+    client: ClientName
+    label: str  # the client's display name ("explicit" for a --config file)
+    source: str
+    failure: ReadFailure
+    error: str  # one line: what reading or parsing it met
+    line: int | None = None  # the line a parse error names
+    client_says: str | None = None
+    provenance: Provenance | None = None
+
+    def sentence(self) -> str:
+        """The report's one line about it: where, what went wrong, and what the client does
+        with such a file (its recorded behaviour, or that none is on record)."""
+        where = f"{self.source} line {self.line}" if self.line is not None else self.source
+        if self.client_says is not None:
+            known = f" ({self.provenance.confidence})" if self.provenance is not None else ""
+            then = self.client_says + known
+        elif self.client == EXPLICIT:
+            then = "none of its servers is in this report"
+        else:
+            then = (
+                f"none of its servers is in this report, and what {self.label} does with such a "
+                "file is not on record"
+            )
+        return f"{self.label}: {where}: {self.error}. {then[0].upper()}{then[1:]}."
+
+
 class EnvVariant(Record, frozen=True, kw_only=True):
     """Entries that run the same command/URL with different env or headers (measured apart)."""
 
@@ -205,6 +239,7 @@ class AuditReport(Record, frozen=True, kw_only=True):
     anthropic_divergence: AnthropicRunInfo | None = None
     sessions: tuple[ClientSession, ...] = ()
     mcpcost_version: str = __version__
+    unreadable: tuple[UnreadableConfig, ...] = ()  # found, but cannot be read or parsed
 
     @property
     def measured_any(self) -> bool:

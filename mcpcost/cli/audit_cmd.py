@@ -287,23 +287,28 @@ def _render(
         from mcpcost.cli.config_listing import nothing_found
 
         err.write(nothing_found(files, bool(args.config)))
-        return EXIT_CHECK_FAILED
+        return EXIT_USAGE if report.unreadable else EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
+    from mcpcost.audit.gates import Gate  # loaded with the report by now
+
     wants_gates = gate_request(args).any
     shown = gates if wants_gates else None
+    # a config that cannot be read fails the run whatever was asked
+    failing = tuple(f for f in gates.findings if wants_gates or f.gate is Gate.UNREADABLE)
     if args.sarif:
-        findings = gates.findings if wants_gates else ()
-        write_sarif(args.sarif, report, files, findings, cwd, diff)
+        write_sarif(args.sarif, report, files, failing, cwd, diff)
     out.write(render(report, diff, shown, layout))
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
         *(gates.budget.findings if gates.budget else ()),
         *(gates.increase.findings if gates.increase else ()),
     }
-    for finding in gates.findings:
+    for finding in failing:
         if finding not in shown_elsewhere:
-            err.write(f"UNMEASURED FAIL: {terminal_line(finding.text)}\n")
+            err.write(f"{finding.gate.upper()} FAIL: {terminal_line(finding.text)}\n")
+    if report.unreadable:  # a config that cannot be read hides its servers: unreadable input
+        return EXIT_USAGE
     if not report.measured_any:
         err.write("no server could be measured: nothing was audited\n")
         return EXIT_CHECK_FAILED

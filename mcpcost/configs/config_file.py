@@ -6,8 +6,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import NewType
 
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import DeclaredLaunch, ServerSpec
 
 ClientName = NewType("ClientName", str)
 """A client's identifier, as its module in ``configs/clients/`` spells it (``Client.name``), or
@@ -36,6 +37,22 @@ class ConfigState(StrEnum):
     ERROR = "error"  # exists but cannot be read or parsed
 
 
+class ReadFailure(StrEnum):
+    """Why a config file (state ERROR) cannot be used."""
+
+    UNREADABLE = "unreadable"  # its bytes cannot be read: permissions, a directory, not UTF-8...
+    UNPARSABLE = "unparsable"  # read, but not valid in its format, or not shaped as a config
+
+
+_LINE = LazyPattern(r"\bline (\d+)\b")
+
+
+def error_line(message: str) -> int | None:
+    """The 1-based line a parse error names (the parsers' messages say ``line N``), or None."""
+    m = _LINE.search(message)
+    return int(m.group(1)) if m else None
+
+
 class ConfigEntry(Record, frozen=True, kw_only=True):
     """One server as one config file declares it."""
 
@@ -54,6 +71,8 @@ class ConfigEntry(Record, frozen=True, kw_only=True):
     notes: tuple[str, ...] = ()  # non-fatal facts about the launch (approval, envFile...)
     env_file: str | None = None  # the envFile path as resolved (its values are secrets)
     scope: Scope | None = None  # its own scope when not its file's (a client's ``local`` block)
+    # the launch as written, secrets left out (None: the entry has no command or url to launch)
+    declared: DeclaredLaunch | None = None
 
 
 class ConfigFile(Record, frozen=True, kw_only=True):
@@ -66,6 +85,7 @@ class ConfigFile(Record, frozen=True, kw_only=True):
     error: str | None = None  # one line, when state is ERROR
     scope: Scope = Scope.USER
     problems: tuple[str, ...] = ()  # non-fatal oddities (wrong-typed fields...)
+    failure: ReadFailure | None = None  # when state is ERROR: could not read, or could not parse
 
     @property
     def live_entries(self) -> tuple[ConfigEntry, ...]:

@@ -30,8 +30,9 @@ from mcpcost.configs.clients import (
     project_client,
 )
 from mcpcost.configs.clients.client import Scope
+from mcpcost.configs.clients.raw_server import error_file
 from mcpcost.configs.clients.settings_files import ClientSettings, read_settings
-from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
+from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState, ReadFailure
 from mcpcost.core.record import Record, replace
 from mcpcost.runtime.world_files import MAX_CONFIG_BYTES, MAX_ENV_FILE_BYTES, read_world_file
 
@@ -288,6 +289,7 @@ def discover(
                         state=ConfigState.ERROR,
                         error=reason,
                         scope=loc.scope,
+                        failure=ReadFailure.UNREADABLE,
                     )
                 )
                 continue
@@ -312,9 +314,7 @@ def _parse_guarded(
         reason = "nested too deeply to read"
     except (ValueError, TypeError, MemoryError) as exc:
         reason = f"cannot be parsed ({type(exc).__name__})"
-    return ConfigFile(
-        client=client, source=source, state=ConfigState.ERROR, error=reason, scope=scope
-    )
+    return error_file(client, source, scope, reason)
 
 
 def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[ConfigFile]:
@@ -346,6 +346,7 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
                     state=ConfigState.ERROR,
                     error=reason,
                     scope=Scope.EXPLICIT,
+                    failure=ReadFailure.UNREADABLE,
                 )
             )
             continue

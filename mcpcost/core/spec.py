@@ -1,5 +1,6 @@
-"""How to reach one MCP server: a launch (argv, env, cwd) or a remote (URL, headers), and the
-words for it: the transports' names and the protocol eras."""
+"""How to reach one MCP server: a launch (argv, env, cwd) or a remote (URL, headers), the same
+launch as a config file writes it with no secret in it (``DeclaredLaunch``), and the words for
+them: the transports' names and the protocol eras."""
 
 from __future__ import annotations
 
@@ -51,6 +52,67 @@ class EraChoice(StrEnum):
     AUTO = "auto"
     LEGACY = "legacy"
     MODERN = "modern"
+
+
+class DeclaredLaunch(Record, frozen=True, kw_only=True):
+    """A config entry's launch as the file writes it, before any variable is resolved: what the
+    increase gate compares to tell an unknown the change did not touch from one it did.
+
+    It holds no secret value: env and header *names* only (sorted), references such as
+    ``${API_KEY}`` as written, and command, arguments and URL masked the way every report masks
+    them (``redact_argv``, ``redact_url``), so a key's value, changed or not, never enters it.
+    Equal values are the same launch; ``differences`` names the parts that are not."""
+
+    transport: TransportName
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    env_names: tuple[str, ...] = ()
+    header_names: tuple[str, ...] = ()
+    env_file: str | None = None  # the envFile path as written
+
+    @classmethod
+    def written(
+        cls,
+        transport: TransportName,
+        *,
+        command: str | None = None,
+        args: tuple[str, ...] | list[str] = (),
+        cwd: str | None = None,
+        url: str | None = None,
+        env_names: tuple[str, ...] | list[str] = (),
+        header_names: tuple[str, ...] | list[str] = (),
+        env_file: str | None = None,
+    ) -> DeclaredLaunch:
+        """The launch from the fields as written, masked and with names sorted."""
+        argv = redact_argv([command or "", *args])
+        return cls(
+            transport=transport,
+            command=argv[0] if command is not None else None,
+            args=tuple(argv[1:]),
+            cwd=cwd,
+            url=redact_url(url) if url is not None else None,
+            env_names=tuple(sorted(set(env_names))),
+            header_names=tuple(sorted(set(header_names))),
+            env_file=env_file,
+        )
+
+    def differences(self, other: DeclaredLaunch) -> tuple[str, ...]:
+        """The parts of the launch that differ from ``other``, in the order a config writes them
+        (``command``, ``args``, ``env`` names, ``envFile``, ``cwd``, ``transport``, ``url``,
+        ``headers`` names); empty when they are the same launch."""
+        parts = (
+            ("command", self.command, other.command),
+            ("args", self.args, other.args),
+            ("env", self.env_names, other.env_names),
+            ("envFile", self.env_file, other.env_file),
+            ("cwd", self.cwd, other.cwd),
+            ("transport", self.transport, other.transport),
+            ("url", self.url, other.url),
+            ("headers", self.header_names, other.header_names),
+        )
+        return tuple(name for name, mine, theirs in parts if mine != theirs)
 
 
 class ServerSpec(Record, frozen=True, kw_only=True):

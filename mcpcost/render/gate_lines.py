@@ -104,7 +104,16 @@ def _diff_config(c: ConfigDiff, context_window: int) -> list[str]:
     if unchanged:
         out.append(f"    ({unchanged} server{'s' if unchanged != 1 else ''} unchanged)")
     where = "this client" if c.client == EXPLICIT else c.client
-    if not c.exact:
+    carried = [s for s in c.servers if s.known_unknown]
+    if not c.exact and all(s.known_unknown or not s.blind for s in c.servers):
+        names = ", ".join(s.name for s in carried)
+        out.append(
+            f"    Known unknown{'s' if len(carried) != 1 else ''}, carried over: {names} "
+            f"{'has' if len(carried) == 1 else 'have'} no number in either run and "
+            f"{'is' if len(carried) == 1 else 'are'} launched the same way; both totals are "
+            f"floors, and the measured servers moved {signed(c.delta)}."
+        )
+    elif not c.exact:
         out.append(
             "    Not a clean comparison: the measured total moved "
             f"{signed(c.delta)}, but that is not what your config did."
@@ -163,6 +172,11 @@ def _limits(g: IncreaseGate) -> str:
     return " and ".join(parts)
 
 
+def _carried(g: IncreaseGate) -> str:
+    n = len(g.known_unknowns)
+    return f"; {n} known unknown{'s' if n != 1 else ''} carried over" if n else ""
+
+
 def increase_verdict(g: IncreaseGate) -> str:
     """The increase gate in one sentence (the summary's line)."""
     if g.passed:
@@ -171,7 +185,7 @@ def increase_verdict(g: IncreaseGate) -> str:
             if g.increase is None or g.increase <= 0
             else f"the largest increase is {signed(g.increase)} tokens"
         )
-        return f"Increase limit {_limits(g)}: passed; {grew}."
+        return f"Increase limit {_limits(g)}: passed; {grew}{_carried(g)}."
     causes = sum(1 for f in g.findings if f.gate is Gate.INCREASE and f.server is None)
     unknown = len(g.findings) - causes
     parts = []
@@ -179,11 +193,12 @@ def increase_verdict(g: IncreaseGate) -> str:
         parts.append(f"{causes} over the limit")
     if unknown:
         parts.append(f"{unknown} change{'s' if unknown != 1 else ''} unknown")
-    return f"Increase limit {_limits(g)}: FAILED — {', '.join(parts)}."
+    return f"Increase limit {_limits(g)}: FAILED — {', '.join(parts)}{_carried(g)}."
 
 
 def increase_block(g: IncreaseGate) -> list[str]:
-    """The causes first (a known increase over the limit), then what could not be established."""
+    """The causes first (a known increase over the limit), then what could not be established,
+    then the known unknowns carried over (not failed)."""
     out = [increase_verdict(g)]
     over = [f for f in g.findings if f.gate is Gate.INCREASE and "allowed" in f.text]
     rest = [f for f in g.findings if f not in over]
@@ -193,4 +208,10 @@ def increase_block(g: IncreaseGate) -> list[str]:
         out += [f"    {f.text}" for f in rest]
     else:
         out += [f"  {f.text}" for f in rest]
+    if g.known_unknowns:
+        out.append(
+            "  Carried over, not failed: unknowns this change did not cause (docs/AUDIT.md, "
+            "known unknowns):"
+        )
+        out += [f"    {f.text}" for f in g.known_unknowns]
     return out

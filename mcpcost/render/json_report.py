@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateResult, IncreaseGate
+from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateFinding, GateResult, IncreaseGate
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
     ClientSession,
     ConfigResult,
     ServerResult,
+    UnreadableConfig,
 )
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import METHODOLOGY_URL
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a
     from mcpcost.audit.gates import BudgetFitStep, ClientSessionBudget
     from mcpcost.audit.report_model import HeaviestTool
     from mcpcost.core.measure import SessionStart
+    from mcpcost.core.spec import DeclaredLaunch
     from mcpcost.render.renderer import Layout
 
 
@@ -77,7 +79,23 @@ def _server(s: ServerResult, claude: bool) -> dict[str, Any]:
         out["isolation"] = s.isolation.to_dict()
     if s.authorization is not None:
         out["authorization"] = s.authorization
+    if s.declared is not None:
+        out["launch"] = declared_to_json(s.declared)
     return out
+
+
+def declared_to_json(d: DeclaredLaunch) -> dict[str, Any]:
+    """The launch as the config writes it (``DeclaredLaunch``): names, never values."""
+    return {
+        "transport": d.transport,
+        "command": d.command,
+        "args": list(d.args),
+        "cwd": d.cwd,
+        "url": d.url,
+        "envNames": list(d.env_names),
+        "headerNames": list(d.header_names),
+        "envFile": d.env_file,
+    }
 
 
 def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
@@ -196,6 +214,12 @@ def _server_diff(s: ServerDiff) -> dict[str, Any]:
     }
     if s.note is not None:
         out["note"] = s.note
+    if s.launch is not None:
+        out["launch"] = s.launch
+        if s.launch_changes:
+            out["launchChanges"] = list(s.launch_changes)
+    if s.known_unknown:
+        out["knownUnknown"] = True
     return out
 
 
@@ -243,7 +267,30 @@ def increase_to_json(g: IncreaseGate) -> dict[str, Any]:
         "pass": g.passed,  # the reference's key
         "increase": g.increase,
         "reasons": list(g.reasons),
+        "knownUnknowns": [_known(f) for f in g.known_unknowns],
     }
+
+
+def _unreadable(u: UnreadableConfig) -> dict[str, Any]:
+    """A config file found but not usable, with what its client does with such a file."""
+    p = u.provenance
+    return {
+        "client": u.client,
+        "source": u.source,
+        "failure": u.failure,
+        "error": u.error,
+        "line": u.line,
+        "clientSays": u.client_says,
+        "provenance": {"source": p.source, "date": p.date, "confidence": p.confidence}
+        if p is not None
+        else None,
+        "text": u.sentence(),
+    }
+
+
+def _known(f: GateFinding) -> dict[str, Any]:
+    """A known unknown: a server without a number in either run, launched the same way."""
+    return {"source": f.source, "server": f.server, "text": f.text}
 
 
 def report_to_json(
@@ -272,6 +319,7 @@ def report_to_json(
             }
             for e in report.empty_configs
         ],
+        "unreadableConfigs": [_unreadable(u) for u in report.unreadable],
         "unresolved": [
             {
                 "client": u.client,
@@ -298,7 +346,11 @@ def report_to_json(
     if gates is not None and gates.increase is not None:
         out["increaseGate"] = increase_to_json(gates.increase)
     if gates is not None:
-        out["gates"] = {"passed": gates.passed, "reasons": list(gates.reasons)}
+        out["gates"] = {
+            "passed": gates.passed,
+            "reasons": list(gates.reasons),
+            "knownUnknowns": [_known(f) for f in gates.known_unknowns],
+        }
     out["problems"] = list(report.problems)
     return out
 

@@ -257,6 +257,9 @@ def render_markdown(
                 *(gates.increase.findings if gates.increase else ()),
             }
             out += [f"- {prose(f.text)}" for f in gates.findings if f not in shown]
+        if gates.known_unknowns:
+            out += ["", "**Known unknowns, carried over (not failed):**", ""]
+            out += [f"- {prose(f.text)}" for f in gates.known_unknowns]
         out.append("")
     out.append(
         f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "

@@ -59,6 +59,16 @@ RULES: Mapping[Gate, tuple[str, str]] = {
         "The server could not be launched or did not list its tools, so what it costs is "
         "unknown and any total that includes it is only a floor.",
     ),
+    Gate.UNREADABLE: (
+        "An MCP config file cannot be read",
+        "The config file was found but cannot be read or parsed, so none of the servers it "
+        "declares is measured; where it is on record, the client cannot load it either.",
+    ),
+    Gate.KNOWN_UNKNOWN: (
+        "An MCP server has no number in either run, launched the same way",
+        "The server could not be measured in the baseline nor now, and its config launches it "
+        "the same way: the change did not cause the unknown, so it is carried over, not failed.",
+    ),
 }
 
 

@@ -243,7 +243,8 @@ def client_session_block(
 
 
 def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) -> list[str]:
-    """A few lines before the detail: sessions, servers, the heaviest session, gate verdicts."""
+    """A few lines before the detail: sessions, servers, the config files that cannot be read,
+    the heaviest session, gate verdicts."""
     measured = {(e.source, e.server.name) for s in report.sessions for e in s.servers}
     unmeasured = {(e.source, e.server.name) for s in report.sessions for e in s.skipped}
     count = len(report.sessions)
@@ -252,6 +253,8 @@ def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) 
         f"file{'s' if len(report.configs) != 1 else ''}; {len(measured)} server"
         f"{'s' if len(measured) != 1 else ''} measured, {len(unmeasured)} not."
     ]
+    # a file the audit could not read hides a client's servers: said first, and the run fails
+    out += [f"Cannot be read (exit 2): {u.sentence()}" for u in report.unreadable]
     if report.sessions:
         top = report.sessions[0]
         floor = "at least " if top.skipped else ""

@@ -24,6 +24,7 @@ from tests.helpers.paths import ROOT
 from tests.servers.conftest_plugin import (
     docker_host_fixture,  # noqa: F401  (the fixture, without registering the plugin)
 )
+from tests.servers.podman import containers_of_this_process
 
 DEMO = ROOT / "examples" / "demo" / "demo_server.py"
 
@@ -42,13 +43,7 @@ def engine(docker_host: str) -> Iterator[Any]:
 
 
 def _ours(client: Any) -> list[str]:
-    """Containers this test process made (names carry our PID)."""
-    mine = f"-{os.getpid()}-"
-    return [
-        c.name
-        for c in client.containers.list(all=True)
-        if c.name.startswith("mcp-ctx-") and mine in c.name
-    ]
+    return [c.attrs["Names"][0].lstrip("/") for c in containers_of_this_process(client)]
 
 
 @pytest.mark.slow

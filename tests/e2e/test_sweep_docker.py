@@ -30,6 +30,7 @@ from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.isolation import plan_container
 from mcpcost.sweep.runner import COLD_RETRY_PREFIX, Job, SweepOptions, measure_entry
 from tests.helpers.container_catalog import CATALOG, NOW, TINY_SERVER, E
+from tests.servers.podman import containers_of_this_process
 
 # -- real containers -----------------------------------------------------------------------
 
@@ -52,13 +53,7 @@ def engine() -> Iterator[tuple[Any, str, str]]:
 
 
 def _ours(client: Any) -> list[Any]:
-    """Containers this test process made (names carry our PID; other sweeps may be running)."""
-    mine = f"-{os.getpid()}-"
-    return [
-        c
-        for c in client.containers.list(all=True)
-        if c.name.startswith("mcp-ctx-") and mine in c.name
-    ]
+    return containers_of_this_process(client)
 
 
 @pytest.mark.slow
@@ -161,6 +156,7 @@ def test_container_limits_are_applied(engine: tuple[Any, str, str]) -> None:
     transport = ContainerLauncher(client).open(plan)
     try:
         (container,) = _ours(client)
+        container.reload()
         host = container.attrs["HostConfig"]
         assert host["Memory"] == 1024**3 and host["PidsLimit"] == 512
         assert any("no-new-privileges" in opt for opt in host.get("SecurityOpt") or [])

@@ -13,7 +13,7 @@ from mcpcost.audit.compose import AuditInputs, AuditOptions, MeasureLaunch, run_
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import NOT_CAPTURED, Measurement
-from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec import DeclaredLaunch, ServerSpec, TransportName
 from mcpcost.core.status import Status
 from mcpcost.render.json_report import report_to_json
 
@@ -95,7 +95,12 @@ def entry(
     disabled: bool = False,
 ) -> ConfigEntry:
     spec = ServerSpec.stdio(name, ["server-bin", key or name], env=env)
-    return ConfigEntry(name=name, spec=spec, always_load=always_load, disabled=disabled)
+    declared = DeclaredLaunch.written(
+        TransportName.STDIO, command="server-bin", args=[key or name], env_names=list(env or {})
+    )
+    return ConfigEntry(
+        name=name, spec=spec, always_load=always_load, disabled=disabled, declared=declared
+    )
 
 
 def config(client: str, source: str, *entries: ConfigEntry) -> ConfigFile:

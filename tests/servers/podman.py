@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE_IMAGE = "localhost/mcpcost-base:bookworm"
@@ -152,3 +153,17 @@ def podman_service(sock: Path | None = None, timeout: float = 30.0) -> Iterator[
         if tmpdir is not None:
             with contextlib.suppress(OSError):
                 os.rmdir(tmpdir)
+
+
+def containers_of_this_process(client: Any) -> list[Any]:
+    """The containers this test process made (their names carry our PID; other sweeps may be
+    running), listed sparse: a full listing inspects every container, and podman answers 500 for
+    one removed between the list and its inspection, which a test about containers ending meets.
+    ``reload()`` one before reading its full attributes."""
+    mine = f"-{os.getpid()}-"
+    found = []
+    for c in client.containers.list(all=True, sparse=True):
+        names = [str(n).lstrip("/") for n in c.attrs.get("Names") or ()]
+        if any(n.startswith("mcp-ctx-") and mine in n for n in names):
+            found.append(c)
+    return found

@@ -8,6 +8,13 @@ from typing import Any
 
 import pytest
 
+from mcpcost.action.outcome import (
+    ConfigDiffView,
+    FindingView,
+    Outcome,
+    ServerDiffView,
+    VerdictView,
+)
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_files import (
     Annotation,
@@ -17,6 +24,9 @@ from mcpcost.action.runner_files import (
     workflow_command,
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
+from mcpcost.audit.diff import DiffKind
+from mcpcost.audit.gates import Gate
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.record import replace
 from mcpcost.errors import InputError
@@ -208,3 +218,30 @@ def test_the_comment_names_the_clients_the_audit_says_defer_base_against_head() 
     body = render_comment(outcome, key="k", limit=10**6).body
     assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
     assert "`cursor` defers" not in body
+
+
+def test_known_unknowns_survive_the_saved_outcome() -> None:
+    """The fork-safe second phase renders the comment from the saved outcome: the carried-over
+    list and each row's flag come back whole (and an older file without them still reads)."""
+    finding = FindingView(gate=Gate.KNOWN_UNKNOWN, source=".mcp.json", text="t", server="s")
+    row = ServerDiffView(name="s", kind=DiffKind.UNMEASURED_BOTH, known_unknown=True)
+    outcome = Outcome(
+        configs=(
+            ConfigDiffView(
+                source=".mcp.json",
+                client=ClientName("claude-code"),
+                base_total=1,
+                head_total=1,
+                servers=(row,),
+            ),
+        ),
+        verdict=VerdictView(known_unknowns=(finding,)),
+        compared=True,
+        head_sha="a" * 40,
+    )
+    data = json.loads(json.dumps(outcome.to_dict()))
+    assert Outcome.from_dict(data) == outcome
+    del data["verdict"]["knownUnknowns"]
+    del data["configs"][0]["servers"][0]["knownUnknown"]
+    older = Outcome.from_dict(data)
+    assert older.verdict.known_unknowns == () and not older.configs[0].servers[0].known_unknown

@@ -26,7 +26,9 @@ def test_unestablished_gates_are_unmeasured_findings() -> None:
     g = evaluate_gates(after, diff, budget=10**6, max_increase=10**6)
     assert not g.passed
     assert {f.gate for f in g.findings} == {Gate.UNMEASURED}
-    assert any(f.server == "dead" for f in g.findings)
+    # the budget cannot be judged with dead unmeasured; the increase carries dead over
+    assert any(("/c.json", "dead") in f.covers for f in g.findings)
+    assert [(f.gate, f.server) for f in g.known_unknowns] == [(Gate.KNOWN_UNKNOWN, "dead")]
 
 
 def test_require_measured_adds_only_what_is_not_covered() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from mcpcost.configs.clients.broken_files import BrokenFileRule
 from mcpcost.configs.clients.client import Client, ClientSessionRule, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
 from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.clients.presentation import Confidence, Provenance
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
@@ -31,4 +33,16 @@ CLIENT = Client(
     file_format=lambda source: FileFormat.STRICT_JSON,  # the app reads it with JSON.parse
     launchd_path_on_macos=True,
     session=ClientSessionRule(alternatives=True),
+    broken_files=(
+        BrokenFileRule(
+            scopes=frozenset({Scope.USER}),
+            says="Claude Desktop will not load this file either: at start it reports an error "
+            "reading or parsing it",
+            provenance=Provenance(
+                source="https://github.com/TonybotNi/ZotLink/issues/2",
+                date="2026-12",
+                confidence=Confidence.REPORTED,
+            ),
+        ),
+    ),
 )

@@ -4,8 +4,9 @@ Each client module builds one ``Client``; the registry collects them. Everything
 variable resolution, consent, the deferral verdict, the Action) asks the registry, and reaches
 what is particular to a client only through the hooks of its ``Client``: its files and their
 parser, its settings files (``settings_files``), its project-config approvals (``consent``), its
-loading and precedence rule (``session``) and how it presents tools to its model
-(``presentation``, whose ``deferral`` is its deferral regime). Shared code never names a client.
+loading and precedence rule (``session``), how it presents tools to its model
+(``presentation``, whose ``deferral`` is its deferral regime) and what it does with a file it
+cannot parse (``broken_files``). Shared code never names a client.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mcpcost.configs.clients.broken_files import BrokenFileRule
 from mcpcost.configs.clients.formats import FileFormat
 from mcpcost.configs.clients.presentation import NOTHING_ON_RECORD, Presentation
 from mcpcost.configs.clients.raw_server import ParseContext, RawServer
@@ -218,3 +220,5 @@ class Client(Record, frozen=True, kw_only=True):
     # a macOS app that starts servers with launchd's PATH, not the login shell's
     launchd_path_on_macos: bool = False
     session: ClientSessionRule = NEAREST_WINS  # how its files form one session, and who wins a name
+    # what it does with a file of its own it cannot parse, where that is on record
+    broken_files: tuple[BrokenFileRule, ...] = ()

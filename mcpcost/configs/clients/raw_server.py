@@ -15,10 +15,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mcpcost.configs.clients.formats import kind_of
-from mcpcost.configs.config_file import ClientName, ConfigEntry, ConfigFile, ConfigState, Scope
+from mcpcost.configs.config_file import (
+    ClientName,
+    ConfigEntry,
+    ConfigFile,
+    ConfigState,
+    ReadFailure,
+    Scope,
+)
 from mcpcost.configs.variables import VariableContext, VariableSyntax, parse_dotenv, resolve
 from mcpcost.core.record import Record, field, replace
-from mcpcost.core.spec import ServerSpec, TransportName
+from mcpcost.core.spec import DeclaredLaunch, ServerSpec, TransportName
 
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp", "streamable_http"})
 _STDIO_TYPES = frozenset({"stdio", "local"})
@@ -228,6 +235,21 @@ class _EnvFileLoader(Record, frozen=True):
     problems: list[str]
 
 
+def _declared(raw: RawServer) -> DeclaredLaunch:
+    """The entry's launch as written: what stays the same when only a variable's value moves."""
+    assert raw.transport is not None
+    if raw.transport is TransportName.STDIO:
+        return DeclaredLaunch.written(
+            raw.transport,
+            command=raw.command,
+            args=raw.args,
+            cwd=raw.cwd,
+            env_names=list(raw.env),
+            env_file=raw.env_file,
+        )
+    return DeclaredLaunch.written(raw.transport, url=raw.url, header_names=list(raw.headers))
+
+
 def finish_entry(
     raw: RawServer,
     syntax: VariableSyntax,
@@ -252,6 +274,8 @@ def finish_entry(
         raw.fatal = f"transport {raw.transport} without a url"
     if raw.fatal is not None:
         return replace(base, problem=raw.fatal)
+    assert raw.transport is not None
+    base = replace(base, declared=_declared(raw))
 
     unresolved: list[str] = list(raw.unresolved)
     where: list[str] = list(raw.unresolved_fields)
@@ -338,5 +362,10 @@ def build_file(
 
 def error_file(client: ClientName, source: str, scope: Scope, message: str) -> ConfigFile:
     return ConfigFile(
-        client=client, source=source, state=ConfigState.ERROR, error=message, scope=scope
+        client=client,
+        source=source,
+        state=ConfigState.ERROR,
+        error=message,
+        scope=scope,
+        failure=ReadFailure.UNPARSABLE,
     )

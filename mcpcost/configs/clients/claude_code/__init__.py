@@ -18,6 +18,7 @@ from mcpcost.configs.clients.claude_code.approvals import (
     parse_approval_settings,
 )
 from mcpcost.configs.clients.claude_code.layout import (
+    BROKEN_FILES,
     LABEL,
     LOCAL,
     NAME,
@@ -81,4 +82,5 @@ CLIENT = Client(
         managed_exclusive=True,
         scope_phrases={Scope.LOCAL: "local (this project's block of ~/.claude.json)"},
     ),
+    broken_files=BROKEN_FILES,
 )

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from mcpcost.configs.clients.broken_files import BrokenFileRule
 from mcpcost.configs.clients.client import (
     Location,
     Parsed,
@@ -20,6 +21,7 @@ from mcpcost.configs.clients.client import (
 )
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import kind_of, object_of, server_block
+from mcpcost.configs.clients.presentation import Confidence, Provenance
 from mcpcost.configs.clients.raw_server import ParseContext, RawServer
 from mcpcost.configs.clients.settings_files import (
     ReadState,
@@ -37,6 +39,31 @@ LABEL = "Claude Code"
 PROJECT_FILES = (ProjectFile(".mcp.json"),)
 DIALECT = Dialect(NAME)
 LOCAL = Scope.LOCAL  # the scope of a server in the project's block of ~/.claude.json
+
+# What Claude Code does with one of its MCP files it cannot parse (``Client.broken_files``).
+BROKEN_FILES = (
+    BrokenFileRule(
+        scopes=frozenset({Scope.PROJECT}),
+        says="Claude Code will not load this file either: `claude mcp list` and /doctor report "
+        "it as a configuration error",
+        provenance=Provenance(
+            source="https://code.claude.com/docs/en/changelog (2.1.144: `claude mcp list` shows "
+            "configuration errors when .mcp.json can't be parsed)",
+            date="2026-12",
+            confidence=Confidence.DOCUMENTED,
+        ),
+    ),
+    BrokenFileRule(
+        scopes=frozenset({Scope.USER}),
+        says="Claude Code will not start with this file either: it reports invalid JSON and "
+        "offers to exit or to reset the file to defaults",
+        provenance=Provenance(
+            source="https://github.com/anthropics/claude-code/issues/18543",
+            date="2026-12",
+            confidence=Confidence.REPORTED,
+        ),
+    ),
+)
 
 
 # ---------------------------------------------------------------- where its files live
