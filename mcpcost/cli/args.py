@@ -152,3 +152,22 @@ def positive_float(text: str) -> float:
     if not (value > 0 and value != float("inf")):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535 (argparse type)."""
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+    return value

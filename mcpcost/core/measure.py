@@ -132,6 +132,15 @@ class SessionStart(Record, frozen=True):
     total: int
     is_floor: bool
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object reports and the API carry (``sessionStart``)."""
+        return {
+            "toolNameTokens": self.tool_name_tokens,
+            "instructionsTokens": self.instructions_tokens,
+            "total": self.total,
+            "isFloor": self.is_floor,
+        }
+
 
 def session_start(
     capture: list[Any], instructions: Any, *, captured: bool, tokenizer: Tokenizer | None = None

@@ -48,14 +48,7 @@ def _heaviest(h: HeaviestTool) -> dict[str, Any]:
 
 
 def _session_start(ss: SessionStart | None) -> dict[str, Any] | None:
-    if ss is None:
-        return None
-    return {
-        "toolNameTokens": ss.tool_name_tokens,
-        "instructionsTokens": ss.instructions_tokens,
-        "total": ss.total,
-        "isFloor": ss.is_floor,
-    }
+    return None if ss is None else ss.to_dict()
 
 
 def _server(s: ServerResult, claude: bool) -> dict[str, Any]:

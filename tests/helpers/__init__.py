@@ -20,4 +20,6 @@
 - ``crash_points``: ``mcpcost`` run to a named instant and paused there, for a test to kill it.
 - ``node_oracle`` and ``node24_runtime``: Node as a cross-check and the Node 24 the conformance
   suite needs.
+- ``serve_process``: ``mcpcost serve`` as a real process on a loopback port, a plain HTTP
+  client for it, and answers checked against its OpenAPI document.
 """

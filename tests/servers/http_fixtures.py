@@ -17,6 +17,7 @@ auth-401-metadata   401 with ``WWW-Authenticate: Bearer resource_metadata="..."`
 auth-401-bare       401 without ``WWW-Authenticate`` and no protected-resource document (404).
 forbidden-403       403 with a plain-text body and no OAuth metadata.
 bearer-required     streamable-json behind ``Authorization: Bearer <BEARER_TOKEN>`` (else 401).
+slow-json           streamable-json whose ``tools/list`` answers only after ``SLOW_TOOLS_S``.
 hang                reads each request and never answers (holds the connection open).
 html-404            every request gets ``404`` with an HTML page (no JSON-RPC body).
 
@@ -47,6 +48,7 @@ HTTP_FIXTURE_KINDS: tuple[str, ...] = (
     "auth-401-bare",
     "forbidden-403",
     "bearer-required",
+    "slow-json",
     "hang",
     "html-404",
     "deep-json",
@@ -55,6 +57,7 @@ HTTP_FIXTURE_KINDS: tuple[str, ...] = (
 # deep-json / deep-sse: Streamable HTTP (JSON body / SSE event) whose tools/list message nests
 # DEEP_LEVELS deep, past the one JSON depth limit.
 DEEP_LEVELS = 600
+SLOW_TOOLS_S = 2.0
 HTML_404 = b"<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>"
 BEARER_TOKEN = "fixture-secret-token-4f1d"
 MCP_PATH = "/mcp"
@@ -315,6 +318,8 @@ def _make_handler(state: _State) -> type[BaseHTTPRequestHandler]:
                     )
                     return
             reply = rpc_reply(msg, state.kind)
+            if state.kind == "slow-json" and msg.get("method") == "tools/list":
+                state.stop.wait(SLOW_TOOLS_S)
             if reply is None:
                 self._send(202, b"", "text/plain", **headers)
             elif state.kind in ("streamable-sse", "deep-sse"):
