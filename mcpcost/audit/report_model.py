@@ -10,6 +10,7 @@ from mcpcost.audit.client_sessions import Overridden
 from mcpcost.audit.deferral import (
     DeferralVerdict,
 )
+from mcpcost.audit.model_view import ModelView
 from mcpcost.configs.clients.presentation import Provenance
 from mcpcost.configs.config_file import EXPLICIT, ClientName, ConfigState, ReadFailure, Scope
 from mcpcost.core.measure import SessionStart
@@ -156,6 +157,7 @@ class ClientSession(Record, frozen=True, kw_only=True):
     precedence_documented: bool
     precedence_source: str | None
     deferral: DeferralVerdict | None = None
+    model_view: ModelView | None = None  # the client lens; None for a --config file's session
 
     @property
     def complete(self) -> bool:

@@ -140,8 +140,47 @@ class DeferralModel(Record, frozen=True, kw_only=True):
     exceptions: tuple[str, ...] = ()  # where deferral does not apply, whatever the setting
 
 
+class ApiShape(StrEnum):
+    """The model API shape a client projects MCP tool definitions onto before sending them."""
+
+    ANTHROPIC = "anthropic"  # {name, description, input_schema}
+    OPENAI_FUNCTION = "openai-function"  # {type: "function", name, description, parameters}
+    GEMINI = "gemini"  # functionDeclarations {name, description, parameters} (OpenAPI subset)
+
+
+class Effect(StrEnum):
+    """What a client does when a rule applies. The limits gate fails on DROPS, REJECTS and CUTS."""
+
+    DROPS = "drops"  # the tool (or server) is left out of what the model gets
+    REJECTS = "rejects"  # the model API refuses the whole request
+    CUTS = "cuts"  # text is truncated before the model sees it
+    RENAMES = "renames"  # the name the model sees differs from the server's (no loss)
+    HIDES = "hides"  # kept from the model on purpose (app-only tools): not a failure
+
+    @property
+    def breaks(self) -> bool:
+        """True when the client drops, rejects or cuts something (what ``--fail-on-limits`` fails)."""
+        return self in (Effect.DROPS, Effect.REJECTS, Effect.CUTS)
+
+
+class FindingKind(StrEnum):
+    """The stable kind of a client-lens finding (SARIF rule ids are derived from these)."""
+
+    NAME_TOO_LONG = "name-too-long"
+    NAME_INVALID = "name-invalid"
+    NAME_COLLISION = "name-collision"  # two tools end up with one model-visible name
+    TOO_MANY_TOOLS = "too-many-tools"
+    DESCRIPTION_TRUNCATED = "description-truncated"
+    INSTRUCTIONS_TRUNCATED = "instructions-truncated"
+    SCHEMA_UNSUPPORTED = "schema-unsupported"
+    HIDDEN_FROM_MODEL = "hidden-from-model"
+
+
 class Presentation(Record, frozen=True, kw_only=True):
-    """How one client presents MCP tools to its model; an empty field: no rule on record."""
+    """How one client presents MCP tools to its model; an empty field: no rule on record.
+
+    The client lens (``mcpcost.audit.model_view``) reads these fields; the lens rules beside
+    ``deferral`` are added per client, one entry per rule, each with its ``Provenance``."""
 
     deferral: DeferralModel | None = None
 

@@ -1,0 +1,54 @@
+"""What a client session's model actually gets: the client lens's result, as values.
+
+A ``ModelView`` is computed (purely) from a session's measured captures and its client's
+``Presentation`` rules: the definitions projected onto the client's API shape, renamed and
+truncated as the client does, their o200k_base count up front and deferred under the client's
+regime, and one ``LensFinding`` per rule that bites. Everything in it is a model of another
+product's documented or reported behaviour (each finding carries its rule's provenance), never
+an observation of the product. ``audit --json`` writes it as a session's ``modelView``.
+"""
+
+from __future__ import annotations
+
+from mcpcost.configs.clients.presentation import ApiShape, Confidence, Effect, FindingKind
+from mcpcost.core.record import Record
+
+__all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelView"]
+
+
+class LensFinding(Record, frozen=True, kw_only=True):
+    """One rule of a client that applies to one server or tool of the session.
+
+    ``limit`` and ``actual`` are what the rule allows and what the server has (a length, a
+    count, a pattern, a keyword); ``rule`` says the rule in one sentence; ``fix`` is the remedy
+    in the client's own terms (rename, split, trim the description, drop a server)."""
+
+    kind: FindingKind
+    effect: Effect
+    server: str | None  # None: the session as a whole (too many tools across servers)
+    tool: str | None
+    limit: int | str | None
+    actual: int | str | None
+    rule: str
+    fix: str
+    source: str
+    date: str
+    confidence: Confidence
+
+
+class ModelView(Record, frozen=True, kw_only=True):
+    """What one client session's model gets. ``api_shape`` None: no projection on record, and
+    the up-front count is then of the wire definitions. ``regime`` names the deferral regime
+    that applies (a ``DeferralMode`` value, or the client's mechanism name when it defers)."""
+
+    api_shape: ApiShape | None
+    upfront_tokens: int  # o200k_base tokens of what the model gets at the start of each request
+    deferred_tokens: int  # o200k_base tokens of what is kept back until the model asks
+    regime: str
+    findings: tuple[LensFinding, ...] = ()
+    rules_on_record: bool = True  # False: nothing about this client is on record
+
+    @property
+    def breaking(self) -> tuple[LensFinding, ...]:
+        """The findings where the client drops, rejects or cuts something."""
+        return tuple(f for f in self.findings if f.effect.breaks)
