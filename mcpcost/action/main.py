@@ -16,7 +16,6 @@ import traceback
 
 import requests
 
-from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
 from mcpcost.action.measure_sides import MeasureServer, default_measure_server, measure_and_judge
 from mcpcost.action.publishing import post_saved_comment, publish
@@ -25,6 +24,7 @@ from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import RunStatus, append_text, render_outputs
 from mcpcost.action.settings import Settings, SettingsError
 from mcpcost.errors import InputError, McpcostError
+from mcpcost.runtime.github import GitHubClient
 
 
 def main() -> int:

@@ -14,7 +14,6 @@ from typing import Any
 
 from mcpcost.action.badge_commit import commit_badge
 from mcpcost.action.comment import headline_config, marker, render_comment
-from mcpcost.action.github import GitHubClient, GitHubError
 from mcpcost.action.measure_sides import Judged
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.runner_env import Log, Runner
@@ -34,6 +33,7 @@ from mcpcost.core.record import replace
 from mcpcost.errors import InputError
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.sarif_report import render_sarif
+from mcpcost.runtime.github import GitHubClient, GitHubError
 from mcpcost.runtime.output_tree import write_in_tree
 
 COMMENT_PERMISSION = "pull-requests: write (or issues: write)"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from mcpcost.action.github import MAX_WAIT_S, GitHubClient, GitHubError
+from mcpcost.runtime.github import MAX_WAIT_S, GitHubClient, GitHubError
 from tests.action.github_fake import FakeGitHub
 
 NOW = 1_700_000_000.0
