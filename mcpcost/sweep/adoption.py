@@ -474,7 +474,9 @@ def adoption_page(r: Reading) -> str:
     """``docs/adoption.md`` for a reading (every third-party string escaped by ``md_text`` or
     ``code_span``)."""
     p = r.project
-    out = ["# Badge adoption", "", *_headline(r), ""]
+    out = ["# Badge adoption", ""]
+    for line in _headline(r):
+        out += [line, ""]
     out += [
         "## What counts",
         "",
@@ -509,6 +511,10 @@ def adoption_page(r: Reading) -> str:
                 )
         else:
             out.append("The queries found no file outside this project.")
+        out.append("")
+    else:
+        out += ["## Queries it would run", ""]
+        out += [f"- {code_span(q, CELL_MAX)}" for q in queries(p)]
         out.append("")
     earlier = [s for s in r.sightings if s.last_seen != r.date or not r.ran]
     if earlier:

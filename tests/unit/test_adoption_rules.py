@@ -191,7 +191,8 @@ def test_a_day_that_could_not_run_says_so_and_never_shows_a_zero() -> None:
     page = adoption_page(not_run(PROJECT, "2026-12-02", "no GitHub token", None))
     assert "**Not measured on 2026-12-02**" in page
     assert "No reading has completed yet." in page
-    assert "0 repositories" not in page and "## Queries" not in page
+    assert "0 repositories" not in page and "## Queries\n" not in page
+    assert "## Queries it would run" in page
 
 
 def test_hostile_names_in_the_page_are_inert() -> None:
