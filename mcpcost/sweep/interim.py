@@ -28,9 +28,10 @@ REASON_MAX = 300
 
 
 def reason_for(m: Measurement, environment: str) -> str:
-    """Why ``m``'s server is listed as not yet run: the machine's limits, then what was seen."""
+    """Why ``m``'s server is listed as not yet run: the machine's limits (short: the pages cut
+    long cells), then the status and note the attempt here ended in."""
     seen = truncate(one_line(m.notes or "no note"), REASON_MAX)
-    return f"{environment}; the attempt ended in {m.status.value}: {seen}"
+    return f"{environment}: {m.status.value} here, {seen}"
 
 
 def pending_from(measurements: Mapping[str, Measurement], environment: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from mcpcost.sweep.interim import parse_not_yet_run, pending_from
 from mcpcost.sweep.views import build_board
 from tests.helpers.paths import ROOT
 
-ENV = "this machine reaches only the npm and PyPI registries"
+ENV = "this machine reaches only npm and PyPI"
 
 
 def measurement(name: str, status: Status, notes: str | None = None) -> Measurement:
@@ -52,9 +52,7 @@ def test_failures_become_reasons_and_answers_of_the_server_stay() -> None:
     }
     reasons = pending_from(ms, ENV)
     assert sorted(reasons) == ["b", "c"]
-    assert reasons["b"] == (
-        f"{ENV}; the attempt ended in startup-failure: getaddrinfo ENOTFOUND api.example more"
-    )
+    assert reasons["b"] == (f"{ENV}: startup-failure here, getaddrinfo ENOTFOUND api.example more")
     doc = {"servers": reasons}
     board = build_board(None, {"a": ms["a"], "d": ms["d"]}, [], not_yet_run=doc)
     assert [r.name for r in board.measured] == ["a"]
@@ -112,7 +110,7 @@ def test_the_script_publishes_what_measured_and_lists_the_rest_with_the_reason(
     board = (out / "results" / "leaderboard.md").read_text()
     offline = next(line for line in board.splitlines() if "offline" in line)
     assert "not-yet-run" in offline and "startup-failure" in offline
-    assert "no such host" in offline and "reaches only the npm and PyPI registries" in offline
+    assert "no such host" in offline and "reaches only npm and PyPI" in offline
     history = (out / "results" / "history.csv").read_text()
     assert "good" in history and "offline" not in history
     verify = subprocess.run(
