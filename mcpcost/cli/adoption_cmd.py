@@ -28,7 +28,6 @@ from mcpcost.sweep.adoption import (
     PROJECT,
     Project,
     Reading,
-    StateError,
     adoption_page,
     not_run,
     parse_reading,
@@ -76,7 +75,7 @@ def _previous(root: Path) -> Reading | None:
         return None
     try:
         return parse_reading(raw)
-    except (StateError, ValueError) as exc:
+    except (InputError, ValueError) as exc:
         raise InputError(f"{root / STATE}: not a badge-sightings/v1 state file: {exc}") from None
 
 

@@ -32,6 +32,7 @@ from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
+from mcpcost.errors import InputError
 
 METHOD = "badge-sightings/v1"
 SightingKind = Literal["badge", "mention"]
@@ -330,7 +331,7 @@ def reading_json(reading: Reading) -> str:
     return stringify_pretty(doc) + "\n"
 
 
-class StateError(ValueError):
+class StateError(InputError):
     """The state file is not a reading of this method."""
 
 
