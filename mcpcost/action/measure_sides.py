@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import Judgement, config_views, judgement_of, verdict_of
+from mcpcost.action.judge import Judgement, config_views, judgement_of, lens_views, verdict_of
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.repo_configs import parse_config, project_config_paths, with_cwd
 from mcpcost.action.runner_env import Log, Runner
@@ -29,6 +29,7 @@ from mcpcost.audit.compose import (
     distinct_launches,
     run_audit,
 )
+from mcpcost.audit.gates import Gate
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record, replace
@@ -161,7 +162,7 @@ def measure_and_judge(
     problems = tuple(f"{c.source}: {p}" for c in head for p in c.problems)
     outcome = Outcome(
         configs=config_views(judgement, lines),
-        verdict=verdict_of(judgement, settings.fail_on, lines),
+        verdict=verdict_of(judgement, settings.fail_on, lines, settings.clients),
         compared=compare,
         head_sha=head_sha,
         base_sha=base_sha,
@@ -173,6 +174,7 @@ def measure_and_judge(
         max_increase_percent=settings.max_increase_percent,
         versions={"mcp-context-cost": _version()},
         problems=problems,
+        lenses=lens_views(judgement, settings.clients),
     )
     return Judged(outcome, judgement)
 
@@ -198,6 +200,7 @@ def _audit(
             max_increase=settings.max_increase,
             max_increase_percent=settings.max_increase_percent,
             require_measured=True,
+            limits=Gate.LIMITS in settings.fail_on,
         ),
         generated_at=iso_utc(utc_now()),
     )
