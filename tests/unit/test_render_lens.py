@@ -304,3 +304,16 @@ def test_settings_read_limits_and_clients() -> None:
     assert set(KNOWN_CLIENTS) >= {"cursor", "vscode"}
     with pytest.raises(SettingsError, match="input clients"):
         Settings.from_environ({"INPUT_CLIENTS": "cursr"})
+
+
+def test_the_schema_enums_are_the_codes_enums() -> None:
+    from mcpcost.audit.model_view import ApiShape
+    from mcpcost.configs.clients.presentation import Confidence
+
+    defs = SCHEMA["$defs"]
+    assert defs["modelView"]["properties"]["apiShape"]["enum"] == [*map(str, ApiShape), None]
+    finding_props = defs["lensFinding"]["properties"]
+    assert finding_props["kind"]["enum"] == [*map(str, FindingKind)]
+    assert finding_props["effect"]["enum"] == [*map(str, Effect)]
+    assert finding_props["confidence"]["enum"] == [*map(str, Confidence)]
+    assert set(finding_props) == set(defs["lensFinding"]["required"])
