@@ -11,9 +11,10 @@ an observation of the product. ``audit --json`` writes it as a session's ``model
 from __future__ import annotations
 
 from mcpcost.configs.clients.presentation import ApiShape, Confidence, Effect, FindingKind
+from mcpcost.core.jsonvalue import JSONValue
 from mcpcost.core.record import Record
 
-__all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelView"]
+__all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelTool", "ModelView"]
 
 
 class LensFinding(Record, frozen=True, kw_only=True):
@@ -36,6 +37,17 @@ class LensFinding(Record, frozen=True, kw_only=True):
     confidence: Confidence
 
 
+class ModelTool(Record, frozen=True, kw_only=True):
+    """One tool as the model gets it: ``definition`` is its projected, renamed, truncated
+    definition; ``deferred``: kept back until the model asks (only the regime's stub is sent)."""
+
+    server: str
+    tool: str  # the name the server gives it
+    model_name: str
+    deferred: bool
+    definition: JSONValue
+
+
 class ModelView(Record, frozen=True, kw_only=True):
     """What one client session's model gets. ``api_shape`` None: no projection on record, and
     the up-front count is then of the wire definitions. ``regime`` names the deferral regime
@@ -47,6 +59,7 @@ class ModelView(Record, frozen=True, kw_only=True):
     regime: str
     findings: tuple[LensFinding, ...] = ()
     rules_on_record: bool = True  # False: nothing about this client is on record
+    tools: tuple[ModelTool, ...] = ()  # what the model gets, per tool (dropped and hidden left out)
 
     @property
     def breaking(self) -> tuple[LensFinding, ...]:
