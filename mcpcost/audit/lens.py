@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcpcost.audit.deferral import DeferralVerdict
+from mcpcost.audit.deferral import DeferralServer, DeferralVerdict, decide
 from mcpcost.audit.model_view import LensFinding, ModelTool, ModelView
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
+from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     DeferralMode,
@@ -36,12 +38,13 @@ from mcpcost.configs.clients.presentation import (
     TextLimit,
     Trigger,
 )
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import count_tokens
 
-__all__ = ["LensServer", "lens", "project", "schema_keywords"]
+__all__ = ["ClientView", "LensServer", "lens", "project", "schema_keywords", "server_views"]
 
 
 class LensServer(Record, frozen=True, kw_only=True):
@@ -413,3 +416,38 @@ def lens(
         rules_on_record=p.on_record,
         tools=tuple(kept),
     )
+
+
+class ClientView(Record, frozen=True, kw_only=True):
+    """One server seen through one client's lens (``measure --client``)."""
+
+    client: ClientName
+    label: str
+    model_view: ModelView
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"client": self.client, "label": self.label, "modelView": self.model_view.to_dict()}
+
+
+def server_views(
+    server: LensServer, wire_tokens: int, clients: Sequence[ClientName]
+) -> list[ClientView]:
+    """One measured server through each client's lens, under each client's defaults (the
+    deferral verdict from an empty shell and no settings files: Claude Code's tool search on)."""
+    out: list[ClientView] = []
+    for name in clients:
+        client = registry.client_named(name)
+        verdict = decide(
+            client=name,
+            sources=[],
+            servers=[
+                DeferralServer(name=server.name, tokens=wire_tokens, always_load=server.always_load)
+            ],
+            is_floor=False,
+            context_window=DEFAULT_CONTEXT_WINDOW,
+            shell_environ={},
+            settings=(),
+        )
+        view = lens([server], client.presentation, verdict)
+        out.append(ClientView(client=name, label=client.label, model_view=view))
+    return out
