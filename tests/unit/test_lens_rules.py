@@ -3,6 +3,7 @@ finding (or the renamed, cut, projected or deferred definition) the lens then gi
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from mcpcost.audit.deferral import decide
@@ -352,3 +353,48 @@ def test_a_client_with_nothing_on_record_gets_the_wire_definitions() -> None:
     assert v.rules_on_record is False and v.findings == () and v.api_shape is None
     assert v.regime == DeferralMode.NONE_ON_RECORD
     assert v.upfront_tokens == count_tokens(stringify(list(array)))  # the wire number
+
+
+# --------------------------------------------------------------------------- Cline, Continue, Goose
+
+
+def test_cline_names_server__tool_and_hashes_rewritten_names() -> None:
+    plain = view("cline", one("files", tool("read")))
+    assert plain.tools[0].model_name == "files__read" and plain.findings == ()
+    raw = "my.server__get.item"
+    digest = hashlib.sha1(raw.encode(), usedforsecurity=False).hexdigest()[:8]
+    v = view("cline", one("my.server", tool("get.item")))
+    assert v.tools[0].model_name == f"my_server__get_item_{digest}"
+    assert kinds(v) == [(FindingKind.NAME_INVALID, Effect.RENAMES, "get.item")]
+
+
+def test_cline_cuts_a_long_name_to_64_with_a_hash() -> None:
+    v = view("cline", one(SERVER13, tool("a" * 55)))
+    (f,) = v.findings
+    assert (f.kind, f.effect, f.limit, f.actual) == (
+        FindingKind.NAME_TOO_LONG,
+        Effect.RENAMES,
+        64,
+        13 + 2 + 55,
+    )
+    assert len(v.tools[0].model_name) == 64
+
+
+def test_continue_prefixes_a_lowercased_server_name_unless_the_tool_has_it() -> None:
+    v = view("continue", one("My Server!", tool("read"), tool("my_server_write")))
+    assert [t.model_name for t in v.tools] == ["my_server_read", "my_server_write"]
+    assert [f.tool for f in v.findings] == [
+        "my_server_write",
+        "read",
+    ]  # both differ from the template
+
+
+def test_goose_normalizes_the_extension_name_and_hides_app_only_tools() -> None:
+    v = view(
+        "goose", one("My Ext.v2", tool("run"), tool("ui", _meta={"ui": {"visibility": ["app"]}}))
+    )
+    assert [t.model_name for t in v.tools] == ["myext_v2__run"]
+    assert kinds(v) == [
+        (FindingKind.NAME_INVALID, Effect.RENAMES, "run"),
+        (FindingKind.HIDDEN_FROM_MODEL, Effect.HIDES, "ui"),
+    ]
