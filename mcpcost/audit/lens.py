@@ -34,6 +34,7 @@ from mcpcost.configs.clients.presentation import (
     FindingKind,
     Kept,
     Presentation,
+    Projection,
     Provenance,
     TextLimit,
     Trigger,
@@ -58,27 +59,24 @@ class LensServer(Record, frozen=True, kw_only=True):
 
 
 def project(
-    tool: Mapping[str, Any],
-    name: str,
-    description: str | None,
-    shape: ApiShape | None,
-    schema_key: str | None,
+    tool: Mapping[str, Any], name: str, description: str | None, projection: Projection | None
 ) -> dict[str, Any]:
-    """One tool's definition as the model gets it. ``shape`` None: the wire definition with the
-    model's name and description."""
-    schema = tool.get("inputSchema")
-    if shape is None or schema_key is None:
+    """One tool's definition as the model gets it. No projection on record: the wire definition
+    with the model's name and description."""
+    if projection is None:
         out = dict(tool)
         out["name"] = name
         if description is not None:
             out["description"] = description
         return out
-    out = {"type": "function"} if shape is ApiShape.OPENAI_FUNCTION else {}
+    out = {"type": "function"} if projection.shape is ApiShape.OPENAI_FUNCTION else {}
     out["name"] = name
     if description is not None:
         out["description"] = description
+    out.update(projection.adds)
+    schema = tool.get("inputSchema")
     if schema is not None:
-        out[schema_key] = schema
+        out[projection.schema_key] = schema
     return out
 
 
@@ -191,7 +189,6 @@ def lens(
     """What the session's model gets under ``presentation`` (see the module's docstring)."""
     p = presentation
     shape = p.projection.shape if p.projection is not None else None
-    schema_key = p.projection.schema_key if p.projection is not None else None
     desc_limit = next((t for t in p.text_limits if t.subject == "description"), None)
     instr_limit = next((t for t in p.text_limits if t.subject == "instructions"), None)
     pattern = LazyPattern(p.name_pattern.pattern) if p.name_pattern is not None else None
@@ -329,7 +326,7 @@ def lens(
                 tool=tool_name,
                 model_name=name,
                 deferred=deferred,
-                definition=project(tool, name, description, shape, schema_key),
+                definition=project(tool, name, description, p.projection),
             )
         )
 

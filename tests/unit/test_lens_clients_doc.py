@@ -98,7 +98,7 @@ def _crosses(client: str, p: Presentation, row: RuleRow) -> None:
         )
     elif isinstance(rule, Projection):
         v = seen(client, p, LensServer(name="s", tools=(tool("t", outputSchema=SCHEMA),)))
-        keys = {"name", "description", rule.schema_key}
+        keys = {"name", "description", rule.schema_key, *(k for k, _ in rule.adds)}
         if rule.shape is ApiShape.OPENAI_FUNCTION:
             keys.add("type")
         assert set(v.tools[0].definition) == keys and v.api_shape is rule.shape

@@ -238,8 +238,10 @@ def test_codex_projects_onto_openai_functions() -> None:
         "type": "function",
         "name": "mcp__s__a",
         "description": "Does one thing.",
+        "strict": False,
         "parameters": tool("a")["inputSchema"],
     }
+    assert list(v.tools[0].definition) == ["type", "name", "description", "strict", "parameters"]
 
 
 def test_codex_defers_at_100_mcp_tools() -> None:

@@ -25,10 +25,12 @@ def anthropic_projection(provenance: Provenance) -> Projection:
     return Projection(shape=ApiShape.ANTHROPIC, schema_key="input_schema", provenance=provenance)
 
 
-def openai_function_projection(provenance: Provenance) -> Projection:
-    """``{type: "function", name, description, parameters}``: a Responses API function tool."""
+def openai_function_projection(provenance: Provenance, *, strict: bool | None = None) -> Projection:
+    """``{type: "function", name, description, [strict,] parameters}``: a Responses API
+    function tool (``strict``: the value the client always sends, None: it sends none)."""
+    adds = (("strict", strict),) if strict is not None else ()
     return Projection(
-        shape=ApiShape.OPENAI_FUNCTION, schema_key="parameters", provenance=provenance
+        shape=ApiShape.OPENAI_FUNCTION, schema_key="parameters", provenance=provenance, adds=adds
     )
 
 

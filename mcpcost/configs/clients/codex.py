@@ -134,10 +134,14 @@ PRESENTATION = Presentation(
     ),
     projection=openai_function_projection(
         Provenance(
-            source=f"{CODEX}/codex-rs/core/src/mcp_tool_exposure.rs (mcp_tool_to_responses_api_tool)",
+            source=(
+                f"{CODEX}/codex-rs/core/src/mcp_tool_exposure.rs (mcp_tool_to_responses_api_tool; "
+                "ResponsesApiTool sends strict: false)"
+            ),
             date=CHECKED,
             confidence=Confidence.SOURCE_CODE,
-        )
+        ),
+        strict=False,
     ),
     regime=DeferralRegime(
         mechanism="tool-search",

@@ -256,12 +256,14 @@ class ToolCountLimit(Record, frozen=True, kw_only=True):
 class Projection(Record, frozen=True, kw_only=True):
     """The API shape a client's definitions are projected onto. ``schema_key``: the key the
     input schema goes under; every MCP tool field but ``name``, ``description`` and
-    ``inputSchema`` is dropped (``drops`` lists the ones the MCP spec defines, for the docs)."""
+    ``inputSchema`` is dropped (``drops`` lists the ones the MCP spec defines, for the docs);
+    ``adds`` are fields the client sets itself, placed before the schema as it sends them."""
 
     shape: ApiShape
     schema_key: str
     provenance: Provenance
     drops: tuple[str, ...] = ("title", "outputSchema", "annotations", "icons", "_meta")
+    adds: tuple[tuple[str, Any], ...] = ()  # fields the client sets on every definition
 
 
 class SchemaRule(Record, frozen=True, kw_only=True):

@@ -24,6 +24,7 @@ from mcpcost.configs.clients.presentation import (
     Trigger,
 )
 from mcpcost.configs.clients.registry import CLIENTS
+from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.markdown import md_text
 from mcpcost.core.record import Record
 
@@ -104,7 +105,9 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
             _row(
                 "API shape",
                 f"{p.projection.shape}, the schema under `{p.projection.schema_key}`",
-                "drops " + ", ".join(f"`{d}`" for d in p.projection.drops),
+                "drops "
+                + ", ".join(f"`{d}`" for d in p.projection.drops)
+                + "".join(f"; adds `{k}: {stringify(v)}`" for k, v in p.projection.adds),
                 p.projection,
             )
         )
