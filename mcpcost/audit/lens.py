@@ -33,6 +33,7 @@ from mcpcost.configs.clients.presentation import (
     Effect,
     FindingKind,
     Kept,
+    ModelName,
     Presentation,
     Projection,
     Provenance,
@@ -143,6 +144,25 @@ def _finding(
     )
 
 
+def _renamed(server: str, pairs: Sequence[tuple[str, str]], rule: ModelName) -> LensFinding:
+    """One finding per server whose names the client's character rewriting changes (no loss:
+    the client maps them back), with the first as an example; ``tool`` set when it is one."""
+    first_tool, first_name = pairs[0]
+    more = f" ({len(pairs)} tools; e.g. {first_tool!r} -> {first_name!r})" if len(pairs) > 1 else ""
+    return _finding(
+        FindingKind.NAME_INVALID,
+        Effect.RENAMES,
+        server,
+        first_tool if len(pairs) == 1 else None,
+        rule.template,
+        first_name if len(pairs) == 1 else len(pairs),
+        f"{rule.rewrite}{more}",
+        "none needed; to keep the names as written, use only letters, digits, '_' and '-' in "
+        "the server and tool names",
+        rule.provenance,
+    )
+
+
 def _defers(
     regime: DeferralRegime | None, verdict: DeferralVerdict | None, tool_count: int
 ) -> tuple[bool, str]:
@@ -218,6 +238,7 @@ def lens(
     deferring, regime_name = _defers(p.regime, verdict, len(visible))
 
     kept: list[ModelTool] = []
+    renamed: dict[str, list[tuple[str, str]]] = {}  # server -> (tool, model name) rewritten
     for server, tool in visible:
         tool_name: str = tool["name"]
         deferred = deferring and not server.always_load
@@ -227,20 +248,7 @@ def lens(
             name = p.name.build(server.name, tool_name)
             plain = p.name.template.format(server=server.name, tool=tool_name)
             if name != plain:
-                findings.append(
-                    _finding(
-                        FindingKind.NAME_INVALID,
-                        Effect.RENAMES,
-                        server.name,
-                        tool_name,
-                        p.name.template,
-                        name,
-                        p.name.rewrite,
-                        "none needed; to keep the name as written, use only letters, digits, "
-                        "'_' and '-' in the server and tool names",
-                        p.name.provenance,
-                    )
-                )
+                renamed.setdefault(server.name, []).append((tool_name, name))
         for limit in p.name_limits:
             if limit.deferred_only and not deferred:
                 continue
@@ -329,6 +337,10 @@ def lens(
                 definition=project(tool, name, description, p.projection),
             )
         )
+
+    if p.name is not None:
+        for server_name, pairs in renamed.items():
+            findings.append(_renamed(server_name, pairs, p.name))
 
     if p.name is not None and not p.name.dedupes:
         first: dict[str, ModelTool] = {}

@@ -385,10 +385,14 @@ def test_cline_cuts_a_long_name_to_64_with_a_hash() -> None:
 def test_continue_prefixes_a_lowercased_server_name_unless_the_tool_has_it() -> None:
     v = view("continue", one("My Server!", tool("read"), tool("my_server_write")))
     assert [t.model_name for t in v.tools] == ["my_server_read", "my_server_write"]
-    assert [f.tool for f in v.findings] == [
-        "my_server_write",
-        "read",
-    ]  # both differ from the template
+    (f,) = v.findings  # one per server: both names differ from the plain template
+    assert (f.kind, f.effect, f.tool, f.actual) == (
+        FindingKind.NAME_INVALID,
+        Effect.RENAMES,
+        None,
+        2,
+    )
+    assert "2 tools" in f.rule
 
 
 def test_goose_normalizes_the_extension_name_and_hides_app_only_tools() -> None:
