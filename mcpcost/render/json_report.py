@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateFinding, GateResult, IncreaseGate
-from mcpcost.audit.model_view import LensFinding, ModelView
+from mcpcost.audit.model_view import ModelView
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
@@ -134,34 +134,9 @@ def _overridden(o: Overridden) -> dict[str, Any]:
     return {"name": o.name, "source": o.source, "by": o.by, "why": o.why}
 
 
-def _lens_finding(f: LensFinding) -> dict[str, Any]:
-    return {
-        "kind": f.kind,
-        "effect": f.effect,
-        "server": f.server,
-        "tool": f.tool,
-        "limit": f.limit,
-        "actual": f.actual,
-        "rule": f.rule,
-        "fix": f.fix,
-        "source": f.source,
-        "date": f.date,
-        "confidence": f.confidence,
-    }
-
-
 def model_view_to_json(v: ModelView | None) -> dict[str, Any] | None:
     """The client lens of a session: what its model gets (None: a ``--config`` file's session)."""
-    if v is None:
-        return None
-    return {
-        "apiShape": v.api_shape,
-        "upfrontTokens": v.upfront_tokens,
-        "deferredTokens": v.deferred_tokens,
-        "regime": v.regime,
-        "rulesOnRecord": v.rules_on_record,
-        "findings": [_lens_finding(f) for f in v.findings],
-    }
+    return None if v is None else v.to_dict()
 
 
 def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
