@@ -109,6 +109,15 @@ class FindingView(Record, frozen=True, kw_only=True):
     tool: str | None = None
 
 
+class ServerLensView(Record, frozen=True, kw_only=True):
+    """One head server alone through each client's lens under the client's defaults, as
+    ``mcpcost measure --client`` shows it: for the Action run on a server's own repository."""
+
+    server: str
+    wire_tokens: int
+    clients: tuple[SessionLensView, ...]
+
+
 class SessionLensView(Record, frozen=True, kw_only=True):
     """What one head client session's model gets, by the client lens (copied from the report)."""
 
@@ -152,6 +161,7 @@ class Outcome(Record, frozen=True, kw_only=True):
     versions: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
     lenses: tuple[SessionLensView, ...] = ()  # head's client sessions through the client lens
+    server_lenses: tuple[ServerLensView, ...] = ()  # without a base side: each server alone
 
     @property
     def base_tokens(self) -> int | None:
@@ -187,9 +197,14 @@ class Outcome(Record, frozen=True, kw_only=True):
             "encoding": self.encoding,
             "versions": dict(self.versions),
             "problems": list(self.problems),
-            "lenses": [
-                {"client": x.client, "label": x.label, "modelView": model_view_to_json(x.view)}
-                for x in self.lenses
+            "lenses": [_lens_dict(x) for x in self.lenses],
+            "serverLenses": [
+                {
+                    "server": x.server,
+                    "wireTokens": x.wire_tokens,
+                    "clients": [_lens_dict(c) for c in x.clients],
+                }
+                for x in self.server_lenses
             ],
             "verdict": {
                 "passed": self.verdict.passed,
@@ -245,6 +260,10 @@ class Outcome(Record, frozen=True, kw_only=True):
             return _outcome_from(data)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"saved outcome is malformed: {exc}") from None
+
+
+def _lens_dict(x: SessionLensView) -> dict[str, Any]:
+    return {"client": x.client, "label": x.label, "modelView": model_view_to_json(x.view)}
 
 
 def _reason_dict(r: FindingView) -> dict[str, Any]:
@@ -434,4 +453,12 @@ def _outcome_from(data: Any) -> Outcome:
         versions={_str(k): _str(v) for k, v in versions.items()},
         problems=tuple(_str(p) for p in data.get("problems", [])),
         lenses=tuple(_lens_from(x) for x in data.get("lenses", [])),
+        server_lenses=tuple(
+            ServerLensView(
+                server=_str(x["server"]),
+                wire_tokens=_opt_int(x["wireTokens"]) or 0,
+                clients=tuple(_lens_from(c) for c in x["clients"]),
+            )
+            for x in data.get("serverLenses", [])
+        ),
     )

@@ -114,3 +114,33 @@ def test_the_clients_input_narrows_the_lens(sim: Sim, fake: FakeGitHub) -> None:
     assert int(outputs["limit-findings"]) == sum(
         f["effect"] in BREAKS for f in cursor["modelView"]["findings"]
     )
+
+
+def test_a_push_puts_each_server_through_each_client_in_the_summary(
+    sim: Sim, fake: FakeGitHub
+) -> None:
+    from mcpcost.configs.clients import KNOWN_CLIENTS, client_named
+    from tests.action.github_fake import webhook_example
+
+    _, head = _pull_request(sim)
+    payload = webhook_example("push")
+    payload["repository"]["default_branch"] = "main"
+    code, log, _, summary = sim.run("push", payload, head, ref="refs/heads/main")
+    assert code == 0, log
+    lines = summary.splitlines()
+    for server in ("limits-server", "many-tools"):
+        start = lines.index(f"### `{server}` through each client's lens")
+        table = lines[start + 6 : start + 6 + len(KNOWN_CLIENTS) + 1]
+        assert table[-1] == ""  # the table has a row per client, no more
+        assert [r.split(" | ")[0][2:] for r in table[:-1]] == [
+            client_named(c).label for c in KNOWN_CLIENTS
+        ]
+    # the server alone: Cursor drops its two long names, Claude Code cuts the long description
+    assert sum(x.startswith("- Cursor: ❌ **drops** `limits-server`") for x in lines) == 2
+    assert any(
+        x.startswith("- Claude Code: ❌ **cuts** `limits-server` / `describe_everything`")
+        for x in lines
+    )
+    narrowed = sim.run("push", payload, head, ref="refs/heads/main", clients="cursor,vscode")
+    assert narrowed[0] == 0
+    assert "- Claude Code:" not in narrowed[3] and "- Cursor: ❌" in narrowed[3]

@@ -317,3 +317,26 @@ def test_the_schema_enums_are_the_codes_enums() -> None:
     assert finding_props["effect"]["enum"] == [*map(str, Effect)]
     assert finding_props["confidence"]["enum"] == [*map(str, Confidence)]
     assert set(finding_props) == set(defs["lensFinding"]["required"])
+
+
+def test_a_server_alone_through_each_client_is_kept_and_summarised() -> None:
+    from mcpcost.action.outcome import ServerLensView, SessionLensView
+
+    alone = ServerLensView(
+        server="srv",
+        wire_tokens=900,
+        clients=(
+            SessionLensView(client="cursor", label="Cursor", view=view(DROPPED, upfront=800)),
+            SessionLensView(client="vscode", label="VS Code", view=view()),
+        ),
+    )
+    o = Outcome(
+        configs=(), verdict=VerdictView(), compared=False, head_sha="a", server_lenses=(alone,)
+    )
+    back = Outcome.from_dict(json.loads(json.dumps(o.to_dict())))
+    assert back.server_lenses == o.server_lenses
+    summary = render_summary(o)
+    assert "### `srv` through each client's lens" in summary and "900 tokens on the wire" in summary
+    assert "| Cursor | 800 | 0 | no-deferral-on-record | 1 |" in summary
+    assert "| VS Code | 1,234 | 0 | no-deferral-on-record | 0 |" in summary
+    assert "- Cursor: ❌ **drops** `alpha` / `a_0` — `name-too-long`" in summary
