@@ -202,7 +202,9 @@ def context(
         ],
         "tools_dropped": len(tools) - len(shown_tools),
         "failures": [md_text(r.text, 300) for r in outcome.verdict.failures],
-        "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings],
+        # a client-lens finding is in its session's lines above: the warnings only count them
+        "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings if r.lens_kind is None],
+        "lens_warnings": sum(1 for r in outcome.verdict.warnings if r.lens_kind is not None),
         "known_unknowns": [md_text(r.text, 300) for r in outcome.verdict.known_unknowns],
         "problems": [md_text(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),

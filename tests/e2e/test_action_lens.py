@@ -81,8 +81,9 @@ def test_the_comment_shows_each_sessions_lens_and_warns(sim: Sim, fake: FakeGitH
             more = len(view["findings"]) - SHOWN
             assert f"… and {more} more findings (see the job summary)" in body
     assert int(outputs["limit-findings"]) == breaking > 0
-    # what breaks is a warning while fail-on leaves limits out
-    assert "Warnings (" in body and "Cursor drops tool" in body.replace("\\", "")
+    # what breaks is a warning while fail-on leaves limits out, counted (each is listed above)
+    assert f"⚠️ {breaking} client-lens findings where a client drops" in body
+    assert "Cursor drops tool" not in body.replace("\\", "")  # not listed a second time
 
 
 def test_fail_on_limits_fails_the_step_with_sarif_errors(sim: Sim, fake: FakeGitHub) -> None:

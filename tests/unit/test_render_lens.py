@@ -277,6 +277,9 @@ def test_comment_and_summary_show_each_session_with_its_findings() -> None:
     assert "_(reported, not documented)_" in body and "Fix: trim the description" in body
     assert "… and 4 more findings (see the job summary)" in body
     assert body.count("`name-too-long`") == LENS_FINDINGS - 1
+    # the breaking ones are warnings, counted once rather than listed a second time
+    assert f"⚠️ {LENS_FINDINGS + 4} client-lens findings where a client drops" in body
+    assert "Warnings (" not in body and "Cursor drops tool" not in body
     summary = render_summary(o)
     assert "### What each client's model gets" in summary
     assert summary.count("`name-too-long`") == LENS_FINDINGS + 3 and "more findings" not in summary
