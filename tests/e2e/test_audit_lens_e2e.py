@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from mcpcost.audit.compose import audit_configs
-from mcpcost.audit.model_view import ModelView
+from mcpcost.audit.model_view import ApiShape, ModelView
 from mcpcost.cli import audit_cmd, measure_cmd
+from mcpcost.configs.clients import presentation_of
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.markdown import code_span
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring import measure_server
@@ -181,14 +183,34 @@ def _wire_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _independent_upfront(view: ModelView, enc: Any) -> int:
-    """o200k_base (tiktoken's own encoder) of each server's up-front definitions as one JSON
-    array."""
-    servers = dict.fromkeys(t.server for t in view.tools)
-    return sum(
-        len(enc.encode_ordinary(_wire_json([t.definition for t in view.tools if t.server == s])))
-        for s in servers
-    )
+def _independent_upfront(client: str, servers: list[str], view: ModelView, enc: Any) -> int:
+    """o200k_base (tiktoken's own encoder) of what the model gets up front, per server: the
+    JSON array of its definitions, a deferred tool reduced to what the client's regime keeps
+    (its name, its description), plus the server's instructions, cut as the client cuts them,
+    where the client is on record putting them in context."""
+    p = presentation_of(ClientName(client))
+    keeps = {str(k) for k in p.regime.keeps} if p.regime is not None else set()
+    cut = next((t for t in p.text_limits if t.subject == "instructions"), None)
+    total = 0
+    for server in servers:
+        up = []
+        for t in view.tools:
+            d = t.definition
+            if t.server != server or not isinstance(d, dict):
+                continue
+            if not t.deferred:
+                up.append(d)
+                continue
+            stub = {k: d[k] for k in ("name", "description") if k in d and f"{k}s" in keeps}
+            if stub:
+                up.append(stub)
+        total += len(enc.encode_ordinary(_wire_json(up))) if up else 0
+        if cut is not None and server == EDGE:  # the edge server sends instructions
+            text = limits_server.INSTRUCTIONS
+            if len(text) > cut.max_chars:
+                text = text[: cut.max_chars] + cut.marker
+            total += len(enc.encode_ordinary(text))
+    return total
 
 
 def _dropped(view: ModelView) -> set[str]:
@@ -208,9 +230,11 @@ def test_upfront_tokens_equal_an_independent_count(lens_home: Home, tiktoken_o20
     checked = 0
     for session in audited.sessions:
         view = session.model_view
-        if view is None or view.deferred_tokens or session.client not in CLIENTS:
-            continue  # deferral stubs and instructions are the lens's own unit tests'
-        assert view.upfront_tokens == _independent_upfront(view, tiktoken_o200k), session.label
+        if view is None or session.client not in CLIENTS:
+            continue
+        names = [e.server.name for e in session.servers]
+        count = _independent_upfront(session.client, names, view, tiktoken_o200k)
+        assert view.upfront_tokens == count, session.label
         for t in view.tools:
             d = t.definition
             assert isinstance(d, dict) and d["name"] == t.model_name
@@ -221,11 +245,16 @@ def test_upfront_tokens_equal_an_independent_count(lens_home: Home, tiktoken_o20
                 } | {"description": d["description"]}
             else:
                 assert "outputSchema" not in d and "annotations" not in d and "_meta" not in d
+            if view.api_shape is ApiShape.ANTHROPIC:  # {name, description, input_schema}
+                assert set(d) <= {"name", "description", "input_schema"}
+                assert d["input_schema"] == source["inputSchema"]
+            if view.api_shape is ApiShape.OPENAI_FUNCTION:  # {type, name, description, ...}
+                assert d["type"] == "function" and d["parameters"] == source["inputSchema"]
         hidden = {f.tool for f in view.findings if f.kind == "hidden-from-model"}
         # a tool is left out of what the model gets exactly where a finding says why
         assert {t.tool for t in view.tools} == set(wire) - hidden - _dropped(view), session.label
         checked += 1
-    assert checked >= 3  # VS Code, Windsurf and Gemini CLI load every definition up front
+    assert checked == len(CLIENTS)
 
 
 def test_measure_client_all_shows_the_same_findings(report: dict[str, Any]) -> None:
