@@ -200,7 +200,7 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         "io.github.example-legacy": "measured",
         "io.github.example-oauth": "remote-auth-wall",
         "io.github.example-keyed": "remote-auth-wall",
-        "io.github.example-page": "startup-failure",
+        "io.github.example-page": "gone",
     }
     keyed = parse_json(
         (tmp_path / "results" / "io.github.example-keyed" / "measurement.json").read_bytes()
