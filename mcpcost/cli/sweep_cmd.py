@@ -15,7 +15,6 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
-from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
@@ -145,6 +144,7 @@ def _run(
             make_pre_check,
             page_reader,
             probe_auth_wall,
+            registry_summary,
         )
         from mcpcost.transports.open import world_url_opener
 
@@ -155,19 +155,14 @@ def _run(
         open_url = world_url_opener(policy)
         items, pages = fetch_entries(args.registry, get_json)
         listing = listing_from(items, pages)
-        progress(
-            f"registry: {counted(listing.entries, 'entry', 'entries')} on "
-            f"{counted(pages, 'page')}; {listing.inactive} not active; "
-            f"{counted(listing.needs_config, 'remote')} "
-            f"{'needs' if listing.needs_config == 1 else 'need'} configuration; "
-            f"{counted(len(listing.remotes), 'remote endpoint')} to measure"
-        )
+        progress(registry_summary(listing))
         catalog: Catalog = catalog_from(listing, args.registry)
         pre_check = make_pre_check(
             {r.slug: r for r in listing.remotes},
             lambda url: probe_auth_wall(session, url, args.timeout),
             clock,
             int(args.timeout * 1000),
+            {r.slug: r for r in listing.recorded},
         )
     else:
         catalog = read_catalog(args.servers)
