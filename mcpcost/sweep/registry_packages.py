@@ -35,6 +35,7 @@ from typing import Any
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field
 from mcpcost.core.status import Status
+from mcpcost.errors import McpcostError
 from mcpcost.sweep.catalog import ENV_NAME_RE
 
 MAX_ARGUMENTS = 64
@@ -92,7 +93,7 @@ class NotLaunched(Record, frozen=True):
     reason: str
 
 
-class _Needs(Exception):
+class _Needs(McpcostError):
     """A required value nobody gave; ``what`` says which."""
 
     def __init__(self, what: str) -> None:
@@ -100,7 +101,7 @@ class _Needs(Exception):
         self.what = what
 
 
-class _Refused(Exception):
+class _Refused(McpcostError):
     """Registry text this project will not put on a command line."""
 
 
