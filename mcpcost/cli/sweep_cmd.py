@@ -46,7 +46,12 @@ def build_parser() -> ArgParser:
         "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
     )
     p.add_argument("--out", default=".", metavar="DIR", help="output root (default: .)")
-    p.add_argument("--registry", metavar="URL", help="sweep remote servers of an MCP registry")
+    p.add_argument(
+        "--registry",
+        metavar="URL",
+        help="sweep an MCP registry: its remotes and its npm, PyPI and OCI packages, launched as "
+        "each entry asks (third-party code: use --docker); every entry gets a status",
+    )
     p.add_argument(
         "--allow-private-addresses",
         action="store_true",
