@@ -139,6 +139,7 @@ def _run(
 
     pre_check = None
     open_url = None
+    mark_registry = False
     if args.registry:
         from mcpcost.runtime.addresses import AddressPolicy
         from mcpcost.runtime.http_session import BoundedSession
@@ -169,6 +170,7 @@ def _run(
             int(args.timeout * 1000),
             {r.slug: r for r in listing.recorded},
         )
+        mark_registry = True
     else:
         catalog = read_catalog(args.servers)
     selected = list(catalog.entries)
@@ -204,6 +206,12 @@ def _run(
         launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
 
+    measure = make_measure(launcher, clock, open_url=open_url)
+    if mark_registry:
+        from mcpcost.sweep.registry_source import with_registry_entries
+
+        measure = with_registry_entries(measure)
+
     options = SweepOptions(
         docker=args.docker,
         concurrency=args.concurrency,
@@ -216,7 +224,7 @@ def _run(
         catalog,
         sweepable,
         root,
-        make_measure(launcher, clock, open_url=open_url),
+        measure,
         options,
         clock=clock,
         progress=progress,

@@ -13,7 +13,6 @@ from typing import Any, Final
 
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
 from mcpcost.core.status import Status
-from mcpcost.sweep.catalog import CatalogEntry
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.views import Board, Row
 
@@ -45,9 +44,14 @@ def coverage(board: Board) -> list[tuple[Status, int]]:
     return list(counts.items())
 
 
-def source_of(entry: CatalogEntry | None) -> dict[str, Any] | None:
-    """Where an entry came from: a registry entry's name and version, or a catalog entry's
-    package and version; None for a measured directory no catalog lists."""
+def source_of(row: Row) -> dict[str, Any] | None:
+    """Where an entry came from: the registry entry its measurement (or catalog entry) names,
+    or a catalog entry's package and version; None for a measured directory no catalog lists."""
+    m = row.measurement
+    if m is not None and m.registry_entry is not None:
+        name, version = m.registry_entry["name"], m.registry_entry["version"]
+        return {"kind": "registry", "name": name, "version": version or None}
+    entry = row.entry
     if entry is None:
         return None
     if entry.registry_name is not None:
@@ -68,7 +72,7 @@ def dataset_entry(row: Row) -> dict[str, Any]:
         "measuredAt": None if m is None else m.measured_at,
         "isolation": iso,
         "transport": None if m is None or m.transport is None else str(m.transport),
-        "source": source_of(row.entry),
+        "source": source_of(row),
         "notes": (m.notes if m is not None else None) or None,
     }
 

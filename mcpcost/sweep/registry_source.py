@@ -44,6 +44,7 @@ from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.registry_packages import PackageLaunch, choose_package
+from mcpcost.sweep.runner import Job, MeasureJob
 from mcpcost.transports.http_answers import names_resource_metadata, probe_oauth_metadata
 from mcpcost.transports.network_failures import classify_request_failure
 from mcpcost.transports.session import CLIENT_INFO, LEGACY_VERSION
@@ -366,6 +367,24 @@ def catalog_from(listing: RegistryListing, source: str) -> Catalog:
     return Catalog(tuple(entries), source)
 
 
+def registry_entry_of(entry: CatalogEntry) -> dict[str, str] | None:
+    """The registry entry a catalog entry stands for, as measurement.json's ``registryEntry``."""
+    if entry.registry_name is None:
+        return None
+    return {"name": entry.registry_name, "version": entry.version or ""}
+
+
+def with_registry_entries(measure: MeasureJob) -> MeasureJob:
+    """``measure`` with each measurement marked with the registry entry it was made for, so
+    the record says where it came from after a merge of shards, whatever catalog a later
+    publish is given."""
+
+    def marked(job: Job) -> Measurement:
+        return measure(job).with_(registry_entry=registry_entry_of(job.entry))
+
+    return marked
+
+
 def record_measurement(
     entry: CatalogEntry, rec: RegistryRecord, *, now: str, timeout_ms: int
 ) -> Measurement:
@@ -377,6 +396,7 @@ def record_measurement(
         measured_at=now,
         timeout_ms=timeout_ms,
         notes=rec.reason,
+        registry_entry=registry_entry_of(entry),
     )
 
 
@@ -390,6 +410,7 @@ def auth_wall_record(entry: CatalogEntry, reason: str, *, now: str, timeout_ms: 
         isolation=Isolation(docker=False),
         notes=reason,
         transport=entry.transport,
+        registry_entry=registry_entry_of(entry),
     )
 
 

@@ -411,3 +411,20 @@ def test_registry_sweep_gives_every_entry_a_status_and_packages_their_direct_num
         assert coverage[status] >= 1
     board = (out / "results" / "leaderboard.md").read_text()
     assert "## Coverage" in board and "| unreachable | 1 |" in board
+    # each record names its registry entry, so a publish without the registry keeps the sources
+    assert records["io.github.example-dead"]["registryEntry"] == {
+        "name": "io.github.example/dead",
+        "version": "1.0.0",
+    }
+    (out / "results" / "data.json").unlink()
+    again = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "publish", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert again.returncode == 0, again.stderr
+    republished = json.loads((out / "results" / "data.json").read_text())
+    assert [e["source"] for e in republished["entries"]] == [e["source"] for e in data["entries"]]

@@ -8,16 +8,21 @@ from pathlib import Path
 
 import jsonschema
 
-from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.model import render_measurement
 from mcpcost.core.status import Status
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.data_json import COVERAGE_ORDER
 from mcpcost.sweep.estimator import fit
+from mcpcost.sweep.files import parse_measurement
 from mcpcost.sweep.publish import publish
 from tests.helpers.paths import ROOT
 from tests.helpers.sweep_sites import (
     CATALOG,
+    measured,
     site_fixture,  # noqa: F401  (the fixture)
+    tools,
+    write,
 )
 
 SCHEMA = json.loads((ROOT / "spec" / "dataset.schema.json").read_text())
@@ -84,3 +89,28 @@ def test_held_out_error_is_each_server_against_the_fit_on_the_others() -> None:
     assert round(est.held_out_mape, 2) == round((16.0 + 18.0 + 100 * 20 / 120) / 3, 2)
     assert est.held_out_mape > est.mape  # held out, the error a new server should expect
     assert fit([(100, 25)]) is not None and fit([(100, 25)]).held_out_mae is None  # type: ignore[union-attr]
+
+
+def test_the_registry_entry_travels_in_the_measurement_and_names_the_source(
+    tmp_path: Path,
+) -> None:
+    m = measured("io.github.x-y", tools(2)).with_(
+        registry_entry={"name": "io.github.x/y", "version": "2.1.0"}
+    )
+    text = render_measurement(m)
+    back = parse_measurement(text.encode())
+    assert back is not None and back.registry_entry == {"name": "io.github.x/y", "version": "2.1.0"}
+    assert back.extras == {}
+    odd = parse_json(text.encode())
+    assert isinstance(odd, dict)
+    odd["registryEntry"] = {"name": 3}
+    kept = parse_measurement(stringify(odd).encode())
+    assert kept is not None and kept.registry_entry is None
+    assert kept.extras == {"registryEntry": {"name": 3}}  # another shape is kept as read
+    write(tmp_path, "io.github.x-y", m)
+    publish(tmp_path, None)  # no catalog: the source comes from the record itself
+    doc = parse_json((tmp_path / "results" / "data.json").read_bytes())
+    assert isinstance(doc, dict)
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    (entry,) = doc["entries"]
+    assert entry["source"] == {"kind": "registry", "name": "io.github.x/y", "version": "2.1.0"}
