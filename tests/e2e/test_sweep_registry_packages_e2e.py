@@ -428,3 +428,81 @@ def test_registry_sweep_gives_every_entry_a_status_and_packages_their_direct_num
     assert again.returncode == 0, again.stderr
     republished = json.loads((out / "results" / "data.json").read_text())
     assert [e["source"] for e in republished["entries"]] == [e["source"] for e in data["entries"]]
+
+
+# One line (a registry value may hold no control character): the tiny stdio server of the
+# container tests, decoded and run by the image's python3.
+OCI_SERVER = "import base64;exec(base64.b64decode({code!r}).decode())"
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_an_oci_package_runs_as_the_registry_says_and_measures_as_docker_run_does(
+    tmp_path: Path,
+) -> None:
+    import base64
+    import shutil
+
+    from tests.helpers.container_catalog import TINY_SERVER
+    from tests.servers.podman import BASE_IMAGE, podman_service, podman_unavailable
+
+    reason = podman_unavailable()
+    if reason is not None:
+        pytest.skip(reason)
+    if shutil.which("docker") is None:
+        pytest.skip("no docker CLI on PATH for the entry's docker run")
+    repository, _, tag = BASE_IMAGE.rpartition(":")
+    code = OCI_SERVER.format(code=base64.b64encode(TINY_SERVER.encode()).decode())
+    oci = {
+        "registryType": "oci",
+        "identifier": repository,
+        "version": tag,
+        "environmentVariables": [{"name": "EXAMPLE_API_KEY", "isRequired": True}],
+        "packageArguments": [
+            {"type": "positional", "value": "python3"},
+            {"type": "positional", "value": "-u"},
+            {"type": "positional", "value": "-c"},
+            {"type": "positional", "value": code},
+        ],
+    }
+    mounts = dict(oci, runtimeArguments=[{"type": "named", "name": "-v", "value": "/:/host"}])
+    items = [
+        item("io.github.example/boxed", packages=[oci]),
+        item("io.github.example/mounts", packages=[mounts]),
+    ]
+    out = tmp_path / "site"
+    with podman_service() as address, loopback_registry(items) as (base, _):
+        env = dict(os.environ, DOCKER_HOST=address)
+        done = mcpcost(
+            "sweep",
+            "--registry",
+            base,
+            "--allow-private-addresses",
+            "--out",
+            str(out),
+            "--timeout",
+            "60",
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        argv = ["docker", "run", "-i", "--rm", "-e", "EXAMPLE_API_KEY", BASE_IMAGE]
+        direct = measured_directly(
+            [*argv, "python3", "-u", "-c", code], env, "--env", "EXAMPLE_API_KEY"
+        )
+    boxed = json.loads(
+        (out / "results" / "io.github.example-boxed" / "measurement.json").read_text()
+    )
+    assert boxed["status"] == "measured", boxed.get("notes")
+    assert boxed["launchCommand"].startswith(
+        f"docker run -i --rm -e EXAMPLE_API_KEY {BASE_IMAGE} python3 -u -c "
+    )
+    assert boxed["rawToolsCapture"][0]["description"].startswith("key=dummy ")
+    assert (boxed["totalTokens"], boxed["canonicalSha256"]) == (
+        direct["totalTokens"],
+        direct["canonicalSha256"],
+    )
+    refused = json.loads(
+        (out / "results" / "io.github.example-mounts" / "measurement.json").read_text()
+    )
+    assert refused["status"] == "other"
+    assert refused["notes"] == "not launched: docker option '-v' is not run from a registry entry"
