@@ -41,6 +41,7 @@ from mcpcost.sweep.catalog import ENV_NAME_RE
 MAX_ARGUMENTS = 64
 MAX_VALUE_CHARS = 4096
 MAX_ENV = 64
+SHOWN_CHARS = 80  # registry text quoted in a note
 SUPPORTED_TYPES = ("npm", "pypi", "oci")
 # Variables that decide how npx, uvx, node, python or the dynamic loader run, not what the
 # server is configured to do: an entry setting them could change what is launched.
@@ -151,12 +152,14 @@ def _fill(value: str, variables: Mapping[str, Any], what: str) -> str:
     return str(_TEMPLATE.sub(one, value))
 
 
+def _shown(text: str) -> str:
+    """Registry text as a note quotes it: whitespace runs as one space, at most SHOWN_CHARS."""
+    return " ".join(text.split())[:SHOWN_CHARS]
+
+
 def _hint(inp: Mapping[str, Any]) -> str:
     description = _text(inp.get("description"))
-    if not description:
-        return ""
-    short = " ".join(description.split())[:80]
-    return f" ({short})"
+    return f" ({_shown(description)})" if description else ""
 
 
 def _arguments(items: Any, where: str) -> list[str]:
@@ -174,7 +177,7 @@ def _arguments(items: Any, where: str) -> list[str]:
         required = arg.get("isRequired") is True
         variables = _obj(arg.get("variables"))
         if kind == "positional":
-            label = _text(arg.get("valueHint")) or f"#{index}"
+            label = _shown(_text(arg.get("valueHint")) or f"#{index}")
             what = f"{where} positional argument {label}"
             given = _given(arg)
             if given is None:
@@ -186,7 +189,7 @@ def _arguments(items: Any, where: str) -> list[str]:
             name = _text(arg.get("name"))
             if not name:
                 raise _Refused(f"{where}[{index}] is a named argument without a name")
-            what = f"{where} named argument {name}"
+            what = f"{where} named argument {_shown(name)}"
             _clean(name, what)
             given = _given(arg)
             if given is None:
@@ -195,7 +198,8 @@ def _arguments(items: Any, where: str) -> list[str]:
                 continue
             words.extend([name, _clean(_fill(given, variables, what), what)])
         else:
-            raise _Refused(f"{where}[{index}] has an unknown argument type {kind!r}")
+            shown = _shown(kind) if isinstance(kind, str) else type(kind).__name__
+            raise _Refused(f"{where}[{index}] has an unknown argument type {shown!r}")
     return words
 
 
@@ -219,7 +223,8 @@ def _environment(items: Any) -> tuple[list[str], dict[str, str]]:
         var = _obj(raw)
         name = _text(var.get("name"))
         if not name or not ENV_NAME_RE.match(name):
-            raise _Refused(f"environment variable name {name!r} is not a variable name")
+            shown = None if name is None else _shown(name)
+            raise _Refused(f"environment variable name {shown!r} is not a variable name")
         if is_launcher_env(name) or name in names:
             continue
         given = _given(var)
@@ -253,9 +258,9 @@ def _pinned(registry_type: str, identifier: str, version: str | None) -> str:
 def _check_identifier(registry_type: str, identifier: str, version: str | None) -> None:
     pattern = {"npm": _NPM_NAME, "pypi": _PYPI_NAME, "oci": _OCI_REF}[registry_type]
     if len(identifier) > 256 or not pattern.match(identifier):
-        raise _Refused(f"{registry_type} identifier {identifier!r} is not a package name")
+        raise _Refused(f"{registry_type} identifier {_shown(identifier)!r} is not a package name")
     if version is not None and not _VERSION.match(version):
-        raise _Refused(f"version {version!r} is not a version")
+        raise _Refused(f"version {_shown(version)!r} is not a version")
 
 
 def _check_docker_options(words: Sequence[str]) -> None:
@@ -281,14 +286,15 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
     identifier = _text(pkg.get("identifier")) or ""
     if registry_type not in SUPPORTED_TYPES:
         return NotLaunched(
-            Status.OTHER, f"package type {registry_type!r} is not one this project launches"
+            Status.OTHER, f"package type {_shown(registry_type)!r} is not one this project launches"
         )
     transport = _obj(pkg.get("transport"))
     kind = _text(transport.get("type")) or "stdio"
     if kind != "stdio":
         return NotLaunched(
             Status.OTHER,
-            f"{registry_type} package {identifier} serves over {kind}: launching a package to "
+            f"{registry_type} package {_shown(identifier)} serves over {_shown(kind)}: launching a "
+            "package to "
             "reach it over the network is not supported",
         )
     version = _text(pkg.get("version")) or None

@@ -268,3 +268,16 @@ def test_listing_records_every_entry_with_a_status_or_a_launch() -> None:
     pkg = by_name["io.github.a-pkg"]
     assert pkg.argv[0] == "npx" and pkg.registry_name == "io.github.a/pkg"
     assert pkg.version == "1.0.0" and pkg.category == "registry" and pkg.url is None
+
+
+def test_registry_text_quoted_in_a_note_is_one_line_and_bounded() -> None:
+    hint = "dir\n" + "x" * 10_000
+    plan = refused(
+        npm(packageArguments=[{"type": "positional", "valueHint": hint, "isRequired": True}])
+    )
+    assert plan.status is Status.NEEDS_CONFIG
+    assert "\n" not in plan.reason and len(plan.reason) < 200
+    odd = refused(npm(packageArguments=[{"type": {"deep": ["x"] * 1000}}]))
+    assert odd.reason == "not launched: packageArguments[0] has an unknown argument type 'dict'"
+    long_type = refused({"registryType": "n" * 5000, "identifier": "x"})
+    assert len(long_type.reason) < 200
