@@ -6,7 +6,9 @@ The launch is the one the entry asks for, with the version pinned as the registr
 ``docker run -i --rm [-e NAME ...] [runtime args] image [package args]`` for an OCI image (a
 command that is itself ``docker run``, so the sweep runs it as written; see
 ``CatalogEntry.is_self_docker``). Without a version the identifier is used bare; a version given
-is never replaced by ``latest``.
+is never replaced by ``latest``. ``runtimeHint`` is not read: each registry type has the one
+launcher above, the one its clients document (``npx`` for npm, ``uvx`` for PyPI, ``docker`` for
+OCI), so the same package is always started the same way.
 
 Arguments (``runtimeArguments``, ``packageArguments``) take their fixed ``value``, else their
 ``default``; ``{name}`` in a value is filled from the argument's ``variables`` the same way. A
@@ -84,7 +86,6 @@ class PackageLaunch(Record, frozen=True, kw_only=True):
     argv: tuple[str, ...]
     env: tuple[str, ...]  # names set, in the entry's order
     env_values: Mapping[str, str] = field(default_factory=dict)  # fixed or default values
-    runtime_hint: str | None = None
 
 
 class NotLaunched(Record, frozen=True):
@@ -325,7 +326,6 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
         argv=tuple(argv),
         env=tuple(env),
         env_values=env_values,
-        runtime_hint=_text(pkg.get("runtimeHint")) or None,
     )
 
 
