@@ -117,6 +117,10 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
     }
 
 
+def coverage_context(board: Board) -> list[dict[str, str]]:
+    return [{"status": str(s), "count": thousands(n)} for s, n in coverage(board)]
+
+
 def listings_rows(m: Measurement, cell: Callable[..., str]) -> list[dict[str, str]]:
     """The server page's prompts/resources table: counts, or the list's error, escaped."""
     rows = []
@@ -238,7 +242,7 @@ def leaderboard_md(board: Board, est: Estimator | None, fits: Sequence[Calibrati
             for r in board.not_measured
         ],
         estimator=estimator_context(est),
-        coverage=[{"status": str(s), "count": thousands(n)} for s, n in coverage(board)],
+        coverage=coverage_context(board),
     )
 
 
@@ -504,4 +508,5 @@ def dashboard(board: Board, est: Estimator | None) -> str:
             for r in board.not_measured
         ],
         estimator=estimator_context(est),
+        coverage=coverage_context(board),
     )

@@ -75,6 +75,9 @@ def test_data_json_lists_every_entry_with_status_source_and_numbers(site: Path) 
     assert "## Coverage" in board
     assert "| measured | 3 |" in board and "| needs-config | 0 |" in board
     assert doc["estimator"]["n"] == 3 and doc["estimator"]["heldOut"] is not None
+    html = (site / "docs" / "dashboard.html").read_text()
+    assert "<h2>Coverage</h2>" in html
+    assert '<tr><td><span class="chip">measured</span></td><td>3</td></tr>' in html
 
 
 def test_held_out_error_is_each_server_against_the_fit_on_the_others() -> None:
