@@ -24,7 +24,7 @@ from typing import Any
 
 from mcpcost.audit.deferral import DeferralServer, DeferralVerdict, decide
 from mcpcost.audit.model_view import LensFinding, ModelTool, ModelView
-from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, ServerResult
 from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.presentation import (
     ApiShape,
@@ -40,13 +40,23 @@ from mcpcost.configs.clients.presentation import (
     TextLimit,
     Trigger,
 )
-from mcpcost.configs.config_file import ClientName
+from mcpcost.configs.config_file import EXPLICIT, ClientName
 from mcpcost.core.jsonvalue import JSONValue, stringify
+from mcpcost.core.model import Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import count_tokens
 
-__all__ = ["ClientView", "LensServer", "lens", "project", "schema_keywords", "server_views"]
+__all__ = [
+    "ClientView",
+    "LensServer",
+    "lens",
+    "lens_server",
+    "project",
+    "schema_keywords",
+    "server_views",
+    "session_view",
+]
 
 
 class LensServer(Record, frozen=True, kw_only=True):
@@ -460,3 +470,30 @@ def server_views(
         view = lens([server], client.presentation, verdict)
         out.append(ClientView(client=name, label=client.label, model_view=view))
     return out
+
+
+def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
+    """A measured server of the report as the lens takes it: its captured tools and
+    instructions (from its measurement), its name in the config and ``alwaysLoad``."""
+    tools = m.raw_tools_capture if m is not None else None
+    instructions = m.server_instructions if m is not None else None
+    return LensServer(
+        name=server.name,
+        tools=tuple(tools) if isinstance(tools, list) else (),
+        instructions=instructions if isinstance(instructions, str) else None,
+        always_load=server.always_load,
+    )
+
+
+def session_view(
+    client: ClientName,
+    servers: Sequence[ServerResult],
+    verdict: DeferralVerdict,
+    measurements: Mapping[str, Measurement],
+) -> ModelView | None:
+    """What one audit session's model gets under its client's rules, from the measurements by
+    launch key (None: a --config file's session, whose client nobody named)."""
+    if client == EXPLICIT:
+        return None
+    found = [lens_server(s, measurements.get(s.launch_key or "")) for s in servers]
+    return lens(found, registry.presentation_of(client), verdict)
