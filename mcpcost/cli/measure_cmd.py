@@ -9,6 +9,8 @@
     --remote URL                    the reference's spelling of --url
     --docker [--image IMG] [--docker-host URL] [--ca-bundle PATH|auto]
                                     run a stdio server in a container (as sweep --docker does)
+    --client NAME[,NAME...]|all     the server through each client's lens (docs/CLIENTS.md):
+                                    tokens up front and deferred, regime, findings
 
 A thin adapter over ``mcpcost.measuring.measure_server``. ``--json`` prints measurement.json on
 stdout; ``--out DIR`` writes ``DIR/results/<name>/measurement.json`` and ``DIR/badges/<name>.json``
