@@ -264,6 +264,7 @@ class Projection(Record, frozen=True, kw_only=True):
     provenance: Provenance
     drops: tuple[str, ...] = ("title", "outputSchema", "annotations", "icons", "_meta")
     adds: tuple[tuple[str, Any], ...] = ()  # fields the client sets on every definition
+    note: str = ""  # what the client is on record changing that the lens does not model
 
 
 class SchemaRule(Record, frozen=True, kw_only=True):

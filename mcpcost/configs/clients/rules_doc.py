@@ -107,7 +107,8 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
                 f"{p.projection.shape}, the schema under `{p.projection.schema_key}`",
                 "drops "
                 + ", ".join(f"`{d}`" for d in p.projection.drops)
-                + "".join(f"; adds `{k}: {stringify(v)}`" for k, v in p.projection.adds),
+                + "".join(f"; adds `{k}: {stringify(v)}`" for k, v in p.projection.adds)
+                + (f"; {p.projection.note}" if p.projection.note else ""),
                 p.projection,
             )
         )
