@@ -34,7 +34,7 @@ from mcpcost.audit.deferral import (
     client_posture_sources,
     decide,
 )
-from mcpcost.audit.lens import session_view
+from mcpcost.audit.lens_sessions import session_view
 from mcpcost.audit.report_model import (
     DEFAULT_CONTEXT_WINDOW,
     HEAVIEST_TOOLS,
@@ -182,6 +182,8 @@ def entry_result(
         config_notes=config_notes,
         authorization=measurement.authorization if measurement is not None else None,
         declared=entry.declared,
+        enabled_tools=entry.enabled_tools,
+        disabled_tools=entry.disabled_tools,
     )
 
 

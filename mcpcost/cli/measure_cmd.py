@@ -75,7 +75,7 @@ from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, U
 from mcpcost.runtime.output_tree import open_tree
 
 if TYPE_CHECKING:
-    from mcpcost.audit.lens import ClientView
+    from mcpcost.audit.lens_sessions import ClientView
     from mcpcost.measuring.containers import HostTrust
 
 
@@ -402,7 +402,8 @@ def lens_clients(values: list[str]) -> list[ClientName]:
 
 
 def client_views(name: str, m: Measurement, clients: list[ClientName]) -> list[ClientView]:
-    from mcpcost.audit.lens import LensServer, server_views
+    from mcpcost.audit.lens import LensServer
+    from mcpcost.audit.lens_sessions import server_views
 
     capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
     instructions = m.server_instructions if isinstance(m.server_instructions, str) else None
