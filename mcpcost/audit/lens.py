@@ -361,7 +361,7 @@ def lens(
     for cap in p.tool_limits:
         if len(kept) > cap.max_tools:
             fix = cap.fix
-            if p.tool_filter is not None:
+            if p.tool_filter is not None and p.tool_filter.removes_definition:
                 fix = f"{fix}; or switch single tools off ({p.tool_filter.how})"
             findings.append(
                 _finding(

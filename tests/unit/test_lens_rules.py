@@ -404,3 +404,14 @@ def test_goose_normalizes_the_extension_name_and_hides_app_only_tools() -> None:
         (FindingKind.NAME_INVALID, Effect.RENAMES, "run"),
         (FindingKind.HIDDEN_FROM_MODEL, Effect.HIDES, "ui"),
     ]
+
+
+def test_a_filter_that_leaves_the_definition_in_context_is_not_offered_as_a_remedy() -> None:
+    claude = presentation_of("claude-code").tool_filter
+    assert claude is not None and claude.removes_definition is False
+    cap = presentation_of("vscode").tool_limits[0]
+    from mcpcost.configs.clients.presentation import Presentation
+
+    with_claude_filter = Presentation(tool_limits=(cap,), tool_filter=claude)
+    v = lens([one("s", *many(129))], with_claude_filter, None)
+    assert claude.how not in v.findings[0].fix

@@ -127,10 +127,14 @@ PRESENTATION = Presentation(
         note="the audit's deferral verdict decides; alwaysLoad servers stay up front",
     ),
     tool_filter=ToolFilter(
-        how='a "deny" permission rule naming mcp__<server>__<tool> in .claude/settings.json',
+        how=(
+            'a "deny" permission rule naming mcp__<server>__<tool> blocks its calls; the '
+            "definition is reported to stay in context, and .mcp.json has no per-tool filter"
+        ),
+        removes_definition=False,
         provenance=Provenance(
-            source="https://code.claude.com/docs/en/permissions",
-            date="2026-12",
+            source="https://github.com/anthropics/claude-code/issues/30839 (and #6320, #20617)",
+            date="2026-03-04",
             confidence=Confidence.REPORTED,
         ),
     ),
