@@ -14,6 +14,7 @@ from mcpcost.configs.clients.presentation import (
     DeferralMode,
     Effect,
     FindingKind,
+    Presentation,
 )
 from mcpcost.configs.clients.registry import presentation_of
 from mcpcost.configs.config_file import ClientName
@@ -410,8 +411,6 @@ def test_a_filter_that_leaves_the_definition_in_context_is_not_offered_as_a_reme
     claude = presentation_of("claude-code").tool_filter
     assert claude is not None and claude.removes_definition is False
     cap = presentation_of("vscode").tool_limits[0]
-    from mcpcost.configs.clients.presentation import Presentation
-
     with_claude_filter = Presentation(tool_limits=(cap,), tool_filter=claude)
     v = lens([one("s", *many(129))], with_claude_filter, None)
     assert claude.how not in v.findings[0].fix
