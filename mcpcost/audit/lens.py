@@ -54,6 +54,7 @@ class LensServer(Record, frozen=True, kw_only=True):
     tools: tuple[JSONValue, ...]
     instructions: str | None = None
     always_load: bool = False
+    wire_tokens: int | None = None  # the count of exactly ``tools`` (the measurement's number)
 
 
 def project(
@@ -194,8 +195,14 @@ def _stub(definition: Mapping[str, Any], keeps: Sequence[Kept]) -> dict[str, Any
     return out or None
 
 
-def _count(values: Sequence[JSONValue]) -> int:
-    return count_tokens(stringify(list(values))) if values else 0
+def _count(values: Sequence[JSONValue], server: LensServer) -> int:
+    """The o200k_base count of ``JSON.stringify(values)``; the server's own number when the
+    values are its tools unchanged (most clients change nothing: no need to count again)."""
+    if not values:
+        return 0
+    if server.wire_tokens is not None and list(values) == list(server.tools):
+        return server.wire_tokens
+    return count_tokens(stringify(list(values)))
 
 
 def lens(
@@ -391,8 +398,8 @@ def lens(
                     up.append(stub)
             else:
                 up.append(t.definition)
-        upfront += _count(up)
-        deferred_total += _count(back)
+        upfront += _count(up, server)
+        deferred_total += _count(back, server)
         if instr_limit is not None and server.instructions:
             cut = _cut(server.instructions, instr_limit)
             upfront += count_tokens(cut)

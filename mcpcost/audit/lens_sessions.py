@@ -69,11 +69,15 @@ def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
             return True  # the lens skips it anyway
         return (allowed is None or name in allowed) and name not in denied
 
+    kept_tools = tuple(t for t in tools if kept(t)) if isinstance(tools, list) else ()
     return LensServer(
         name=server.name,
-        tools=tuple(t for t in tools if kept(t)) if isinstance(tools, list) else (),
+        tools=kept_tools,
         instructions=instructions if isinstance(instructions, str) else None,
         always_load=server.always_load,
+        wire_tokens=server.tokens
+        if isinstance(tools, list) and len(kept_tools) == len(tools)
+        else None,
     )
 
 

@@ -407,7 +407,9 @@ def client_views(name: str, m: Measurement, clients: list[ClientName]) -> list[C
 
     capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
     instructions = m.server_instructions if isinstance(m.server_instructions, str) else None
-    server = LensServer(name=name, tools=tuple(capture), instructions=instructions)
+    server = LensServer(
+        name=name, tools=tuple(capture), instructions=instructions, wire_tokens=m.total_tokens
+    )
     return server_views(server, m.total_tokens or 0, clients)
 
 

@@ -414,3 +414,13 @@ def test_a_filter_that_leaves_the_definition_in_context_is_not_offered_as_a_reme
     with_claude_filter = Presentation(tool_limits=(cap,), tool_filter=claude)
     v = lens([one("s", *many(129))], with_claude_filter, None)
     assert claude.how not in v.findings[0].fix
+
+
+def test_the_measured_wire_number_is_reused_only_for_unchanged_tools() -> None:
+    array = (tool("a", outputSchema={"type": "object"}), tool("b"))
+    wire = count_tokens(stringify(list(array)))
+    server = LensServer(name="s", tools=array, wire_tokens=wire)
+    assert view("zed", server).upfront_tokens == wire
+    desktop = view("claude-desktop", server)
+    projected = [t.definition for t in desktop.tools]
+    assert desktop.upfront_tokens == count_tokens(stringify(projected)) != wire
