@@ -84,8 +84,11 @@ PRESENTATION = Presentation(
             rule="a tool whose mcp__<server>__<tool> name passes 128 characters is left out",
             fix=FIX_NAME,
             provenance=Provenance(
-                source="https://github.com/anthropics/claude-code/issues/16425 (the API's 128)",
-                date="2026-01-06",
+                source=(
+                    "https://github.com/anthropics/claude-code/issues/16425 (the API's 128); "
+                    "left out, per the xsyetopz/claudetto wiki"
+                ),
+                date="2026-10-19",
                 confidence=Confidence.REPORTED,
             ),
         ),
