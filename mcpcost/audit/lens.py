@@ -278,7 +278,12 @@ def lens(
                     limit.provenance,
                 )
             )
-        if p.name_pattern is not None and pattern is not None and not pattern.fullmatch(name):
+        if (
+            not dropped
+            and p.name_pattern is not None
+            and pattern is not None
+            and not pattern.fullmatch(name)
+        ):
             if p.name_pattern.effect is Effect.DROPS:
                 dropped = True
             findings.append(

@@ -424,3 +424,12 @@ def test_the_measured_wire_number_is_reused_only_for_unchanged_tools() -> None:
     desktop = view("claude-desktop", server)
     projected = [t.definition for t in desktop.tools]
     assert desktop.upfront_tokens == count_tokens(stringify(projected)) != wire
+
+
+def test_claude_desktop_refuses_a_dotted_or_long_tool_name() -> None:
+    v = view("claude-desktop", one("s", tool("get.item"), tool("m" * 65), tool("ok")))
+    assert sorted((f.kind, f.effect, f.tool) for f in v.findings) == [
+        (FindingKind.NAME_INVALID, Effect.REJECTS, "get.item"),
+        (FindingKind.NAME_INVALID, Effect.REJECTS, "m" * 65),
+    ]
+    assert all(f.confidence == "reported" for f in v.findings)

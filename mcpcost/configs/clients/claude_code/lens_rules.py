@@ -97,12 +97,15 @@ PRESENTATION = Presentation(
         pattern=r"[a-zA-Z0-9_-]+",
         effect=Effect.REJECTS,
         rule=(
-            "the Anthropic API accepts tool names of A-Z a-z 0-9 _ - only; Claude Code is not "
-            "on record rewriting the tool's part of the name"
+            "Claude Code passes the tool's part of the name as the server writes it, and the "
+            "API refuses the request when a name has a character outside A-Z a-z 0-9 _ - (400 "
+            "invalid_request_error on tools.N.custom.name; the length is the 128 rule)"
         ),
         fix="ask the server's author to use only letters, digits, '_' and '-' in tool names",
         provenance=Provenance(
-            source=ANTHROPIC_TOOL_DOCS, date="2026-03-21", confidence=Confidence.DOCUMENTED
+            source="https://github.com/microsoft/wassette/issues/56",
+            date="2025-08-03",
+            confidence=Confidence.REPORTED,
         ),
     ),
     projection=anthropic_projection(
