@@ -4,6 +4,7 @@ server's failure."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +112,9 @@ def test_the_script_publishes_what_measured_and_lists_the_rest_with_the_reason(
     offline = next(line for line in board.splitlines() if "offline" in line)
     assert "not-yet-run" in offline and "startup-failure" in offline
     assert "no such host" in offline and "reaches only npm and PyPI" in offline
+    dataset = json.loads((out / "results" / "data.json").read_text())
+    entry = next(e for e in dataset["entries"] if e["name"] == "offline")
+    assert entry["status"] == "not-yet-run" and "no such host" in entry["notes"]
     history = (out / "results" / "history.csv").read_text()
     assert "good" in history and "offline" not in history
     verify = subprocess.run(
