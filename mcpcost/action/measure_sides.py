@@ -195,6 +195,7 @@ def _audit(
         concurrency=settings.concurrency,
         gates=GateRequest(
             budget=settings.budget,
+            budget_judges="full" if settings.budget_full else "upfront",
             max_increase=settings.max_increase,
             max_increase_percent=settings.max_increase_percent,
             require_measured=True,

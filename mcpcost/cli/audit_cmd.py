@@ -135,6 +135,7 @@ def find_inputs(
 def gate_request(args: argparse.Namespace) -> GateRequest:
     return GateRequest(
         budget=args.budget,
+        budget_judges="full" if args.budget_full else "upfront",
         max_increase=args.max_increase,
         max_increase_percent=args.max_increase_percent,
         require_measured=args.fail_on_unmeasured,
@@ -159,6 +160,10 @@ def run(
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:
         raise UsageError("mcpcost audit: --max-increase needs --baseline REPORT.json")
+    if args.budget_full and args.budget is None:
+        raise UsageError(
+            "mcpcost audit: --budget-full says what --budget N judges; give --budget N"
+        )
     if args.list_configs and args.sarif:
         raise UsageError("mcpcost audit: --sarif reports an audit; --list-configs launches none")
     env = dict(os.environ if environ is None else environ)

@@ -182,6 +182,10 @@ def _session_budget(s: ClientSessionBudget) -> dict[str, Any]:
         "fit": _fit(s.fit),
         "unmeasured": list(s.unmeasured),
         "sources": list(s.sources),
+        "judged": s.judged,
+        "basis": s.basis,
+        "judgedTokens": s.cost,
+        "deferredTokens": s.deferred,
     }
 
 
@@ -198,6 +202,7 @@ def budget_to_json(b: BudgetVerdict) -> dict[str, Any]:
     if b.fit is not None:
         out["fit"] = _fit(b.fit)
     out["worstSession"] = b.worst_session
+    out["judged"] = b.judged
     out["sessions"] = [_session_budget(s) for s in b.sessions]
     return out
 

@@ -105,7 +105,7 @@ def test_summary_comes_before_the_detail_and_names_the_verdicts() -> None:
     summary = [x for x in lines[2:end] if not x.startswith("  ")]  # wrapped lines indent
     assert summary[0] == "3 client sessions from 5 config files; 7 servers measured, 1 not."
     assert summary[1].startswith("Heaviest session: Claude Code, at least ")
-    assert summary[2].startswith("Budget 300: FAILED — 2 sessions over: Claude Code at ")
+    assert summary[2].startswith("Budget 300 on tokens loaded up front per request: FAILED")
     assert summary[3].startswith("Increase limit 100 tokens: FAILED — 1 over the limit")
     assert len(summary) == 4
     assert sum(1 for x in lines if x.startswith("Columns: ")) == 1
