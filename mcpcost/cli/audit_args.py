@@ -80,6 +80,12 @@ def build_parser() -> ArgParser:
         help="one block per config file instead of per client session (text, Markdown)",
     )
     p.add_argument(
+        "--details",
+        action="store_true",
+        help="the text report with every part (full deferral verdicts, heaviest tools, the "
+        "column legend), not only the overview and each session's figures",
+    )
+    p.add_argument(
         "--budget",
         type=positive_int,
         metavar="N",

@@ -282,7 +282,7 @@ def _render(
     table's), SARIF to a file, reasons on stderr; the exit code."""
     form = output_format(args)
     render = RENDERERS[form]()
-    layout = Layout(by_file=args.by_file, width=text_width(env, out))
+    layout = Layout(by_file=args.by_file, width=text_width(env, out), details=args.details)
     report, diff, gates = audit.report, audit.diff, audit.gates
     if not report.configs:
         if form is OutputFormat.JSON:  # the empty report; the human formats say so on stderr

@@ -17,18 +17,15 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.deferral import (
-    PUBLISHED_BAND,
-    upfront_tokens,
-)
-from mcpcost.audit.gates import GateResult
+from mcpcost.audit.deferral import upfront_tokens
+from mcpcost.audit.gates import UPFRONT, GateResult, session_cost
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, ServerResult
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
-from mcpcost.render.deferral_lines import deferral_block
+from mcpcost.render.deferral_lines import deferral_block, mechanism_words
 from mcpcost.render.gate_lines import (
     _with_reasons,
     budget_block,
@@ -39,6 +36,14 @@ from mcpcost.render.gate_lines import (
 )
 from mcpcost.render.renderer import DEFAULT_WIDTH, Layout
 from mcpcost.render.text_format import share_percent, table, thousands
+from mcpcost.render.text_overview import (
+    OVERVIEW_KEY,
+    act_on,
+    overview_table,
+    passed_gates,
+    sessions_by_weight,
+    upfront_cell,
+)
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
@@ -220,8 +225,8 @@ def client_session_block(
         out += ["", "  not measured"]
         for e in s.skipped:
             v = e.server
-            line = f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
-            out.append(_cut(line, width))
+            # wrapped by fit_width, never cut: a consent note ends with the flag that runs it
+            out.append(f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}")
     notes = [
         (e.server.name, e.source, note)
         for e in (*s.servers, *s.skipped)
@@ -239,6 +244,128 @@ def client_session_block(
     ]
     if off:
         out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
+    return out
+
+
+def _deferral_line(s: ClientSession, width: int) -> list[str]:
+    """The session's deferral verdict in the default report: one line where the verdict is a
+    common one (the boilerplate is said once at the end), else the verdict as --details has it
+    without where it was read."""
+    v = s.deferral
+    if v is None:
+        return []
+    if v.mode is DeferralMode.NONE_ON_RECORD:
+        return [f"  deferral: none on record for {s.label}; every request carries these tokens.*"]
+    if v.mode is DeferralMode.CLIENT_UNKNOWN:
+        return [
+            "  deferral: which client reads this file is not known (--config); read as loaded"
+            " up front."
+        ]
+    if v.mode is DeferralMode.DEFERS_ALL:
+        st = v.setting
+        how = ""
+        if st is not None:
+            how = (
+                f"; {st.variable}={st.value}"
+                if st.read_from_machine
+                else f"; {st.variable} unset, the documented default"
+            )
+        al = v.always_load
+        pinned = ", ".join((*al.servers, *al.unmeasured))
+        loads = (
+            f'; pinned "alwaysLoad": {pinned} ({thousands(al.tokens)} tokens load up front)'
+            if pinned
+            else ""
+        )
+        return [
+            f"  deferral: {s.label} defers every MCP tool definition ({mechanism_words(v)}{how}){loads};"
+            " where it does not apply: --details."
+        ]
+    return [line for line in deferral_block(v, 0) if not line.startswith("  Where this was read")]
+
+
+def compact_session_block(
+    s: ClientSession,
+    report: AuditReport,
+    by_file: Mapping[tuple[ClientName, str], ConfigResult],
+    width: int,
+) -> list[str]:
+    """A session in the default report: its figures, its servers, its deferral in a line, and
+    what has no number and why (wrapped, never cut)."""
+    anthropic = report.anthropic_divergence is not None
+    numbered = _files(s.sources)
+    cost = session_cost(s, UPFRONT)
+    files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
+    measured = f"{s.server_count} measured" + (f", {len(s.skipped)} not" if s.skipped else "")
+    deferred = max(0, s.total_tokens - cost.tokens)
+    out = [
+        f"{s.label} — {upfront_cell(s, cost)} tokens up front"
+        + (
+            f" · {thousands(deferred)} deferred"
+            if deferred and cost.basis != "full-undecided"
+            else ""
+        )
+        + f" · {measured} · {files}"
+    ]
+    if len(s.sources) == 1:
+        out.append(f"  file: {s.sources[0]}")
+    else:
+        scope = {
+            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
+        }
+        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    if s.servers:
+        out += client_session_table(s, anthropic, numbered)
+    out += _deferral_line(s, width)
+
+    def tag(source: str) -> str:
+        return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
+
+    if s.overridden:
+        out.append(
+            "  declared twice, loaded once: "
+            + ", ".join(f"{o.name}{tag(o.source)} not loaded ({o.why})" for o in s.overridden)
+        )
+    for e in s.skipped:
+        v = e.server
+        out.append(
+            f"  not measured: {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
+        )
+    for e in (*s.servers, *s.skipped):
+        for note in e.server.config_notes:
+            out.append(f"  note: {e.server.name}{tag(e.source)}: {note}")
+    off = [
+        (name, src)
+        for src in s.sources
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
+    ]
+    if off:
+        out.append("  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off))
+    return out
+
+
+def shared_servers(report: AuditReport) -> list[str]:
+    """A server (one launch) that several clients load, once, with the clients that load it."""
+    seen: dict[str, tuple[str, int | None, list[str]]] = {}
+    for s in report.sessions:
+        for e in (*s.servers, *s.skipped):
+            key = e.server.launch_key
+            if key is None:
+                continue
+            name, tokens, labels = seen.setdefault(key, (e.server.name, e.server.tokens, []))
+            if s.label not in labels:
+                labels.append(s.label)
+    rows = [(name, tokens, labels) for name, tokens, labels in seen.values() if len(labels) > 1]
+    if not rows:
+        return []
+    rows.sort(key=lambda r: (-(r[1] or 0), r[0]))
+    out = ["servers loaded by more than one client (each pays it in full)"]
+    for name, tokens, labels in rows:
+        size = f"{thousands(tokens)} tokens" if tokens is not None else "no number"
+        out.append(f"  {name} ({size}): {', '.join(labels)}")
     return out
 
 
@@ -325,6 +452,32 @@ def fit_width(lines: Sequence[str], width: int) -> list[str]:
     return out
 
 
+def count_line(report: AuditReport) -> str:
+    """How many sessions, files and servers the report covers."""
+    measured = {(e.source, e.server.name) for s in report.sessions for e in s.servers}
+    unmeasured = {(e.source, e.server.name) for s in report.sessions for e in s.skipped}
+    return (
+        f"{counted(len(report.sessions), 'client session')} from "
+        f"{counted(len(report.configs), 'config file')}; {len(measured)} server"
+        f"{'s' if len(measured) != 1 else ''} measured, {len(unmeasured)} not."
+    )
+
+
+def overview(report: AuditReport, gates: GateResult | None) -> list[str]:
+    """The first screen: the counts, a row per session, then what to act on."""
+    out = [count_line(report), ""]
+    if report.sessions:
+        out += [*overview_table(report), ""]
+    acts = act_on(report, gates)
+    if acts:
+        out.append("To act on, most important first:")
+        out += [f"  - {line}" for line in acts]
+    else:
+        out.append("Nothing to act on.")
+    out += passed_gates(gates)
+    return out
+
+
 def render_text(
     report: AuditReport,
     diff: AuditDiff | None = None,
@@ -332,18 +485,29 @@ def render_text(
     *,
     width: int = DEFAULT_WIDTH,
     by_file: bool = False,
+    details: bool = False,
 ) -> str:
-    """The human report (stdout): a summary, then one block per client session (``by_file``:
-    per config file), then what was not audited, the gates and the diff, within ``width``."""
+    """The human report (stdout), within ``width``: the overview (a row per client session and
+    the things to act on), then one block per client session, most important first
+    (``by_file``: per config file), what was not audited, the gates and the diff. ``details``
+    shows every part there is (the full deferral verdicts, heaviest tools, the column legend)."""
     width = max(width, MIN_WIDTH)
     out = [
         f"mcp-context-cost audit · methodology {report.methodology_version} · {report.encoding} · "
         f"context window {thousands(report.context_window)}",
         "",
-        *summary_block(report, gates, by_file),
+        *overview(report, gates),
         "",
-        legend(report, by_file),
     ]
+    if by_file:
+        out.append("Below: each config file on its own (--by-file); sessions add them up.")
+    if details or by_file:
+        out.append(legend(report, by_file))
+    else:
+        out.append(
+            f"{OVERVIEW_KEY} Below, each session, most important first; --details shows "
+            "everything, docs/AUDIT.md explains each part."
+        )
     files = {(c.client, c.source): c for c in report.configs}
     if by_file:
         shown: set[int] = set()
@@ -351,9 +515,15 @@ def render_text(
             out.append("")
             out += config_block(c, report, shown)
     else:
-        for s in report.sessions:
+        for s in sessions_by_weight(report.sessions):
             out.append("")
-            out += client_session_block(s, report, files, width)
+            if details:
+                out += client_session_block(s, report, files, width)
+            else:
+                out += compact_session_block(s, report, files, width)
+    shared = shared_servers(report)
+    if shared:
+        out += ["", *shared]
     if report.empty_configs:
         out += ["", "configs with no live server"]
         for e in report.empty_configs:
@@ -390,10 +560,17 @@ def render_text(
         out += ["", *increase_block(gates.increase)]
     if diff is not None:
         out += ["", *diff_block(diff, report.context_window)]
+    out.append("")
+    if not details and any(
+        s.deferral is not None and s.deferral.mode is DeferralMode.NONE_ON_RECORD
+        for s in report.sessions
+    ):
+        out.append(
+            "* No deferral is on record for that client: an absence of a record about it, not a "
+            "measurement of it (docs/AUDIT.md, deferral)."
+        )
     out += [
-        "",
-        f"These are wire tokens ({report.encoding}); measured Anthropic request ratios run "
-        f"{PUBLISHED_BAND.low:.2f}×–{PUBLISHED_BAND.high:.2f}×.",
+        f"These are wire tokens ({report.encoding}) of the tools/list definitions.",
         f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
     ]
     safe = [terminal_line(line.rstrip()) for line in out]
@@ -403,4 +580,6 @@ def render_text(
 def render(
     report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
 ) -> str:
-    return render_text(report, diff, gates, width=layout.width, by_file=layout.by_file)
+    return render_text(
+        report, diff, gates, width=layout.width, by_file=layout.by_file, details=layout.details
+    )
