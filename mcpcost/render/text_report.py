@@ -1,14 +1,18 @@
 """Human audit output: ``render_text(report, diff=None, gates=None) -> str``, and ``render``,
 the ``Renderer`` of ``OutputFormat.TEXT`` (``render.renderer``).
 
-Layout (after the reference's, adapted): a header line; per config the server table (tools,
-tokens, share, session-start cost, the Claude column with ``--claude``), the total, the share of
-the context window, the deferral block (once per session), heaviest tools, trim advice, what was
-not measured and why, switched-off servers; then configs without live servers, unresolved
-references, problems, the budget, the baseline diff and the increase gate, and a two-line footer.
-Column widths follow the content; signed numbers use a real minus sign. Every line passes
-``mcpcost.core.terminal.terminal_line`` on the way out: a name, note or path from a config or a
-server cannot carry a control sequence, a bidi override or a line break into the terminal.
+Layout: a header line; the overview (``render.text_overview``: a row per client session with
+what it loads up front, what it defers, servers measured / not and its heaviest server, then one
+line per thing to act on, each ending with its fix); then each session, most important first,
+compact by default (its server table, its deferral verdict in a line, what has no number and
+why) and whole with ``details`` (the full deferral verdict, heaviest tools, trim advice, the
+column legend); servers that several clients load, once; configs without live servers,
+unresolved references, problems, the gates, the baseline diff and a short footer. Boilerplate
+is said once, with a pointer to docs/AUDIT.md. Column widths follow the content; signed
+numbers use a real minus sign. Every line passes ``mcpcost.core.terminal.terminal_line`` on
+the way out: a name, note or path from a config or a server cannot carry a control sequence, a
+bidi override or a line break into the terminal; a long line wraps (``fit_width``), and only a
+table row is cut.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from mcpcost.render.gate_lines import (
     increase_block,
     increase_verdict,
 )
-from mcpcost.render.renderer import DEFAULT_WIDTH, Layout
+from mcpcost.render.layout import DEFAULT_WIDTH, Layout
 from mcpcost.render.text_format import share_percent, table, thousands
 from mcpcost.render.text_overview import (
     OVERVIEW_KEY,
