@@ -453,6 +453,9 @@ def build_report(
         settings=settings,
         divergence=divergence,
     )
+    from mcpcost.audit.claude_estimate import with_estimates
+
+    sessions = with_estimates(sessions, measurements, divergence)
     results = attach_deferral(results, sessions)
     return AuditReport(
         unreadable=tuple(unreadable_config(c) for c in configs if c.state == ConfigState.ERROR),

@@ -147,6 +147,11 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
         return out
     if ct["estimated"] == 0:
         out.append(f"  Counted exactly for Anthropic requests: {thousands(ct['low'])} tokens.")
+    elif v.ratio is None:
+        out.append(
+            f"  In Claude request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "
+            "(a calibrated estimate with its band; --json has its parts)."
+        )
     else:
         out.append(
             f"  In request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "

@@ -154,7 +154,16 @@ def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
         "heaviestTools": [_heaviest(h) for h in s.heaviest_tools],
         "trimAdvice": _trim(s),
         "deferral": s.deferral.to_dict() if s.deferral else None,
+        **_claude_estimate(s),
     }
+
+
+def _claude_estimate(s: ClientSession) -> dict[str, Any]:
+    """Ours: the session's Claude tokens, exact or estimated, always labelled."""
+    e = s.claude_estimate
+    if e is None:
+        return {}
+    return {"claudeEstimate": {**e.to_dict(), "text": e.describe()}}
 
 
 def _step(d: BudgetFitStep) -> dict[str, Any]:

@@ -198,6 +198,7 @@ def client_session_block(
         f"  {floor}{thousands(s.total_tokens)} tokens of tool schemas — {share_percent(s.context_share)} of a "
         f"{thousands(report.context_window)}-token context window."
     )
+    out += claude_line(s)
     if s.deferral is not None:
         out += deferral_block(s.deferral, report.context_window)
         up = upfront_tokens(s.deferral)
@@ -288,6 +289,19 @@ def _deferral_line(s: ClientSession, width: int) -> list[str]:
     return [line for line in deferral_block(v, 0) if not line.startswith("  Where this was read")]
 
 
+def claude_line(s: ClientSession) -> list[str]:
+    """The session's Claude tokens, exact or estimated, always labelled (a client that sends
+    Anthropic-shaped tools only)."""
+    e = s.claude_estimate
+    if e is None:
+        return []
+    v = s.deferral
+    deferring = v is not None and upfront_tokens(v) == v.always_load.tokens != v.wire_tokens
+    when = "sent in full, these definitions are" if deferring else "these definitions are"
+    floor = " (the servers with a number)" if s.skipped else ""
+    return [f"  Claude: {when} {e.describe()}{floor}."]
+
+
 def compact_session_block(
     s: ClientSession,
     report: AuditReport,
@@ -320,6 +334,7 @@ def compact_session_block(
         out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
     if s.servers:
         out += client_session_table(s, anthropic, numbered)
+    out += claude_line(s)
     out += _deferral_line(s, width)
 
     def tag(source: str) -> str:
