@@ -142,6 +142,7 @@ class SessionCost(Record, frozen=True, kw_only=True):
 
     tokens: int
     basis: CostBasis
+    deferred: int  # what the session holds but keeps back (the lens's count, else total - tokens)
     unmeasured: tuple[str, ...]  # servers without a number that would count towards it
     # the measured servers the figure is the sum of (None: not a sum of whole servers, as a
     # lens's projected count is), which is what a drop plan may drop
@@ -153,7 +154,11 @@ def session_cost(session: ClientSession, judged: BudgetCost) -> SessionCost:
     every = tuple(e.server for e in session.servers)
     skipped = tuple(e.server.name for e in session.skipped)
     full = SessionCost(
-        tokens=session.total_tokens, basis="full-asked", unmeasured=skipped, servers=every
+        tokens=session.total_tokens,
+        basis="full-asked",
+        deferred=0,
+        unmeasured=skipped,
+        servers=every,
     )
     if judged == FULL:
         return full
@@ -174,10 +179,17 @@ def session_cost(session: ClientSession, judged: BudgetCost) -> SessionCost:
         return SessionCost(
             tokens=mv.upfront_tokens,
             basis="lens",
+            deferred=mv.deferred_tokens,
             unmeasured=unmeasured,
             servers=plan if same else None,
         )
-    return SessionCost(tokens=up, basis="deferral", unmeasured=unmeasured, servers=plan)
+    return SessionCost(
+        tokens=up,
+        basis="deferral",
+        deferred=max(0, session.total_tokens - up),
+        unmeasured=unmeasured,
+        servers=plan,
+    )
 
 
 class ClientSessionBudget(Record, frozen=True, kw_only=True):
@@ -194,11 +206,7 @@ class ClientSessionBudget(Record, frozen=True, kw_only=True):
     cost: int = 0
     judged: BudgetCost = UPFRONT
     basis: CostBasis = "deferral"
-
-    @property
-    def deferred(self) -> int:
-        """Definitions the session holds but does not load up front."""
-        return max(0, self.total - self.cost)
+    deferred: int = 0  # definitions the session holds but does not load up front
 
 
 class BudgetVerdict(Record, frozen=True, kw_only=True):
@@ -272,6 +280,7 @@ def _client_session_budget(
         cost=cost.tokens,
         judged=judged,
         basis=cost.basis,
+        deferred=cost.deferred,
     )
 
 

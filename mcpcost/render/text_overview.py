@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from mcpcost.audit.gates import UPFRONT, GateResult, SessionCost, session_cost
 from mcpcost.audit.report_model import AuditReport, ClientSession
-from mcpcost.configs.clients import KNOWN_CLIENTS, client_named
+from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.plural import counted
 from mcpcost.render.gate_lines import budget_verdict, increase_verdict
@@ -42,8 +42,7 @@ def upfront_cell(s: ClientSession, cost: SessionCost) -> str:
 def _deferred_cell(s: ClientSession, cost: SessionCost) -> str:
     if cost.basis == "full-undecided":
         return "?"
-    deferred = max(0, s.total_tokens - cost.tokens)
-    return thousands(deferred) if deferred else "—"
+    return thousands(cost.deferred) if cost.deferred else "—"
 
 
 def _servers_cell(s: ClientSession) -> str:
@@ -84,9 +83,10 @@ def sessions_by_weight(sessions: Sequence[ClientSession]) -> list[ClientSession]
 
 
 OVERVIEW_KEY = (
-    "up front = o200k_base tokens the client loads on every request (≥ a floor, ≤ when its "
-    "deferral cannot be said); deferred = definitions it keeps back until the model asks; "
-    "servers = measured / not."
+    "up front = o200k_base tokens of what the client's model gets on every request, in the "
+    "shape its API takes (the client lens; ≥ a floor, ≤ when its deferral cannot be said); "
+    "deferred = what it keeps back until the model asks; servers = measured / not; the "
+    "session tables below count the wire definitions."
 )
 
 
@@ -121,20 +121,19 @@ def _lens_lines(report: AuditReport) -> list[str]:
 
 
 def remedy(s: ClientSession) -> str | None:
-    """The one remedy for what a session loads up front, in its client's terms: drop the
-    server that is most of it, else switch off its heaviest tools."""
+    """The one remedy for a session that loads its definitions up front, in its client's terms:
+    drop the server that is most of them, else switch off its heaviest tools. A session that
+    defers them gets none: what it defers costs nothing up front."""
     cost = session_cost(s, UPFRONT)
-    if cost.tokens <= 0 or not s.servers:
+    if cost.tokens <= 0 or cost.deferred > 0 or not s.servers:
         return None
     top = s.servers[0].server
-    up = {x.name for x in cost.servers} if cost.servers is not None else None
-    if up is not None and top.name not in up:
-        return None
-    if (top.tokens or 0) >= DOMINANT_SHARE * cost.tokens and len(s.servers) > 1:
-        share = round((top.tokens or 0) * 100 / cost.tokens)
+    share = top.share or 0.0
+    if share >= DOMINANT_SHARE and len(s.servers) > 1:
         return (
-            f"{s.label}: {top.name} is {share}% of the {thousands(cost.tokens)} tokens it loads "
-            f"up front; fix: drop server {top.name} from its config if you do not use it."
+            f"{s.label}: {top.name} is {round(share * 100)}% of its "
+            f"{thousands(s.total_tokens)} tokens of definitions; fix: drop server {top.name} "
+            "from its config if you do not use it."
         )
     t = s.trim_advice
     if t is None:
@@ -155,8 +154,11 @@ def remedy(s: ClientSession) -> str | None:
 
 def tool_filter_how(client: ClientName) -> str | None:
     """How a user switches single tools off in ``client``, in its own terms (None: not on
-    record)."""
-    return None
+    record), from its presentation rules (``Presentation.tool_filter``)."""
+    if client not in KNOWN_CLIENTS:
+        return None
+    rule = presentation_of(client).tool_filter
+    return rule.how if rule is not None else None
 
 
 def act_on(report: AuditReport, gates: GateResult | None) -> list[str]:

@@ -315,9 +315,10 @@ def compact_session_block(
     cost = session_cost(s, UPFRONT)
     files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
     measured = f"{s.server_count} measured" + (f", {len(s.skipped)} not" if s.skipped else "")
-    deferred = max(0, s.total_tokens - cost.tokens)
+    deferred = cost.deferred
     out = [
         f"{s.label} — {upfront_cell(s, cost)} tokens up front"
+        + (f" (of {thousands(s.total_tokens)} on the wire)" if cost.basis == "lens" else "")
         + (
             f" · {thousands(deferred)} deferred"
             if deferred and cost.basis != "full-undecided"

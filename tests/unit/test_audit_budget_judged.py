@@ -26,7 +26,8 @@ from tests.helpers.audit_builders import TABLE, config, entry, measure_from, rep
 T: dict[str, list[Any] | Status] = {**TABLE, "big": tools("g", 12, 9)}
 BIG = measure_tools(T["big"]).total_tokens  # type: ignore[arg-type]
 ALPHA = measure_tools(T["alpha"]).total_tokens  # type: ignore[arg-type]
-LIMIT = ALPHA + 1  # under the big server, over alpha alone
+LIMIT = 200  # over alpha's definitions alone, under big's
+LENS = -1  # the expected figure is the client lens's up-front count
 
 
 def _claude(*, pinned: bool = False, dead: bool = False) -> list[ConfigFile]:
@@ -36,18 +37,22 @@ def _claude(*, pinned: bool = False, dead: bool = False) -> list[ConfigFile]:
     return [config("claude-code", "/home/ana/.claude.json", *entries)]
 
 
+def _one(client: str, source: str) -> list[ConfigFile]:
+    return [config(client, source, entry("big"), entry("alpha"))]
+
+
 # (case, configs, shell, judged, passed, judged tokens, basis)
 TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, int, str]] = [
-    ("defers all: nothing up front", _claude(), {}, "upfront", True, 0, "deferral"),
+    ("defers all: only names up front", _claude(), {}, "upfront", True, LENS, "lens"),
     ("defers all, full asked", _claude(), {}, "full", False, BIG + ALPHA, "full-asked"),
     (
-        "defers all, one pinned under the limit",
+        "defers all, one pinned over the limit",
         _claude(pinned=True),
         {},
         "upfront",
-        True,
-        ALPHA,
-        "deferral",
+        False,
+        LENS,
+        "lens",
     ),
     (
         "tool search off: all up front",
@@ -55,8 +60,8 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         {TOOL_SEARCH: "false"},
         "upfront",
         False,
-        BIG + ALPHA,
-        "deferral",
+        LENS,
+        "lens",
     ),
     (
         "defers all, an unmeasured server is deferred too",
@@ -64,8 +69,8 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         {},
         "upfront",
         True,
-        0,
-        "deferral",
+        LENS,
+        "lens",
     ),
     (
         "threshold undecided with an unmeasured server: full judged",
@@ -77,21 +82,39 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         "full-undecided",
     ),
     (
-        "no deferral on record: all up front",
-        [config("cursor", "/home/ana/.cursor/mcp.json", entry("big"), entry("alpha"))],
+        "no deferral: all up front",
+        _one("gemini", "/home/ana/.gemini/settings.json"),
         {},
         "upfront",
         False,
-        BIG + ALPHA,
-        "deferral",
+        LENS,
+        "lens",
     ),
     (
-        "an explicit file: all up front",
+        "no deferral, full asked",
+        _one("gemini", "/home/ana/.gemini/settings.json"),
+        {},
+        "full",
+        False,
+        BIG + ALPHA,
+        "full-asked",
+    ),
+    (
+        "an explicit file: no lens, all up front",
         [config("explicit", "/tmp/x/mcp.json", entry("alpha"))],
         {},
         "upfront",
         True,
         ALPHA,
+        "deferral",
+    ),
+    (
+        "an explicit file over the limit",
+        [config("explicit", "/tmp/x/mcp.json", entry("big"))],
+        {},
+        "upfront",
+        False,
+        BIG,
         "deferral",
     ),
 ]
@@ -114,9 +137,13 @@ def test_budget_gate_table(
     g = evaluate_gates(report, None, budget=LIMIT, budget_judges=judged)
     assert g.budget is not None
     (session,) = g.budget.sessions
-    assert (session.cost, session.basis, session.judged) == (tokens, basis, judged)
+    mv = report.sessions[0].model_view
+    expected = mv.upfront_tokens if tokens == LENS and mv is not None else tokens
+    assert (session.cost, session.basis, session.judged) == (expected, basis, judged)
     assert session.total == report.sessions[0].total_tokens
     assert g.passed is passed and g.budget.passed is passed
+    if basis == "lens" and mv is not None:
+        assert session.deferred == mv.deferred_tokens
 
 
 def test_the_gate_line_names_the_cost_it_judged() -> None:
@@ -132,17 +159,27 @@ def test_the_gate_line_names_the_cost_it_judged() -> None:
     assert "(--budget-full)." in full.budget.reasons[0]  # type: ignore[union-attr]
 
 
-def test_an_over_finding_says_how_much_is_deferred_and_plans_only_what_loads_up_front() -> None:
+def test_an_over_finding_says_what_loads_up_front_and_what_is_deferred() -> None:
     report = report_for(_claude(pinned=True), T, shell_environ={}, settings={})
-    g = evaluate_gates(report, None, budget=1)
+    mv = report.sessions[0].model_view
+    assert mv is not None and mv.upfront_tokens > LIMIT and mv.deferred_tokens > 0
+    g = evaluate_gates(report, None, budget=LIMIT)
     assert g.budget is not None and not g.passed
     (text,) = g.budget.reasons
     assert text == (
-        f"Claude Code loads {ALPHA:,} tokens up front per request ({BIG:,} more are deferred), "
-        f"{ALPHA - 1:,} over the 1 budget."
+        f"Claude Code loads {mv.upfront_tokens:,} tokens up front per request "
+        f"({mv.deferred_tokens:,} more are deferred), {mv.upfront_tokens - LIMIT:,} over the "
+        f"{LIMIT:,} budget."
     )
-    fit = g.budget.sessions[0].fit
-    assert fit is not None and [s.name for s in fit.drop] == ["alpha"]  # big is not up front
+    # the lens's count is not a sum of whole wire servers: no drop plan pretends it is
+    assert g.budget.sessions[0].fit is None
+
+
+def test_a_drop_plan_where_the_figure_is_a_sum_of_servers() -> None:
+    configs = [config("explicit", "/tmp/x/mcp.json", entry("big"), entry("alpha"))]
+    g = evaluate_gates(report_for(configs, T), None, budget=LIMIT)
+    fit = g.budget.sessions[0].fit  # type: ignore[union-attr]
+    assert fit is not None and [s.name for s in fit.drop] == ["big"] and fit.feasible
 
 
 def test_json_keeps_the_reference_fields_and_adds_what_was_judged() -> None:
@@ -153,11 +190,13 @@ def test_json_keeps_the_reference_fields_and_adds_what_was_judged() -> None:
     assert obj["limit"] == LIMIT and obj["passed"] is True and obj["over"] is False
     assert obj["judged"] == "upfront"
     (s,) = obj["sessions"]
+    mv = report.sessions[0].model_view
+    assert mv is not None
     assert (s["judged"], s["basis"], s["judgedTokens"], s["deferredTokens"]) == (
         "upfront",
-        "deferral",
-        0,
-        BIG + ALPHA,
+        "lens",
+        mv.upfront_tokens,
+        mv.deferred_tokens,
     )
 
 
