@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from mcpcost.audit.deferral import upfront_tokens
 from mcpcost.audit.gates import UPFRONT, GateResult, session_cost
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, ServerResult
+from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
@@ -199,7 +200,10 @@ def client_session_block(
         f"{thousands(report.context_window)}-token context window."
     )
     out += claude_line(s)
-    if s.deferral is not None:
+    lens = lens_deferral_line(s)
+    if lens:
+        out += lens
+    elif s.deferral is not None:
         out += deferral_block(s.deferral, report.context_window)
         up = upfront_tokens(s.deferral)
         if up is not None and s.deferral.mode not in _NOTHING_TO_SAY:
@@ -252,6 +256,28 @@ def client_session_block(
     return out
 
 
+def lens_deferral_line(s: ClientSession) -> list[str]:
+    """Where the client lens's regime defers definitions that the deferral verdict has no
+    posture model for (a rule like Cursor's names-only loading): the lens's figures and its rule,
+    in place of "no deferral on record"."""
+    v, mv = s.deferral, s.model_view
+    if (
+        v is None
+        or mv is None
+        or mv.deferred_tokens == 0
+        or v.mode is not DeferralMode.NONE_ON_RECORD
+    ):
+        return []
+    regime = presentation_of(s.client).regime
+    rule = regime.note if regime is not None and regime.note else mv.regime.replace("-", " ")
+    source = f"; {regime.provenance.source}" if regime is not None else ""
+    return [
+        f"  deferral: {s.label} keeps {thousands(mv.deferred_tokens)} tokens back until the "
+        f"model asks and loads {thousands(mv.upfront_tokens)} up front ({mv.regime}: {rule}"
+        f"{source})."
+    ]
+
+
 def _deferral_line(s: ClientSession, width: int) -> list[str]:
     """The session's deferral verdict in the default report: one line where the verdict is a
     common one (the boilerplate is said once at the end), else the verdict as --details has it
@@ -259,6 +285,9 @@ def _deferral_line(s: ClientSession, width: int) -> list[str]:
     v = s.deferral
     if v is None:
         return []
+    lens = lens_deferral_line(s)
+    if lens:
+        return lens
     if v.mode is DeferralMode.NONE_ON_RECORD:
         return [f"  deferral: none on record for {s.label}; every request carries these tokens.*"]
     if v.mode is DeferralMode.CLIENT_UNKNOWN:
@@ -582,7 +611,9 @@ def render_text(
         out += ["", *diff_block(diff, report.context_window)]
     out.append("")
     if not details and any(
-        s.deferral is not None and s.deferral.mode is DeferralMode.NONE_ON_RECORD
+        s.deferral is not None
+        and s.deferral.mode is DeferralMode.NONE_ON_RECORD
+        and not lens_deferral_line(s)
         for s in report.sessions
     ):
         out.append(
