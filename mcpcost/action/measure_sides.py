@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import Judgement, config_views, judgement_of, verdict_of
+from mcpcost.action.judge import Judgement, budget_use, config_views, judgement_of, verdict_of
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.repo_configs import parse_config, project_config_paths, with_cwd
 from mcpcost.action.runner_env import Log, Runner
@@ -169,6 +169,7 @@ def measure_and_judge(
         repository=runner.repository,
         run_url=runner.run_url,
         budget=settings.budget,
+        **budget_use(judgement),
         max_increase=settings.max_increase,
         max_increase_percent=settings.max_increase_percent,
         versions={"mcp-context-cost": _version()},
