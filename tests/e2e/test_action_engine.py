@@ -85,13 +85,15 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
     cases: list[tuple[int, dict[str, str]]] = [
         (1, {"budget": "100000", "max-increase": "1"}),  # the added server trips the increase
         (0, {"budget": "100000", "max-increase": "100000"}),
-        (1, {"budget": str(memory_tokens), "max-increase-percent": "1000"}),  # over the budget
+        # over the budget on every definition: the Action reads .mcp.json as Claude Code's,
+        # which defers them, while --config names no client, so both judge the full definitions
+        (1, {"budget": str(memory_tokens), "budget-full": "true", "max-increase-percent": "1000"}),
     ]
     for expected, limits in cases:
         code, log, outputs, summary = sim.run(
             "pull_request", pr_payload(21, base, head), head, comment="never", **limits
         )
-        flags = [f"--{k}={v}" for k, v in limits.items()]
+        flags = [f"--{k}" if v == "true" else f"--{k}={v}" for k, v in limits.items()]
         audit_code, report = audit(
             tmp_path, head_text, "head", "--baseline", str(tmp_path / "base.json"), *flags
         )
@@ -105,7 +107,7 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
         engine = sorted(r.replace(source, ".mcp.json") for r in report["gates"]["reasons"])
         # the Action knows the file is Claude Code's; `--config` names the session by its file
         action = sorted(
-            r.replace("Claude Code carries", ".mcp.json carries")
+            r.replace("Claude Code's", ".mcp.json's")
             for r in outputs["failure-reasons"].split("\n")
             if r
         )
