@@ -284,8 +284,12 @@ def test_a_known_increase_is_the_cause_and_unknowns_follow(
         cursor_project.write_text(before, "utf-8")
     assert code == 1, err
     lines = text.splitlines()
-    verdicts = [i for i, x in enumerate(lines) if x.startswith("Increase limit 500 tokens: FAILED")]
-    assert len(verdicts) == 2  # once in the summary, once before the reasons
+    verdicts = [
+        i
+        for i, x in enumerate(lines)
+        if x.removeprefix("  - ").startswith("Increase limit 500 tokens: FAILED")
+    ]
+    assert len(verdicts) == 2  # once among the things to act on, once before the reasons
     start = verdicts[-1]
     block = " ".join(" ".join(lines[start : start + 12]).split())
     cause = (
