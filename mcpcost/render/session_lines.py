@@ -246,7 +246,11 @@ def compact_session_block(
     deferred = cost.deferred
     out = [
         f"{s.label} — {upfront_cell(s, cost)} tokens up front"
-        + (f" (of {thousands(s.total_tokens)} on the wire)" if cost.basis == "lens" else "")
+        + (
+            f" (of {thousands(s.total_tokens)} on the wire)"
+            if cost.basis == "lens" and s.total_tokens and s.total_tokens != cost.tokens
+            else ""
+        )
         + (
             f" · {thousands(deferred)} deferred"
             if deferred and cost.basis != "full-undecided"
