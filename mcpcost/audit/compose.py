@@ -92,6 +92,7 @@ class GateRequest(Record, frozen=True, kw_only=True):
     max_increase: int | None = None
     max_increase_percent: float | None = None
     require_measured: bool = False
+    limits: bool = False  # fail on client-lens findings that drop, reject or cut something
 
     @property
     def any(self) -> bool:
@@ -100,6 +101,7 @@ class GateRequest(Record, frozen=True, kw_only=True):
             or self.max_increase is not None
             or self.max_increase_percent is not None
             or self.require_measured
+            or self.limits
         )
 
 
@@ -390,6 +392,7 @@ def judge(
         max_increase_percent=asked.max_increase_percent if diff is not None else None,
         require_measured=asked.require_measured,
         budget_judges=asked.budget_judges,
+        limits=asked.limits,
     )
     return Audit(report=report, diff=diff, gates=gates, base=base, presence=presence)
 
