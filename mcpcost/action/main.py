@@ -18,6 +18,7 @@ import requests
 
 from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
+from mcpcost.action.isolation import isolated_measure, undumpable
 from mcpcost.action.measure_sides import MeasureServer, default_measure_server, measure_and_judge
 from mcpcost.action.publishing import post_saved_comment, publish
 from mcpcost.action.routing import Activity, route
@@ -28,7 +29,9 @@ from mcpcost.errors import InputError, McpcostError
 
 
 def main() -> int:
-    """Build the real collaborators from the environment and run."""
+    """Build the real collaborators from the environment and run. The pull request's local
+    servers are measured in isolated children (``mcpcost.action.isolation``), never here."""
+    undumpable()
     environ = dict(os.environ)
     log = Log(sys.stdout)
     try:
@@ -51,7 +54,8 @@ def main() -> int:
     )
     git = Git(runner.workspace, token=settings.github_token, server_url=runner.server_url)
     try:
-        return run(settings, runner, gh=gh, git=git, measure=default_measure_server, log=log)
+        measure = isolated_measure(default_measure_server, environ)
+        return run(settings, runner, gh=gh, git=git, measure=measure, log=log)
     except Exception as exc:  # a defect of ours: reported through the log, never a raw traceback
         report_crash(log, exc, runner.output_path)
         return 2

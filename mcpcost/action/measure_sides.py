@@ -70,14 +70,13 @@ def load_configs(
     patterns = settings.config or project_config_paths()
     paths = matching(git.files(sha), [prefix + p for p in patterns])
     configs: dict[str, ConfigFile] = {}
-    workspace = os.path.normpath(
-        os.path.join(runner.workspace if root is None else root, settings.working_directory)
-    )
+    tree = os.path.normpath(runner.workspace if root is None else root)
+    workspace = os.path.normpath(os.path.join(tree, settings.working_directory))
     for path in paths:
         text = git.read(sha, path)
         if text is not None:
             parsed = parse_config(
-                path[len(prefix) :], text, environ=runner.environ, workspace=workspace
+                path[len(prefix) :], text, environ=runner.environ, workspace=workspace, tree=tree
             )
             configs[path] = replace(parsed, source=path)
     return configs

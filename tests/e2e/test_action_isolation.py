@@ -1,0 +1,143 @@
+"""End to end: a pull request's server that hunts for the job's credentials, launched through the
+Action's real entry point in the simulated runner (as root there, as in the container Action),
+finds none of them and writes none of the runner's files (docs/SECURITY.md, "What a server a
+pull request names can reach")."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
+from tests.action.runner_sim import SERVER_PYTHON, Sim, git, pr_payload
+from tests.helpers.paths import ROOT
+
+THIEF = ROOT / "tests" / "servers" / "fixtures" / "credential_thief.py"
+WORKFLOW_TOKEN = "ghs_faketoken"  # what runner_sim gives INPUT_GITHUB-TOKEN
+RUNTIME_TOKEN = "runtime-token-4f1d2c9a7b"
+PROBES = ("ownenv", "procenv", "written")
+
+pytestmark = pytest.mark.skipif(
+    not (OPENAPI.exists() and WEBHOOKS.exists()),
+    reason="run `npm ci` in tests/action/npm for @octokit/openapi and @octokit/webhooks-examples",
+)
+
+
+def findings(text: str) -> dict[str, int]:
+    """The thief's counts, read from the tool names it listed (``<probe>_<count>``)."""
+    return {m[1]: int(m[2]) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', text)}
+
+
+def runner_files(sim: Sim) -> dict[str, Path]:
+    files = {name: sim.tmp / f"{name.lower()}.txt" for name in ("GITHUB_ENV", "GITHUB_PATH")}
+    for path in files.values():
+        path.write_text("")
+    return files
+
+
+def thief(sim: Sim, writes: list[Path], **extra: object) -> dict[str, object]:
+    args = [str(THIEF), "--token", RUNTIME_TOKEN]
+    for path in writes:
+        args += ["--write", str(path)]
+    return {"command": SERVER_PYTHON, "args": args, **extra}
+
+
+def test_the_probe_finds_credentials_where_they_are_reachable(tmp_path: Path) -> None:
+    """The control: run without the Action in between, the thief finds and writes everything."""
+    target = tmp_path / "github_env"
+    target.write_text("")
+    env = {"PATH": os.environ["PATH"], "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN}
+    env["ACTIONS_RUNTIME_TOKEN"] = RUNTIME_TOKEN
+    request = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "x"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ]
+    script = f"{SERVER_PYTHON} {THIEF} --token {RUNTIME_TOKEN} --write {target}"
+    # a shell holding the tokens stands for the Action's process: the thief is its child
+    out = subprocess.run(
+        ["sh", "-c", script],
+        input="".join(json.dumps(r) + "\n" for r in request),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    found = findings(out)
+    assert found["ownenv"] >= 2 and found["procenv"] >= 1 and found["written"] == 1
+    assert "NODE_OPTIONS" in target.read_text()
+
+
+def test_a_pull_requests_server_reaches_no_credential_and_no_runner_file(
+    sim: Sim, fake: FakeGitHub
+) -> None:
+    files = runner_files(sim)
+    out, summary = sim.tmp / "output.txt", sim.tmp / "summary.md"
+    writes = [*files.values(), out, summary]
+    base_servers = {"thief": thief(sim, writes)}
+    (sim.repo / ".cursor").mkdir()
+    (sim.repo / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": base_servers}))
+    git(sim.repo, "add", "-A")
+    git(sim.repo, "commit", "-q", "-m", "base")
+    base = git(sim.repo, "rev-parse", "HEAD")
+    # head: the same thief, plus one that names the job's variables and a /proc envFile
+    named = thief(
+        sim,
+        writes,
+        env={
+            "A": "${env:INPUT_GITHUB-TOKEN}",
+            "B": "${env:ACTIONS_RUNTIME_TOKEN}",
+            "C": "${env:GITHUB_ENV}",
+            "D": "${env:RUNNER_TEMP}",
+        },
+    )
+    proc_file = thief(sim, writes, envFile="/proc/self/environ")
+    head_servers = {**base_servers, "named": named, "procfile": proc_file}
+    (sim.repo / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": head_servers}))
+    git(sim.repo, "commit", "-q", "-am", "head")
+    head = git(sim.repo, "rev-parse", "HEAD")
+    environ = {name: str(path) for name, path in files.items()}
+    environ.update(ACTIONS_RUNTIME_TOKEN=RUNTIME_TOKEN, RUNNER_TEMP=str(sim.tmp))
+    code, log, _, summary_text = sim.run_with(
+        "pull_request",
+        pr_payload(41, base, head),
+        head,
+        inputs={"fail-on": "none"},
+        environ=environ,
+    )
+    assert code == 0, log
+    audit = (sim.repo / ".mcp-context-cost" / "audit.json").read_text()
+    report = json.loads(audit)
+    (config,) = report["configs"]
+    measured = {s["name"]: s for s in config["servers"]}
+    assert set(measured) == {"thief", "procfile"}, audit[:2000]
+    # the job's variables never resolve: the server naming them is not launched with them
+    (skipped,) = config["skipped"]
+    assert skipped["name"] == "named", skipped
+    names = ("INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN", "GITHUB_ENV", "RUNNER_TEMP")
+    assert {f"${{env:{n}}}" for n in names} <= set(skipped["unresolved"]), skipped
+    for name, server in measured.items():
+        assert server["status"] == "measured", (name, server)
+    every_output = "\n".join(
+        [
+            log,
+            summary_text,
+            *(p.read_text() for p in (sim.repo / ".mcp-context-cost").iterdir()),
+            *(c["body"] for c in fake.comments.values()),
+        ]
+    )
+    # each probe ran in every launched server and found nothing
+    counts = [
+        (m[1], int(m[2])) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', audit)
+    ]
+    assert {what for what, _ in counts} == set(PROBES), audit[:2000]
+    assert all(n == 0 for _, n in counts), counts
+    for path in [*files.values(), out, summary]:
+        assert "NODE_OPTIONS" not in path.read_text(), path
+    assert WORKFLOW_TOKEN not in every_output and RUNTIME_TOKEN not in every_output
+    assert "NODE_OPTIONS" not in every_output
