@@ -10,7 +10,7 @@ worktree of the base commit (``mcpcost.action.sharing``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from mcpcost.action.gitrefs import Git, matching
 from mcpcost.action.judge import Judgement, config_views, judgement_of, verdict_of
@@ -47,6 +47,14 @@ def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
     """``measure_server``; remote servers signed in with ``MCPCOST_OAUTH_*`` credentials from the
     step's environment when there are any (docs/AUTH.md)."""
     return measure_with_environment_sign_in(spec, timeout_s=timeout_s, environ=os.environ)
+
+
+def runner_masks(specs: Iterable[ServerSpec]) -> list[str]:
+    """``::add-mask::`` lines for the secrets the configs reached (variable references and
+    ``envFile`` values: ``ServerSpec.secrets``), never for a value the config spells out: that
+    is in the repository already, and masking it would let a pull request choose which words
+    (``FAIL``, ``error``...) are blanked in the whole job's log."""
+    return mask_commands(v for spec in specs for v in spec.secrets)
 
 
 def _pr(runner: Runner) -> tuple[int, str, str]:
@@ -107,7 +115,7 @@ def measure_and_judge(
     workspace = os.path.normpath(os.path.join(runner.workspace, settings.working_directory))
     head = [with_cwd(c, workspace) for c in head_configs.values()]
     specs = [e.spec for c in [*(base or {}).values(), *head] for e in c.entries if e.spec]
-    for line in mask_commands(v for spec in specs for v in spec.secret_values):
+    for line in runner_masks(specs):
         log.line(line)
     base_side: list[ConfigFile] | None = None
     touched: frozenset[tuple[str, str]] = frozenset()
