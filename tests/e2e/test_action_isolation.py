@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
+from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub, webhook_example
 from tests.action.runner_sim import SERVER_PYTHON, Sim, git, pr_payload
 from tests.helpers.paths import ROOT
 
@@ -132,12 +132,32 @@ def test_a_pull_requests_server_reaches_no_credential_and_no_runner_file(
         ]
     )
     # each probe ran in every launched server and found nothing
-    counts = [
-        (m[1], int(m[2])) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', audit)
-    ]
+    counts = [(m[1], int(m[2])) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', audit)]
     assert {what for what, _ in counts} == set(PROBES), audit[:2000]
     assert all(n == 0 for _, n in counts), counts
     for path in [*files.values(), out, summary]:
         assert "NODE_OPTIONS" not in path.read_text(), path
     assert WORKFLOW_TOKEN not in every_output and RUNTIME_TOKEN not in every_output
     assert "NODE_OPTIONS" not in every_output
+
+
+def test_phase_two_refuses_a_report_nested_100000_levels_in_one_line(
+    sim: Sim, fake: FakeGitHub
+) -> None:
+    saved = sim.tmp / "artifact"
+    saved.mkdir()
+    (saved / "report.json").write_text("[" * 100_000 + "]" * 100_000)
+    payload = webhook_example("workflow_run")
+    payload["workflow_run"].update(id=556, head_sha="a" * 40, pull_requests=[])
+    code, log, outputs, _ = sim.run_with(
+        "workflow_run",
+        payload,
+        "f" * 40,
+        ref="refs/heads/main",
+        inputs={"artifact-path": str(saved)},
+    )
+    assert code == 2, log
+    assert "Traceback" not in log and "RecursionError" not in log
+    (error,) = [line for line in log.splitlines() if line.startswith("::error")]
+    assert "nested deeper than 512 levels" in error
+    assert outputs["status"] == "error" and fake.comments == {}
