@@ -262,6 +262,23 @@ def _untrusted_report(data: bytes) -> Any:
         raise InputError(f"the saved report.json is not readable JSON: {exc}") from None
 
 
+def bind_to_run(gh: GitHubClient, repository: str, number: int, wr: dict[str, Any]) -> None:
+    """The saved result names pull request ``number``: it is this run's only when that pull
+    request's head is the run's head commit, pushed from the run's head repository. (A commit
+    can be the head of several pull requests, and the saved file was written by a run that
+    executed one pull request's code: the number alone proves nothing.)"""
+    head = gh.pull_head(repository, number)
+    if head is None or head[0] != wr["head_sha"]:
+        raise InputError(f"pull request #{number} does not have head {wr['head_sha'][:12]}")
+    run_repo = wr.get("head_repository")
+    name = run_repo.get("full_name") if isinstance(run_repo, dict) else None
+    if not isinstance(name, str) or head[1] != name:
+        raise InputError(
+            f"pull request #{number} comes from another repository than this run's head; "
+            "not posting the saved result"
+        )
+
+
 def post_saved_comment(
     settings: Settings, runner: Runner, *, gh: GitHubClient, log: Log, outputs: dict[str, str]
 ) -> int:
@@ -290,9 +307,7 @@ def post_saved_comment(
     listed = [p.get("number") for p in wr.get("pull_requests") or [] if isinstance(p, dict)]
     if number is None or (listed and number not in listed):
         raise InputError("the saved result names no pull request of this run")
-    if not listed:  # forks: the payload often lists none; ask which PRs carry this head commit
-        if number not in gh.pulls_with_head(runner.repository, wr["head_sha"]):
-            raise InputError(f"pull request #{number} does not have head {wr['head_sha'][:12]}")
+    bind_to_run(gh, runner.repository, number, wr)
     trusted_url = wr.get("html_url") if isinstance(wr.get("html_url"), str) else None
     outcome = replace(outcome, run_url=trusted_url, repository=runner.repository)
     outputs.update(scalar_outputs(outcome))

@@ -111,11 +111,11 @@ def test_a_runs_artifact_is_found_by_name_and_downloaded(fake: FakeGitHub) -> No
     assert fake.problems == []
 
 
-def test_pulls_with_a_head_commit(fake: FakeGitHub) -> None:
-    fake.pulls_for_commit = {"abc123": [3, 5]}
+def test_the_head_of_a_pull_request(fake: FakeGitHub) -> None:
+    fake.pulls = {3: ("abc123", "someone/fork")}
     gh = client(fake, [])
-    assert gh.pulls_with_head("octo/repo", "abc123") == [3, 5]
-    assert gh.pulls_with_head("octo/repo", "def456") == []
+    assert gh.pull_head("octo/repo", 3) == ("abc123", "someone/fork")
+    assert gh.pull_head("octo/repo", 4) is None
     assert fake.problems == []
 
 
