@@ -45,8 +45,11 @@ MeasureServer = Callable[[ServerSpec, float], Measurement]
 
 def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
     """``measure_server``; remote servers signed in with ``MCPCOST_OAUTH_*`` credentials from the
-    step's environment when there are any (docs/AUTH.md)."""
-    return measure_with_environment_sign_in(spec, timeout_s=timeout_s, environ=os.environ)
+    step's environment when there are any, their secrets sent only to the authorization server
+    ``MCPCOST_OAUTH_ISSUER`` names (a pull request may name any remote: docs/AUTH.md)."""
+    return measure_with_environment_sign_in(
+        spec, timeout_s=timeout_s, environ=os.environ, issuer_required=True
+    )
 
 
 def runner_masks(specs: Iterable[ServerSpec]) -> list[str]:
