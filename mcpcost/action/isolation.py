@@ -21,6 +21,7 @@ credentials are bound to their issuer there (``mcpcost.auth.credentials_env``).
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import pwd
@@ -155,58 +156,63 @@ def _feed(stream: Any, data: bytes) -> None:
         pass
 
 
+def private_home(ids: tuple[int, int] | None) -> str:
+    """A new directory the children share as ``HOME`` and ``TMPDIR`` (package caches: npx and
+    uvx fetch a server once per run), owned by the user they run as; removed at exit."""
+    home = tempfile.mkdtemp(prefix="mcpcost-isolated-")
+    if ids is not None:
+        os.chown(home, *ids)
+    atexit.register(shutil.rmtree, home, True)
+    return home
+
+
 def run_child(
     request: bytes,
     *,
     deadline_s: float,
     environ: Mapping[str, str],
     ids: tuple[int, int] | None,
+    home: str,
     python: str = sys.executable,
 ) -> tuple[bytes | None, str]:
     """Start the measuring child, give it ``request``, and return (its answer or None, why)."""
-    home = tempfile.mkdtemp(prefix="mcpcost-isolated-")
+    env = child_environ(environ, home=home, python_path=environ.get("PYTHONPATH"))
+    drop: dict[str, Any] = (
+        {"user": ids[0], "group": ids[1], "extra_groups": []} if ids is not None else {}
+    )
     try:
-        if ids is not None:
-            os.chown(home, *ids)
-        env = child_environ(environ, home=home, python_path=environ.get("PYTHONPATH"))
-        drop: dict[str, Any] = (
-            {"user": ids[0], "group": ids[1], "extra_groups": []} if ids is not None else {}
+        proc = subprocess.Popen(
+            [python, "-s", "-m", "mcpcost.action.measure_child"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=home,
+            start_new_session=True,
+            **drop,
         )
-        try:
-            proc = subprocess.Popen(
-                [python, "-s", "-m", "mcpcost.action.measure_child"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=env,
-                cwd=home,
-                start_new_session=True,
-                **drop,
-            )
-        except OSError as exc:
-            return None, f"could not start ({exc.strerror or type(exc).__name__})"
-        assert proc.stdin is not None and proc.stdout is not None
-        got: list[bytes] = []
-        writer = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
-        reader = threading.Thread(
-            target=_bounded_read, args=(proc.stdout, MAX_RESULT_BYTES, got), daemon=True
-        )
-        writer.start()
-        reader.start()
-        reader.join(deadline_s)
-        late = reader.is_alive()
-        _end_group(proc)
-        reader.join(5)
-        proc.stdout.close()
-        if late:
-            return None, f"gave no answer within {deadline_s:.0f} s"
-        if not got or not got[0]:
-            return None, f"ended without an answer (exit {proc.returncode})"
-        if len(got[0]) > MAX_RESULT_BYTES:
-            return None, f"answered more than {MAX_RESULT_BYTES} bytes"
-        return got[0], ""
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+    except OSError as exc:
+        return None, f"could not start ({exc.strerror or type(exc).__name__})"
+    assert proc.stdin is not None and proc.stdout is not None
+    got: list[bytes] = []
+    writer = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
+    reader = threading.Thread(
+        target=_bounded_read, args=(proc.stdout, MAX_RESULT_BYTES, got), daemon=True
+    )
+    writer.start()
+    reader.start()
+    reader.join(deadline_s)
+    late = reader.is_alive()
+    _end_group(proc)
+    reader.join(5)
+    proc.stdout.close()
+    if late:
+        return None, f"gave no answer within {deadline_s:.0f} s"
+    if not got or not got[0]:
+        return None, f"ended without an answer (exit {proc.returncode})"
+    if len(got[0]) > MAX_RESULT_BYTES:
+        return None, f"answered more than {MAX_RESULT_BYTES} bytes"
+    return got[0], ""
 
 
 def _end_group(proc: subprocess.Popen[bytes]) -> None:
@@ -226,6 +232,14 @@ def isolated_measure(
     """The Action's ``MeasureServer``: a local launch in an isolated child, a remote one by
     ``measure_remote`` in this process."""
     ids = isolation_ids()
+    homes: list[str] = []
+    lock = threading.Lock()
+
+    def home() -> str:
+        with lock:
+            if not homes:
+                homes.append(private_home(ids))
+            return homes[0]
 
     def measure(spec: ServerSpec, timeout_s: float) -> Measurement:
         if spec.is_remote:
@@ -234,7 +248,11 @@ def isolated_measure(
         if len(request) > MAX_REQUEST_BYTES:
             return failed(spec, timeout_s, "was not started: the launch is too large")
         answer, why = run_child(
-            request, deadline_s=3 * timeout_s + CHILD_GRACE_S, environ=environ, ids=ids
+            request,
+            deadline_s=3 * timeout_s + CHILD_GRACE_S,
+            environ=environ,
+            ids=ids,
+            home=home(),
         )
         if answer is None:
             return failed(spec, timeout_s, why)
