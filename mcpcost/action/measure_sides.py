@@ -52,6 +52,12 @@ def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
     )
 
 
+PERSISTED_TOKEN_WARNING = (
+    "the checkout keeps its token in .git/config, where the servers this pull request names "
+    "can read it; check out with `persist-credentials: false` (docs/SECURITY.md)"
+)
+
+
 def runner_masks(specs: Iterable[ServerSpec]) -> list[str]:
     """``::add-mask::`` lines for the secrets the configs reached (variable references and
     ``envFile`` values: ``ServerSpec.secrets``), never for a value the config spells out: that
@@ -106,6 +112,8 @@ def measure_and_judge(
     base: dict[str, ConfigFile] | None = None
     if compare:
         pr_number, base_sha, head_sha = _pr(runner)
+        if git.persisted_credentials():
+            log.command("warning", PERSISTED_TOKEN_WARNING)
         git.ensure_commit(base_sha)
         git.ensure_commit(head_sha)
         base = load_configs(settings, runner, git, base_sha)

@@ -161,3 +161,15 @@ def test_phase_two_refuses_a_report_nested_100000_levels_in_one_line(
     (error,) = [line for line in log.splitlines() if line.startswith("::error")]
     assert "nested deeper than 512 levels" in error
     assert outputs["status"] == "error" and fake.comments == {}
+
+
+def test_a_checkout_that_kept_its_token_is_warned_about(sim: Sim, fake: FakeGitHub) -> None:
+    base = sim.commit_config({}, "base")
+    head = sim.commit_config({"alpha": sim.tools_file("t", [])}, "head")
+    code, log, _, _ = sim.run("pull_request", pr_payload(42, base, head), head)
+    assert code == 0 and "persist-credentials" not in log, log
+    git(sim.repo, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic eA==")
+    code, log, _, _ = sim.run("pull_request", pr_payload(42, base, head), head)
+    assert code == 0, log
+    (warning,) = [line for line in log.splitlines() if line.startswith("::warning")]
+    assert "persist-credentials: false" in warning and "eA==" not in log
