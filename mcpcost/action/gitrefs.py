@@ -151,7 +151,7 @@ class Git(Record, frozen=True):
         leaf = os.path.basename(name)
         holder = tempfile.mkdtemp(prefix="mcpcost-base-", dir=parent)
         # readable, not writable, by the unprivileged user base's servers run as
-        # (mcpcost.action.isolation): it holds only the base commit's files
+        # (mcpcost.action.untrusted_launches): it holds only the base commit's files
         os.chmod(holder, 0o755)
         path = os.path.join(holder, leaf if leaf not in ("", ".", "..") else "tree")
         try:

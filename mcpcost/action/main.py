@@ -18,19 +18,19 @@ import requests
 
 from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
-from mcpcost.action.isolation import isolated_measure, undumpable
 from mcpcost.action.measure_sides import MeasureServer, default_measure_server, measure_and_judge
 from mcpcost.action.publishing import post_saved_comment, publish
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import RunStatus, append_text, render_outputs
 from mcpcost.action.settings import Settings, SettingsError
+from mcpcost.action.untrusted_launches import isolated_measure, undumpable
 from mcpcost.errors import InputError, McpcostError
 
 
 def main() -> int:
     """Build the real collaborators from the environment and run. The pull request's local
-    servers are measured in isolated children (``mcpcost.action.isolation``), never here."""
+    servers are measured in isolated children (``mcpcost.action.untrusted_launches``), never here."""
     undumpable()
     environ = dict(os.environ)
     log = Log(sys.stdout)

@@ -1,4 +1,4 @@
-"""The measuring child of ``mcpcost.action.isolation``: one spec on stdin, one measurement
+"""The measuring child of ``mcpcost.action.untrusted_launches``: one spec on stdin, one measurement
 (the measurement.json object) on stdout. It is started with a scrubbed environment, as an
 unprivileged user when the Action runs as root, and holds no credential of the job."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from mcpcost.action.isolation import MAX_REQUEST_BYTES, spec_from_json
+from mcpcost.action.untrusted_launches import MAX_REQUEST_BYTES, spec_from_json
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.errors import InputError
 from mcpcost.measuring.server import measure_server

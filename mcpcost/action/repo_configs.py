@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from mcpcost.action.isolation import config_environ
+from mcpcost.action.untrusted_launches import config_environ
 from mcpcost.configs.clients import ParseContext
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import PROJECT_CONFIG_PATHS, parse_project_config
@@ -39,7 +39,7 @@ def parse_config(
     """One config read from a git blob, parsed as a project config of its client.
 
     Its variable references see the step's environment without the Action's and the runner's
-    own variables (``isolation.config_environ``), and an ``envFile`` is read only when it is a
+    own variables (``untrusted_launches.config_environ``), and an ``envFile`` is read only when it is a
     regular file inside ``tree`` (the checkout it belongs to, default ``workspace``): never
     ``/proc/self/environ`` nor a runner file.
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpcost.action.isolation import (
+from mcpcost.action.untrusted_launches import (
     child_environ,
     config_environ,
     is_job_variable,

@@ -11,7 +11,7 @@ runs in that process nor in one that ever held those values:
   started with a scrubbed environment (``child_environ``: no job variable, a private ``HOME``),
   which gets the spec on stdin and answers one measurement on stdout, read bounded;
 - as root (a container Action always is), the child runs as an unprivileged user (``nobody``)
-  with no supplementary groups: it cannot open the runner's file commands, the parent's
+  through ``setpriv``, with no supplementary groups and no new privileges: it cannot open the runner's file commands, the parent's
   ``/proc`` files, nor write the Action's code. The parent alone writes the file commands, after
   the children returned.
 
@@ -24,9 +24,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
-import pwd
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -39,6 +37,7 @@ from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc, utc_now
+from mcpcost.runtime.processes import StartRefused, current_platform, start_tree, stop_tree
 from mcpcost.transports.stdio import safe_base_env
 
 # Variables of the Action and of the runner: a config's ``${VAR}``/``${env:VAR}`` never resolves
@@ -49,6 +48,7 @@ NOBODY_UID = 65534  # its usual uid, when the image has no passwd entry for it
 MAX_RESULT_BYTES = 256 * 1024 * 1024  # one measurement from the child (captures are <= 64 MiB)
 MAX_REQUEST_BYTES = 16 * 1024 * 1024  # one spec sent to the child
 CHILD_GRACE_S = 60.0  # beyond the measuring's own budget (3x timeout, with its retry)
+CHILD_STOP_GRACE_S = 2.0  # for what the child left in its session after answering
 _PR_SET_DUMPABLE = 4  # <linux/prctl.h>
 
 
@@ -92,6 +92,8 @@ def isolation_ids() -> tuple[int, int] | None:
     """The (uid, gid) children run as: ``nobody`` when we are root, else None (our own)."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
+    import pwd  # POSIX only, like running as root
+
     try:
         entry = pwd.getpwnam(ISOLATION_USER)
     except KeyError:
@@ -144,15 +146,27 @@ def failed(spec: ServerSpec, timeout_s: float, why: str) -> Measurement:
     )
 
 
-def _bounded_read(stream: Any, limit: int, into: list[bytes]) -> None:
-    into.append(stream.read(limit + 1))
+def _drain(end: Any, limit: int, into: list[bytes]) -> None:
+    """Read ``end`` to its end, keeping at most ``limit`` + 1 bytes (the rest is dropped, so a
+    child that writes without end never blocks on a full pipe nor fills our memory)."""
+    kept = 0
+    while True:
+        try:
+            chunk = end.read1(1 << 16)
+        except (OSError, ValueError):
+            return
+        if not chunk:
+            return
+        if kept <= limit:
+            into.append(chunk[: limit + 1 - kept])
+            kept += len(into[-1])
 
 
 def _feed(stream: Any, data: bytes) -> None:
     try:
         stream.write(data)
         stream.close()
-    except OSError:  # the child went away before reading: its exit says why
+    except (OSError, ValueError):  # the child went away before reading: its exit says why
         pass
 
 
@@ -166,6 +180,17 @@ def private_home(ids: tuple[int, int] | None) -> str:
     return home
 
 
+def child_argv(python: str, ids: tuple[int, int] | None) -> list[str]:
+    """The measuring child's command: as ``ids`` (``setpriv``, util-linux: new uid and gid, no
+    supplementary group, no new privileges through set-uid programs) when given."""
+    child = [python, "-s", "-m", "mcpcost.action.measure_child"]
+    if ids is None:
+        return child
+    uid, gid = ids
+    drop = [f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--no-new-privs"]
+    return ["setpriv", *drop, "--", *child]
+
+
 def run_child(
     request: bytes,
     *,
@@ -177,52 +202,31 @@ def run_child(
 ) -> tuple[bytes | None, str]:
     """Start the measuring child, give it ``request``, and return (its answer or None, why)."""
     env = child_environ(environ, home=home, python_path=environ.get("PYTHONPATH"))
-    drop: dict[str, Any] = (
-        {"user": ids[0], "group": ids[1], "extra_groups": []} if ids is not None else {}
-    )
     try:
-        proc = subprocess.Popen(
-            [python, "-s", "-m", "mcpcost.action.measure_child"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-            cwd=home,
-            start_new_session=True,
-            **drop,
-        )
-    except OSError as exc:
-        return None, f"could not start ({exc.strerror or type(exc).__name__})"
-    assert proc.stdin is not None and proc.stdout is not None
+        tree = start_tree(current_platform(), child_argv(python, ids), env=env, cwd=home)
+    except (OSError, StartRefused) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, f"could not start ({why or type(exc).__name__})"
     got: list[bytes] = []
-    writer = threading.Thread(target=_feed, args=(proc.stdin, request), daemon=True)
-    reader = threading.Thread(
-        target=_bounded_read, args=(proc.stdout, MAX_RESULT_BYTES, got), daemon=True
-    )
-    writer.start()
-    reader.start()
+    writer = threading.Thread(target=_feed, args=(tree.stdin, request), daemon=True)
+    reader = threading.Thread(target=_drain, args=(tree.stdout, MAX_RESULT_BYTES, got), daemon=True)
+    errors = threading.Thread(target=_drain, args=(tree.stderr, 0, []), daemon=True)
+    for thread in (writer, reader, errors):
+        thread.start()
     reader.join(deadline_s)
     late = reader.is_alive()
-    _end_group(proc)
+    stop_tree(tree, 0.0 if late else CHILD_STOP_GRACE_S)
     reader.join(5)
-    proc.stdout.close()
+    code = tree.exit_code()
+    tree.close_pipes()
+    answer = b"".join(got)
     if late:
         return None, f"gave no answer within {deadline_s:.0f} s"
-    if not got or not got[0]:
-        return None, f"ended without an answer (exit {proc.returncode})"
-    if len(got[0]) > MAX_RESULT_BYTES:
+    if len(answer) > MAX_RESULT_BYTES:
         return None, f"answered more than {MAX_RESULT_BYTES} bytes"
-    return got[0], ""
-
-
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the child and what it left in its session (a server that left the session
-    survives this, still without any credential)."""
-    try:
-        os.killpg(proc.pid, 9)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
+    if not answer:
+        return None, f"ended without an answer (exit {code})"
+    return answer, ""
 
 
 def isolated_measure(
