@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -173,3 +174,78 @@ def test_a_checkout_that_kept_its_token_is_warned_about(sim: Sim, fake: FakeGitH
     assert code == 0, log
     (warning,) = [line for line in log.splitlines() if line.startswith("::warning")]
     assert "persist-credentials: false" in warning and "eA==" not in log
+
+
+@pytest.mark.podman
+@pytest.mark.slow
+def test_in_the_real_image_the_thief_finds_nothing(tmp_path: Path, fake: FakeGitHub) -> None:
+    """The same hostile server run by the Action's own image with podman, as the runner runs a
+    container action (scripts/container-action-test.sh): runner files mounted, root inside."""
+    from tests.servers import podman
+
+    if (why := podman.podman_unavailable()) is not None:
+        pytest.skip(why)
+    podman.ensure_prebuilt_image()
+    sim = Sim(tmp_path, fake)
+    (sim.repo / "tools").mkdir()
+    (sim.repo / "tools" / "thief.py").write_text(THIEF.read_text())
+    files = ["env", "path", "output", "summary"]
+    args = ["tools/thief.py", "--token", RUNTIME_TOKEN]
+    for name in files:
+        args += ["--write", f"/github/file_commands/{name}"]
+    named = {"command": "python3", "args": args, "env": {"A": "${env:INPUT_GITHUB-TOKEN}"}}
+    (sim.repo / ".cursor").mkdir()
+
+    def commit(servers: dict[str, object], message: str) -> str:
+        (sim.repo / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        git(sim.repo, "add", "-A")
+        git(sim.repo, "commit", "-q", "-m", message)
+        return git(sim.repo, "rev-parse", "HEAD")
+
+    base = commit({"thief": {"command": "python3", "args": args}}, "base")
+    head = commit({"thief": {"command": "python3", "args": args}, "named": named}, "head")
+    payload = pr_payload(43, base, head)
+    runner = tmp_path / "runner"
+    for d in ("workflow", "file_commands", "home"):
+        (runner / d).mkdir(parents=True)
+    shutil.move(str(sim.repo), runner / "workspace")
+    (runner / "workflow" / "event.json").write_text(json.dumps(payload))
+    for name in files:
+        (runner / "file_commands" / name).write_text("")
+    env = {
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+        "GITHUB_REPOSITORY": "octo/repo",
+        "GITHUB_SHA": head,
+        "GITHUB_REF": "refs/pull/43/merge",
+        "GITHUB_WORKSPACE": "/github/workspace",
+        "GITHUB_ENV": "/github/file_commands/env",
+        "GITHUB_PATH": "/github/file_commands/path",
+        "GITHUB_OUTPUT": "/github/file_commands/output",
+        "GITHUB_STEP_SUMMARY": "/github/file_commands/summary",
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_RUN_ID": "99",
+        "HOME": "/github/home",
+        "ACTIONS_RUNTIME_TOKEN": RUNTIME_TOKEN,
+        "INPUT_GITHUB-TOKEN": WORKFLOW_TOKEN,
+        "INPUT_FAIL-ON": "none",
+        "INPUT_TIMEOUT": "30",
+        "INPUT_DRY-RUN": "true",
+    }
+    (runner / "env.list").write_text("".join(f"{k}={v}\n" for k, v in env.items()))
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "container-action-test.sh"), str(runner)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    audit = (runner / "workspace" / ".mcp-context-cost" / "audit.json").read_text()
+    counts = [(m[1], int(m[2])) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', audit)]
+    assert {what for what, _ in counts} == set(PROBES), audit[:3000]
+    assert all(n == 0 for _, n in counts), counts
+    for name in files:
+        assert "NODE_OPTIONS" not in (runner / "file_commands" / name).read_text(), name
+    assert WORKFLOW_TOKEN not in proc.stdout and RUNTIME_TOKEN not in audit
