@@ -1,0 +1,116 @@
+"""A server that repeats the secrets it was given: no form of them reaches any output.
+
+``tests/servers/fixtures/echo_secret_server.py`` puts the value of each variable it is told about
+(raw, percent-encoded and JSON-escaped) into a tool name, a description, a schema, its
+instructions, its name and version, a JSON-RPC error or its stderr. The secret reaches it through
+``measure --env-from``, ``--env-file`` and an audited config's ``${VAR}``; every output is
+searched for every encoding of it: ``measure --json``, its text line, measurement.json, and the
+audit's text, JSON, Markdown and SARIF.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from mcpcost.core.redact import MASK
+from mcpcost.measuring.masking import CAPTURE_WITHHELD
+from tests.helpers.paths import ROOT
+
+SERVER = str(ROOT / "tests" / "servers" / "fixtures" / "echo_secret_server.py")
+# a slash, a quote, a backslash, a percent sign and a non-ASCII letter: each encoding differs
+SECRET = 'k3y/"Wx\\9%q-é-7f3a9c'
+
+
+def encodings(value: str) -> set[str]:
+    """Every way the value could be written into an output."""
+    found = {value, quote(value, safe=""), quote(value), quote_plus(value, safe="")}
+    found |= {json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    found |= {f.lower() for f in found if "%" in f}
+    return found
+
+
+def leaked(text: str) -> list[str]:
+    return sorted(form for form in encodings(SECRET) if form in text)
+
+
+def _mcpcost(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(cwd),
+        "PYTHONPATH": str(ROOT),
+        "ECHO_KEY": SECRET,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "mcpcost", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+
+
+@pytest.mark.parametrize("where", ["all", "instructions"])
+def test_measure_env_from_shows_no_form_of_the_secret(tmp_path: Path, where: str) -> None:
+    server = [sys.executable, SERVER, "--where", where, "ECHO_KEY"]
+    done = _mcpcost("measure", "--env-from", "ECHO_KEY", "--json", "--", *server, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert leaked(done.stdout + done.stderr) == []
+    doc = json.loads(done.stdout)
+    assert doc["rawToolsCapture"] is None
+    assert CAPTURE_WITHHELD in doc["notes"]
+    assert MASK in doc["serverInstructions"]
+    # the count is of the real bytes (the tools the server sent, not their masked text)
+    assert doc["totalTokens"] > (100 if where == "all" else 10)
+    text = _mcpcost("measure", "--env-from", "ECHO_KEY", "--", *server, cwd=tmp_path)
+    assert leaked(text.stdout + text.stderr) == []
+
+
+def test_measure_env_file_out_writes_no_form_of_the_secret(tmp_path: Path) -> None:
+    env_file = tmp_path / "server.env"
+    env_file.write_text(f"KEY='{SECRET}'\n", "utf-8")
+    server = [sys.executable, SERVER, "KEY"]
+    out = tmp_path / "out"
+    done = _mcpcost(
+        "measure", "--env-file", str(env_file), "--out", str(out), "--", *server, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    written = "".join(p.read_text("utf-8") for p in out.rglob("*.json"))
+    assert "measurement" in "".join(str(p) for p in out.rglob("*.json"))
+    assert leaked(written + done.stdout + done.stderr) == []
+
+
+@pytest.mark.parametrize("where", ["error", "stderr"])
+def test_measure_failure_notes_hold_no_form_of_the_secret(tmp_path: Path, where: str) -> None:
+    flags = ["--exit"] if where == "stderr" else []
+    server = [sys.executable, SERVER, "--where", where, *flags, "ECHO_KEY"]
+    done = _mcpcost("measure", "--env-from", "ECHO_KEY", "--json", "--", *server, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    assert MASK in doc["notes"], doc["notes"]
+    assert leaked(done.stdout + done.stderr) == []
+
+
+def test_audit_outputs_hold_no_form_of_a_referenced_secret(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    entry = {"command": sys.executable, "args": [SERVER, "KEY"], "env": {"KEY": "${ECHO_KEY}"}}
+    config.write_text(json.dumps({"mcpServers": {"echo": entry}}), "utf-8")
+    sarif = tmp_path / "audit.sarif"
+    for flags in ((), ("--json",), ("--markdown",), ("--sarif", str(sarif), "--budget", "10")):
+        done = _mcpcost("audit", "--config", str(config), "--timeout", "20", *flags, cwd=tmp_path)
+        assert done.returncode in (0, 1), (flags, done.stderr)
+        assert leaked(done.stdout + done.stderr) == [], flags
+        assert "echo" in done.stdout, flags
+    assert "budget" in sarif.read_text("utf-8")
+    assert leaked(sarif.read_text("utf-8")) == []
+    doc = json.loads(_mcpcost("audit", "--config", str(config), "--json", cwd=tmp_path).stdout)
+    (server,) = [s for c in doc["configs"] for s in c["servers"]]
+    assert server["tokens"] > 100
+    assert "withheld" in server["notes"]
