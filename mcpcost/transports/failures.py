@@ -6,6 +6,7 @@ TransportError (mcpcost.errors)
 │   └── ConnectTimedOut no connection to a remote server within the connect limit
 ├── TransportTimeout    nothing arrived in time (per-request timer or the capture deadline)
 ├── HTTPStatusError     an HTTP answer we cannot use; 401/403 carry the auth signals
+├── UnusableURL         a server URL that cannot be connected to as written (never quoted)
 ├── ProtocolError       the server broke the protocol (bad framing, oversize, pagination guards)
 └── RPCError            the server answered a request with a JSON-RPC error object
 """
@@ -75,6 +76,11 @@ class HTTPStatusError(TransportError):
     @property
     def is_auth(self) -> bool:
         return self.status in (401, 403)
+
+
+class UnusableURL(TransportError):
+    """A server URL that cannot be used as written: its message never quotes the URL, which may
+    hold a password or a ``${VAR}`` value."""
 
 
 class ProtocolError(TransportError):

@@ -114,3 +114,30 @@ def test_audit_outputs_hold_no_form_of_a_referenced_secret(tmp_path: Path) -> No
     (server,) = [s for c in doc["configs"] for s in c["servers"]]
     assert server["tokens"] > 100
     assert "withheld" in server["notes"]
+
+
+@pytest.mark.parametrize("password", ["ab/cd-Pw-9f3a", "ab@cd-Pw-9f3a", "ab#cd-Pw-9f3a"])
+def test_a_reserved_character_in_a_url_password_fails_in_one_line(
+    tmp_path: Path, password: str
+) -> None:
+    """No traceback from the HTTP thread, no part of the password in any output, and no request
+    to the host the rest of the password would have named."""
+    config = tmp_path / "mcp.json"
+    entry = {"type": "http", "url": "http://me:${ECHO_KEY}@127.0.0.1:9/mcp"}
+    config.write_text(json.dumps({"mcpServers": {"remote": entry}}), "utf-8")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "audit", "--config", str(config), "--json"],
+        env={**env, "ECHO_KEY": password},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    for piece in ("ab/", "ab@", "ab#", "cd-Pw", "Port could not"):
+        assert piece not in done.stdout + done.stderr, piece
+    (server,) = [s for c in json.loads(done.stdout)["configs"] for s in c["skipped"]]
+    assert server["status"] == "startup-failure", server
+    assert "%2F" in server["notes"], server["notes"]
