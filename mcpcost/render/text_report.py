@@ -22,7 +22,13 @@ from mcpcost.audit.deferral import (
     upfront_tokens,
 )
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, ServerResult
+from mcpcost.audit.report_model import (
+    AuditReport,
+    ClientSession,
+    ConfigResult,
+    ServerResult,
+    first_line,
+)
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
@@ -113,7 +119,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         ]
     if c.skipped:
         out += ["", "  not measured"]
-        rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
+        rows = [[s.name, f"{s.status} — {first_line(s.notes) or 'no detail'}"] for s in c.skipped]
         out += table(rows, [False, False], indent="    ")
     notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
     if notes:
@@ -220,7 +226,7 @@ def client_session_block(
         out += ["", "  not measured"]
         for e in s.skipped:
             v = e.server
-            line = f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
+            line = f"    {v.name}{tag(e.source)}: {v.status} — {first_line(v.notes) or 'no detail'}"
             out.append(_cut(line, width))
     notes = [
         (e.server.name, e.source, note)

@@ -64,6 +64,8 @@ class HTTPStatusError(TransportError):
         oauth_metadata: bool = False,
         body_snippet: str = "",
         jsonrpc_body: bool = False,
+        body_size: int = 0,
+        html_body: bool = False,
     ) -> None:
         super().__init__(f"HTTP {status} from {url}")
         self.status = status
@@ -72,6 +74,8 @@ class HTTPStatusError(TransportError):
         self.oauth_metadata = oauth_metadata
         self.body_snippet = body_snippet
         self.jsonrpc_body = jsonrpc_body
+        self.body_size = body_size  # bytes read of the body (decoded, within the error cap)
+        self.html_body = html_body  # an HTML page: summarised, never quoted
 
     @property
     def is_auth(self) -> bool:

@@ -137,7 +137,9 @@ def status_error(
         oauth = names_resource_metadata(www) or probe_oauth_metadata(
             session, resp.url or "", probe_timeout_s
         )
-    snippet = body[:_SNIPPET].decode("utf-8", errors="replace") if quote_body else ""
+    html = is_html(resp.headers.get("Content-Type", ""), body)
+    quoted = quote_body and not html
+    snippet = body[:_SNIPPET].decode("utf-8", errors="replace") if quoted else ""
     return HTTPStatusError(
         resp.status_code,
         url=resp.url or "",
@@ -145,7 +147,18 @@ def status_error(
         oauth_metadata=oauth,
         body_snippet=snippet,
         jsonrpc_body=parse_jsonrpc_body(body) is not None,
+        body_size=len(body),
+        html_body=html,
     )
+
+
+def is_html(content_type: str, body: bytes) -> bool:
+    """Whether an error body is an HTML page (by its type, or by how it starts): a proxy's or a
+    web server's error page says nothing a note can use, so it is summarised, not quoted."""
+    if content_type.split(";")[0].strip().lower() in ("text/html", "application/xhtml+xml"):
+        return True
+    head = body[:512].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
 
 
 class ResponseSet:

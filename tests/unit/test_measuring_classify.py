@@ -118,3 +118,18 @@ def test_auth_phrases(text: str) -> None:
 )
 def test_not_auth_phrases(text: str) -> None:
     assert not says_auth(text)
+
+
+def test_an_html_error_page_is_summarised_not_quoted() -> None:
+    from mcpcost.measuring.classify import byte_size
+    from mcpcost.transports.failures import HTTPStatusError as StatusError
+    from mcpcost.transports.http_answers import is_html
+
+    assert is_html("text/html; charset=utf-8", b"")
+    assert is_html("application/octet-stream", b"  <!DOCTYPE HTML><p>")
+    assert not is_html("application/json", b'{"error": "<b>"}')
+    assert [byte_size(n) for n in (734, 1234, 3_400_000)] == ["734 B", "1.2 kB", "3.4 MB"]
+    page = StatusError(404, url="https://x.example/mcp", html_body=True, body_size=1234)
+    status, message = classify_failure(page)
+    assert status is Status.STARTUP_FAILURE
+    assert message == "HTTP 404 from https://x.example/mcp, HTML page, 1.2 kB"

@@ -7,7 +7,7 @@ import base64
 import json
 from urllib.parse import quote, quote_plus
 
-from mcpcost.core.redact import MASK, SecretMask, redact_text
+from mcpcost.core.redact import MASK, SecretMask, redact_free_text, redact_text
 from mcpcost.core.spec import ServerSpec
 
 SECRET = 'p@ss/w"rd\\é%+ key'
@@ -61,3 +61,12 @@ def test_short_and_common_values_do_not_blank_ordinary_words() -> None:
     text = "retry 1 of 3: true, use default"
     assert redact_text(text, ["1", "3", "true", "default", "abc"]) == text
     assert redact_text("token abcd here", ["abcd"]) == f"token {MASK} here"
+
+
+def test_free_text_keeps_names_and_line_breaks() -> None:
+    text = "no key via --brave-api-key, BRAVE_API_KEY, --brave-api-key-file\n  next  line"
+    assert redact_free_text(text, ["k-98765432"]) == text
+    assert redact_free_text("--api-key=k-98765432 was refused\nagain") == (
+        f"--api-key={MASK} was refused\nagain"
+    )
+    assert redact_free_text("use k-98765432 here", ["k-98765432"]) == f"use {MASK} here"
