@@ -23,6 +23,7 @@ from mcpcost.runtime.http_body import (
     body_chunks,
     cut,
 )
+from mcpcost.transports.base import MAX_CAPTURE_BYTES
 from mcpcost.transports.failures import (
     HTTPStatusError,
     ProtocolError,
@@ -32,7 +33,7 @@ from mcpcost.transports.failures import (
 from mcpcost.version import __version__
 
 USER_AGENT = f"mcp-context-cost/{__version__}"
-MAX_BODY_BYTES = 64 * 1024 * 1024  # one answer, decoded: a JSON body, or one event of a stream
+MAX_BODY_BYTES = MAX_CAPTURE_BYTES  # one answer, decoded: a JSON body, or one event of a stream
 STREAM_EVENTS = 4  # an event stream may carry this many times MAX_BODY_BYTES in all
 MAX_ERROR_BODY_BYTES = 1 << 20  # the body of an error status
 MAX_METADATA_BYTES = 1 << 20  # a protected-resource metadata document
