@@ -34,6 +34,8 @@ from mcpcost.audit.deferral import (
     client_posture_sources,
     decide,
 )
+from mcpcost.audit.lens import LensServer, lens
+from mcpcost.audit.model_view import ModelView
 from mcpcost.audit.report_model import (
     DEFAULT_CONTEXT_WINDOW,
     HEAVIEST_TOOLS,
@@ -59,6 +61,7 @@ from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.broken_files import rule_for
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import (
+    EXPLICIT,
     ClientName,
     ConfigEntry,
     ConfigFile,
@@ -283,6 +286,32 @@ def _client_session_files(
     return out
 
 
+def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
+    """A measured server as the client lens takes it: its captured tools and instructions."""
+    tools = m.raw_tools_capture if m is not None else None
+    instructions = m.server_instructions if m is not None else None
+    return LensServer(
+        name=server.name,
+        tools=tuple(tools) if isinstance(tools, list) else (),
+        instructions=instructions if isinstance(instructions, str) else None,
+        always_load=server.always_load,
+    )
+
+
+def session_model_view(
+    client: ClientName,
+    servers: Sequence[ServerResult],
+    verdict: DeferralVerdict,
+    measurements: Mapping[str, Measurement],
+) -> ModelView | None:
+    """What the session's model gets under its client's rules (None: a --config file's session,
+    whose client nobody named)."""
+    if client == EXPLICIT:
+        return None
+    found = [lens_server(s, measurements.get(s.launch_key or "")) for s in servers]
+    return lens(found, registry.presentation_of(client), verdict)
+
+
 def build_client_sessions(
     configs: Sequence[ConfigResult],
     files: Mapping[tuple[str, str], ConfigFile],
@@ -291,9 +320,11 @@ def build_client_sessions(
     shell_environ: Mapping[str, str] | None,
     settings: Mapping[ClientName, ClientSettings] | None,
     divergence: DivergenceRun | None,
+    measurements: Mapping[str, Measurement] | None = None,
 ) -> list[ClientSession]:
-    """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals
-    and one deferral verdict each; heaviest first."""
+    """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals,
+    one deferral verdict each and, for a known client, what its model gets (the client lens, from
+    the ``measurements`` by launch key); heaviest first."""
     by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
     out: list[ClientSession] = []
     for plan in plan_client_sessions(_client_session_files(configs, files)):
@@ -351,6 +382,7 @@ def build_client_sessions(
                 precedence_documented=plan.documented,
                 precedence_source=plan.rule_source,
                 deferral=verdict,
+                model_view=session_model_view(plan.client, servers, verdict, measurements or {}),
             )
         )
     out.sort(key=lambda x: -x.total_tokens)
@@ -451,6 +483,7 @@ def build_report(
         shell_environ=shell_environ,
         settings=settings,
         divergence=divergence,
+        measurements=measurements,
     )
     results = attach_deferral(results, sessions)
     return AuditReport(

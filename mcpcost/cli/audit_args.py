@@ -24,7 +24,7 @@ def non_negative_float(text: str) -> float:
     return value
 
 
-def client_names(values: list[str]) -> list[str]:
+def client_names(values: list[str], prog: str = "mcpcost audit") -> list[str]:
     """The clients ``--client`` names: each value may be a comma list (``cursor,codex``).
 
     An unknown name is a usage error naming the client it most likely meant."""
@@ -34,8 +34,7 @@ def client_names(values: list[str]) -> list[str]:
             meant = did_you_mean(name, KNOWN_CLIENTS)
             hint = f"; did you mean {meant!r}?" if meant else ""
             raise UsageError(
-                f"mcpcost audit: unknown client {name!r}{hint} (known clients: "
-                f"{', '.join(KNOWN_CLIENTS)})"
+                f"{prog}: unknown client {name!r}{hint} (known clients: {', '.join(KNOWN_CLIENTS)})"
             )
     return list(dict.fromkeys(names))
 

@@ -64,7 +64,8 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
-from mcpcost.render.renderer import DEFAULT_WIDTH, RENDERERS, Layout, OutputFormat
+from mcpcost.render.layout import DEFAULT_WIDTH, Layout, OutputFormat
+from mcpcost.render.renderer import RENDERERS
 
 if TYPE_CHECKING:
     from datetime import datetime

@@ -62,7 +62,9 @@ from mcpcost.cli.measure_inputs import (
     split_command,
 )
 from mcpcost.cli.wording import plain_reason
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.badge import badge_file_text
+from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import ListingKind, Measurement, render_measurement
 from mcpcost.core.plural import counted
 from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
@@ -71,6 +73,7 @@ from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, U
 from mcpcost.runtime.output_tree import open_tree
 
 if TYPE_CHECKING:
+    from mcpcost.audit.lens import ClientView
     from mcpcost.measuring.containers import HostTrust
 
 
@@ -160,6 +163,15 @@ def build_parser() -> ArgParser:
     )
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
+    p.add_argument(
+        "--client",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME...]|all",
+        help="show the server through these clients' lenses (what each one's model gets, "
+        "under its defaults): tokens up front and deferred, regime, findings; with --json "
+        'an object with "clients" instead of measurement.json (repeatable, or a comma list)',
+    )
     add_login_arguments(p)
     add_container_arguments(
         p,
@@ -307,6 +319,7 @@ def run(
 
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command, environ)
+    clients = lens_clients(args.client)
     env = dict(os.environ if environ is None else environ)
     trust = container_trust("mcpcost measure", args.ca_bundle, env) if args.docker else None
     timeout: float = args.timeout
@@ -362,7 +375,14 @@ def run(
                 f"mcpcost measure: cannot write under {args.out}: {exc.strerror or exc}"
             ) from None
         err.write(f"wrote {terminal_line(paths[0])} and {terminal_line(paths[1])}\n")
-    if args.json:
+    if clients and measurement.has_number:
+        views = client_views(spec.name, measurement, clients)
+        if args.json:
+            out.write(render_client_views(spec.name, measurement, views))
+        else:
+            out.write(summary_line(spec.name, measurement) + "\n")
+            out.write(client_table(views))
+    elif args.json:
         out.write(render_measurement(measurement))
     else:
         out.write(summary_line(spec.name, measurement) + "\n")
@@ -370,6 +390,68 @@ def run(
         if also is not None:
             out.write(also + "\n")
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
+
+
+def lens_clients(values: list[str]) -> list[ClientName]:
+    """The clients ``--client`` names (``all``: every known one), checked before measuring."""
+    from mcpcost.cli.audit_args import client_names
+    from mcpcost.configs.clients import KNOWN_CLIENTS
+
+    if any(n.strip() == "all" for v in values for n in v.split(",")):
+        return list(KNOWN_CLIENTS)
+    return [ClientName(n) for n in client_names(values, "mcpcost measure")]
+
+
+def client_views(name: str, m: Measurement, clients: list[ClientName]) -> list[ClientView]:
+    from mcpcost.audit.lens import LensServer, server_views
+
+    capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
+    instructions = m.server_instructions if isinstance(m.server_instructions, str) else None
+    server = LensServer(name=name, tools=tuple(capture), instructions=instructions)
+    return server_views(server, m.total_tokens or 0, clients)
+
+
+def render_client_views(name: str, m: Measurement, views: list[ClientView]) -> str:
+    """``measure --client --json``: the server, its wire number and each client's model view."""
+    return (
+        stringify_pretty(
+            {
+                "serverName": name,
+                "wireTokens": m.total_tokens,
+                "toolCount": m.tool_count,
+                "canonicalSha256": m.canonical_sha256,
+                "clients": [v.to_dict() for v in views],
+            }
+        )
+        + "\n"
+    )
+
+
+def client_table(views: list[ClientView]) -> str:
+    """One row per client (up front, deferred, regime, findings), then one line per finding."""
+    rows = [("client", "up front", "deferred", "regime", "findings")]
+    for v in views:
+        mv = v.model_view
+        found = str(len(mv.findings)) if mv.rules_on_record else "no rule on record"
+        rows.append(
+            (v.label, f"{mv.upfront_tokens:,}", f"{mv.deferred_tokens:,}", mv.regime, found)
+        )
+    widths = [max(len(terminal_line(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(terminal_line(cell).ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+        for r in rows
+    ]
+    for v in views:
+        for f in v.model_view.findings:
+            where = f.tool if f.tool is not None else (f.server or "the session")
+            lines.append(
+                terminal_line(
+                    f"{v.label}: {f.kind} ({f.effect}) {where}: {f.rule} "
+                    f"[limit {f.limit}, actual {f.actual}; {f.confidence}, {f.source}] "
+                    f"fix: {f.fix}"
+                )
+            )
+    return "\n".join(lines) + "\n"
 
 
 def _measure_in_container(

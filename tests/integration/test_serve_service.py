@@ -164,6 +164,8 @@ def test_https_only_unless_allowed_and_bad_requests_get_one_line() -> None:
         assert preflight.headers["access-control-allow-origin"] == "*"
         assert "POST" in preflight.headers["access-control-allow-methods"]
         assert s.get("/nowhere").json()["error"] == "not-found"
+        head = s.request("HEAD", measure_path(fx.url.replace("http://", "https://")))
+        assert head.status == 405 and head.headers["allow"] == "GET, POST, OPTIONS"
         assert fx.requests == []  # nothing was sent to the server
 
 

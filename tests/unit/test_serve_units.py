@@ -370,3 +370,12 @@ def test_without_the_serve_extra_the_command_says_so_in_one_line(
     assert err.getvalue() == (
         "mcpcost serve needs uvicorn: pip install 'mcp-context-cost[serve]'\n"
     )
+
+
+def test_the_service_policy_refuses_cleartext_unless_http_is_allowed() -> None:
+    """A redirect from an https target to http is refused by the policy's cleartext rule (see
+    tests/integration/test_runtime_addresses.py), so --allow-http decides it as it decides
+    the first URL."""
+    assert ServeSettings().policy.allow_cleartext is False
+    assert ServeSettings(allow_http=True).policy.allow_cleartext is True
+    assert ServeSettings(allow_private_addresses=True).policy.allow_private is True

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from mcpcost.configs.clients.api_rules import (
+    ANTHROPIC_TOOL_DOCS,
+    anthropic_projection,
+    app_only_hidden,
+)
 from mcpcost.configs.clients.broken_files import BrokenFileRule
 from mcpcost.configs.clients.client import Client, ClientSessionRule, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
 from mcpcost.configs.clients.formats import FileFormat
-from mcpcost.configs.clients.presentation import Confidence, Provenance
+from mcpcost.configs.clients.presentation import Confidence, Presentation, Provenance
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
@@ -24,7 +29,15 @@ def locations(at: Places) -> list[Location]:
     return out
 
 
+PRESENTATION = Presentation(
+    projection=anthropic_projection(
+        Provenance(source=ANTHROPIC_TOOL_DOCS, date="2026-12", confidence=Confidence.REPORTED)
+    ),
+    hidden=app_only_hidden(),
+)
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="Claude Desktop",
     syntax=NONE,
