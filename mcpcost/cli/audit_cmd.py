@@ -64,8 +64,8 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
-from mcpcost.render.layout import DEFAULT_WIDTH, Layout, OutputFormat
 from mcpcost.render.renderer import RENDERERS
+from mcpcost.render.report_layout import DEFAULT_WIDTH, Layout, OutputFormat
 
 if TYPE_CHECKING:
     from datetime import datetime

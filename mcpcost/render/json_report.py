@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a
     from mcpcost.audit.report_model import HeaviestTool
     from mcpcost.core.measure import SessionStart
     from mcpcost.core.spec import DeclaredLaunch
-    from mcpcost.render.layout import Layout
+    from mcpcost.render.report_layout import Layout
 
 
 def _heaviest(h: HeaviestTool) -> dict[str, Any]:

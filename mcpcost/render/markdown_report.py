@@ -26,7 +26,7 @@ from mcpcost.render.text_report import summary_block
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
-    from mcpcost.render.layout import Layout
+    from mcpcost.render.report_layout import Layout
 
 
 def name(text: str) -> str:

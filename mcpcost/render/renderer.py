@@ -5,7 +5,7 @@ into the text ``mcpcost audit`` writes to stdout. ``text_report``, ``json_report
 ``markdown_report`` each define one, ``render``. ``RENDERERS`` maps each ``OutputFormat`` to a
 loader that imports that module and returns its renderer, so importing this module loads no
 renderer: the command calls the chosen format's loader while the servers start, and only that
-renderer's imports are paid for. The layout and the format names live in ``layout``, which
+renderer's imports are paid for. The layout and the format names live in ``report_layout``, which
 the renderers import (never this module).
 
 SARIF (``sarif_report``) is not one of them: it is a file of findings placed at lines of the
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from mcpcost.render.layout import Layout, OutputFormat
+from mcpcost.render.report_layout import Layout, OutputFormat
 
 if TYPE_CHECKING:
     from mcpcost.audit.diff import AuditDiff
