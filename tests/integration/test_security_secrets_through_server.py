@@ -10,10 +10,13 @@ audit's text, JSON, Markdown and SARIF.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -141,3 +144,56 @@ def test_a_reserved_character_in_a_url_password_fails_in_one_line(
     (server,) = [s for c in json.loads(done.stdout)["configs"] for s in c["skipped"]]
     assert server["status"] == "startup-failure", server
     assert "%2F" in server["notes"], server["notes"]
+
+
+class _EchoesAuthorization(BaseHTTPRequestHandler):
+    """A Streamable HTTP server (JSON answers) whose one tool describes the Authorization header
+    it was sent: what a client builds from URL userinfo, repeated back."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        message = json.loads(self.rfile.read(min(length, 1 << 16)) or b"{}")
+        if "id" not in message:
+            self.send_response(202)
+            self.end_headers()
+            return
+        if message.get("method") == "initialize":
+            result: dict[str, object] = {
+                "protocolVersion": message["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "auth-echo", "version": "1"},
+            }
+        else:
+            said = self.headers.get("Authorization", "none")
+            tool = {"name": "echo", "description": f"sent {said}", "inputSchema": {}}
+            result = {"tools": [tool]}
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_the_basic_header_made_from_url_userinfo_is_masked_when_echoed(tmp_path: Path) -> None:
+    """``measure --url`` with a password in the URL: the client sends it as a Basic header, the
+    server repeats the header's base64 in a description, and no output holds it (the capture,
+    which ``--json`` would print, is withheld)."""
+    password = "Pw-for-basic-7f3a9c"
+    token = base64.b64encode(f"me:{password}".encode()).decode()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _EchoesAuthorization)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://me:{password}@127.0.0.1:{httpd.server_address[1]}/mcp"
+        done = _mcpcost("measure", "--url", url, "--transport", "http", "--json", cwd=tmp_path)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert done.returncode == 0, done.stderr
+    assert token not in done.stdout + done.stderr and password not in done.stdout + done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["rawToolsCapture"] is None and "withheld" in doc["notes"], doc
+    assert doc["totalTokens"] > 0
