@@ -15,7 +15,6 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
-from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
@@ -47,7 +46,12 @@ def build_parser() -> ArgParser:
         "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
     )
     p.add_argument("--out", default=".", metavar="DIR", help="output root (default: .)")
-    p.add_argument("--registry", metavar="URL", help="sweep remote servers of an MCP registry")
+    p.add_argument(
+        "--registry",
+        metavar="URL",
+        help="sweep an MCP registry: its remotes and its npm, PyPI and OCI packages, launched as "
+        "each entry asks (third-party code: use --docker); every entry gets a status",
+    )
     p.add_argument(
         "--allow-private-addresses",
         action="store_true",
@@ -135,6 +139,7 @@ def _run(
 
     pre_check = None
     open_url = None
+    mark_registry = False
     if args.registry:
         from mcpcost.runtime.addresses import AddressPolicy
         from mcpcost.runtime.http_session import BoundedSession
@@ -145,6 +150,7 @@ def _run(
             make_pre_check,
             page_reader,
             probe_auth_wall,
+            registry_summary,
         )
         from mcpcost.transports.open import world_url_opener
 
@@ -155,20 +161,16 @@ def _run(
         open_url = world_url_opener(policy)
         items, pages = fetch_entries(args.registry, get_json)
         listing = listing_from(items, pages)
-        progress(
-            f"registry: {counted(listing.entries, 'entry', 'entries')} on "
-            f"{counted(pages, 'page')}; {listing.inactive} not active; "
-            f"{counted(listing.needs_config, 'remote')} "
-            f"{'needs' if listing.needs_config == 1 else 'need'} configuration; "
-            f"{counted(len(listing.remotes), 'remote endpoint')} to measure"
-        )
+        progress(registry_summary(listing))
         catalog: Catalog = catalog_from(listing, args.registry)
         pre_check = make_pre_check(
             {r.slug: r for r in listing.remotes},
             lambda url: probe_auth_wall(session, url, args.timeout),
             clock,
             int(args.timeout * 1000),
+            {r.slug: r for r in listing.recorded},
         )
+        mark_registry = True
     else:
         catalog = read_catalog(args.servers)
     selected = list(catalog.entries)
@@ -204,6 +206,12 @@ def _run(
         launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
 
+    measure = make_measure(launcher, clock, open_url=open_url)
+    if mark_registry:
+        from mcpcost.sweep.registry_source import with_registry_entries
+
+        measure = with_registry_entries(measure)
+
     options = SweepOptions(
         docker=args.docker,
         concurrency=args.concurrency,
@@ -216,7 +224,7 @@ def _run(
         catalog,
         sweepable,
         root,
-        make_measure(launcher, clock, open_url=open_url),
+        measure,
         options,
         clock=clock,
         progress=progress,

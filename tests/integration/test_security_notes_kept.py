@@ -95,6 +95,6 @@ def test_an_html_error_page_is_summarised(tmp_path: Path) -> None:
     with _serving() as url:
         done = _mcpcost("measure", "--url", url, "--transport", "http", "--json", cwd=tmp_path)
     doc = json.loads(done.stdout)
-    assert doc["status"] == "startup-failure"
+    assert doc["status"] == "gone"
     assert "HTTP 404" in doc["notes"] and "HTML page, 1.2 kB" in doc["notes"], doc["notes"]
     assert "<" not in doc["notes"] and "Not Found" not in doc["notes"]

@@ -238,7 +238,7 @@ def test_data_json_open_cors_etag_304_and_the_server_records(tmp_path: Path) -> 
         assert first.headers["x-mcpcost-version"]
         etag = first.headers["etag"]
         validate_answer(document, "Dataset", first.json())
-        assert [s["name"] for s in first.json()["servers"]] == ["fixture"]
+        assert [e["name"] for e in first.json()["entries"]] == ["fixture"]
         repeat = service.get("/data.json", headers={"If-None-Match": etag})
         assert repeat.status == 304 and repeat.body == b"" and repeat.headers["etag"] == etag
         assert repeat.headers["access-control-allow-origin"] == "*"

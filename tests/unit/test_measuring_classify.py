@@ -7,6 +7,7 @@ import pytest
 from mcpcost.core.status import Status
 from mcpcost.measuring.classify import classify_failure, says_auth, stderr_message_lines
 from mcpcost.transports.failures import (
+    HostUnreachable,
     HTTPStatusError,
     ProtocolError,
     RPCError,
@@ -129,7 +130,32 @@ def test_an_html_error_page_is_summarised_not_quoted() -> None:
     assert is_html("application/octet-stream", b"  <!DOCTYPE HTML><p>")
     assert not is_html("application/json", b'{"error": "<b>"}')
     assert [byte_size(n) for n in (734, 1234, 3_400_000)] == ["734 B", "1.2 kB", "3.4 MB"]
-    page = StatusError(404, url="https://x.example/mcp", html_body=True, body_size=1234)
+    page = StatusError(502, url="https://x.example/mcp", html_body=True, body_size=1234)
     status, message = classify_failure(page)
     assert status is Status.STARTUP_FAILURE
-    assert message == "HTTP 404 from https://x.example/mcp, HTML page, 1.2 kB"
+    assert message == "HTTP 502 from https://x.example/mcp, HTML page, 1.2 kB"
+    missing = StatusError(404, url="https://x.example/mcp", html_body=True, body_size=734)
+    assert classify_failure(missing) == (
+        Status.GONE,
+        "HTTP 404 from https://x.example/mcp, HTML page, 734 B",
+    )
+
+
+def test_a_remote_nobody_answers_at_is_unreachable() -> None:
+    exc = HostUnreachable("connection refused by 127.0.0.1:9 (nothing accepts connections there)")
+    status, message = classify_failure(exc)
+    assert status is Status.UNREACHABLE
+    assert message.startswith("connection refused by 127.0.0.1:9")
+
+
+@pytest.mark.parametrize("code", [404, 410])
+def test_http_404_and_410_are_gone(code: int) -> None:
+    status, message = classify_failure(HTTPStatusError(code, url="https://x.example/mcp"))
+    assert status is Status.GONE
+    assert message == f"HTTP {code} from https://x.example/mcp"
+
+
+def test_other_closed_connections_stay_startup_failures() -> None:
+    assert classify_failure(TransportClosed("the SSE stream was cut"))[0] is (
+        Status.STARTUP_FAILURE
+    )

@@ -311,9 +311,10 @@ def test_the_dataset_is_built_from_the_measurements_in_leaderboard_order(tmp_pat
     dataset = load_dataset(tmp_path)
     assert dataset.origin == "built"
     doc = json.loads(dataset.data.body)
-    assert doc["builtFrom"] == BUILT_FROM
-    assert [s["name"] for s in doc["servers"]] == ["big", "small"]
-    assert doc["servers"][0]["totalTokens"] == big.total_tokens
+    assert doc["builtFrom"] == BUILT_FROM and doc["datasetVersion"] == "1"
+    assert [e["name"] for e in doc["entries"]] == ["big", "small"]
+    assert doc["entries"][0]["totalTokens"] == big.total_tokens
+    assert doc["coverage"]["measured"] == 2
     validate_answer(openapi_document(), "Dataset", doc)
     record = json.loads(dataset.servers["small"].body)
     assert record["name"] == "small" and record["canonicalSha256"] == small.canonical_sha256
