@@ -22,10 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcpcost.audit.deferral import DeferralServer, DeferralVerdict, decide
+from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.model_view import LensFinding, ModelTool, ModelView
-from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
-from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     DeferralMode,
@@ -40,13 +38,12 @@ from mcpcost.configs.clients.presentation import (
     TextLimit,
     Trigger,
 )
-from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import count_tokens
 
-__all__ = ["ClientView", "LensServer", "lens", "project", "schema_keywords", "server_views"]
+__all__ = ["LensServer", "lens", "project", "schema_keywords"]
 
 
 class LensServer(Record, frozen=True, kw_only=True):
@@ -57,6 +54,7 @@ class LensServer(Record, frozen=True, kw_only=True):
     tools: tuple[JSONValue, ...]
     instructions: str | None = None
     always_load: bool = False
+    wire_tokens: int | None = None  # the count of exactly ``tools`` (the measurement's number)
 
 
 def project(
@@ -197,8 +195,14 @@ def _stub(definition: Mapping[str, Any], keeps: Sequence[Kept]) -> dict[str, Any
     return out or None
 
 
-def _count(values: Sequence[JSONValue]) -> int:
-    return count_tokens(stringify(list(values))) if values else 0
+def _count(values: Sequence[JSONValue], server: LensServer) -> int:
+    """The o200k_base count of ``JSON.stringify(values)``; the server's own number when the
+    values are its tools unchanged (most clients change nothing: no need to count again)."""
+    if not values:
+        return 0
+    if server.wire_tokens is not None and list(values) == list(server.tools):
+        return server.wire_tokens
+    return count_tokens(stringify(list(values)))
 
 
 def lens(
@@ -274,7 +278,12 @@ def lens(
                     limit.provenance,
                 )
             )
-        if p.name_pattern is not None and pattern is not None and not pattern.fullmatch(name):
+        if (
+            not dropped
+            and p.name_pattern is not None
+            and pattern is not None
+            and not pattern.fullmatch(name)
+        ):
             if p.name_pattern.effect is Effect.DROPS:
                 dropped = True
             findings.append(
@@ -364,7 +373,7 @@ def lens(
     for cap in p.tool_limits:
         if len(kept) > cap.max_tools:
             fix = cap.fix
-            if p.tool_filter is not None:
+            if p.tool_filter is not None and p.tool_filter.removes_definition:
                 fix = f"{fix}; or switch single tools off ({p.tool_filter.how})"
             findings.append(
                 _finding(
@@ -394,8 +403,8 @@ def lens(
                     up.append(stub)
             else:
                 up.append(t.definition)
-        upfront += _count(up)
-        deferred_total += _count(back)
+        upfront += _count(up, server)
+        deferred_total += _count(back, server)
         if instr_limit is not None and server.instructions:
             cut = _cut(server.instructions, instr_limit)
             upfront += count_tokens(cut)
@@ -425,38 +434,3 @@ def lens(
         rules_on_record=p.on_record,
         tools=tuple(kept),
     )
-
-
-class ClientView(Record, frozen=True, kw_only=True):
-    """One server seen through one client's lens (``measure --client``)."""
-
-    client: ClientName
-    label: str
-    model_view: ModelView
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"client": self.client, "label": self.label, "modelView": self.model_view.to_dict()}
-
-
-def server_views(
-    server: LensServer, wire_tokens: int, clients: Sequence[ClientName]
-) -> list[ClientView]:
-    """One measured server through each client's lens, under each client's defaults (the
-    deferral verdict from an empty shell and no settings files: Claude Code's tool search on)."""
-    out: list[ClientView] = []
-    for name in clients:
-        client = registry.client_named(name)
-        verdict = decide(
-            client=name,
-            sources=[],
-            servers=[
-                DeferralServer(name=server.name, tokens=wire_tokens, always_load=server.always_load)
-            ],
-            is_floor=False,
-            context_window=DEFAULT_CONTEXT_WINDOW,
-            shell_environ={},
-            settings=(),
-        )
-        view = lens([server], client.presentation, verdict)
-        out.append(ClientView(client=name, label=client.label, model_view=view))
-    return out

@@ -34,8 +34,7 @@ from mcpcost.audit.deferral import (
     client_posture_sources,
     decide,
 )
-from mcpcost.audit.lens import LensServer, lens
-from mcpcost.audit.model_view import ModelView
+from mcpcost.audit.lens_sessions import session_view
 from mcpcost.audit.report_model import (
     DEFAULT_CONTEXT_WINDOW,
     HEAVIEST_TOOLS,
@@ -61,7 +60,6 @@ from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.broken_files import rule_for
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import (
-    EXPLICIT,
     ClientName,
     ConfigEntry,
     ConfigFile,
@@ -183,6 +181,8 @@ def entry_result(
         config_notes=config_notes,
         authorization=measurement.authorization if measurement is not None else None,
         declared=entry.declared,
+        enabled_tools=entry.enabled_tools,
+        disabled_tools=entry.disabled_tools,
     )
 
 
@@ -286,32 +286,6 @@ def _client_session_files(
     return out
 
 
-def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
-    """A measured server as the client lens takes it: its captured tools and instructions."""
-    tools = m.raw_tools_capture if m is not None else None
-    instructions = m.server_instructions if m is not None else None
-    return LensServer(
-        name=server.name,
-        tools=tuple(tools) if isinstance(tools, list) else (),
-        instructions=instructions if isinstance(instructions, str) else None,
-        always_load=server.always_load,
-    )
-
-
-def session_model_view(
-    client: ClientName,
-    servers: Sequence[ServerResult],
-    verdict: DeferralVerdict,
-    measurements: Mapping[str, Measurement],
-) -> ModelView | None:
-    """What the session's model gets under its client's rules (None: a --config file's session,
-    whose client nobody named)."""
-    if client == EXPLICIT:
-        return None
-    found = [lens_server(s, measurements.get(s.launch_key or "")) for s in servers]
-    return lens(found, registry.presentation_of(client), verdict)
-
-
 def build_client_sessions(
     configs: Sequence[ConfigResult],
     files: Mapping[tuple[str, str], ConfigFile],
@@ -382,7 +356,7 @@ def build_client_sessions(
                 precedence_documented=plan.documented,
                 precedence_source=plan.rule_source,
                 deferral=verdict,
-                model_view=session_model_view(plan.client, servers, verdict, measurements or {}),
+                model_view=session_view(plan.client, servers, verdict, measurements or {}),
             )
         )
     out.sort(key=lambda x: -x.total_tokens)

@@ -106,6 +106,13 @@ def build_parser() -> ArgParser:
         "the Action's fail-on: unmeasured",
     )
     p.add_argument(
+        "--fail-on-limits",
+        action="store_true",
+        help="exit 1 when a client would drop, reject or cut something of a session's tools "
+        "(a client-lens finding: a name too long, too many tools, a truncated description), "
+        "one reason line each on stderr; the Action's fail-on: limits",
+    )
+    p.add_argument(
         "--context",
         type=positive_int,
         metavar="N",

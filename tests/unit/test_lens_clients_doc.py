@@ -149,7 +149,7 @@ def _crosses(client: str, p: Presentation, row: RuleRow) -> None:
         )
         with_cap = Presentation(tool_limits=(cap,), tool_filter=rule)
         v = seen(client, with_cap, LensServer(name="s", tools=(tool("a"), tool("b"))))
-        assert rule.how in v.findings[0].fix
+        assert (rule.how in v.findings[0].fix) is rule.removes_definition
     else:  # pragma: no cover - a rule type without a crossing here is a test to write
         raise AssertionError(f"no crossing for {type(rule).__name__}")
 

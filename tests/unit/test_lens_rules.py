@@ -14,6 +14,7 @@ from mcpcost.configs.clients.presentation import (
     DeferralMode,
     Effect,
     FindingKind,
+    Presentation,
 )
 from mcpcost.configs.clients.registry import presentation_of
 from mcpcost.configs.config_file import ClientName
@@ -404,3 +405,31 @@ def test_goose_normalizes_the_extension_name_and_hides_app_only_tools() -> None:
         (FindingKind.NAME_INVALID, Effect.RENAMES, "run"),
         (FindingKind.HIDDEN_FROM_MODEL, Effect.HIDES, "ui"),
     ]
+
+
+def test_a_filter_that_leaves_the_definition_in_context_is_not_offered_as_a_remedy() -> None:
+    claude = presentation_of("claude-code").tool_filter
+    assert claude is not None and claude.removes_definition is False
+    cap = presentation_of("vscode").tool_limits[0]
+    with_claude_filter = Presentation(tool_limits=(cap,), tool_filter=claude)
+    v = lens([one("s", *many(129))], with_claude_filter, None)
+    assert claude.how not in v.findings[0].fix
+
+
+def test_the_measured_wire_number_is_reused_only_for_unchanged_tools() -> None:
+    array = (tool("a", outputSchema={"type": "object"}), tool("b"))
+    wire = count_tokens(stringify(list(array)))
+    server = LensServer(name="s", tools=array, wire_tokens=wire)
+    assert view("zed", server).upfront_tokens == wire
+    desktop = view("claude-desktop", server)
+    projected = [t.definition for t in desktop.tools]
+    assert desktop.upfront_tokens == count_tokens(stringify(projected)) != wire
+
+
+def test_claude_desktop_refuses_a_dotted_or_long_tool_name() -> None:
+    v = view("claude-desktop", one("s", tool("get.item"), tool("m" * 65), tool("ok")))
+    assert sorted((f.kind, f.effect, f.tool) for f in v.findings) == [
+        (FindingKind.NAME_INVALID, Effect.REJECTS, "get.item"),
+        (FindingKind.NAME_INVALID, Effect.REJECTS, "m" * 65),
+    ]
+    assert all(f.confidence == "reported" for f in v.findings)

@@ -74,3 +74,17 @@ def test_the_model_view_is_deterministic() -> None:
     first = report_for(configs, TABLE).sessions[0].model_view
     again = report_for(configs, TABLE).sessions[0].model_view
     assert first == again and first is not None
+
+
+def test_the_configs_own_tool_filter_keeps_tools_from_the_model_view() -> None:
+    from mcpcost.core.record import replace
+
+    gamma = [t["name"] for t in TABLE["gamma"]]  # type: ignore[union-attr]
+    denied = replace(entry("gamma"), disabled_tools=(gamma[0],))
+    allowed = replace(entry("alpha"), enabled_tools=("a_1",))
+    report = report_for([config("codex", "/home/u/.codex/config.toml", denied, allowed)], TABLE)
+    (session,) = report.sessions
+    view = session.model_view
+    assert view is not None
+    assert sorted(t.tool for t in view.tools) == sorted(["a_1", *gamma[1:]])
+    assert session.total_tokens == TABLE_TOKENS["alpha"] + TABLE_TOKENS["gamma"]  # wire unchanged

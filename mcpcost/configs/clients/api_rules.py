@@ -34,11 +34,11 @@ def openai_function_projection(provenance: Provenance, *, strict: bool | None = 
     )
 
 
-def gemini_json_schema_projection(provenance: Provenance) -> Projection:
+def gemini_json_schema_projection(provenance: Provenance, *, note: str = "") -> Projection:
     """``{name, description, parametersJsonSchema}``: a Gemini function declaration whose
     parameters are given as JSON Schema (not the OpenAPI-subset ``parameters`` field)."""
     return Projection(
-        shape=ApiShape.GEMINI, schema_key="parametersJsonSchema", provenance=provenance
+        shape=ApiShape.GEMINI, schema_key="parametersJsonSchema", provenance=provenance, note=note
     )
 
 

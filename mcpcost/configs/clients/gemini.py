@@ -131,7 +131,11 @@ PRESENTATION = Presentation(
             source=f"{GEMINI_CLI}/packages/core/src/tools/tools.ts (getSchema)",
             date=CHECKED,
             confidence=Confidence.SOURCE_CODE,
-        )
+        ),
+        note=(
+            "it also adds a boolean wait_for_previous property, with a one-sentence "
+            "description, to every object schema; not counted here"
+        ),
     ),
     tool_limits=(
         ToolCountLimit(

@@ -264,6 +264,7 @@ class Projection(Record, frozen=True, kw_only=True):
     provenance: Provenance
     drops: tuple[str, ...] = ("title", "outputSchema", "annotations", "icons", "_meta")
     adds: tuple[tuple[str, Any], ...] = ()  # fields the client sets on every definition
+    note: str = ""  # what the client is on record changing that the lens does not model
 
 
 class SchemaRule(Record, frozen=True, kw_only=True):
@@ -313,11 +314,12 @@ class DeferralRegime(Record, frozen=True, kw_only=True):
 
 
 class ToolFilter(Record, frozen=True, kw_only=True):
-    """How a user keeps single tools of a server from the model, in the client's terms
-    (the report's remedies name it)."""
+    """How a user switches single tools of a server off, in the client's terms (the report's
+    remedies name it where it takes the definition out of the model's context)."""
 
     how: str
     provenance: Provenance
+    removes_definition: bool = True  # False: on record as leaving the definition in context
 
 
 class Presentation(Record, frozen=True, kw_only=True):

@@ -107,7 +107,8 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
                 f"{p.projection.shape}, the schema under `{p.projection.schema_key}`",
                 "drops "
                 + ", ".join(f"`{d}`" for d in p.projection.drops)
-                + "".join(f"; adds `{k}: {stringify(v)}`" for k, v in p.projection.adds),
+                + "".join(f"; adds `{k}: {stringify(v)}`" for k, v in p.projection.adds)
+                + (f"; {p.projection.note}" if p.projection.note else ""),
                 p.projection,
             )
         )
@@ -167,6 +168,24 @@ putting server instructions in context (an instructions length rule), they are c
 """
 
 
+CHECKED_NOT_RULED = """
+## Checked, and not a rule
+
+- **Schema shape** (`schema-unsupported`): no client here is on record refusing `$ref`, `anyOf`
+  or a nesting depth with a number. Gemini CLI sends JSON Schema as `parametersJsonSchema`
+  (its source, 2026-12-02), and the Gemini API accepts unions and references there since late
+  2025 (typia's Gemini schema notes); the nesting-depth and "too many states for serving"
+  refusals are reported (gemini-cli #5923, ghidra-mcp #440) with no limit to test against. The
+  rule type exists (`SchemaRule`) for when one is on record.
+- **Cursor's ~40 active tools**: reported long ago and not confirmed as current; no rule.
+- **The OpenAI API's 128 functions per request**: on record for Chat Completions; Codex uses the
+  Responses API, where it is not on record.
+- **Claude Code's 128-character name**: from a wiki and an issue, so `reported`.
+- **Codex's schema conversion** into its own JSON Schema type is not modelled: the schema is
+  counted as the server sends it.
+"""
+
+
 def clients_doc() -> str:
     """The whole of ``docs/CLIENTS.md``."""
     parts = [INTRO]
@@ -186,6 +205,7 @@ def clients_doc() -> str:
             source = _source(r.provenance.source)
             date, confidence = r.provenance.date, r.provenance.confidence
             parts.append(f"| {shown} | {source} | {date} | {confidence} |\n")
+    parts.append(CHECKED_NOT_RULED)
     return "".join(parts)
 
 

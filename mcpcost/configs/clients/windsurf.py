@@ -34,13 +34,16 @@ PRESENTATION = Presentation(
             fix="switch tools or servers off in Windsurf Settings > Cascade > MCP Servers",
             provenance=Provenance(
                 source="https://docs.windsurf.com/windsurf/cascade/mcp",
-                date=CHECKED,
+                date="2026-11",
                 confidence=Confidence.DOCUMENTED,
             ),
         ),
     ),
     tool_filter=ToolFilter(
-        how="disabledTools in the server's entry of mcp_config.json",
+        how=(
+            "the tool's toggle in Windsurf's MCP settings (reportedly kept as disabledTools in "
+            "the server's entry of mcp_config.json)"
+        ),
         provenance=Provenance(
             source="https://docs.windsurf.com/windsurf/cascade/mcp",
             date=CHECKED,

@@ -17,7 +17,7 @@ from mcpcost.configs.clients.claude_code.approvals import (
     consent,
     parse_approval_settings,
 )
-from mcpcost.configs.clients.claude_code.layout import (
+from mcpcost.configs.clients.claude_code.claude_files import (
     BROKEN_FILES,
     LABEL,
     LOCAL,

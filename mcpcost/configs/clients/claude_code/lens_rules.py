@@ -84,8 +84,11 @@ PRESENTATION = Presentation(
             rule="a tool whose mcp__<server>__<tool> name passes 128 characters is left out",
             fix=FIX_NAME,
             provenance=Provenance(
-                source="https://github.com/anthropics/claude-code/issues/16425 (the API's 128)",
-                date="2026-01-06",
+                source=(
+                    "https://github.com/anthropics/claude-code/issues/16425 (the API's 128); "
+                    "left out, per the xsyetopz/claudetto wiki"
+                ),
+                date="2026-10-19",
                 confidence=Confidence.REPORTED,
             ),
         ),
@@ -94,12 +97,15 @@ PRESENTATION = Presentation(
         pattern=r"[a-zA-Z0-9_-]+",
         effect=Effect.REJECTS,
         rule=(
-            "the Anthropic API accepts tool names of A-Z a-z 0-9 _ - only; Claude Code is not "
-            "on record rewriting the tool's part of the name"
+            "Claude Code passes the tool's part of the name as the server writes it, and the "
+            "API refuses the request when a name has a character outside A-Z a-z 0-9 _ - (400 "
+            "invalid_request_error on tools.N.custom.name; the length is the 128 rule)"
         ),
         fix="ask the server's author to use only letters, digits, '_' and '-' in tool names",
         provenance=Provenance(
-            source=ANTHROPIC_TOOL_DOCS, date="2026-03-21", confidence=Confidence.DOCUMENTED
+            source="https://github.com/microsoft/wassette/issues/56",
+            date="2025-08-03",
+            confidence=Confidence.REPORTED,
         ),
     ),
     projection=anthropic_projection(
@@ -127,10 +133,14 @@ PRESENTATION = Presentation(
         note="the audit's deferral verdict decides; alwaysLoad servers stay up front",
     ),
     tool_filter=ToolFilter(
-        how='a "deny" permission rule naming mcp__<server>__<tool> in .claude/settings.json',
+        how=(
+            'a "deny" permission rule naming mcp__<server>__<tool> blocks its calls; the '
+            "definition is reported to stay in context, and .mcp.json has no per-tool filter"
+        ),
+        removes_definition=False,
         provenance=Provenance(
-            source="https://code.claude.com/docs/en/permissions",
-            date="2026-12",
+            source="https://github.com/anthropics/claude-code/issues/30839 (and #6320, #20617)",
+            date="2026-03-04",
             confidence=Confidence.REPORTED,
         ),
     ),
