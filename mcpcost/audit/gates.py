@@ -55,6 +55,7 @@ from mcpcost.audit.report_model import (
     ConfigResult,
     ServerResult,
     ServerStatus,
+    first_line,
 )
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.record import Record, replace
@@ -542,7 +543,7 @@ def unmeasured_findings(
             if same is not None:
                 out.append(known_unknown_finding(c.source, same))
                 continue
-            note = f": {s.notes}" if s.notes else ""
+            note = f": {first_line(s.notes)}" if s.notes else ""
             out.append(
                 GateFinding(
                     gate=Gate.UNMEASURED,

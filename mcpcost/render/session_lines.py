@@ -9,7 +9,13 @@ from collections.abc import Mapping, Sequence
 
 from mcpcost.audit.deferral import upfront_tokens
 from mcpcost.audit.gates import UPFRONT, session_cost
-from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, ServerResult
+from mcpcost.audit.report_model import (
+    AuditReport,
+    ClientSession,
+    ConfigResult,
+    ServerResult,
+    first_line,
+)
 from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.configs.config_file import ClientName
@@ -134,7 +140,9 @@ def client_session_block(
         for e in s.skipped:
             v = e.server
             # wrapped by fit_width, never cut: a consent note ends with the flag that runs it
-            out.append(f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}")
+            out.append(
+                f"    {v.name}{tag(e.source)}: {v.status} — {first_line(v.notes) or 'no detail'}"
+            )
     notes = [
         (e.server.name, e.source, note)
         for e in (*s.servers, *s.skipped)
@@ -281,7 +289,7 @@ def compact_session_block(
     for e in s.skipped:
         v = e.server
         out.append(
-            f"  not measured: {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
+            f"  not measured: {v.name}{tag(e.source)}: {v.status} — {first_line(v.notes) or 'no detail'}"
         )
     for e in (*s.servers, *s.skipped):
         for note in e.server.config_notes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcpcost.audit.gates import UPFRONT, GateResult, SessionCost, session_cost
-from mcpcost.audit.report_model import AuditReport, ClientSession, Unlaunched
+from mcpcost.audit.report_model import AuditReport, ClientSession, Unlaunched, first_line
 from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.plural import counted
@@ -101,12 +101,13 @@ def _unlaunched(report: AuditReport) -> list[str]:
         for e in s.skipped:
             v = e.server
             # a never-launched entry's note says why already ("unresolved ${input:pat} ...")
-            if not v.notes:
+            first = first_line(v.notes)
+            if not first:
                 note = str(v.status)
             elif isinstance(v.status, Unlaunched):
-                note = v.notes
+                note = first
             else:
-                note = f"{v.status}: {v.notes}"
+                note = f"{v.status}: {first}"
             why.setdefault(note, []).append(v.name)
         for note, names in why.items():
             verb = "has" if len(names) == 1 else "have"

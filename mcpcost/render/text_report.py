@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from mcpcost.audit.deferral import upfront_tokens
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.report_model import AuditReport, ConfigResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, first_line
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.plural import counted
@@ -121,7 +121,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         ]
     if c.skipped:
         out += ["", "  not measured"]
-        rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
+        rows = [[s.name, f"{s.status} — {first_line(s.notes) or 'no detail'}"] for s in c.skipped]
         out += table(rows, [False, False], indent="    ")
     notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
     if notes:
