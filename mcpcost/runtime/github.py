@@ -201,14 +201,21 @@ class GitHubClient(Record):
         """An artifact's archive, as GitHub serves it (a zip file)."""
         return self.request("GET", f"/repos/{repo}/actions/artifacts/{artifact_id}/zip").content
 
-    def pulls_with_head(self, repo: str, sha: str) -> list[int]:
-        """Numbers of the pull requests associated with commit ``sha``."""
-        data = self.request("GET", f"/repos/{repo}/commits/{sha}/pulls").data
-        return [
-            p["number"]
-            for p in data or []
-            if isinstance(p, dict) and isinstance(p.get("number"), int)
-        ]
+    def pull_head(self, repo: str, number: int) -> tuple[str, str] | None:
+        """The head commit and the head repository's ``owner/name`` of pull request ``number``
+        (None when GitHub has no such pull request or does not say)."""
+        try:
+            data = self.request("GET", f"/repos/{repo}/pulls/{number}").data
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        head = data.get("head") if isinstance(data, dict) else None
+        if not isinstance(head, dict) or not isinstance(head.get("sha"), str):
+            return None
+        head_repo = head.get("repo")
+        name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+        return head["sha"], name if isinstance(name, str) else ""
 
     def branch_exists(self, repo: str, branch: str) -> bool:
         try:
