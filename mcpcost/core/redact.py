@@ -34,8 +34,24 @@ from mcpcost.core.patterns import LazyPattern
 
 MASK = "***"
 MIN_SECRET_LENGTH = 4
+# The methodology's published stand-in for a variable a server requires (spec/METHODOLOGY.md):
+# a sweep or `measure --env NAME` sets it, so it is known to everyone and never a secret.
+DUMMY_VALUE = "dummy"
 COMMON_VALUES = frozenset(
-    {"true", "false", "null", "none", "yes", "no", "on", "off", "nil", "undefined", "default"}
+    {
+        "true",
+        "false",
+        "null",
+        "none",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "nil",
+        "undefined",
+        "default",
+        DUMMY_VALUE,
+    }
 )
 
 

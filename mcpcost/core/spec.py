@@ -136,6 +136,9 @@ class ServerSpec(Record, frozen=True, kw_only=True):
     # (argv, url, env, headers): secrets, like env and header values. They say nothing about
     # which server this is, so equality and hashing leave them out.
     secrets: tuple[str, ...] = ()
+    # env names whose values are published, not secret: a catalog's placeholders (its
+    # ``envValues`` and the methodology's ``dummy``), which the measured text may repeat freely
+    public_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.transport not in SPEC_TRANSPORTS:
@@ -152,6 +155,7 @@ class ServerSpec(Record, frozen=True, kw_only=True):
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         launch_command: str | None = None,
+        public_env: tuple[str, ...] = (),
     ) -> ServerSpec:
         return cls(
             name=name,
@@ -159,6 +163,7 @@ class ServerSpec(Record, frozen=True, kw_only=True):
             env=tuple(sorted((env or {}).items())),
             cwd=cwd,
             launch_command=launch_command,
+            public_env=public_env,
         )
 
     @classmethod
@@ -188,7 +193,9 @@ class ServerSpec(Record, frozen=True, kw_only=True):
     def secret_values(self) -> tuple[str, ...]:
         """Every env and header value and every value reached through a variable reference:
         masked wherever they might surface (stderr tails, notes, command lines...)."""
-        values = [v for _, v in self.env] + [v for _, v in self.headers] + list(self.secrets)
+        public = set(self.public_env)
+        values = [v for k, v in self.env if k not in public]
+        values += [v for _, v in self.headers] + list(self.secrets)
         for _, v in self.headers:  # "Bearer abc": the token alone must be masked too
             values.extend(v.split()[1:])
             values.extend(header_credentials(v))  # "Basic ...": what it decodes to
@@ -216,7 +223,7 @@ class ServerSpec(Record, frozen=True, kw_only=True):
         return f"ServerSpec(name={self.name!r}, transport={shown!r}, {self.display()!r})"
 
     def _identity(self) -> tuple[object, ...]:
-        return tuple(getattr(self, n) for n in fields(self) if n != "secrets")
+        return tuple(getattr(self, n) for n in fields(self) if n not in ("secrets", "public_env"))
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not ServerSpec:

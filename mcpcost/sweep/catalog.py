@@ -21,12 +21,12 @@ import yaml
 from mcpcost.core.names import name_key, name_problem
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field
+from mcpcost.core.redact import DUMMY_VALUE
 from mcpcost.core.spec import REMOTE_TRANSPORTS, ServerSpec, TransportName
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
 
-DUMMY_VALUE = "dummy"
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
 ENV_NAME_RE = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KNOWN_KEYS = (
@@ -100,12 +100,14 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
         return {n: self.env_values.get(n, DUMMY_VALUE) for n in self.env}
 
     def spec(self) -> ServerSpec:
-        """How to reach the server, with the dummy environment."""
+        """How to reach the server, with the dummy environment (published values, not secrets:
+        a server may repeat them and its capture is still published)."""
         if self.url is not None:
             transport = self.transport or TransportName.AUTO
             return ServerSpec.remote(self.name, self.url, transport=transport)
+        env = self.dummy_env()
         return ServerSpec.stdio(
-            self.name, self.argv, env=self.dummy_env(), launch_command=self.command
+            self.name, self.argv, env=env, launch_command=self.command, public_env=tuple(env)
         )
 
 

@@ -19,7 +19,7 @@ entry's runtime arguments reach ``docker run`` on the host's engine, so only ``-
 pass; any other docker option is ``other``.
 
 Environment variables take their fixed ``value`` or ``default``; a required one without either
-gets the methodology's dummy value (``catalog.DUMMY_VALUE``), as catalog entries do; an optional
+gets the methodology's dummy value (``core.redact.DUMMY_VALUE``), as catalog entries do; an optional
 one without either is not set. Names that change how the launcher itself runs (``PATH``,
 ``NODE_OPTIONS``, ``LD_PRELOAD``, ...) are never set from a registry entry.
 

@@ -5,13 +5,12 @@ all built from the masked measurement, ``measuring/masking.py``)."""
 from __future__ import annotations
 
 import json
-import sys
 from urllib.parse import quote
 
 import pytest
 
 from tests.action.github_fake import FakeGitHub
-from tests.action.runner_sim import Sim, git, pr_payload
+from tests.action.runner_sim import SERVER_PYTHON, Sim, git, pr_payload
 from tests.helpers.paths import ROOT
 
 SERVER = str(ROOT / "tests" / "servers" / "fixtures" / "echo_secret_server.py")
@@ -32,7 +31,8 @@ def test_a_server_repeating_its_env_value_leaks_it_nowhere(sim: Sim, fake: FakeG
 
     def echo(*flags: str) -> dict[str, object]:
         argv = [SERVER, *flags, "KEY"]
-        return {"command": sys.executable, "args": argv, "env": {"KEY": SECRET}}
+        # PR servers are measured as an unprivileged user: an interpreter that user can run
+        return {"command": SERVER_PYTHON, "args": argv, "env": {"KEY": SECRET}}
 
     # the head adds a tool named after the secret (a tool change the comment lists) and a
     # server that fails quoting it on stderr (a note the comment and the annotations carry)

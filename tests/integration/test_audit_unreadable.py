@@ -7,6 +7,7 @@ tests/unit/test_audit_unreadable.py."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -21,10 +22,12 @@ def test_a_broken_cursor_file_is_named_first_and_fails_the_run(tmp_path: Path) -
     home, cwd = home_with(tmp_path, {".cursor/mcp.json": BROKEN})
     code, out, err = audit_at(home, cwd)
     assert code == 2, err
-    summary = "\n".join(out.splitlines()[:8]).replace("\n  ", " ")  # wrapped lines joined
+    # the first screen: the overview table, then what to act on, the unreadable file first
+    first_screen = re.sub(r"\n +", " ", "\n".join(out.splitlines()[:12]))
     path = str(home / ".cursor" / "mcp.json")
-    assert f"Cannot be read (exit 2): Cursor: {path} line 4: not valid JSON" in summary
-    assert "what Cursor does with such a file is not on record" in summary
+    acts = first_screen.split("To act on, most important first:", 1)[1]
+    assert acts.lstrip().startswith(f"- Cursor: {path} line 4: not valid JSON")
+    assert "what Cursor does with such a file is not on record. (exit 2)" in acts
     assert "notes" in out  # the healthy file is still audited and reported
     assert "UNREADABLE FAIL: Cursor: " in err and path in err
 

@@ -70,3 +70,18 @@ def test_free_text_keeps_names_and_line_breaks() -> None:
         f"--api-key={MASK} was refused\nagain"
     )
     assert redact_free_text("use k-98765432 here", ["k-98765432"]) == f"use {MASK} here"
+
+
+def test_a_catalogs_published_env_values_are_not_secrets_of_its_spec() -> None:
+    """A catalog entry's env values are its published placeholders (``envValues``, ``dummy``):
+    a server may repeat them and its capture is still published. Named env values stay secret,
+    and the spec's identity and launch key do not change with the marking."""
+    from mcpcost.core.spec import ServerSpec
+
+    env = {"URL": "http://localhost:9200", "TOKEN": "s3cr3t-value"}
+    marked = ServerSpec.stdio("s", ["srv"], env=env, public_env=("URL",))
+    plain = ServerSpec.stdio("s", ["srv"], env=env)
+    assert "http://localhost:9200" not in marked.secret_values
+    assert "s3cr3t-value" in marked.secret_values
+    assert "http://localhost:9200" in plain.secret_values
+    assert marked == plain and marked.launch_key() == plain.launch_key()
