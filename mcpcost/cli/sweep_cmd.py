@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
 from mcpcost.cli.container_args import (
@@ -19,9 +20,12 @@ from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
-from mcpcost.sweep.catalog import Catalog, read_catalog
+from mcpcost.sweep.catalog import Catalog, CatalogEntry, read_catalog
 from mcpcost.sweep.runner import SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
+
+if TYPE_CHECKING:
+    from mcpcost.sweep.registry_source import RegistryRemote
 
 __all__ = ["build_parser", "run"]
 
@@ -122,6 +126,108 @@ def _after_sweep(
     return worst
 
 
+class RegistryFeed:
+    """The registry as a stream of catalog entries, read page by page as the sweep draws them.
+
+    Holds one page, the URLs and slugs seen (the registry-wide de-duplication), the remotes drawn
+    but not yet checked for an auth wall, and, when the sweep publishes, the entries for its pages
+    (a matrix shard, ``--no-publish``, keeps none).
+    """
+
+    def __init__(
+        self,
+        base: str,
+        pages: Iterator[list[Any]],
+        *,
+        shard: tuple[int, int] | None,
+        only: frozenset[str] | None = None,
+        keep_entries: bool,
+        progress: Callable[[str], None],
+    ) -> None:
+        self.base = base
+        self._pages = pages
+        self._shard = shard
+        self._only = only
+        self._keep = keep_entries
+        self._progress = progress
+        self._urls: set[str] = set()
+        self._slugs: set[str] = set()
+        self.remotes: dict[str, RegistryRemote] = {}  # drawn, not yet checked
+        self.entries: list[CatalogEntry] = []
+        self.drawn = 0
+
+    def __iter__(self) -> Iterator[CatalogEntry]:
+        from mcpcost.sweep.registry_source import catalog_from, listing_from
+        from mcpcost.sweep.shard import name_in_shard
+
+        entries = pages = inactive = needs_config = endpoints = 0
+        for items in self._pages:
+            pages += 1
+            listing = listing_from(items, 1, seen_urls=self._urls, slugs=self._slugs)
+            entries += listing.entries
+            inactive += listing.inactive
+            needs_config += listing.needs_config
+            endpoints += len(listing.remotes)
+            by_slug = {r.slug: r for r in listing.remotes}
+            for entry in catalog_from(listing, self.base).entries:
+                if self._shard is not None and not name_in_shard(entry.name, *self._shard):
+                    continue
+                if self._only is not None and entry.name not in self._only:
+                    continue
+                self.remotes[entry.name] = by_slug[entry.name]
+                if self._keep:
+                    self.entries.append(entry)
+                self.drawn += 1
+                yield entry
+        self._progress(
+            f"registry: {counted(entries, 'entry', 'entries')} on {counted(pages, 'page')}; "
+            f"{inactive} not active; {counted(needs_config, 'remote')} "
+            f"{'needs' if needs_config == 1 else 'need'} configuration; "
+            f"{counted(endpoints, 'remote endpoint')}"
+            + (f", {self.drawn} in this shard" if self._shard is not None else "")
+        )
+
+    def take_remote(self, name: str) -> RegistryRemote | None:
+        """The remote behind an entry, once (the pre-check's lookup)."""
+        return self.remotes.pop(name, None)
+
+    def catalog(self) -> Catalog:
+        return Catalog(tuple(self.entries), self.base)
+
+
+class _TakenOnce(Mapping[str, "RegistryRemote"]):
+    """The feed's remotes as the pre-check reads them: each is handed out once, then dropped."""
+
+    def __init__(self, feed: RegistryFeed) -> None:
+        self._feed = feed
+
+    def __getitem__(self, name: str) -> RegistryRemote:
+        remote = self._feed.take_remote(name)
+        if remote is None:
+            raise KeyError(name)
+        return remote
+
+    def get(self, name: str, default: Any = None) -> Any:
+        remote = self._feed.take_remote(name)
+        return default if remote is None else remote
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._feed.remotes))
+
+    def __len__(self) -> int:
+        return len(self._feed.remotes)
+
+
+def resume_key(source: str, selection: dict[str, Any], today: dt.date) -> str:
+    """What names a sweep for resuming: its source, its selection and options, and the UTC day
+    (a sweep killed on one day resumes that day; the next day's sweep starts afresh)."""
+    from mcpcost.core.digest import sha256_hex
+    from mcpcost.core.jsonvalue import stringify
+
+    doc = {"source": source, "selection": selection, "day": today.isoformat()}
+    return sha256_hex(stringify(doc).encode("utf-8"))
+
+
 def _run(
     args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack
 ) -> tuple[int, Catalog | None]:
@@ -135,16 +241,30 @@ def _run(
 
     pre_check = None
     open_url = None
+    shard: tuple[int, int] | None = None
+    if args.shard:
+        choice = parse_shard(args.shard)
+        shard = (choice.count, choice.resolve(clock().date()))
+        progress(
+            f"shard {shard[1]}/{shard[0]}" + (" (from the date)" if choice.index is None else "")
+        )
+    selection = {
+        "shard": None if shard is None else f"{shard[1]}/{shard[0]}",
+        "only": args.only,
+        "docker": bool(args.docker),
+        "image": args.image,
+    }
+    catalog: Catalog | None
+    sweep_catalog: Catalog | Callable[[], Catalog | None]
+    selected: Iterable[CatalogEntry]
     if args.registry:
         from mcpcost.runtime.addresses import AddressPolicy
         from mcpcost.runtime.http_session import BoundedSession
         from mcpcost.sweep.registry_source import (
-            catalog_from,
-            fetch_entries,
-            listing_from,
             make_pre_check,
             page_reader,
             probe_auth_wall,
+            stream_pages,
         )
         from mcpcost.transports.open import world_url_opener
 
@@ -153,39 +273,35 @@ def _run(
         get_json = page_reader(stack.enter_context(BoundedSession()))
         session = stack.enter_context(BoundedSession(policy))
         open_url = world_url_opener(policy)
-        items, pages = fetch_entries(args.registry, get_json)
-        listing = listing_from(items, pages)
-        progress(
-            f"registry: {counted(listing.entries, 'entry', 'entries')} on "
-            f"{counted(pages, 'page')}; {listing.inactive} not active; "
-            f"{counted(listing.needs_config, 'remote')} "
-            f"{'needs' if listing.needs_config == 1 else 'need'} configuration; "
-            f"{counted(len(listing.remotes), 'remote endpoint')} to measure"
+        feed = RegistryFeed(
+            args.registry,
+            stream_pages(args.registry, get_json),
+            shard=shard,
+            only=frozenset(n.strip() for n in args.only.split(",")) if args.only else None,
+            keep_entries=not args.no_publish,
+            progress=progress,
         )
-        catalog: Catalog = catalog_from(listing, args.registry)
         pre_check = make_pre_check(
-            {r.slug: r for r in listing.remotes},
+            _TakenOnce(feed),
             lambda url: probe_auth_wall(session, url, args.timeout),
             clock,
             int(args.timeout * 1000),
         )
+        catalog, sweep_catalog, selected = None, feed.catalog, feed
+        source = f"registry {args.registry}"
     else:
         catalog = read_catalog(args.servers)
-    selected = list(catalog.entries)
-    if args.only:
-        selected = list(
-            catalog.only([n.strip() for n in args.only.split(",") if n.strip()]).entries
-        )
-    sweepable = [e for e in selected if e.sweepable]
-    if args.shard:
-        choice = parse_shard(args.shard)
-        index = choice.resolve(clock().date())
-        sweepable = select_shard(sweepable, choice.count, index)
-        progress(
-            f"shard {index}/{choice.count}"
-            + (" (from the date)" if choice.index is None else "")
-            + f": {', '.join(e.name for e in sweepable) or '(empty)'}"
-        )
+        entries = list(catalog.entries)
+        if args.only:
+            entries = list(
+                catalog.only([n.strip() for n in args.only.split(",") if n.strip()]).entries
+            )
+        sweepable = [e for e in entries if e.sweepable]
+        if shard is not None:
+            sweepable = select_shard(sweepable, *shard)
+            progress(f"shard entries: {', '.join(e.name for e in sweepable) or '(empty)'}")
+        sweep_catalog, selected = catalog, sweepable
+        source = f"catalog {catalog.source} " + stringify_names(catalog)
     docker_host = engine_address(args.docker_host, env)
     launcher = None
     trust = None
@@ -213,8 +329,8 @@ def _run(
         trust=trust,
     )
     outcome = run_sweep(
-        catalog,
-        sweepable,
+        sweep_catalog,
+        selected,
         root,
         make_measure(launcher, clock, open_url=open_url),
         options,
@@ -222,5 +338,15 @@ def _run(
         progress=progress,
         publish_pages=not args.no_publish,
         pre_check=pre_check,
+        resume=resume_key(source, selection, clock().date()),
     )
+    if args.registry and catalog is None and not args.no_publish:
+        catalog = feed.catalog()
     return outcome.exit_code, catalog
+
+
+def stringify_names(catalog: Catalog) -> str:
+    """The catalog's entries as the resume key sees them (names and launches, in order)."""
+    from mcpcost.core.jsonvalue import stringify
+
+    return stringify([[e.name, e.command, e.url] for e in catalog.entries])

@@ -19,6 +19,13 @@ after removing the temporary file; the previous file is left whole.
 staged file into place. ``open_tree`` locks the tree and first finishes or discards whatever an
 earlier, killed command left: with a journal the commit is rolled forward, without one the staged
 files are thrown away. Either way the tree is the old one or the new one, never a mix.
+
+A long command may instead resume: ``open_tree(root, resume=KEY)`` keeps what a killed command
+staged under the same key (a sweep's selection) and hands it to the new transaction, so the
+work is not redone; staged files are still only staged, and reach the tree in the next commit.
+A command that ends without committing (an error, an interrupt) still drops what it staged; only
+a command that could not run its own clean-up (killed outright, the machine lost) leaves files
+to resume.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from enum import Enum
 from pathlib import Path, PurePosixPath
 
@@ -40,6 +47,7 @@ from mcpcost.runtime.world_files import MAX_TREE_FILE_BYTES, NONBLOCKING_OPEN, r
 PENDING_DIR = ".mcpcost-pending"
 JOURNAL = "journal"
 LOCK = "lock"
+RESUME = "resume"  # the key of the command whose staged files may be resumed
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 # POSIX flags, read so that the module imports where they do not exist (Windows has neither
 # O_DIRECTORY nor O_NOFOLLOW, nor ``dir_fd``): the descriptor walks below are POSIX code.
@@ -253,10 +261,10 @@ class TreeTransaction:
     the tree. Obtain one from ``open_tree``, which holds the tree's lock.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, staged: Iterable[str] = ()) -> None:
         self.root = root
         self.pending = root / PENDING_DIR
-        self._puts: set[str] = set()
+        self._puts: set[str] = set(staged)  # a resumed command's staged files (open_tree)
         self._removes: set[str] = set()
         self.committed = False
         self.journal_written = False
@@ -289,6 +297,10 @@ class TreeTransaction:
         if rel in self._puts:
             return read_in_tree(self.pending, f"tree/{rel}")
         return read_in_tree(self.root, rel)
+
+    def is_staged(self, rel: str) -> bool:
+        """Whether ``rel`` has new content staged (by this command, or a resumed one)."""
+        return rel in self._puts
 
     def staged_names(self, folder: str) -> set[str]:
         """Names staged directly under ``folder`` (relative to the root)."""
@@ -444,6 +456,47 @@ def _lock(root: Path) -> int:
             os.close(fd)  # the previous holder removed the directory as we opened it
 
 
+def _staged_files(pending_fd: int) -> set[str]:
+    """The files under ``tree`` in the pending directory, relative to the root; links and the
+    temporary files of an interrupted write are skipped."""
+    found: set[str] = set()
+    try:
+        top = os.open("tree", _DIR_FLAGS, dir_fd=pending_fd)
+    except OSError:
+        return found
+    stack: list[tuple[int, str]] = [(top, "")]
+    while stack:
+        fd, prefix = stack.pop()
+        try:
+            for name in os.listdir(fd):
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), f"{prefix}{name}/"))
+                elif stat.S_ISREG(st.st_mode) and not (
+                    name.startswith(".") and name.endswith(".tmp")
+                ):
+                    found.add(prefix + name)
+        finally:
+            os.close(fd)
+    return found
+
+
+def _resumable(root: Path, key: str) -> set[str]:
+    """What a killed command with ``key`` staged, kept; anything else staged is dropped and
+    ``key`` recorded for the command that opens the tree now. The caller holds the lock."""
+    with _directory(root, (PENDING_DIR,), create=False) as pending:
+        if pending is None:
+            return set()
+        prior = read_in_tree(root / PENDING_DIR, RESUME)
+        if prior is not None and prior.decode("utf-8", "replace") == key:
+            return _staged_files(pending)
+    with _directory(root, (), create=False) as fd:
+        if fd is not None:
+            _remove_tree_contents(fd)
+    write_in_tree(root / PENDING_DIR, RESUME, key)
+    return set()
+
+
 def recover_tree(root: Path) -> int:
     """Finish a commit a killed command left behind, or drop its staged files.
 
@@ -457,17 +510,23 @@ def recover_tree(root: Path) -> int:
 
 
 @contextlib.contextmanager
-def open_tree(root: Path) -> Iterator[TreeTransaction]:
+def open_tree(root: Path, *, resume: str | None = None) -> Iterator[TreeTransaction]:
     """Lock ``root``, recover what a killed command left, and yield a transaction.
 
     Leaving the block without ``commit`` discards the staged changes, and the pending directory
     is removed. A commit that failed after its journal was written is left for the next
-    ``open_tree`` to roll forward.
+    ``open_tree`` to roll forward. With ``resume``, files a killed command opened with the same
+    key had staged (and not committed) are kept, staged in the new transaction.
     """
     lock = _lock(root)
     try:
-        recover_tree(root)
-        txn = TreeTransaction(root)
+        if resume is None:
+            recover_tree(root)
+            kept: set[str] = set()
+        else:
+            roll_forward(root)
+            kept = _resumable(root, resume)
+        txn = TreeTransaction(root, kept)
         try:
             yield txn
         finally:

@@ -18,7 +18,7 @@ with an error status is never published.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -105,6 +105,18 @@ def fetch_entries(
 ) -> tuple[list[Any], int]:
     """Every ``servers[]`` item across pages; guards against cursor loops."""
     items: list[Any] = []
+    pages = 0
+    for page in stream_pages(base, get_json, max_pages=max_pages):
+        items.extend(page)
+        pages += 1
+    return items, pages
+
+
+def stream_pages(
+    base: str, get_json: GetJSON, *, max_pages: int = MAX_PAGES
+) -> Iterator[list[Any]]:
+    """Each page's ``servers[]`` items, a page read only when the previous one is used up (a
+    sweep holds one page, not the registry); guards against cursor loops."""
     cursor: str | None = None
     seen: set[str] = set()
     pages = 0
@@ -115,11 +127,11 @@ def fetch_entries(
         doc = get_json(page_url(base, cursor))
         if not isinstance(doc, dict) or not isinstance(doc.get("servers"), list):
             raise InputError(f"registry {base}: page {pages} has no 'servers' list")
-        items.extend(doc["servers"])
+        yield doc["servers"]
         meta = _obj(doc.get("metadata"))
         nxt = meta.get("nextCursor", meta.get("next_cursor"))
         if not isinstance(nxt, str) or not nxt:
-            return items, pages
+            return
         if nxt in seen:
             raise InputError(f"registry {base}: cursor {nxt!r} repeated")
         seen.add(nxt)
@@ -135,11 +147,20 @@ def slugify(text: str) -> str:
     return slug[:90]
 
 
-def listing_from(items: list[Any], pages: int) -> RegistryListing:
-    """Active entries' remotes, de-duplicated by URL, with stable unique slugs."""
+def listing_from(
+    items: list[Any],
+    pages: int,
+    *,
+    seen_urls: set[str] | None = None,
+    slugs: set[str] | None = None,
+) -> RegistryListing:
+    """Active entries' remotes, de-duplicated by URL, with stable unique slugs.
+
+    A stream of pages passes the same ``seen_urls`` and ``slugs`` for each page, so that the
+    de-duplication and the slugs are those of the whole registry."""
     remotes: list[RegistryRemote] = []
-    seen_urls: set[str] = set()
-    slugs: set[str] = set()
+    seen_urls = set() if seen_urls is None else seen_urls
+    slugs = set() if slugs is None else slugs
     inactive = needs_config = 0
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("server"), dict):
