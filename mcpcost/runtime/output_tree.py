@@ -525,7 +525,14 @@ def open_tree(root: Path, *, resume: str | None = None) -> Iterator[TreeTransact
             kept: set[str] = set()
         else:
             roll_forward(root)
-            kept = _resumable(root, resume)
+            try:
+                kept = _resumable(root, resume)
+            except OutputError:  # nothing staged is left to keep (the key could not be written)
+                with _directory(root, (), create=False) as fd:
+                    if fd is not None:
+                        with contextlib.suppress(OSError):
+                            _remove_at(fd, PENDING_DIR)
+                raise
         txn = TreeTransaction(root, kept)
         try:
             yield txn
