@@ -16,12 +16,14 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.core.model import Measurement
 from mcpcost.core.plural import counted
+from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, CatalogEntry, read_catalog
-from mcpcost.sweep.runner import SweepOptions, run_sweep
+from mcpcost.sweep.runner import PostCheck, SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
 
 if TYPE_CHECKING:
@@ -240,7 +242,9 @@ def _run(
         err.flush()
 
     pre_check = None
+    checked_after: PostCheck | None = None
     open_url = None
+    timeout_ms = int(args.timeout * 1000)
     shard: tuple[int, int] | None = None
     if args.shard:
         choice = parse_shard(args.shard)
@@ -259,8 +263,10 @@ def _run(
     selected: Iterable[CatalogEntry]
     if args.registry:
         from mcpcost.runtime.addresses import AddressPolicy
+        from mcpcost.runtime.clock import iso_utc
         from mcpcost.runtime.http_session import BoundedSession
         from mcpcost.sweep.registry_source import (
+            auth_wall_record,
             make_pre_check,
             page_reader,
             probe_auth_wall,
@@ -281,13 +287,21 @@ def _run(
             keep_entries=not args.no_publish,
             progress=progress,
         )
-        pre_check = make_pre_check(
-            _TakenOnce(feed),
-            lambda url: probe_auth_wall(session, url, args.timeout),
-            clock,
-            int(args.timeout * 1000),
-        )
+        # Required headers are an auth wall before anything is sent. An endpoint is asked for
+        # its OAuth metadata only when its measurement was refused with 401 or 403: probing
+        # first would add a request to every entry that answers.
+        pre_check = make_pre_check(_TakenOnce(feed), lambda _url: None, clock, timeout_ms)
+
+        def post_check(entry: CatalogEntry, m: Measurement) -> Measurement:
+            if m.status is not Status.AUTH_REQUIRED or entry.url is None:
+                return m
+            reason = probe_auth_wall(session, entry.url, args.timeout)
+            if reason is None:
+                return m
+            return auth_wall_record(entry, reason, now=iso_utc(clock()), timeout_ms=timeout_ms)
+
         catalog, sweep_catalog, selected = None, feed.catalog, feed
+        checked_after = post_check
         source = f"registry {args.registry}"
     else:
         catalog = read_catalog(args.servers)
@@ -338,6 +352,7 @@ def _run(
         progress=progress,
         publish_pages=not args.no_publish,
         pre_check=pre_check,
+        post_check=checked_after,
         resume=resume_key(source, selection, clock().date()),
     )
     if args.registry and catalog is None and not args.no_publish:

@@ -36,6 +36,7 @@ import os
 import secrets
 import stat
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from enum import Enum
 from pathlib import Path, PurePosixPath
@@ -258,7 +259,8 @@ class TreeTransaction:
     """Changes to files under one root, applied all together by ``commit`` or not at all.
 
     ``put`` stages new bytes under ``<root>/.mcpcost-pending``; ``read`` sees staged changes over
-    the tree. Obtain one from ``open_tree``, which holds the tree's lock.
+    the tree. Threads may stage different files at once; ``commit`` and ``discard`` are the
+    owner's, once they are done. Obtain one from ``open_tree``, which holds the tree's lock.
     """
 
     def __init__(self, root: Path, staged: Iterable[str] = ()) -> None:
@@ -266,6 +268,7 @@ class TreeTransaction:
         self.pending = root / PENDING_DIR
         self._puts: set[str] = set(staged)  # a resumed command's staged files (open_tree)
         self._removes: set[str] = set()
+        self._lock = threading.Lock()  # several threads may stage files (a sweep's workers)
         self.committed = False
         self.journal_written = False
 
@@ -273,8 +276,9 @@ class TreeTransaction:
         """Stage ``data`` as the new content of ``rel``."""
         _rel_parts(rel)
         write_in_tree(self.pending, f"tree/{rel}", data, shown=self.root / rel)
-        self._puts.add(rel)
-        self._removes.discard(rel)
+        with self._lock:
+            self._puts.add(rel)
+            self._removes.discard(rel)
 
     def put_if_changed(self, rel: str, data: str | bytes) -> bool:
         """Stage ``data`` unless ``rel`` already reads as exactly it; True when staged."""
@@ -287,8 +291,9 @@ class TreeTransaction:
     def remove(self, rel: str) -> None:
         """Stage the removal of ``rel``."""
         _rel_parts(rel)
-        self._puts.discard(rel)
-        self._removes.add(rel)
+        with self._lock:
+            self._puts.discard(rel)
+            self._removes.add(rel)
 
     def read(self, rel: str) -> bytes | None:
         """What ``rel`` would hold after commit."""

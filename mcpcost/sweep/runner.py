@@ -86,7 +86,8 @@ class Job(Record, frozen=True):
 
 
 MeasureJob = Callable[[Job], Measurement]  # measures one sweep job (a spec placed, a budget)
-PreCheck = Callable[[CatalogEntry], Measurement | None]
+PreCheck = Callable[[CatalogEntry], Measurement | None]  # a record without measuring, or None
+PostCheck = Callable[[CatalogEntry, Measurement], Measurement]  # a second look at a result
 
 
 class SweepOptions(Record, frozen=True):
@@ -306,6 +307,7 @@ def measure_all(
     clock: Clock,
     progress: Progress,
     pre_check: PreCheck | None = None,
+    post_check: PostCheck | None = None,
 ) -> Swept:
     """Measure entries concurrently, drawn from ``entries`` as workers come free; each result is
     staged the moment it is known and then dropped, so memory is bounded per entry, not per
@@ -316,31 +318,30 @@ def measure_all(
     total = len(entries) if isinstance(entries, Sized) else None
     resumed = 0
 
-    def one(entry: CatalogEntry) -> tuple[str, Measurement, float | None]:
+    def one(entry: CatalogEntry) -> tuple[str, Status, str, bool]:
+        # Staged here, on the worker's thread: each write waits for its fsync, and the workers'
+        # waits overlap where one thread taking every result would queue them.
         started = time.monotonic()
         done = _staged_result(txn, entry.name)
         if done is not None:
-            return entry.name, done, None
+            txn.put_if_changed(badge_rel(entry.name), badge_file_text(done))
+            line = f"{entry.name}: {done.status} (resumed: measured before the sweep was killed)"
+            return entry.name, done.status, line, True
         m = pre_check(entry) if pre_check is not None else None
         if m is None:
             m = measure_entry(entry, measure, options, clock)
-        return entry.name, m, time.monotonic() - started
+            if post_check is not None:
+                m = post_check(entry, m)
+        persist(txn, entry.name, m)
+        return entry.name, m.status, progress_line(entry.name, m, time.monotonic() - started), False
 
     tasks = (partial(one, e) for e in entries if e.sweepable)
     limit = max(1, options.concurrency)
     with WorkerStream(tasks, limit=limit, name="mcpcost-sweep") as workers:
-        for name, m, seconds in workers.as_finished():
-            if name in statuses:  # a name twice in one stream: the first result stands
-                continue
+        for name, status, line, was_resumed in workers.as_finished():
             prior.update(take_snapshot(txn.root, [name]).prior)
-            if seconds is None:
-                resumed += 1
-                txn.put_if_changed(badge_rel(name), badge_file_text(m))
-                line = f"{name}: {m.status} (resumed: measured before the sweep was killed)"
-            else:
-                persist(txn, name, m)
-                line = progress_line(name, m, seconds)
-            statuses[name] = m.status
+            resumed += was_resumed
+            statuses[name] = status
             shown = f"{len(statuses)}/{total}" if total is not None else str(len(statuses))
             progress(f"[{shown}] {line}")
     return Swept(statuses, Snapshot(prior), resumed)
@@ -384,6 +385,7 @@ def run_sweep(
     progress: Progress,
     publish_pages: bool = True,
     pre_check: PreCheck | None = None,
+    post_check: PostCheck | None = None,
     resume: str | None = None,
 ) -> SweepOutcome:
     """The whole sweep over ``selected`` (entries of ``catalog``), writing under ``root``.
@@ -395,7 +397,14 @@ def run_sweep(
     """
     with open_tree(root, resume=resume) as txn:
         swept = measure_all(
-            selected, txn, measure, options, clock=clock, progress=progress, pre_check=pre_check
+            selected,
+            txn,
+            measure,
+            options,
+            clock=clock,
+            progress=progress,
+            pre_check=pre_check,
+            post_check=post_check,
         )
         if swept.resumed:
             progress(f"resumed {counted(swept.resumed, 'result')} a killed sweep had staged")
