@@ -371,12 +371,15 @@ def _journal_entries(raw: bytes, shown: Path) -> list[tuple[str, str]]:
 def roll_forward(root: Path) -> int:
     """Apply a written journal: move staged files into place, apply removals; idempotent.
 
-    Returns the number of changes applied (files already moved are skipped).
+    Returns the number of changes applied (files already moved are skipped). Each directory a
+    file was moved into is synced once, after the last move and before the journal goes: until
+    then a move lost to a crash is made again from the journal.
     """
     raw = read_in_tree(root / PENDING_DIR, JOURNAL)
     if raw is None:
         return 0
     applied = 0
+    moved_into: set[tuple[str, ...]] = set()
     for verb, rel in _journal_entries(raw, root / PENDING_DIR / JOURNAL):
         parts = _rel_parts(rel)
         target = root.joinpath(*parts)
@@ -394,7 +397,7 @@ def roll_forward(root: Path) -> int:
                         os.replace(parts[-1], parts[-1], src_dir_fd=src, dst_dir_fd=dst)
                     except OSError as exc:
                         raise write_error(target, exc) from None
-                    _sync_dir(dst)
+                moved_into.add(parts[:-1])
                 applied += 1
             else:
                 with _directory(root, parts[:-1], create=False) as dst:
@@ -405,6 +408,10 @@ def roll_forward(root: Path) -> int:
                         if stat.S_ISREG(st.st_mode):
                             os.unlink(parts[-1], dir_fd=dst)
                             applied += 1
+    for folder in sorted(moved_into):
+        with _directory(root, folder, create=False) as dst:
+            if dst is not None:
+                _sync_dir(dst)
     with _directory(root, (PENDING_DIR,), create=False) as pending:
         if pending is not None:
             with contextlib.suppress(FileNotFoundError):

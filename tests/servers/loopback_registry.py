@@ -188,6 +188,11 @@ def handler(reg: Registry) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # the listen backlog: a sweep opens connections in bursts
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--remotes", type=int, required=True)
@@ -195,9 +200,7 @@ def main() -> None:
     p.add_argument("--gone", type=int, default=0)
     args = p.parse_args()
     reg = Registry(args.remotes, args.auth_walls, args.gone)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(reg))
-    server.daemon_threads = True
-    server.request_queue_size = 256
+    server = _Server(("127.0.0.1", 0), handler(reg))
     port = server.server_address[1]
     reg.base = f"http://127.0.0.1:{port}"
     sys.stderr.write(f"MCPCOST_LISTENING {port}\n")
