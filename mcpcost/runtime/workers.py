@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from queue import SimpleQueue
+from queue import Queue, SimpleQueue
 from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
@@ -172,3 +172,64 @@ class WorkerStream(Generic[T]):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class Background:
+    """Calls made on a few threads behind the caller's back, in the order submitted.
+
+    For work the caller need not wait for (a sweep's writes, each waiting on its fsync, while
+    the measurements go on). At most ``queued`` calls wait for a thread, so a slow call holds
+    the caller back instead of letting memory grow. The first call that raised is raised again
+    by the next ``submit`` or by ``close``; after it no further call is made. Use as a context
+    manager: leaving it waits for every call submitted.
+    """
+
+    def __init__(self, *, threads: int, queued: int, name: str) -> None:
+        if threads <= 0 or queued <= 0:
+            raise ValueError("threads and queued must be positive")
+        self._calls: Queue[Callable[[], object] | None] = Queue(maxsize=queued)
+        self._failure: BaseException | None = None
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}-{i}") for i in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _work(self) -> None:
+        while (call := self._calls.get()) is not None:
+            if self._failure is not None:
+                continue  # drain: nothing more is made once a call failed
+            try:
+                call()
+            except BaseException as exc:
+                self._failure = self._failure or exc
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+
+    def submit(self, call: Callable[[], object]) -> None:
+        self._raise_failure()
+        self._calls.put(call)
+
+    def close(self) -> None:
+        """Wait for every call submitted; raise the first failure."""
+        self.stop()
+        self._raise_failure()
+
+    def stop(self) -> None:
+        """Let the calls submitted end and the threads with them (nothing is raised)."""
+        for _ in self._threads:
+            self._calls.put(None)
+        for thread in self._threads:
+            thread.join()
+        self._threads = []
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.stop()

@@ -44,7 +44,7 @@ from mcpcost.measuring.containers import (
 )
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree
-from mcpcost.runtime.workers import WorkerStream
+from mcpcost.runtime.workers import Background, WorkerStream
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
@@ -318,30 +318,38 @@ def measure_all(
     total = len(entries) if isinstance(entries, Sized) else None
     resumed = 0
 
-    def one(entry: CatalogEntry) -> tuple[str, Status, str, bool]:
-        # Staged here, on the worker's thread: each write waits for its fsync, and the workers'
-        # waits overlap where one thread taking every result would queue them.
+    def one(entry: CatalogEntry) -> tuple[str, Measurement, float | None]:
         started = time.monotonic()
         done = _staged_result(txn, entry.name)
         if done is not None:
-            txn.put_if_changed(badge_rel(entry.name), badge_file_text(done))
-            line = f"{entry.name}: {done.status} (resumed: measured before the sweep was killed)"
-            return entry.name, done.status, line, True
+            return entry.name, done, None
         m = pre_check(entry) if pre_check is not None else None
         if m is None:
             m = measure_entry(entry, measure, options, clock)
             if post_check is not None:
                 m = post_check(entry, m)
-        persist(txn, entry.name, m)
-        return entry.name, m.status, progress_line(entry.name, m, time.monotonic() - started), False
+        return entry.name, m, time.monotonic() - started
+
+    def badge_only(name: str, m: Measurement) -> None:
+        txn.put_if_changed(badge_rel(name), badge_file_text(m))
 
     tasks = (partial(one, e) for e in entries if e.sweepable)
     limit = max(1, options.concurrency)
-    with WorkerStream(tasks, limit=limit, name="mcpcost-sweep") as workers:
-        for name, status, line, was_resumed in workers.as_finished():
+    # The measurements go on while their results are written: each write waits for its fsync,
+    # a quarter of a worker's time on loopback if the worker made it (docs/PERFORMANCE.md).
+    # As many writers as measurements at once, so writing keeps up where it was the workers' own.
+    writers = Background(threads=limit, queued=2 * limit, name="mcpcost-stage")
+    with writers, WorkerStream(tasks, limit=limit, name="mcpcost-sweep") as workers:
+        for name, m, seconds in workers.as_finished():
             prior.update(take_snapshot(txn.root, [name]).prior)
-            resumed += was_resumed
-            statuses[name] = status
+            if seconds is None:
+                resumed += 1
+                writers.submit(partial(badge_only, name, m))
+                line = f"{name}: {m.status} (resumed: measured before the sweep was killed)"
+            else:
+                writers.submit(partial(persist, txn, name, m))
+                line = progress_line(name, m, seconds)
+            statuses[name] = m.status
             shown = f"{len(statuses)}/{total}" if total is not None else str(len(statuses))
             progress(f"[{shown}] {line}")
     return Swept(statuses, Snapshot(prior), resumed)
