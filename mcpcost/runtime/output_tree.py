@@ -23,9 +23,9 @@ files are thrown away. Either way the tree is the old one or the new one, never 
 A long command may instead resume: ``open_tree(root, resume=KEY)`` keeps what a killed command
 staged under the same key (a sweep's selection) and hands it to the new transaction, so the
 work is not redone; staged files are still only staged, and reach the tree in the next commit.
-A command that ends without committing (an error, an interrupt) still drops what it staged; only
-a command that could not run its own clean-up (killed outright, the machine lost) leaves files
-to resume.
+Such a command leaves what it staged when it is interrupted (SIGINT, SIGTERM: a CI job
+cancelled or out of time) or killed outright; one that fails with an error drops it, as every
+command does.
 """
 
 from __future__ import annotations
@@ -527,8 +527,9 @@ def open_tree(root: Path, *, resume: str | None = None) -> Iterator[TreeTransact
 
     Leaving the block without ``commit`` discards the staged changes, and the pending directory
     is removed. A commit that failed after its journal was written is left for the next
-    ``open_tree`` to roll forward. With ``resume``, files a killed command opened with the same
-    key had staged (and not committed) are kept, staged in the new transaction.
+    ``open_tree`` to roll forward. With ``resume``, files a killed or interrupted command opened
+    with the same key had staged (and not committed) are kept, staged in the new transaction;
+    an interrupt (``KeyboardInterrupt``) then leaves this command's staged files too.
     """
     lock = _lock(root)
     try:
@@ -546,12 +547,18 @@ def open_tree(root: Path, *, resume: str | None = None) -> Iterator[TreeTransact
                             _remove_at(fd, PENDING_DIR)
                 raise
         txn = TreeTransaction(root, kept)
+        interrupted = False
         try:
             yield txn
+        except KeyboardInterrupt:  # SIGINT or SIGTERM (cli/interrupts.py)
+            interrupted = True
+            raise
         finally:
-            if not txn.journal_written:
+            # an interrupted command with a resume key leaves what it staged to be resumed
+            keep = interrupted and resume is not None and not txn.journal_written
+            if not txn.journal_written and not keep:
                 txn.discard()
-            if txn.committed or not txn.journal_written:
+            if (txn.committed or not txn.journal_written) and not keep:
                 with _directory(root, (), create=False) as fd:
                     if fd is not None:
                         with contextlib.suppress(OSError):
