@@ -17,6 +17,7 @@ from mcpcost.audit.diff import DiffKind
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, code_text, md_text
 from mcpcost.core.record import Record
+from mcpcost.render.markdown_report import lens_finding_line, model_gets
 from mcpcost.render.text_format import signed, thousands
 from mcpcost.runtime.templating import render
 
@@ -116,13 +117,39 @@ def deferring_clients(outcome: Outcome) -> list[dict[str, str]]:
     ]
 
 
+LENS_FINDINGS = 20  # client-lens findings per session in the comment (the summary has all)
+
+
+def lens_context(outcome: Outcome, per_session: int | None) -> list[dict[str, Any]]:
+    """Each head session through the client lens: what its model gets up front and one line
+    per finding with its fix (``audit --markdown``'s wording and escaping)."""
+    out = []
+    for x in outcome.lenses:
+        findings = x.view.findings
+        shown = findings if per_session is None else findings[:per_session]
+        out.append(
+            {
+                "label": md_text(x.label, 120),
+                "gets": model_gets(x.label, x.view),
+                "findings": [lens_finding_line(f, NAME_LIMIT) for f in shown],
+                "more": len(findings) - len(shown),
+            }
+        )
+    return out
+
+
 class Rendered(Record, frozen=True):
     body: str
     dropped_rows: int
 
 
 def context(
-    outcome: Outcome, *, key: str, max_rows: int | None, tool_rows: int | None
+    outcome: Outcome,
+    *,
+    key: str,
+    max_rows: int | None,
+    tool_rows: int | None,
+    lens_rows: int | None = LENS_FINDINGS,
 ) -> dict[str, Any]:
     head = headline_config(outcome)
     changed = [(c, r) for c in outcome.configs for r in c.servers if not _unchanged(r)]
@@ -175,11 +202,14 @@ def context(
         ],
         "tools_dropped": len(tools) - len(shown_tools),
         "failures": [md_text(r.text, 300) for r in outcome.verdict.failures],
-        "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings],
+        # a client-lens finding is in its session's lines above: the warnings only count them
+        "warnings": [md_text(r.text, 300) for r in outcome.verdict.warnings if r.lens_kind is None],
+        "lens_warnings": sum(1 for r in outcome.verdict.warnings if r.lens_kind is not None),
         "known_unknowns": [md_text(r.text, 300) for r in outcome.verdict.known_unknowns],
         "problems": [md_text(p, 300) for p in outcome.problems],
         "encoding": code_text(outcome.encoding, 40),
         "deferring_clients": deferring_clients(outcome),
+        "lenses": lens_context(outcome, lens_rows),
         "versions": [(md_text(k, 40), md_text(v, 60)) for k, v in sorted(outcome.versions.items())],
         "base_sha": md_text(outcome.base_sha or "", 40),
         "head_sha": md_text(outcome.head_sha, 40),

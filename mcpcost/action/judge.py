@@ -23,12 +23,14 @@ from mcpcost.action.outcome import (
     ConfigDiffView,
     FindingView,
     ServerDiffView,
+    SessionLensView,
     ToolChange,
     VerdictView,
 )
 from mcpcost.audit.compose import Audit, SidePresence, side_presence
 from mcpcost.audit.diff import AuditDiff, ConfigDiff, DiffKind, MatchedBy
-from mcpcost.audit.gates import Gate, GateResult
+from mcpcost.audit.gates import Gate, GateFinding, GateResult
+from mcpcost.audit.limits_gate import lens_findings
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, first_line
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.record import Record, field
@@ -82,12 +84,30 @@ def judgement_of(audit: Audit) -> Judgement:
 # --------------------------------------------------------------------------- verdict
 
 
+def _of_clients(j: Judgement, clients: Collection[str]) -> set[str] | None:
+    """The keys of head's sessions whose client is in ``clients`` (None: every client)."""
+    if not clients:
+        return None
+    return {s.key for s in j.head.sessions if s.client in clients}
+
+
 def verdict_of(
-    j: Judgement, fail_on: Collection[Gate], lines: Mapping[tuple[str, str], int]
+    j: Judgement,
+    fail_on: Collection[Gate],
+    lines: Mapping[tuple[str, str], int],
+    clients: Collection[str] = (),
 ) -> VerdictView:
     """The audit's findings, split by ``fail-on`` into failures and warnings; a known unknown
     that ``fail-on`` leaves out is neither, it is carried over (``known_unknowns``). A config
-    file that cannot be read fails whatever ``fail-on`` says."""
+    file that cannot be read fails whatever ``fail-on`` says. What a client would drop, reject
+    or cut is a warning when ``fail-on`` leaves ``limits`` out; ``clients`` (the input: empty
+    for every client) says whose sessions' limits are reported at all."""
+    found: list[GateFinding] = [*j.gates.findings, *j.gates.known_unknowns]
+    if Gate.LIMITS not in fail_on:  # not gated, still reported
+        found += lens_findings(j.head, breaking=True)
+    keys = _of_clients(j, clients)
+    if keys is not None:
+        found = [f for f in found if f.gate is not Gate.LIMITS or f.session in keys]
     reasons = [
         FindingView(
             gate=f.gate,
@@ -95,8 +115,10 @@ def verdict_of(
             text=f.text,
             server=f.server,
             line=finding_line(f, j.head, lines, j.diff),
+            lens_kind=f.lens.kind if f.lens is not None else None,
+            tool=f.lens.tool if f.lens is not None else None,
         )
-        for f in (*j.gates.findings, *j.gates.known_unknowns)
+        for f in found
     ]
     carried = Gate.KNOWN_UNKNOWN
     fail_on = {*fail_on, Gate.UNREADABLE}  # a config that cannot be read always fails
@@ -104,6 +126,15 @@ def verdict_of(
         failures=tuple(r for r in reasons if r.gate in fail_on),
         warnings=tuple(r for r in reasons if r.gate not in fail_on and r.gate is not carried),
         known_unknowns=tuple(r for r in reasons if r.gate not in fail_on and r.gate is carried),
+    )
+
+
+def lens_views(j: Judgement, clients: Collection[str] = ()) -> tuple[SessionLensView, ...]:
+    """Head's client sessions through the client lens (those of ``clients``; empty: all)."""
+    return tuple(
+        SessionLensView(client=s.client, label=s.label, view=s.model_view)
+        for s in j.head.sessions
+        if s.model_view is not None and (not clients or s.client in clients)
     )
 
 

@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable
 
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import Judgement, config_views, judgement_of, verdict_of
-from mcpcost.action.outcome import Outcome
+from mcpcost.action.judge import Judgement, config_views, judgement_of, lens_views, verdict_of
+from mcpcost.action.outcome import Outcome, ServerLensView, SessionLensView
 from mcpcost.action.repo_configs import parse_config, project_config_paths, with_cwd
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
@@ -29,7 +29,8 @@ from mcpcost.audit.compose import (
     distinct_launches,
     run_audit,
 )
-from mcpcost.configs.config_file import ConfigFile
+from mcpcost.audit.gates import Gate
+from mcpcost.configs.config_file import ClientName, ConfigFile
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record, replace
 from mcpcost.core.spec import ServerSpec
@@ -111,6 +112,7 @@ def measure_and_judge(
     for line in mask_commands(v for spec in specs for v in spec.secret_values):
         log.line(line)
     base_side: list[ConfigFile] | None = None
+    server_lenses: tuple[ServerLensView, ...] = ()
     touched: frozenset[tuple[str, str]] = frozenset()
     if base is not None and base_sha is not None:
         changed = git.changed_files(base_sha, head_sha)
@@ -155,13 +157,20 @@ def measure_and_judge(
             base_side = [with_cwd(c, workspace) for c in base.values()]
             audit = _audit(settings, head, base_side, measure, log, touched)
     else:
-        audit = _audit(settings, head, None, measure, log)
+        measured: dict[str, Measurement] = {}
+
+        def recording(spec: ServerSpec, timeout_s: float) -> Measurement:
+            m = measured[spec.launch_key()] = measure(spec, timeout_s)
+            return m
+
+        audit = _audit(settings, head, None, recording, log)
+        server_lenses = servers_through_clients(head, measured, settings.clients)
     judgement = judgement_of(audit)
     lines = entry_lines(head)
     problems = tuple(f"{c.source}: {p}" for c in head for p in c.problems)
     outcome = Outcome(
         configs=config_views(judgement, lines),
-        verdict=verdict_of(judgement, settings.fail_on, lines),
+        verdict=verdict_of(judgement, settings.fail_on, lines, settings.clients),
         compared=compare,
         head_sha=head_sha,
         base_sha=base_sha,
@@ -173,6 +182,8 @@ def measure_and_judge(
         max_increase_percent=settings.max_increase_percent,
         versions={"mcp-context-cost": _version()},
         problems=problems,
+        lenses=lens_views(judgement, settings.clients),
+        server_lenses=server_lenses,
     )
     return Judged(outcome, judgement)
 
@@ -198,6 +209,7 @@ def _audit(
             max_increase=settings.max_increase,
             max_increase_percent=settings.max_increase_percent,
             require_measured=True,
+            limits=Gate.LIMITS in settings.fail_on,
         ),
         generated_at=iso_utc(utc_now()),
     )
@@ -211,6 +223,38 @@ def _audit(
         options=options,
         baseline=BaseSide(configs=tuple(base), touched=touched) if base is not None else None,
     )
+
+
+def servers_through_clients(
+    head: list[ConfigFile], measured: dict[str, Measurement], clients: tuple[str, ...]
+) -> tuple[ServerLensView, ...]:
+    """Each measured head server alone through each client's lens (``clients``; empty: every
+    known client) under the client's defaults, as ``mcpcost measure --client`` shows it: what
+    the Action puts in the job summary of a server's own repository. One view per launch."""
+    from mcpcost.audit.lens import LensServer, server_views
+    from mcpcost.configs.clients import KNOWN_CLIENTS
+
+    names = [ClientName(c) for c in clients] or list(KNOWN_CLIENTS)
+    out: dict[str, ServerLensView] = {}
+    for config in head:
+        for entry in config.live_entries:
+            key = entry.spec.launch_key() if entry.spec else None
+            m = measured.get(key or "")
+            if key is None or key in out or m is None or not m.has_number:
+                continue
+            capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
+            text = m.server_instructions if isinstance(m.server_instructions, str) else None
+            server = LensServer(name=entry.name, tools=tuple(capture), instructions=text)
+            views = server_views(server, m.total_tokens or 0, names)
+            out[key] = ServerLensView(
+                server=entry.name,
+                wire_tokens=m.total_tokens or 0,
+                clients=tuple(
+                    SessionLensView(client=v.client, label=v.label, view=v.model_view)
+                    for v in views
+                ),
+            )
+    return tuple(out.values())
 
 
 def _version() -> str:

@@ -1,4 +1,5 @@
-"""What one run found: per config, per server, base against head; and the gate's verdict.
+"""What one run found: per config, per server, base against head; head's client sessions
+through the client lens; and the gate's verdict.
 
 Every number, kind, delta and deferral verdict here is copied from the audit's report, diff and
 gate findings (``mcpcost.action.judge`` does the copying); nothing is decided here. These views are
@@ -15,11 +16,13 @@ from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
+from mcpcost.audit.model_view import ApiShape, Effect, FindingKind, LensFinding, ModelView
 from mcpcost.audit.report_model import ServerStatus, server_status
-from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
+from mcpcost.render.json_report import model_view_to_json
 
 SCHEMA = "mcpcost-action-outcome/2"
 
@@ -102,6 +105,25 @@ class FindingView(Record, frozen=True, kw_only=True):
     text: str
     server: str | None = None
     line: int | None = None
+    lens_kind: FindingKind | None = None  # a client-lens finding's kind (its SARIF rule)
+    tool: str | None = None
+
+
+class ServerLensView(Record, frozen=True, kw_only=True):
+    """One head server alone through each client's lens under the client's defaults, as
+    ``mcpcost measure --client`` shows it: for the Action run on a server's own repository."""
+
+    server: str
+    wire_tokens: int
+    clients: tuple[SessionLensView, ...]
+
+
+class SessionLensView(Record, frozen=True, kw_only=True):
+    """What one head client session's model gets, by the client lens (copied from the report)."""
+
+    client: ClientName
+    label: str
+    view: ModelView
 
 
 class VerdictView(Record, frozen=True, kw_only=True):
@@ -138,6 +160,8 @@ class Outcome(Record, frozen=True, kw_only=True):
     encoding: str = "o200k_base"
     versions: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    lenses: tuple[SessionLensView, ...] = ()  # head's client sessions through the client lens
+    server_lenses: tuple[ServerLensView, ...] = ()  # without a base side: each server alone
 
     @property
     def base_tokens(self) -> int | None:
@@ -173,6 +197,15 @@ class Outcome(Record, frozen=True, kw_only=True):
             "encoding": self.encoding,
             "versions": dict(self.versions),
             "problems": list(self.problems),
+            "lenses": [_lens_dict(x) for x in self.lenses],
+            "serverLenses": [
+                {
+                    "server": x.server,
+                    "wireTokens": x.wire_tokens,
+                    "clients": [_lens_dict(c) for c in x.clients],
+                }
+                for x in self.server_lenses
+            ],
             "verdict": {
                 "passed": self.verdict.passed,
                 "failures": [_reason_dict(r) for r in self.verdict.failures],
@@ -229,8 +262,20 @@ class Outcome(Record, frozen=True, kw_only=True):
             raise InputError(f"saved outcome is malformed: {exc}") from None
 
 
+def _lens_dict(x: SessionLensView) -> dict[str, Any]:
+    return {"client": x.client, "label": x.label, "modelView": model_view_to_json(x.view)}
+
+
 def _reason_dict(r: FindingView) -> dict[str, Any]:
-    return {"gate": r.gate, "source": r.source, "text": r.text, "server": r.server, "line": r.line}
+    return {
+        "gate": r.gate,
+        "source": r.source,
+        "text": r.text,
+        "server": r.server,
+        "line": r.line,
+        "lensKind": r.lens_kind,
+        "tool": r.tool,
+    }
 
 
 def _str(v: Any) -> str:
@@ -288,12 +333,55 @@ def _change(v: Any) -> ConfigChange | None:
 
 
 def _reason_from(d: Mapping[str, Any]) -> FindingView:
+    kind = _opt_str(d.get("lensKind"))
     return FindingView(
         gate=Gate(_str(d["gate"])),
         source=_str(d["source"]),
         text=_str(d["text"]),
         server=_opt_str(d.get("server")),
         line=_opt_int(d.get("line")),
+        lens_kind=FindingKind(kind) if kind is not None else None,
+        tool=_opt_str(d.get("tool")),
+    )
+
+
+def _scalar(v: Any) -> int | str | None:
+    return v if isinstance(v, str) else _opt_int(v)
+
+
+def _lens_finding_from(d: Mapping[str, Any]) -> LensFinding:
+    return LensFinding(
+        kind=FindingKind(_str(d["kind"])),
+        effect=Effect(_str(d["effect"])),
+        server=_opt_str(d["server"]),
+        tool=_opt_str(d["tool"]),
+        limit=_scalar(d["limit"]),
+        actual=_scalar(d["actual"]),
+        rule=_str(d["rule"]),
+        fix=_str(d["fix"]),
+        source=_str(d["source"]),
+        date=_str(d["date"]),
+        confidence=Confidence(_str(d["confidence"])),
+    )
+
+
+def _lens_from(d: Mapping[str, Any]) -> SessionLensView:
+    v = d["modelView"]
+    shape = _opt_str(v["apiShape"])
+    upfront, deferred = _opt_int(v["upfrontTokens"]), _opt_int(v["deferredTokens"])
+    if upfront is None or deferred is None:
+        raise TypeError("a model view's token counts must be integers")
+    return SessionLensView(
+        client=ClientName(_str(d["client"])),
+        label=_str(d["label"]),
+        view=ModelView(
+            api_shape=ApiShape(shape) if shape is not None else None,
+            upfront_tokens=upfront,
+            deferred_tokens=deferred,
+            regime=_str(v["regime"]),
+            rules_on_record=v["rulesOnRecord"] is True,
+            findings=tuple(_lens_finding_from(f) for f in v["findings"]),
+        ),
     )
 
 
@@ -364,4 +452,13 @@ def _outcome_from(data: Any) -> Outcome:
         encoding=_str(data.get("encoding", "o200k_base")),
         versions={_str(k): _str(v) for k, v in versions.items()},
         problems=tuple(_str(p) for p in data.get("problems", [])),
+        lenses=tuple(_lens_from(x) for x in data.get("lenses", [])),
+        server_lenses=tuple(
+            ServerLensView(
+                server=_str(x["server"]),
+                wire_tokens=_opt_int(x["wireTokens"]) or 0,
+                clients=tuple(_lens_from(c) for c in x["clients"]),
+            )
+            for x in data.get("serverLenses", [])
+        ),
     )

@@ -74,6 +74,7 @@ def scalar_outputs(outcome: Outcome) -> dict[str, str]:
         else RunStatus.FAIL,
         "head-tokens": str(head.head_total or 0) if head else "0",
         "failure-reasons": reasons,
+        "limit-findings": str(sum(len(x.view.breaking) for x in outcome.lenses)),
     }
     if outcome.compared and head is not None:
         out["base-tokens"] = str(head.base_total or 0)

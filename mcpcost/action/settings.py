@@ -18,8 +18,9 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import UsageError
 
-# every kind but known-unknown: an unknown the pull request did not cause is reported, not failed
-DEFAULT_FAIL_ON = frozenset(Gate) - {Gate.KNOWN_UNKNOWN}
+# every kind but known-unknown (an unknown the pull request did not cause is reported, not failed)
+# and limits (what a client drops, rejects or cuts is a warning until a workflow asks to fail)
+DEFAULT_FAIL_ON = frozenset(Gate) - {Gate.KNOWN_UNKNOWN, Gate.LIMITS}
 _KEY = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _REF_BAD = LazyPattern(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
 _TRUE = frozenset({"true", "yes", "on", "1"})
@@ -63,6 +64,7 @@ class Settings(Record, frozen=True, kw_only=True):
     artifact_name: str = "mcp-context-cost"
     artifact_path: str | None = None
     sarif: str | None = None  # where to write the SARIF log, relative to the workspace
+    clients: tuple[str, ...] = ()  # whose client lens is reported and gated; () = every client
 
     def __repr__(self) -> str:
         return repr_without(self, {"github_token"})
@@ -150,6 +152,18 @@ def clean_fail_on(name: str, text: str) -> frozenset[Gate]:
     return frozenset(Gate(w) for w in words)
 
 
+def clean_clients(name: str, text: str) -> tuple[str, ...]:
+    """``all`` or a comma-separated list of client names (``mcpcost audit --client`` names)."""
+    from mcpcost.configs.clients import KNOWN_CLIENTS
+
+    words = [w.strip().lower() for w in re.split(r"[,\s]+", text) if w.strip()]
+    if words == ["all"]:
+        return ()
+    if not words or any(w not in KNOWN_CLIENTS for w in words):
+        raise _bad(name, text, "all or a comma-separated list of " + ", ".join(KNOWN_CLIENTS))
+    return tuple(dict.fromkeys(words))
+
+
 def clean_comment(name: str, text: str) -> CommentMode:
     try:
         return CommentMode(text.strip().lower())
@@ -233,4 +247,5 @@ _CLEANERS = {
     "artifact_name": clean_key,
     "artifact_path": clean_optional_path,
     "sarif": clean_relative_path,
+    "clients": clean_clients,
 }

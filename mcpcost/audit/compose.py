@@ -91,6 +91,7 @@ class GateRequest(Record, frozen=True, kw_only=True):
     max_increase: int | None = None
     max_increase_percent: float | None = None
     require_measured: bool = False
+    limits: bool = False  # fail on client-lens findings that drop, reject or cut something
 
     @property
     def any(self) -> bool:
@@ -99,6 +100,7 @@ class GateRequest(Record, frozen=True, kw_only=True):
             or self.max_increase is not None
             or self.max_increase_percent is not None
             or self.require_measured
+            or self.limits
         )
 
 
@@ -388,6 +390,7 @@ def judge(
         max_increase=asked.max_increase if diff is not None else None,
         max_increase_percent=asked.max_increase_percent if diff is not None else None,
         require_measured=asked.require_measured,
+        limits=asked.limits,
     )
     return Audit(report=report, diff=diff, gates=gates, base=base, presence=presence)
 

@@ -22,6 +22,8 @@ baseline. A server measured in neither run and launched the same way on both sid
 ``known-unknown`` finding in ``known_unknowns``, reported and not failed (spec/METHODOLOGY.md,
 "Comparing two runs").
 
+Limits (``--fail-on-limits``): ``limits_gate.evaluate_limits``, loaded when asked for.
+
 Every reason also comes as a ``GateFinding`` naming its kind (``Gate``): ``budget`` (a config
 over the ceiling), ``increase`` (a config grew past a limit, or had nothing to compare against),
 ``unmeasured`` (the answer could not be established because a server has no number) or
@@ -39,6 +41,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from mcpcost.audit.model_view import LensFinding
 from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
@@ -63,6 +66,9 @@ class Gate(StrEnum):
     KNOWN_UNKNOWN = "known-unknown"
     # a config file found but not readable or parsable: nothing it declares is in the report
     UNREADABLE = "unreadable"
+    # the client lens: a client drops, rejects or cuts a tool, a description or a request
+    # (``--fail-on-limits``; the Action's ``fail-on: limits``)
+    LIMITS = "limits"
 
 
 class GateFinding(Record, frozen=True, kw_only=True):
@@ -74,6 +80,7 @@ class GateFinding(Record, frozen=True, kw_only=True):
     server: str | None = None
     session: str | None = None  # the session's key, for a finding about a whole session
     covers: tuple[tuple[str, str], ...] = ()  # (source, server) of the unmeasured it accounts for
+    lens: LensFinding | None = None  # a ``limits`` finding: the client lens's finding it reports
 
 
 class BudgetFitStep(Record, frozen=True, kw_only=True):
@@ -438,6 +445,12 @@ def unreadable_findings(report: AuditReport) -> tuple[GateFinding, ...]:
     )
 
 
+def _limits(report: AuditReport) -> tuple[GateFinding, ...]:
+    from mcpcost.audit.limits_gate import evaluate_limits
+
+    return evaluate_limits(report)
+
+
 def evaluate_gates(
     report: AuditReport,
     diff: AuditDiff | None,
@@ -446,13 +459,15 @@ def evaluate_gates(
     max_increase: int | None = None,
     max_increase_percent: float | None = None,
     require_measured: bool = False,
+    limits: bool = False,
 ) -> GateResult:
     """Every requested gate; ``passed`` is False when any fails. Pure.
 
     A config file that cannot be read or parsed always fails (an ``unreadable`` finding, asked
     for or not). Known unknowns (servers without a number in either run, launched the same way)
     are ``known_unknowns``, reported and not failed; ``require_measured`` fails on every server
-    without a number, known unknowns included (as findings of their kind).
+    without a number, known unknowns included (as findings of their kind). ``limits`` fails
+    on what a client drops, rejects or cuts (``limits_gate.evaluate_limits``).
     """
     wants_increase = max_increase is not None or max_increase_percent is not None
     if wants_increase and diff is None:
@@ -467,6 +482,7 @@ def evaluate_gates(
         *unreadable_findings(report),
         *(budget_v.findings if budget_v else ()),
         *(increase_v.findings if increase_v else ()),
+        *(_limits(report) if limits else ()),
     )
     known = increase_v.known_unknowns if increase_v else ()
     if require_measured:

@@ -10,10 +10,13 @@ an observation of the product. ``audit --json`` writes it as a session's ``model
 
 from __future__ import annotations
 
+from typing import Any
+
 from mcpcost.configs.clients.presentation import ApiShape, Confidence, Effect, FindingKind
+from mcpcost.core.jsonvalue import JSONValue
 from mcpcost.core.record import Record
 
-__all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelView"]
+__all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelTool", "ModelView"]
 
 
 class LensFinding(Record, frozen=True, kw_only=True):
@@ -35,6 +38,32 @@ class LensFinding(Record, frozen=True, kw_only=True):
     date: str
     confidence: Confidence
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "effect": self.effect,
+            "server": self.server,
+            "tool": self.tool,
+            "limit": self.limit,
+            "actual": self.actual,
+            "rule": self.rule,
+            "fix": self.fix,
+            "source": self.source,
+            "date": self.date,
+            "confidence": self.confidence,
+        }
+
+
+class ModelTool(Record, frozen=True, kw_only=True):
+    """One tool as the model gets it: ``definition`` is its projected, renamed, truncated
+    definition; ``deferred``: kept back until the model asks (only the regime's stub is sent)."""
+
+    server: str
+    tool: str  # the name the server gives it
+    model_name: str
+    deferred: bool
+    definition: JSONValue
+
 
 class ModelView(Record, frozen=True, kw_only=True):
     """What one client session's model gets. ``api_shape`` None: no projection on record, and
@@ -47,6 +76,18 @@ class ModelView(Record, frozen=True, kw_only=True):
     regime: str
     findings: tuple[LensFinding, ...] = ()
     rules_on_record: bool = True  # False: nothing about this client is on record
+    tools: tuple[ModelTool, ...] = ()  # what the model gets, per tool (dropped and hidden left out)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``modelView`` object of the JSON outputs (the per-tool definitions stay out)."""
+        return {
+            "apiShape": self.api_shape,
+            "upfrontTokens": self.upfront_tokens,
+            "deferredTokens": self.deferred_tokens,
+            "regime": self.regime,
+            "rulesOnRecord": self.rules_on_record,
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
     @property
     def breaking(self) -> tuple[LensFinding, ...]:

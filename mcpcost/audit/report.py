@@ -34,6 +34,7 @@ from mcpcost.audit.deferral import (
     client_posture_sources,
     decide,
 )
+from mcpcost.audit.lens_sessions import session_view
 from mcpcost.audit.report_model import (
     DEFAULT_CONTEXT_WINDOW,
     HEAVIEST_TOOLS,
@@ -181,6 +182,8 @@ def entry_result(
         config_notes=config_notes,
         authorization=measurement.authorization if measurement is not None else None,
         declared=entry.declared,
+        enabled_tools=entry.enabled_tools,
+        disabled_tools=entry.disabled_tools,
     )
 
 
@@ -292,9 +295,11 @@ def build_client_sessions(
     shell_environ: Mapping[str, str] | None,
     settings: Mapping[ClientName, ClientSettings] | None,
     divergence: DivergenceRun | None,
+    measurements: Mapping[str, Measurement] | None = None,
 ) -> list[ClientSession]:
-    """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals
-    and one deferral verdict each; heaviest first."""
+    """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals,
+    one deferral verdict each and, for a known client, what its model gets (the client lens, from
+    the ``measurements`` by launch key); heaviest first."""
     by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
     out: list[ClientSession] = []
     for plan in plan_client_sessions(_client_session_files(configs, files)):
@@ -352,6 +357,7 @@ def build_client_sessions(
                 precedence_documented=plan.documented,
                 precedence_source=plan.rule_source,
                 deferral=verdict,
+                model_view=session_view(plan.client, servers, verdict, measurements or {}),
             )
         )
     out.sort(key=lambda x: -x.total_tokens)
@@ -452,6 +458,7 @@ def build_report(
         shell_environ=shell_environ,
         settings=settings,
         divergence=divergence,
+        measurements=measurements,
     )
     results = attach_deferral(results, sessions)
     return AuditReport(

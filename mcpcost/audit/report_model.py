@@ -89,6 +89,9 @@ class ServerResult(Record, frozen=True, kw_only=True):
     config_notes: tuple[str, ...] = ()  # from the config: approval, envFile (names, no values)
     authorization: Authorization | None = None  # when measured signed in (never who or a token)
     declared: DeclaredLaunch | None = None  # the launch as the config writes it (no secrets)
+    # the client's own tool filter in the config (allowlist, denylist): the lens applies it
+    enabled_tools: tuple[str, ...] | None = None
+    disabled_tools: tuple[str, ...] = ()
 
     @property
     def measured(self) -> bool:

@@ -24,7 +24,7 @@ def non_negative_float(text: str) -> float:
     return value
 
 
-def client_names(values: list[str]) -> list[str]:
+def client_names(values: list[str], prog: str = "mcpcost audit") -> list[str]:
     """The clients ``--client`` names: each value may be a comma list (``cursor,codex``).
 
     An unknown name is a usage error naming the client it most likely meant."""
@@ -34,8 +34,7 @@ def client_names(values: list[str]) -> list[str]:
             meant = did_you_mean(name, KNOWN_CLIENTS)
             hint = f"; did you mean {meant!r}?" if meant else ""
             raise UsageError(
-                f"mcpcost audit: unknown client {name!r}{hint} (known clients: "
-                f"{', '.join(KNOWN_CLIENTS)})"
+                f"{prog}: unknown client {name!r}{hint} (known clients: {', '.join(KNOWN_CLIENTS)})"
             )
     return list(dict.fromkeys(names))
 
@@ -105,6 +104,13 @@ def build_parser() -> ArgParser:
         help="exit 1 when any live server in an audited config could not be measured "
         "(or a found config cannot be read), with one reason line each on stderr; "
         "the Action's fail-on: unmeasured",
+    )
+    p.add_argument(
+        "--fail-on-limits",
+        action="store_true",
+        help="exit 1 when a client would drop, reject or cut something of a session's tools "
+        "(a client-lens finding: a name too long, too many tools, a truncated description), "
+        "one reason line each on stderr; the Action's fail-on: limits",
     )
     p.add_argument(
         "--context",

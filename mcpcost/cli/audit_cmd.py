@@ -64,7 +64,8 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
-from mcpcost.render.renderer import DEFAULT_WIDTH, RENDERERS, Layout, OutputFormat
+from mcpcost.render.renderer import RENDERERS
+from mcpcost.render.report_layout import DEFAULT_WIDTH, Layout, OutputFormat
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -138,6 +139,7 @@ def gate_request(args: argparse.Namespace) -> GateRequest:
         max_increase=args.max_increase,
         max_increase_percent=args.max_increase_percent,
         require_measured=args.fail_on_unmeasured,
+        limits=args.fail_on_limits,
     )
 
 
@@ -335,16 +337,23 @@ def write_sarif(
     cwd: Path,
     diff: AuditDiff | None = None,
 ) -> None:
-    """``--sarif``: failing findings as errors, every other server without a number as a warning."""
+    """``--sarif``: failing findings as errors; every other server without a number, and every
+    client-lens finding that breaks something but was not gated, as a warning; the lens
+    findings that break nothing as notes."""
     from mcpcost.audit.gates import unmeasured_findings
+    from mcpcost.audit.limits_gate import lens_findings
     from mcpcost.render.sarif_report import entry_lines, locate, render_sarif
     from mcpcost.runtime.output_tree import atomic_write
 
     lines = entry_lines(files)
     errors = locate(failing, report, lines, diff)
-    warnings = locate(unmeasured_findings(report, failing), report, lines)
+    ungated = [f for f in lens_findings(report, breaking=True) if f not in failing]
+    warnings = locate((*unmeasured_findings(report, failing), *ungated), report, lines)
+    notes = locate(lens_findings(report, breaking=False), report, lines)
     default = files[0].source if files else None
-    text = render_sarif(errors, warnings, base_dir=cwd.resolve(), default_source=default)
+    text = render_sarif(
+        errors, warnings, notes=notes, base_dir=cwd.resolve(), default_source=default
+    )
     try:
         atomic_write(path, text)
     except OutputError as exc:

@@ -9,6 +9,8 @@
     --remote URL                    the reference's spelling of --url
     --docker [--image IMG] [--docker-host URL] [--ca-bundle PATH|auto]
                                     run a stdio server in a container (as sweep --docker does)
+    --client NAME[,NAME...]|all     the server through each client's lens (docs/CLIENTS.md):
+                                    tokens up front and deferred, regime, findings
 
 A thin adapter over ``mcpcost.measuring.measure_server``. ``--json`` prints measurement.json on
 stdout; ``--out DIR`` writes ``DIR/results/<name>/measurement.json`` and ``DIR/badges/<name>.json``
@@ -50,6 +52,12 @@ from mcpcost.cli.container_args import (
     container_trust,
     open_engine,
     require_docker_for,
+)
+from mcpcost.cli.measure_clients import (
+    client_table,
+    client_views,
+    lens_clients,
+    render_client_views,
 )
 from mcpcost.cli.measure_inputs import (
     check_name,
@@ -160,6 +168,15 @@ def build_parser() -> ArgParser:
     )
     p.add_argument("--json", action="store_true", help="print measurement.json on stdout")
     p.add_argument("--no-retry", action="store_true", help="do not retry a timeout")
+    p.add_argument(
+        "--client",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME...]|all",
+        help="show the server through these clients' lenses (what each one's model gets, "
+        "under its defaults): tokens up front and deferred, regime, findings; with --json "
+        'an object with "clients" instead of measurement.json (repeatable, or a comma list)',
+    )
     add_login_arguments(p)
     add_container_arguments(
         p,
@@ -304,6 +321,7 @@ def run(
 
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command, environ)
+    clients = lens_clients(args.client)
     env = dict(os.environ if environ is None else environ)
     trust = container_trust("mcpcost measure", args.ca_bundle, env) if args.docker else None
     timeout: float = args.timeout
@@ -359,7 +377,14 @@ def run(
                 f"mcpcost measure: cannot write under {args.out}: {exc.strerror or exc}"
             ) from None
         err.write(f"wrote {terminal_line(paths[0])} and {terminal_line(paths[1])}\n")
-    if args.json:
+    if clients and measurement.has_number:
+        views = client_views(spec.name, measurement, clients)
+        if args.json:
+            out.write(render_client_views(spec.name, measurement, views))
+        else:
+            out.write(summary_line(spec.name, measurement) + "\n")
+            out.write(client_table(views))
+    elif args.json:
         out.write(render_measurement(measurement))
     else:
         out.write(summary_line(spec.name, measurement) + "\n")

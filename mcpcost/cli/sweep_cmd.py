@@ -7,7 +7,7 @@ import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
 from mcpcost.cli.container_args import (
@@ -17,7 +17,6 @@ from mcpcost.cli.container_args import (
     require_docker_for,
 )
 from mcpcost.core.model import Measurement
-from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
@@ -27,7 +26,9 @@ from mcpcost.sweep.runner import PostCheck, SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
 
 if TYPE_CHECKING:
-    from mcpcost.sweep.registry_source import RegistryRemote
+    from mcpcost.sweep.registry_source import RegistryRecord, RegistryRemote
+
+T = TypeVar("T")
 
 __all__ = ["build_parser", "run"]
 
@@ -53,7 +54,12 @@ def build_parser() -> ArgParser:
         "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
     )
     p.add_argument("--out", default=".", metavar="DIR", help="output root (default: .)")
-    p.add_argument("--registry", metavar="URL", help="sweep remote servers of an MCP registry")
+    p.add_argument(
+        "--registry",
+        metavar="URL",
+        help="sweep an MCP registry: its remotes and its npm, PyPI and OCI packages, launched as "
+        "each entry asks (third-party code: use --docker); every entry gets a status",
+    )
     p.add_argument(
         "--allow-private-addresses",
         action="store_true",
@@ -131,9 +137,9 @@ def _after_sweep(
 class RegistryFeed:
     """The registry as a stream of catalog entries, read page by page as the sweep draws them.
 
-    Holds one page, the URLs and slugs seen (the registry-wide de-duplication), the remotes drawn
-    but not yet checked for an auth wall, and, when the sweep publishes, the entries for its pages
-    (a matrix shard, ``--no-publish``, keeps none).
+    Holds one page, the URLs and slugs seen (the registry-wide de-duplication), the remotes and
+    records drawn but not yet pre-checked, and, when the sweep publishes, the entries for its
+    pages (a matrix shard, ``--no-publish``, keeps none).
     """
 
     def __init__(
@@ -146,78 +152,79 @@ class RegistryFeed:
         keep_entries: bool,
         progress: Callable[[str], None],
     ) -> None:
+        from mcpcost.sweep.registry_source import Seen
+
         self.base = base
         self._pages = pages
         self._shard = shard
         self._only = only
         self._keep = keep_entries
         self._progress = progress
-        self._urls: set[str] = set()
-        self._slugs: set[str] = set()
-        self.remotes: dict[str, RegistryRemote] = {}  # drawn, not yet checked
+        self._seen = Seen()
+        self.remotes: dict[str, RegistryRemote] = {}  # drawn, not yet pre-checked
+        self.recorded: dict[str, RegistryRecord] = {}
         self.entries: list[CatalogEntry] = []
         self.drawn = 0
 
     def __iter__(self) -> Iterator[CatalogEntry]:
-        from mcpcost.sweep.registry_source import catalog_from, listing_from
+        from mcpcost.sweep.registry_source import (
+            RECORDED_STATUSES,
+            catalog_from,
+            listing_from,
+            summary_line,
+        )
         from mcpcost.sweep.shard import name_in_shard
 
-        entries = pages = inactive = needs_config = endpoints = 0
+        entries = pages = remotes = packages = 0
+        recorded = dict.fromkeys(RECORDED_STATUSES, 0)
         for items in self._pages:
             pages += 1
-            listing = listing_from(items, 1, seen_urls=self._urls, slugs=self._slugs)
+            listing = listing_from(items, 1, seen=self._seen)
             entries += listing.entries
-            inactive += listing.inactive
-            needs_config += listing.needs_config
-            endpoints += len(listing.remotes)
+            remotes += len(listing.remotes)
+            packages += len(listing.packages)
+            for status in RECORDED_STATUSES:
+                recorded[status] += listing.count(status)
             by_slug = {r.slug: r for r in listing.remotes}
+            records = {r.slug: r for r in listing.recorded}
             for entry in catalog_from(listing, self.base).entries:
                 if self._shard is not None and not name_in_shard(entry.name, *self._shard):
                     continue
                 if self._only is not None and entry.name not in self._only:
                     continue
-                self.remotes[entry.name] = by_slug[entry.name]
+                if entry.name in by_slug:
+                    self.remotes[entry.name] = by_slug[entry.name]
+                if entry.name in records:
+                    self.recorded[entry.name] = records[entry.name]
                 if self._keep:
                     self.entries.append(entry)
                 self.drawn += 1
                 yield entry
-        self._progress(
-            f"registry: {counted(entries, 'entry', 'entries')} on {counted(pages, 'page')}; "
-            f"{inactive} not active; {counted(needs_config, 'remote')} "
-            f"{'needs' if needs_config == 1 else 'need'} configuration; "
-            f"{counted(endpoints, 'remote endpoint')}"
-            + (f", {self.drawn} in this shard" if self._shard is not None else "")
-        )
-
-    def take_remote(self, name: str) -> RegistryRemote | None:
-        """The remote behind an entry, once (the pre-check's lookup)."""
-        return self.remotes.pop(name, None)
+        line = summary_line(entries, pages, remotes, packages, recorded)
+        self._progress(line + (f"; {self.drawn} in this shard" if self._shard else ""))
 
     def catalog(self) -> Catalog:
         return Catalog(tuple(self.entries), self.base)
 
 
-class _TakenOnce(Mapping[str, "RegistryRemote"]):
-    """The feed's remotes as the pre-check reads them: each is handed out once, then dropped."""
+class _TakenOnce(Mapping[str, T]):
+    """Entries drawn from the feed as the pre-check reads them: each is handed out once, then
+    dropped, so what is held is what is in flight."""
 
-    def __init__(self, feed: RegistryFeed) -> None:
-        self._feed = feed
+    def __init__(self, held: dict[str, T]) -> None:
+        self._held = held
 
-    def __getitem__(self, name: str) -> RegistryRemote:
-        remote = self._feed.take_remote(name)
-        if remote is None:
-            raise KeyError(name)
-        return remote
+    def __getitem__(self, name: str) -> T:
+        return self._held.pop(name)
 
     def get(self, name: str, default: Any = None) -> Any:
-        remote = self._feed.take_remote(name)
-        return default if remote is None else remote
+        return self._held.pop(name, default)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._feed.remotes))
+        return iter(list(self._held))
 
     def __len__(self) -> int:
-        return len(self._feed.remotes)
+        return len(self._held)
 
 
 def resume_key(source: str, selection: dict[str, Any], today: dt.date) -> str:
@@ -242,6 +249,7 @@ def _run(
         err.flush()
 
     pre_check = None
+    mark_registry = False
     checked_after: PostCheck | None = None
     open_url = None
     timeout_ms = int(args.timeout * 1000)
@@ -290,7 +298,14 @@ def _run(
         # Required headers are an auth wall before anything is sent. An endpoint is asked for
         # its OAuth metadata only when its measurement was refused with 401 or 403: probing
         # first would add a request to every entry that answers.
-        pre_check = make_pre_check(_TakenOnce(feed), lambda _url: None, clock, timeout_ms)
+        pre_check = make_pre_check(
+            _TakenOnce(feed.remotes),
+            lambda _url: None,
+            clock,
+            timeout_ms,
+            _TakenOnce(feed.recorded),
+        )
+        mark_registry = True
 
         def post_check(entry: CatalogEntry, m: Measurement) -> Measurement:
             if m.status is not Status.AUTH_REQUIRED or entry.url is None:
@@ -334,6 +349,12 @@ def _run(
         launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
 
+    measure = make_measure(launcher, clock, open_url=open_url)
+    if mark_registry:
+        from mcpcost.sweep.registry_source import with_registry_entries
+
+        measure = with_registry_entries(measure)
+
     options = SweepOptions(
         docker=args.docker,
         concurrency=args.concurrency,
@@ -346,7 +367,7 @@ def _run(
         sweep_catalog,
         selected,
         root,
-        make_measure(launcher, clock, open_url=open_url),
+        measure,
         options,
         clock=clock,
         progress=progress,

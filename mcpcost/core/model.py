@@ -3,7 +3,8 @@
 ``Measurement`` reads and writes the reference project's format field for field (methodology 1.0),
 keeps fields it does not know (``extras``), and adds a few of our own (see
 ``spec/MEASUREMENT.md``): ``protocolVersion``, ``protocolEra``, ``transport``, ``measuredBy``,
-``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization``, ``listings``
+``headerNames``, ``protocolErasTried``, ``protocolRequested``, ``authorization``, ``listings``,
+``registryEntry``
 (prompts, resources and resource templates, counted beside the number, never in it) and, per
 tool, the diagnostic ``fieldTokens`` split. Eras and transports are read as words
 (``core.spec``); a value of another shape, or none of the words, is kept as read, in ``extras``.
@@ -185,6 +186,8 @@ class Measurement(Record, frozen=True, kw_only=True):
     # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
     # looked for), so the file of a server without them keeps its bytes
     listings: Mapping[ListingKind, Listing] | None = None
+    # the MCP registry entry a registry sweep measured this for: {"name", "version"}
+    registry_entry: Mapping[str, str] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
@@ -244,6 +247,8 @@ class Measurement(Record, frozen=True, kw_only=True):
             out["listings"] = {
                 k: self.listings[k].to_dict() for k in LISTING_KINDS if k in self.listings
             }
+        if self.registry_entry is not None:
+            out["registryEntry"] = dict(self.registry_entry)
         for key, value in self.extras.items():
             out.setdefault(key, value)
         return out
@@ -339,6 +344,7 @@ class Measurement(Record, frozen=True, kw_only=True):
             protocol_requested=_take_word(extras, "protocolRequested", Era),
             authorization=_take(extras, "authorization", lambda v: v == "oauth"),
             listings=_listings_from(_take(extras, "listings", lambda v: isinstance(v, dict))),
+            registry_entry=_take(extras, "registryEntry", _is_registry_entry),
             extras=extras,
         )
 
@@ -349,6 +355,14 @@ def _opt_str(value: Any) -> str | None:
 
 def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _is_registry_entry(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and set(value) == {"name", "version"}
+        and all(isinstance(v, str) for v in value.values())
+    )
 
 
 def _take(extras: dict[str, Any], key: str, fits: Callable[[Any], bool]) -> Any:

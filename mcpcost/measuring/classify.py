@@ -1,7 +1,9 @@
 """Which status a failed capture gets. Pure: typed error in, (status, message) out.
 
-Order: the timer, or a connection to a remote server that was never made (``timeout``); HTTP 401/403 (``remote-auth-wall`` when OAuth protected-resource
-metadata is advertised, else ``auth-required``); JSON-RPC -32001 (``auth-required``); then, only as
+Order: the timer, or a connection to a remote server that was never made (``timeout``); a
+remote whose name does not resolve or that refuses the connection (``unreachable``); HTTP
+401/403 (``remote-auth-wall`` when OAuth protected-resource metadata is advertised, else
+``auth-required``); HTTP 404/410 (``gone``); JSON-RPC -32001 (``auth-required``); then, only as
 a last resort, a narrow phrase test on what the server itself said (its JSON-RPC error message, or
 stderr lines that are not stack frames). Everything else, including process exits, spawn
 failures, protocol and guard errors, is ``startup-failure``. Stack-trace noise such as
@@ -17,6 +19,7 @@ from mcpcost.errors import McpcostError
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
     ConnectTimedOut,
+    HostUnreachable,
     HTTPStatusError,
     RPCError,
     TransportClosed,
@@ -52,6 +55,8 @@ def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, 
     """Status and message for a failed capture."""
     if isinstance(exc, TransportTimeout | ConnectTimedOut):
         return Status.TIMEOUT, str(exc)
+    if isinstance(exc, HostUnreachable):
+        return Status.UNREACHABLE, exc.reason
     if isinstance(exc, AuthorizationFailed):
         return Status.AUTH_REQUIRED, f"sign-in failed: {exc.reason}"
     if isinstance(exc, HTTPStatusError):
@@ -63,6 +68,8 @@ def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, 
                     f"advertised){www}"
                 )
             return Status.AUTH_REQUIRED, f"HTTP {exc.status}: authorization required{www}"
+        if exc.is_gone:
+            return Status.GONE, str(exc)
         # not cut here: the note is masked first and cut after (a cut could split a secret)
         detail = f": {exc.body_snippet.strip()}" if exc.body_snippet.strip() else ""
         return Status.STARTUP_FAILURE, f"{exc}{detail}"

@@ -9,7 +9,8 @@ emptyConfigs, budget, claudeDivergence, diff, increaseGate, problems) and adds:
 per config ``scope``, ``disabled`` and ``deferral.alwaysLoad``; report-level ``unresolved``,
 ``envVariants`` and ``gates``; ``sessions`` (one per client session in the project: the files it
 loads, each server with its ``source``, the entries another file's entry of the same name
-overrides, the session's total and its deferral verdict) and, in ``budget``, ``worstSession`` and
+overrides, the session's total, its deferral verdict and its ``modelView``: what the client's
+model gets, by the client lens) and, in ``budget``, ``worstSession`` and
 per-session ``sessions``. Env and header values never appear (names only); commands and
 URLs are the masked display forms.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.gates import BudgetFit, BudgetVerdict, GateFinding, GateResult, IncreaseGate
+from mcpcost.audit.model_view import ModelView
 from mcpcost.audit.report_model import (
     REPORT_VERSION,
     AuditReport,
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a
     from mcpcost.audit.report_model import HeaviestTool
     from mcpcost.core.measure import SessionStart
     from mcpcost.core.spec import DeclaredLaunch
-    from mcpcost.render.renderer import Layout
+    from mcpcost.render.report_layout import Layout
 
 
 def _heaviest(h: HeaviestTool) -> dict[str, Any]:
@@ -132,6 +134,11 @@ def _overridden(o: Overridden) -> dict[str, Any]:
     return {"name": o.name, "source": o.source, "by": o.by, "why": o.why}
 
 
+def model_view_to_json(v: ModelView | None) -> dict[str, Any] | None:
+    """The client lens of a session: what its model gets (None: a ``--config`` file's session)."""
+    return None if v is None else v.to_dict()
+
+
 def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
     return {
         "key": s.key,
@@ -154,6 +161,7 @@ def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
         "heaviestTools": [_heaviest(h) for h in s.heaviest_tools],
         "trimAdvice": _trim(s),
         "deferral": s.deferral.to_dict() if s.deferral else None,
+        "modelView": model_view_to_json(s.model_view),
     }
 
 

@@ -2,7 +2,8 @@
 
 ``render_markdown(report, diff=None, gates=None, by_file=False) -> str``, and ``render``, the
 ``Renderer`` of ``OutputFormat.MARKDOWN`` (``render.renderer``). A summary, then one
-section per client session (the files one client loads together; ``by_file``: per config file), a
+section per client session (the files one client loads together; ``by_file``: per config file):
+what the client's model gets up front and one line per client-lens finding with its fix, a
 table of measured servers with the file each comes from, what was not measured, the deferral
 verdict in one sentence, then budget, diff and gate results, causes first. Untrusted text is
 escaped exactly as the Action's comment escapes it (``mcpcost.core.markdown``): names and paths as
@@ -15,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.gates import GateResult
+from mcpcost.audit.model_view import ApiShape, LensFinding, ModelView
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult
-from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
@@ -26,7 +28,7 @@ from mcpcost.render.text_report import summary_block
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
-    from mcpcost.render.renderer import Layout
+    from mcpcost.render.report_layout import Layout
 
 
 def name(text: str) -> str:
@@ -132,6 +134,68 @@ def _start(ss: SessionStart | None) -> str:
     )
 
 
+_SHAPES = {
+    ApiShape.ANTHROPIC: "the Anthropic tool shape",
+    ApiShape.OPENAI_FUNCTION: "the OpenAI function shape",
+    ApiShape.GEMINI: "Gemini function declarations",
+}
+_MARKS = {True: "❌", False: "ℹ️"}  # a finding that breaks (drops, rejects, cuts), or not
+
+
+def lens_finding_line(f: LensFinding, name_limit: int | None = None) -> str:
+    """One client-lens finding: what the client does to which tool, the rule with its limit
+    and this session's value, the fix; a rule only users report is marked as such.
+    ``name_limit`` cuts server and tool names (the Action's comment)."""
+    if f.tool is not None and f.server is not None:
+        what = f"{code_span(f.server, name_limit)} / {code_span(f.tool, name_limit)}"
+    elif f.server is not None or f.tool is not None:
+        what = code_span(f.server or f.tool or "", name_limit)
+    else:
+        what = "the session's tools"
+    bounds = ", ".join(
+        part
+        for part in (
+            f"limit {prose(str(f.limit))}" if f.limit is not None else "",
+            f"here {prose(str(f.actual))}" if f.actual is not None else "",
+        )
+        if part
+    )
+    reported = " _(reported, not documented)_" if f.confidence is Confidence.REPORTED else ""
+    return (
+        f"- {_MARKS[f.effect.breaks]} **{f.effect}** {what} — `{f.kind}`: {prose(f.rule)}"
+        f"{f' ({bounds})' if bounds else ''}.{reported} Fix: {prose(f.fix)}"
+    )
+
+
+def model_gets(label: str, v: ModelView) -> str:
+    """One sentence: what the session's model gets up front (and what is deferred), or that no
+    rule about the client is on record."""
+    if not v.rules_on_record:
+        return (
+            f"No rule is on record for how {prose(label)} presents tools to its model: "
+            "nothing is claimed about what it drops, cuts or defers."
+        )
+    shape = _SHAPES[v.api_shape] if v.api_shape is not None else "the wire definitions"
+    deferred = f", {thousands(v.deferred_tokens)} deferred" if v.deferred_tokens else ""
+    return (
+        f"**What the model gets: {thousands(v.upfront_tokens)} tokens up front**{deferred} "
+        f"({shape}; regime {prose(v.regime)})."
+    )
+
+
+def lens_lines(label: str, v: ModelView | None) -> list[str]:
+    """What the session's model gets up front, then one line per client-lens finding."""
+    if v is None:
+        return []
+    out = [model_gets(label, v), ""]
+    if not v.rules_on_record:
+        return out
+    if v.findings:
+        out += [lens_finding_line(f) for f in v.findings]
+        out.append("")
+    return out
+
+
 def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
     claude = report.anthropic_divergence is not None
     floor = "≥ " if s.skipped else ""
@@ -144,6 +208,7 @@ def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
         "",
         "Files: " + " · ".join(f"{numbered[src]}. {name(src)}" for src in s.sources),
         "",
+        *lens_lines(s.label, s.model_view),
     ]
     if s.servers:
         head = "| server | tools | tokens | share | session start |"

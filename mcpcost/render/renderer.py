@@ -5,7 +5,8 @@ into the text ``mcpcost audit`` writes to stdout. ``text_report``, ``json_report
 ``markdown_report`` each define one, ``render``. ``RENDERERS`` maps each ``OutputFormat`` to a
 loader that imports that module and returns its renderer, so importing this module loads no
 renderer: the command calls the chosen format's loader while the servers start, and only that
-renderer's imports are paid for.
+renderer's imports are paid for. The layout and the format names live in ``report_layout``, which
+the renderers import (never this module).
 
 SARIF (``sarif_report``) is not one of them: it is a file of findings placed at lines of the
 config files (``--sarif PATH``, written beside whichever format goes to stdout), made from the
@@ -15,32 +16,14 @@ gate findings and the files' entry lines rather than from the report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from mcpcost.core.record import Record
+from mcpcost.render.report_layout import Layout, OutputFormat
 
 if TYPE_CHECKING:
     from mcpcost.audit.diff import AuditDiff
     from mcpcost.audit.gates import GateResult
     from mcpcost.audit.report_model import AuditReport
-
-DEFAULT_WIDTH = 100  # the text report's columns when the terminal's width is not known
-
-
-class OutputFormat(StrEnum):
-    TEXT = "text"
-    JSON = "json"
-    MARKDOWN = "markdown"
-
-
-class Layout(Record, frozen=True, kw_only=True):
-    """How the report is laid out: the text fits ``width`` columns (Markdown is reflowed by its
-    viewer); ``by_file`` gives one block per config file instead of one per client session.
-    JSON holds both views whatever the layout."""
-
-    by_file: bool = False
-    width: int = DEFAULT_WIDTH
 
 
 class Renderer(Protocol):

@@ -4,9 +4,13 @@
 ``source``, ``server``, ``text`` and ``line``: the CLI's ``LocatedFinding``, the Action's
 ``FindingView``) and returns the log's text. Findings that fail a gate are ``error`` results,
 the rest (an unmeasured server nobody asked to fail on, a kind outside the Action's ``fail-on``)
-are ``warning`` results. One rule per finding kind (``Gate``); each result is located at the
-config line of its server (for a config's increase, the server that grew the most), or at the
-judged config's top when it concerns the whole file.
+are ``warning`` results. One rule per finding kind (``Gate``), and one per client-lens finding
+kind (``mcpcost/lens/name-too-long``...): a lens finding that makes its client drop, reject or
+cut something is an ``error`` when the limits gate was asked for and a ``warning`` otherwise,
+and one that breaks nothing (a rename, an app-only tool kept from the model) is a ``note``.
+Each result is located at the config line of its server (for a config's increase, the server
+that grew the most; for a whole session's lens finding, its heaviest server in that file), or
+at the judged config's top when it concerns the whole file.
 
 Locations: a relative source is relative to the project root (``%SRCROOT%``), as GitHub's
 code scanning expects; an absolute source under ``base_dir`` is made relative to it; any other
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 from mcpcost.audit.gates import Gate, GateFinding
+from mcpcost.audit.model_view import FindingKind
 from mcpcost.audit.report_model import AuditReport
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.digest import sha256_hex
@@ -69,6 +74,54 @@ RULES: Mapping[Gate, tuple[str, str]] = {
         "The server could not be measured in the baseline nor now, and its config launches it "
         "the same way: the change did not cause the unknown, so it is carried over, not failed.",
     ),
+    Gate.LIMITS: (
+        "What a client does with these tools cannot be judged",
+        "The limits gate was asked for, but no client is known for this config (or a server "
+        "has no number), so what the client drops, rejects or cuts cannot be established.",
+    ),
+}
+
+LENS_RULE_PREFIX = "mcpcost/lens/"
+# one rule per client-lens finding kind: what the client does, in the rule's words
+LENS_RULES: Mapping[FindingKind, tuple[str, str]] = {
+    FindingKind.NAME_TOO_LONG: (
+        "A tool's name is longer than a client allows",
+        "The name the client's model would see (with the client's prefix) is longer than the "
+        "client or its model API allows: the tool is dropped or the request refused.",
+    ),
+    FindingKind.NAME_INVALID: (
+        "A tool's name has characters a client does not allow",
+        "The tool's name has characters outside what the client or its model API accepts: it "
+        "is rewritten, dropped or the request refused.",
+    ),
+    FindingKind.NAME_COLLISION: (
+        "Two tools end up with one name in a client",
+        "After the client renames tools, two tools of the session carry the same name: one of "
+        "them is lost or the request refused.",
+    ),
+    FindingKind.TOO_MANY_TOOLS: (
+        "A client session has more tools than the client allows",
+        "The session's servers list more tools than the client or its model API takes in one "
+        "request: tools are dropped or the request refused.",
+    ),
+    FindingKind.DESCRIPTION_TRUNCATED: (
+        "A tool's description is longer than a client keeps",
+        "The client cuts the tool's description before its model sees it.",
+    ),
+    FindingKind.INSTRUCTIONS_TRUNCATED: (
+        "A server's instructions are longer than a client keeps",
+        "The client cuts the server's instructions before its model sees them.",
+    ),
+    FindingKind.SCHEMA_UNSUPPORTED: (
+        "A tool's input schema uses what a client's model API does not take",
+        "The tool's schema uses keywords or nesting the client's model API does not support: "
+        "the tool is dropped, the schema rewritten or the request refused.",
+    ),
+    FindingKind.HIDDEN_FROM_MODEL: (
+        "A tool is kept from a client's model",
+        "The tool is marked for the app only (MCP Apps): the client does not show it to its "
+        "model, by design.",
+    ),
 }
 
 
@@ -77,6 +130,7 @@ class Level(StrEnum):
 
     ERROR = "error"  # the finding fails a gate
     WARNING = "warning"  # reported, not failing
+    NOTE = "note"  # a client-lens finding that breaks nothing (a rename, a hidden app tool)
 
 
 class Locatable(Protocol):
@@ -92,6 +146,10 @@ class Locatable(Protocol):
     def text(self) -> str: ...
     @property
     def line(self) -> int | None: ...
+    @property
+    def lens_kind(self) -> FindingKind | None: ...
+    @property
+    def tool(self) -> str | None: ...
 
 
 class LocatedFinding(Record, frozen=True, kw_only=True):
@@ -102,6 +160,8 @@ class LocatedFinding(Record, frozen=True, kw_only=True):
     server: str | None
     text: str
     line: int | None
+    lens_kind: FindingKind | None = None  # a client-lens finding's kind: its own rule
+    tool: str | None = None
 
 
 def entry_lines(configs: Sequence[ConfigFile]) -> dict[tuple[str, str], int]:
@@ -137,6 +197,11 @@ def finding_line(
         config = next((c for c in report.configs if c.source == finding.source), None)
         if config is not None and config.servers:
             return lines.get((finding.source, config.servers[0].name), 1)
+    if finding.gate is Gate.LIMITS and finding.session is not None:
+        session = next((s for s in report.sessions if s.key == finding.session), None)
+        heaviest = [e for e in (session.servers if session else ()) if e.source == finding.source]
+        if heaviest:
+            return lines.get((finding.source, heaviest[0].server.name), 1)
     return 1
 
 
@@ -153,6 +218,8 @@ def locate(
             server=f.server,
             text=f.text,
             line=finding_line(f, report, lines, diff),
+            lens_kind=f.lens.kind if f.lens is not None else None,
+            tool=f.lens.tool if f.lens is not None else None,
         )
         for f in findings
     )
@@ -169,21 +236,32 @@ def artifact_location(source: str, base_dir: Path | None) -> dict[str, Any]:
 
 
 def fingerprint(finding: Locatable, source: str) -> str:
-    ident = "\n".join((str(finding.gate), source, finding.server or ""))
+    parts = [str(finding.gate), source, finding.server or ""]
+    if finding.lens_kind is not None:  # several lens findings can concern one server
+        parts += [str(finding.lens_kind), finding.tool or ""]
+    ident = "\n".join(parts)
     return sha256_hex(ident.encode("utf-8"))
+
+
+def rule_id(finding: Locatable) -> str:
+    """The finding's rule: its gate's kind, or for a client-lens finding its own kind's."""
+    if finding.lens_kind is not None:
+        return LENS_RULE_PREFIX + str(finding.lens_kind)
+    return str(finding.gate)
 
 
 def _result(
     finding: Locatable,
     level: Level,
-    index: Mapping[Gate, int],
+    index: Mapping[str, int],
     default_source: str | None,
     base_dir: Path | None,
 ) -> dict[str, Any]:
     source = finding.source or default_source
+    rule = rule_id(finding)
     result: dict[str, Any] = {
-        "ruleId": str(finding.gate),
-        "ruleIndex": index[finding.gate],
+        "ruleId": rule,
+        "ruleIndex": index[rule],
         "level": str(level),
         "message": {"text": finding.text},
     }
@@ -201,29 +279,36 @@ def _result(
     return result
 
 
+def _rule(rule: str, name: str, texts: tuple[str, str], level: Level) -> dict[str, Any]:
+    return {
+        "id": rule,
+        "name": "".join(part.title() for part in name.split("-")),
+        "shortDescription": {"text": texts[0]},
+        "fullDescription": {"text": texts[1]},
+        "defaultConfiguration": {"level": str(level)},
+    }
+
+
 def sarif_log(
     errors: Sequence[Locatable],
     warnings: Sequence[Locatable] = (),
     *,
+    notes: Sequence[Locatable] = (),
     base_dir: Path | None = None,
     default_source: str | None = None,
 ) -> dict[str, Any]:
-    """The SARIF 2.1.0 log object: one run, one rule per finding kind."""
-    kinds = list(Gate)
-    index = {gate: i for i, gate in enumerate(kinds)}
-    rules = [
-        {
-            "id": str(gate),
-            "name": "".join(part.title() for part in str(gate).split("-")),
-            "shortDescription": {"text": RULES[gate][0]},
-            "fullDescription": {"text": RULES[gate][1]},
-            "defaultConfiguration": {"level": "error"},
-        }
-        for gate in kinds
+    """The SARIF 2.1.0 log object: one run, one rule per gate kind and one per client-lens
+    finding kind (``mcpcost/lens/<kind>``)."""
+    rules = [_rule(str(gate), str(gate), RULES[gate], Level.ERROR) for gate in Gate]
+    rules += [
+        _rule(LENS_RULE_PREFIX + str(kind), f"lens-{kind}", LENS_RULES[kind], Level.WARNING)
+        for kind in FindingKind
     ]
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = [
         *(_result(f, Level.ERROR, index, default_source, base_dir) for f in errors),
         *(_result(f, Level.WARNING, index, default_source, base_dir) for f in warnings),
+        *(_result(f, Level.NOTE, index, default_source, base_dir) for f in notes),
     ]
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
@@ -238,9 +323,10 @@ def render_sarif(
     errors: Sequence[Locatable],
     warnings: Sequence[Locatable] = (),
     *,
+    notes: Sequence[Locatable] = (),
     base_dir: Path | None = None,
     default_source: str | None = None,
 ) -> str:
     """The log as the text of a ``.sarif`` file."""
-    log = sarif_log(errors, warnings, base_dir=base_dir, default_source=default_source)
+    log = sarif_log(errors, warnings, notes=notes, base_dir=base_dir, default_source=default_source)
     return stringify_pretty(log) + "\n"

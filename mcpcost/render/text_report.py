@@ -37,7 +37,7 @@ from mcpcost.render.gate_lines import (
     increase_block,
     increase_verdict,
 )
-from mcpcost.render.renderer import DEFAULT_WIDTH, Layout
+from mcpcost.render.report_layout import DEFAULT_WIDTH, Layout
 from mcpcost.render.text_format import share_percent, table, thousands
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists

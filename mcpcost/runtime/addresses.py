@@ -185,10 +185,14 @@ def refused_address(host: str, address: str, kind: AddressKind) -> AddressRefuse
 class AddressPolicy(Record, frozen=True, kw_only=True):
     """Which addresses may be reached: public ones always; the private kinds with
     ``allow_private``; any address inside ``allowed_networks`` (CIDR text, for a test or an
-    internal deployment that names its own ranges). Cloud metadata addresses never."""
+    internal deployment that names its own ranges). Cloud metadata addresses never.
+
+    ``allow_cleartext`` False: only ``https`` requests are sent, on every hop, so a redirect
+    from an https URL to an http one is refused where it would be followed."""
 
     allow_private: bool = False
     allowed_networks: tuple[str, ...] = ()
+    allow_cleartext: bool = True
 
     def __post_init__(self) -> None:
         for network in self.allowed_networks:

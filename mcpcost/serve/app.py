@@ -180,6 +180,9 @@ def build_app(
     async def measure(request: Request) -> Response:
         if request.method == "OPTIONS":
             return preflight()
+        if request.method == "HEAD":  # routing adds HEAD to GET; a measurement is not a probe
+            body = error_body("method-not-allowed", "HEAD does not measure: use GET or POST")
+            return _json(body, 405, {"Allow": "GET, POST, OPTIONS", "Cache-Control": "no-store"})
         try:
             target = measure_target(await read_fields(request), allow_http=settings.allow_http)
         except RequestProblem as problem:

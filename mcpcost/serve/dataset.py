@@ -1,9 +1,10 @@
 """The published tree a service serves (``--out DIR``): ``/data.json`` and ``/api/servers/<name>``.
 
 ``/data.json`` is the tree's own dataset, ``results/data.json``, byte for byte, when the tree has
-one (``origin`` "published"); otherwise it is built here from the measurements under
-``results/`` with the leaderboard's rows (``sweep.views.build_board``: the same order and the
-same session-start cost, backfill included), ``origin`` "built". ``/api/servers/<name>`` is always
+one (``origin`` "published"); otherwise it is the document a publish would write
+(``sweep.data_json``, spec/DATASET.md) built here from the measurements under ``results/``
+(``sweep.views.build_board``: the same session-start cost, backfill included), ``origin``
+"built". ``/api/servers/<name>`` is always
 built from ``results/<name>/measurement.json``: the public fields ``/api/measure`` answers with.
 
 Reads go through the tree readers (``sweep.files``, ``runtime.output_tree``): bounded, and never
@@ -20,11 +21,13 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
+from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import read_in_tree
 from mcpcost.serve.api import entity_tag, json_body, measurement_view
+from mcpcost.sweep.data_json import dataset_document
+from mcpcost.sweep.estimator import fit, samples_from
 from mcpcost.sweep.files import load_measurements, measurement_rel
 from mcpcost.sweep.history import parse_history
 from mcpcost.sweep.views import Board, build_board
@@ -55,21 +58,11 @@ class Dataset(Record, frozen=True, kw_only=True):
     servers: Mapping[str, Representation] = field(default_factory=dict)
 
 
-def dataset_document(board: Board) -> dict[str, Any]:
-    """The dataset built from a board: every row with a measurement, leaderboard order
-    (measured by tokens, then the rest)."""
-    rows = [*board.measured, *(r for r in board.not_measured if r.measurement is not None)]
-    return {
-        "builtFrom": BUILT_FROM,
-        "methodologyVersion": METHODOLOGY_VERSION,
-        "encoding": ENCODING,
-        "serverCount": len(rows),
-        "servers": [
-            {"name": r.name, **measurement_view(r.measurement, r.session)}
-            for r in rows
-            if r.measurement is not None
-        ],
-    }
+def built_document(board: Board, measurements: Mapping[str, Measurement]) -> dict[str, Any]:
+    """The dataset a publish would write (``sweep.data_json``, spec/DATASET.md), built from the
+    tree's measurements, marked ``builtFrom``."""
+    doc = dataset_document(board, fit(samples_from(measurements)))
+    return {"builtFrom": BUILT_FROM, **doc}
 
 
 def _json_or_none(root: Path, rel: str) -> Any:
@@ -102,7 +95,7 @@ def load_dataset(root: Path) -> Dataset:
     published = read_in_tree(root, DATASET_REL)
     if published is not None and _parses(published):
         return Dataset(origin="published", data=Representation.of(published), servers=servers)
-    built = Representation.of(json_body(dataset_document(board)))
+    built = Representation.of(json_body(built_document(board, measurements)))
     return Dataset(origin="built", data=built, servers=servers)
 
 

@@ -119,10 +119,23 @@ def _schemas() -> dict[str, Any]:
         "X-Mcpcost-Dataset header says which (published or built).",
         "properties": {
             "builtFrom": {"type": "string"},
+            "datasetVersion": {"type": "string"},
             "methodologyVersion": {"type": "string"},
             "encoding": {"type": "string"},
-            "serverCount": {"type": "integer", "minimum": 0},
-            "servers": {"type": "array", "items": _ref("ServerRecord")},
+            "entryCount": {"type": "integer", "minimum": 0},
+            "coverage": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "entries": {
+                "type": "array",
+                "description": "spec/dataset.schema.json describes each entry",
+                "items": {
+                    "type": "object",
+                    "required": ["name", "status"],
+                    "properties": {
+                        "name": {"type": "string"},
+                        "status": {"enum": [str(s) for s in Status]},
+                    },
+                },
+            },
         },
     }
     error = {

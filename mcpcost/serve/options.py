@@ -34,4 +34,6 @@ class ServeSettings(Record, frozen=True, kw_only=True):
 
     @property
     def policy(self) -> AddressPolicy:
-        return AddressPolicy(allow_private=self.allow_private_addresses)
+        return AddressPolicy(
+            allow_private=self.allow_private_addresses, allow_cleartext=self.allow_http
+        )

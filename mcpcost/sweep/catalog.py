@@ -77,6 +77,7 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
     transport: TransportName | None = None
     url: str | None = None
     version: str | None = None
+    registry_name: str | None = None  # the registry entry's name, for entries a registry lists
     line: int = 0
 
     @property

@@ -23,6 +23,7 @@ from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
 from mcpcost.runtime.templating import thousands
+from mcpcost.sweep.data_json import coverage
 from mcpcost.sweep.estimator import Estimator
 from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Divergence, Row, costlier_to_defer, segment_starts
@@ -106,7 +107,18 @@ def estimator_context(est: Estimator | None) -> dict[str, Any] | None:
         "mape": f"{est.mape:.1f}",
         "p90": f"{est.p90_abs_error:,.1f}",
         "p90pct": f"{est.p90_abs_pct_error:.1f}",
+        "held_out": None
+        if est.held_out_mape is None
+        else {
+            "mape": f"{est.held_out_mape:.1f}",
+            "p90pct": f"{est.held_out_p90_abs_pct_error or 0.0:.1f}",
+            "maxpct": f"{est.held_out_max_abs_pct_error or 0.0:.1f}",
+        },
     }
+
+
+def coverage_context(board: Board) -> list[dict[str, str]]:
+    return [{"status": str(s), "count": thousands(n)} for s, n in coverage(board)]
 
 
 def listings_rows(m: Measurement, cell: Callable[..., str]) -> list[dict[str, str]]:
@@ -230,6 +242,7 @@ def leaderboard_md(board: Board, est: Estimator | None, fits: Sequence[Calibrati
             for r in board.not_measured
         ],
         estimator=estimator_context(est),
+        coverage=coverage_context(board),
     )
 
 
@@ -495,4 +508,5 @@ def dashboard(board: Board, est: Estimator | None) -> str:
             for r in board.not_measured
         ],
         estimator=estimator_context(est),
+        coverage=coverage_context(board),
     )

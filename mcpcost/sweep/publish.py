@@ -1,7 +1,7 @@
 """Regenerate every published file from the measurements on disk (deterministic).
 
 Order: history fold -> calibration of the divergence columns -> estimator -> leaderboard (md,
-csv) -> server pages (Markdown, and the
+csv) -> the dataset (``results/data.json``, ``sweep/data_json.py``) -> server pages (Markdown, and the
 HTML the dashboard links to) + index -> dashboard. Files whose content would not change are not
 rewritten. Server pages that an earlier publish wrote (they start with ``pages.GENERATED_MARK``)
 are deleted once their server has no measured number; any other file under ``docs/servers/``
@@ -24,6 +24,7 @@ from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.sweep import pages
 from mcpcost.sweep.catalog import Catalog
+from mcpcost.sweep.data_json import DATASET_REL, dataset_document
 from mcpcost.sweep.divergence_run import stage_calibration
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
 from mcpcost.sweep.files import load_measurements
@@ -134,6 +135,8 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
         txn, "results/leaderboard.md", pages.leaderboard_md(board, est, fits.fits), written
     )
     _write_if_changed(txn, "results/leaderboard.csv", pages.leaderboard_csv(board), written)
+    dataset_text = stringify_pretty(dataset_document(board, est)) + "\n"
+    _write_if_changed(txn, DATASET_REL, dataset_text, written)
     keep = {f"{SERVER_PAGES}/index.md"}
     for row in board.measured:
         for rel, text in (

@@ -1,12 +1,18 @@
-"""The official MCP registry as a sweep source: remote servers, auth walls classified.
+"""The official MCP registry as a sweep source: remotes and packages, every entry with a status.
 
 ``GET {base}/v0.1/servers?limit=100&version=latest`` is paged through ``metadata.nextCursor``
-(``next_cursor`` in old responses; empty or missing ends). Only entries whose
-``_meta["io.modelcontextprotocol.registry/official"].status`` is ``active`` are kept, and of
-those only ``remotes[]`` over ``streamable-http`` or ``sse`` whose URL has no unresolved
-``{variable}``. A remote that declares a required header is an auth wall before anything is sent;
-one that answers ``initialize`` with 401 and OAuth protected-resource metadata is one too. Both
-are recorded as ``remote-auth-wall``; nothing ever tries to log in.
+(``next_cursor`` in old responses; empty or missing ends). An entry whose
+``_meta["io.modelcontextprotocol.registry/official"].status`` is not ``active`` (deprecated,
+deleted) is recorded ``inactive`` and never launched. Of an active entry, every ``remotes[]``
+item over ``streamable-http`` or ``sse`` is measured, its ``{variables}`` filled from their
+defaults (one without a default is ``needs-config``), and so is its first launchable
+``packages[]`` item (``sweep/registry_packages.py`` builds the launch). What cannot be launched
+is recorded with its status and the reason (``needs-config``, ``other``) by the pre-check, which
+writes the record without starting anything.
+
+A remote that declares a required header is an auth wall before anything is sent; one that
+answers ``initialize`` with 401 and OAuth protected-resource metadata is one too. Both are
+recorded as ``remote-auth-wall``; nothing ever tries to log in.
 
 The registry's pages are read within ``MAX_PAGE_BYTES`` and ``PAGE_TIMEOUT_S`` each
 (``page_reader``). Every URL an entry names is the world's, not the user's: the auth-wall probe
@@ -18,6 +24,7 @@ with an error status is never published.
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlencode
@@ -27,6 +34,7 @@ import requests
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.patterns import LazyPattern
+from mcpcost.core.plural import counted
 from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
@@ -35,6 +43,8 @@ from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
+from mcpcost.sweep.registry_packages import PackageLaunch, choose_package
+from mcpcost.sweep.runner import Job, MeasureJob
 from mcpcost.transports.http_answers import names_resource_metadata, probe_oauth_metadata
 from mcpcost.transports.network_failures import classify_request_failure
 from mcpcost.transports.session import CLIENT_INFO, LEGACY_VERSION
@@ -64,12 +74,50 @@ class RegistryRemote(Record, frozen=True):
     repo: str | None
 
 
+class RegistryPackage(Record, frozen=True):
+    """The launchable package of an active registry entry (one per entry)."""
+
+    slug: str
+    server_name: str
+    version: str
+    launch: PackageLaunch
+    repo: str | None
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.launch.argv)
+
+
+class RegistryRecord(Record, frozen=True):
+    """An entry (or one of its remotes or packages) recorded with a status and never launched:
+    inactive, needs-config or other; ``launch`` says what it would have been, without values."""
+
+    slug: str
+    server_name: str
+    version: str
+    status: Status
+    reason: str
+    launch: str
+    repo: str | None
+
+
 class RegistryListing(Record, frozen=True):
     remotes: tuple[RegistryRemote, ...]
     pages: int
     entries: int
-    inactive: int
-    needs_config: int
+    packages: tuple[RegistryPackage, ...] = ()
+    recorded: tuple[RegistryRecord, ...] = ()
+
+    def count(self, status: Status) -> int:
+        return sum(1 for r in self.recorded if r.status is status)
+
+    @property
+    def inactive(self) -> int:
+        return self.count(Status.INACTIVE)
+
+    @property
+    def needs_config(self) -> int:
+        return self.count(Status.NEEDS_CONFIG)
 
 
 def page_url(base: str, cursor: str | None) -> str:
@@ -142,93 +190,246 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def slugify(text: str) -> str:
     slug = _SLUG_BAD.sub("-", text.lower()).strip("-.") or "server"
     return slug[:90]
 
 
-def listing_from(
-    items: list[Any],
-    pages: int,
-    *,
-    seen_urls: set[str] | None = None,
-    slugs: set[str] | None = None,
-) -> RegistryListing:
-    """Active entries' remotes, de-duplicated by URL, with stable unique slugs.
+class _Slugs:
+    """Stable unique slugs: the entry's name, then ``name-<kind>``, then ``name-<n>``."""
 
-    A stream of pages passes the same ``seen_urls`` and ``slugs`` for each page, so that the
-    de-duplication and the slugs are those of the whole registry."""
-    remotes: list[RegistryRemote] = []
-    seen_urls = set() if seen_urls is None else seen_urls
-    slugs = set() if slugs is None else slugs
-    inactive = needs_config = 0
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+
+    def take(self, name: str, kind: str) -> str:
+        base = slugify(name)
+        slug = base if base not in self.taken else f"{base}-{kind}"
+        n = 2
+        while slug in self.taken:
+            slug, n = f"{base}-{n}", n + 1
+        self.taken.add(slug)
+        return slug
+
+
+def fill_url(remote: dict[str, Any], url: str) -> tuple[str | None, str]:
+    """The URL with its ``{variables}`` filled from their defaults, or None and why not."""
+    variables = _obj(remote.get("variables"))
+    missing: list[str] = []
+
+    def one(match: Any) -> str:
+        name = str(match.group(0))[1:-1]
+        var = _obj(variables.get(name))
+        given = var.get("default", var.get("value"))
+        if isinstance(given, str) and given and not _TEMPLATE_VAR.search(given):
+            return given
+        missing.append(name)
+        return str(match.group(0))
+
+    filled = _TEMPLATE_VAR.sub(one, url)
+    if missing:
+        names = ", ".join("{" + n + "}" for n in missing)
+        return None, f"needs URL variable {names}; no default to connect with"
+    return filled, ""
+
+
+class Seen:
+    """What the de-duplication remembers across the pages of one registry read as a stream:
+    the URLs measured and the slugs taken (``listing_from``'s ``seen``)."""
+
+    def __init__(self) -> None:
+        self.urls: set[str] = set()
+        self.slugs = _Slugs()
+
+
+class _Collected:
+    """What ``listing_from`` gathers across entries."""
+
+    def __init__(self, seen: Seen | None = None) -> None:
+        seen = Seen() if seen is None else seen
+        self.remotes: list[RegistryRemote] = []
+        self.packages: list[RegistryPackage] = []
+        self.recorded: list[RegistryRecord] = []
+        self.seen_urls = seen.urls
+        self.slugs = seen.slugs
+
+
+def _collect_entry(server: dict[str, Any], registry_status: Any, out: _Collected) -> None:
+    name = server.get("name")
+    if not isinstance(name, str) or not name:
+        return
+    raw_version = server.get("version")
+    version = raw_version if isinstance(raw_version, str) else ""
+    repo_url = _obj(server.get("repository")).get("url")
+    repo = repo_url if isinstance(repo_url, str) else None
+
+    def record(kind: str, status: Status, reason: str, launch: str) -> None:
+        slug = out.slugs.take(name, kind)
+        out.recorded.append(RegistryRecord(slug, name, version, status, reason, launch, repo))
+
+    if registry_status != "active":
+        shown = registry_status if isinstance(registry_status, str) else "not active"
+        record("inactive", Status.INACTIVE, f"registry status {shown[:40]}; not launched", name)
+        return
+    raw_remotes = _list(server.get("remotes"))
+    for remote in raw_remotes:
+        if not isinstance(remote, dict):
+            continue
+        kind = str(remote.get("type"))
+        transport = TRANSPORTS.get(kind)
+        url = remote.get("url")
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            record("remote", Status.OTHER, "remote without an http(s) URL", name)
+            continue
+        if transport is None:
+            record("remote", Status.OTHER, f"remote type {kind[:40]!r} is not one we speak", url)
+            continue
+        filled, why = fill_url(remote, url)
+        if filled is None:
+            record("remote", Status.NEEDS_CONFIG, why, url)
+            continue
+        if filled in out.seen_urls:
+            continue
+        out.seen_urls.add(filled)
+        headers = tuple(
+            str(h.get("name"))
+            for h in remote.get("headers") or []
+            if isinstance(h, dict) and h.get("isRequired") is True and h.get("name")
+        )
+        slug = out.slugs.take(name, str(transport))
+        out.remotes.append(RegistryRemote(slug, name, version, filled, transport, headers, repo))
+    raw_packages = _list(server.get("packages"))
+    plan = choose_package(raw_packages)
+    if isinstance(plan, PackageLaunch):
+        slug = out.slugs.take(name, plan.registry_type)
+        out.packages.append(RegistryPackage(slug, name, version, plan, repo))
+    elif plan is not None:
+        record("package", plan.status, plan.reason, name)
+    elif not raw_remotes:
+        record("entry", Status.OTHER, "the entry lists no remotes and no packages", name)
+
+
+def listing_from(items: list[Any], pages: int, *, seen: Seen | None = None) -> RegistryListing:
+    """Every entry: active entries' remotes (de-duplicated by URL) and their first launchable
+    package, and a record for what is not launched (inactive, needs-config, other). A registry
+    read page by page passes the same ``seen`` for each page."""
+    out = _Collected(seen)
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("server"), dict):
             continue
         official = _obj(_obj(item.get("_meta")).get(OFFICIAL_META))
-        if official.get("status", "active") != "active":
-            inactive += 1
-            continue
-        server = item["server"]
-        name = server.get("name")
-        if not isinstance(name, str) or not name:
-            continue
-        version = server.get("version") if isinstance(server.get("version"), str) else ""
-        repo_obj = server.get("repository")
-        repo = repo_obj.get("url") if isinstance(repo_obj, dict) else None
-        for remote in server.get("remotes") or []:
-            if not isinstance(remote, dict):
-                continue
-            transport = TRANSPORTS.get(str(remote.get("type")))
-            url = remote.get("url")
-            if transport is None or not isinstance(url, str) or not url.startswith("http"):
-                continue
-            if _TEMPLATE_VAR.search(url):
-                needs_config += 1
-                continue
-            if url in seen_urls:
-                continue
-            seen_urls.add(url)
-            headers = tuple(
-                str(h.get("name"))
-                for h in remote.get("headers") or []
-                if isinstance(h, dict) and h.get("isRequired") is True and h.get("name")
-            )
-            base = slugify(name)
-            slug = base if base not in slugs else f"{base}-{transport}"
-            n = 2
-            while slug in slugs:
-                slug, n = f"{base}-{n}", n + 1
-            slugs.add(slug)
-            remotes.append(
-                RegistryRemote(
-                    slug,
-                    name,
-                    version,
-                    url,
-                    transport,
-                    headers,
-                    repo if isinstance(repo, str) else None,
-                )
-            )
-    return RegistryListing(tuple(remotes), pages, len(items), inactive, needs_config)
+        _collect_entry(item["server"], official.get("status", "active"), out)
+    return RegistryListing(
+        tuple(out.remotes), pages, len(items), tuple(out.packages), tuple(out.recorded)
+    )
+
+
+def registry_summary(listing: RegistryListing) -> str:
+    """One progress line: what the registry listed and what the sweep will do with it."""
+    counts = {status: listing.count(status) for status in RECORDED_STATUSES}
+    return summary_line(
+        listing.entries, listing.pages, len(listing.remotes), len(listing.packages), counts
+    )
+
+
+RECORDED_STATUSES = (Status.INACTIVE, Status.NEEDS_CONFIG, Status.OTHER)
+
+
+def summary_line(
+    entries: int, pages: int, remotes: int, packages: int, recorded: Mapping[Status, int]
+) -> str:
+    """``registry_summary`` from the counts (a registry read as a stream keeps only those)."""
+    shown = ", ".join(f"{recorded[s]} {s}" for s in RECORDED_STATUSES if recorded.get(s))
+    return (
+        f"registry: {counted(entries, 'entry', 'entries')} on "
+        f"{counted(pages, 'page')}; "
+        f"{counted(remotes, 'remote endpoint')} and "
+        f"{counted(packages, 'package')} to measure; "
+        f"recorded without launching: {shown or 'none'}"
+    )
 
 
 def catalog_from(listing: RegistryListing, source: str) -> Catalog:
-    entries = tuple(
-        CatalogEntry(
-            name=r.slug,
-            command=r.url,
-            url=r.url,
-            transport=r.transport,
-            package=f"{r.server_name}@{r.version}" if r.version else r.server_name,
-            category="registry",
-            repo=r.repo,
-            version=r.version or None,
+    """Catalog entries for the listing: remotes, packages, then the records (measured by the
+    pre-check, which writes their status without launching anything)."""
+    entries: list[CatalogEntry] = []
+    for r in listing.remotes:
+        entries.append(
+            CatalogEntry(
+                name=r.slug,
+                command=r.url,
+                url=r.url,
+                transport=r.transport,
+                package=f"{r.server_name}@{r.version}" if r.version else r.server_name,
+                category="registry",
+                repo=r.repo,
+                version=r.version or None,
+                registry_name=r.server_name,
+            )
         )
-        for r in listing.remotes
+    for p in listing.packages:
+        entries.append(
+            CatalogEntry(
+                name=p.slug,
+                command=p.command,
+                env=p.launch.env,
+                env_values=p.launch.env_values,
+                package=f"{p.server_name}@{p.version}" if p.version else p.server_name,
+                category="registry",
+                repo=p.repo,
+                version=p.version or None,
+                registry_name=p.server_name,
+            )
+        )
+    for rec in listing.recorded:
+        entries.append(
+            CatalogEntry(
+                name=rec.slug,
+                command=rec.launch,
+                package=f"{rec.server_name}@{rec.version}" if rec.version else rec.server_name,
+                category="registry",
+                repo=rec.repo,
+                version=rec.version or None,
+                registry_name=rec.server_name,
+            )
+        )
+    return Catalog(tuple(entries), source)
+
+
+def registry_entry_of(entry: CatalogEntry) -> dict[str, str] | None:
+    """The registry entry a catalog entry stands for, as measurement.json's ``registryEntry``."""
+    if entry.registry_name is None:
+        return None
+    return {"name": entry.registry_name, "version": entry.version or ""}
+
+
+def with_registry_entries(measure: MeasureJob) -> MeasureJob:
+    """``measure`` with each measurement marked with the registry entry it was made for, so
+    the record says where it came from after a merge of shards, whatever catalog a later
+    publish is given."""
+
+    def marked(job: Job) -> Measurement:
+        return measure(job).with_(registry_entry=registry_entry_of(job.entry))
+
+    return marked
+
+
+def record_measurement(
+    entry: CatalogEntry, rec: RegistryRecord, *, now: str, timeout_ms: int
+) -> Measurement:
+    """The published record of an entry that is not launched (no isolation: nothing ran)."""
+    return Measurement(
+        status=rec.status,
+        server_name=entry.name,
+        launch_command=redact_url(entry.command),
+        measured_at=now,
+        timeout_ms=timeout_ms,
+        notes=rec.reason,
+        registry_entry=registry_entry_of(entry),
     )
-    return Catalog(entries, source)
 
 
 def auth_wall_record(entry: CatalogEntry, reason: str, *, now: str, timeout_ms: int) -> Measurement:
@@ -241,6 +442,7 @@ def auth_wall_record(entry: CatalogEntry, reason: str, *, now: str, timeout_ms: 
         isolation=Isolation(docker=False),
         notes=reason,
         transport=entry.transport,
+        registry_entry=registry_entry_of(entry),
     )
 
 
@@ -283,10 +485,15 @@ def make_pre_check(
     probe: Callable[[str], str | None],
     clock: Callable[[], dt.datetime],
     timeout_ms: int,
+    recorded: Mapping[str, RegistryRecord] | None = None,
 ) -> Callable[[CatalogEntry], Measurement | None]:
-    """Classify auth walls before measuring: required headers first, then the 401 probe."""
+    """Record what is not launched, then classify auth walls before measuring: required headers
+    first, then the 401 probe."""
 
     def check(entry: CatalogEntry) -> Measurement | None:
+        rec = (recorded or {}).get(entry.name)
+        if rec is not None:
+            return record_measurement(entry, rec, now=iso_utc(clock()), timeout_ms=timeout_ms)
         remote = remotes.get(entry.name)
         if remote is None:
             return None

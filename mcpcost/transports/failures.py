@@ -35,6 +35,11 @@ class SpawnFailed(TransportClosed):
     """The server process could not be started (missing executable, permissions, bad cwd)."""
 
 
+class HostUnreachable(TransportClosed):
+    """A remote server's host name did not resolve or its connection was refused: nothing
+    answered at the address (status ``unreachable``)."""
+
+
 class ConnectTimedOut(TransportClosed):
     """No TCP/TLS connection to a remote server could be made within the connect limit.
 
@@ -75,6 +80,11 @@ class HTTPStatusError(TransportError):
     @property
     def is_auth(self) -> bool:
         return self.status in (401, 403)
+
+    @property
+    def is_gone(self) -> bool:
+        """404 Not Found or 410 Gone: nothing serves at that address (status ``gone``)."""
+        return self.status in (404, 410)
 
 
 class ProtocolError(TransportError):

@@ -16,7 +16,12 @@ import requests
 
 from mcpcost.errors import TransportError
 from mcpcost.runtime.addresses import AddressRefused
-from mcpcost.transports.failures import ConnectTimedOut, TransportClosed, TransportTimeout
+from mcpcost.transports.failures import (
+    ConnectTimedOut,
+    HostUnreachable,
+    TransportClosed,
+    TransportTimeout,
+)
 
 
 class NetworkFailure(StrEnum):
@@ -142,7 +147,8 @@ def request_failure(
     """The typed transport error for a request to ``url`` that got no HTTP answer.
 
     ``timeouts`` are the request's (connect, read) limits. A connect that timed out is a
-    ``ConnectTimedOut`` and a slow answer a ``TransportTimeout`` (both status ``timeout``);
+    ``ConnectTimedOut`` and a slow answer a ``TransportTimeout`` (both status ``timeout``); a
+    refused connection or a name that does not resolve a ``HostUnreachable`` (``unreachable``);
     everything else a ``TransportClosed`` (status ``startup-failure``) whose reason says what
     failed.
     """
@@ -151,4 +157,6 @@ def request_failure(
         return ConnectTimedOut(f"{sentence} (no connection within {int(timeouts[0] * 1000)}ms)")
     if kind is NetworkFailure.READ_TIMEOUT:
         return TransportTimeout(int(timeouts[1] * 1000), sentence)
+    if kind in (NetworkFailure.CONNECTION_REFUSED, NetworkFailure.NAME_NOT_RESOLVED):
+        return HostUnreachable(prefix + sentence)
     return TransportClosed(prefix + sentence)

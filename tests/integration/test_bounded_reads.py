@@ -108,7 +108,7 @@ def test_a_redirect_whose_own_body_never_ends_is_not_read(hostile: str, mode: st
     cost = measure_cost(f"{hostile}/redirect/{mode}", "--transport", "http")
     report(f"redirect {mode}", cost)
     code, status, _notes, _err = cost.result
-    assert code == 1 and status == "startup-failure"  # the target answers 404
+    assert code == 1 and status == "gone"  # the target answers 404
     assert cost.grown_mib < SMALL_MIB
     assert cost.seconds < 15
 

@@ -40,7 +40,8 @@ def test_a_small_count_never_builds_the_core() -> None:
 def test_the_renderer_table_loads_no_renderer_until_one_is_chosen() -> None:
     probe = (
         "import sys\n"
-        "from mcpcost.render.renderer import RENDERERS, OutputFormat\n"
+        "from mcpcost.render.report_layout import OutputFormat\n"
+        "from mcpcost.render.renderer import RENDERERS\n"
         "loaded = lambda: sorted(m for m in sys.modules if m.endswith('_report'))\n"
         "before = loaded()\n"
         "RENDERERS[OutputFormat.JSON]()\n"

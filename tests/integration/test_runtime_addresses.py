@@ -8,6 +8,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from mcpcost.runtime.addresses import (
 )
 from mcpcost.runtime.http_session import BoundedSession
 from mcpcost.transports.network_failures import NetworkFailure, classify_request_failure
+from tests.helpers.tls import loopback_certificate, server_context
 
 KINDS = {
     "8.8.8.8": AddressKind.PUBLIC,
@@ -233,6 +235,39 @@ def test_every_redirect_is_checked(first: ThreadingHTTPServer, second: Threading
             assert "refused by the address policy" in refusal_of(exc.value, target)
     assert first.seen == ["/plain", "/go", "/go", "/go"]  # type: ignore[attr-defined]
     assert second.seen == []  # type: ignore[attr-defined]
+
+
+def test_https_only_refuses_cleartext_on_every_hop(
+    tmp_path: Path, first: ThreadingHTTPServer, second: ThreadingHTTPServer
+) -> None:
+    """With ``allow_cleartext`` off, an http URL is refused before it is sent, and so is an
+    https server's redirect to http: the check is made for each request of the chain."""
+    cert, key = loopback_certificate(tmp_path)
+    secure = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    secure.seen = []  # type: ignore[attr-defined]
+    secure.socket = server_context(cert, key).wrap_socket(secure.socket, server_side=True)
+    threading.Thread(target=secure.serve_forever, daemon=True).start()
+    https_only = AddressPolicy(allow_private=True, allow_cleartext=False)
+    plain = f"http://127.0.0.2:{second.server_address[1]}/"
+    try:
+        with BoundedSession(https_only) as session:
+            start = f"https://127.0.0.1:{secure.server_address[1]}"
+            trust = str(cert)  # per request: a CA bundle in the environment outranks the session's
+            with session.get(start + "/plain", timeout=5, verify=trust) as resp:
+                assert resp.status_code == 200  # https itself is reached
+            secure.redirect_to = plain  # type: ignore[attr-defined]
+            with pytest.raises(requests.ConnectionError) as exc:
+                session.get(start + "/go", timeout=5, verify=trust)
+            assert refusal_of(exc.value, plain) == (
+                "refused by the address policy: a cleartext http request (only https is allowed)"
+            )
+            with pytest.raises(requests.ConnectionError):
+                session.get(f"http://127.0.0.1:{first.server_address[1]}/plain", timeout=5)
+    finally:
+        secure.shutdown()
+        secure.server_close()
+    assert secure.seen == ["/plain", "/go"]  # type: ignore[attr-defined]
+    assert first.seen == [] and second.seen == []  # type: ignore[attr-defined]
 
 
 def test_without_a_policy_nothing_is_refused(

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mcpcost.audit.gates import Gate
+from mcpcost.audit.model_view import FindingKind
 from tests.helpers.sarif_checks import (
     audit,
     location,
@@ -51,8 +52,10 @@ def test_budget_and_unmeasured_at_the_config_lines(project: Path, tmp_path: Path
     assert "crash could not be measured (startup-failure)" in crash["message"]["text"]
     (run,) = log["runs"]
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [str(g) for g in Gate]
-    assert all(r["ruleIndex"] == [str(g) for g in Gate].index(r["ruleId"]) for r in run["results"])
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    # a rule per gate kind, then one per client-lens finding kind
+    assert rules == [str(g) for g in Gate] + [f"mcpcost/lens/{k}" for k in FindingKind]
+    assert all(r["ruleIndex"] == rules.index(r["ruleId"]) for r in run["results"])
 
 
 @pytest.mark.slow

@@ -164,6 +164,8 @@ def test_https_only_unless_allowed_and_bad_requests_get_one_line() -> None:
         assert preflight.headers["access-control-allow-origin"] == "*"
         assert "POST" in preflight.headers["access-control-allow-methods"]
         assert s.get("/nowhere").json()["error"] == "not-found"
+        head = s.request("HEAD", measure_path(fx.url.replace("http://", "https://")))
+        assert head.status == 405 and head.headers["allow"] == "GET, POST, OPTIONS"
         assert fx.requests == []  # nothing was sent to the server
 
 
@@ -236,7 +238,7 @@ def test_data_json_open_cors_etag_304_and_the_server_records(tmp_path: Path) -> 
         assert first.headers["x-mcpcost-version"]
         etag = first.headers["etag"]
         validate_answer(document, "Dataset", first.json())
-        assert [s["name"] for s in first.json()["servers"]] == ["fixture"]
+        assert [e["name"] for e in first.json()["entries"]] == ["fixture"]
         repeat = service.get("/data.json", headers={"If-None-Match": etag})
         assert repeat.status == 304 and repeat.body == b"" and repeat.headers["etag"] == etag
         assert repeat.headers["access-control-allow-origin"] == "*"

@@ -23,7 +23,12 @@ OFFICIAL = "io.modelcontextprotocol.registry/official"
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 
 
-def entry(name: str, remotes: list[dict[str, object]], status: str = "active") -> dict[str, object]:
+def entry(
+    name: str,
+    remotes: list[dict[str, object]],
+    status: str = "active",
+    packages: list[dict[str, object]] | None = None,
+) -> dict[str, object]:
     return {
         "server": {
             "$schema": SCHEMA,
@@ -35,14 +40,7 @@ def entry(name: str, remotes: list[dict[str, object]], status: str = "active") -
                 "source": "github",
             },
             "remotes": remotes,
-            "packages": [
-                {
-                    "registryType": "npm",
-                    "identifier": "@example/pkg",
-                    "version": "1.2.0",
-                    "transport": {"type": "stdio"},
-                }
-            ],
+            "packages": packages or [],
         },
         "_meta": {
             OFFICIAL: {
@@ -132,6 +130,11 @@ def test_listing_keeps_active_remotes_and_flags_templates() -> None:
         ("io.github.e-key", "http"),
     ]
     assert listing.inactive == 1 and listing.needs_config == 1
+    assert [r.slug for r in listing.recorded] == [
+        "io.github.b-two",
+        "io.github.c-old",
+        "io.github.f-local",
+    ]
     assert listing.remotes[2].required_headers == ("X-API-Key",)
     assert slugify("IO.Example/Weird Name!") == "io.example-weird-name"
 
@@ -200,7 +203,8 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         "io.github.example-legacy": "measured",
         "io.github.example-oauth": "remote-auth-wall",
         "io.github.example-keyed": "remote-auth-wall",
-        "io.github.example-page": "startup-failure",
+        "io.github.example-page": "gone",
+        "io.github.example-gone": "inactive",
     }
     keyed = parse_json(
         (tmp_path / "results" / "io.github.example-keyed" / "measurement.json").read_bytes()
@@ -208,10 +212,12 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
     assert isinstance(keyed, dict) and "Authorization" in keyed["notes"]
     board = (tmp_path / "results" / "leaderboard.md").read_text()
     assert (
-        "Measured 2/5 candidates" in board
+        "Measured 2/6 candidates" in board
         and "| io.github.example-oauth | remote-auth-wall |" in board
     )
-    assert "registry: 6 entries on 3 pages; 1 not active" in err.getvalue()
+    assert "registry: 6 entries on 3 pages; 5 remote endpoints and 0 packages to measure; " in (
+        err.getvalue()
+    )
     # what a registry-sourced server answers with an error status is not published anywhere
     page = parse_json(
         (tmp_path / "results" / "io.github.example-page" / "measurement.json").read_bytes()

@@ -183,6 +183,14 @@ def test_second_sweep_same_day_changes_nothing_and_next_day_only_dates(
             assert sorted(r.split(",", 1)[1] for r in added) == sorted(
                 r.split(",", 1)[1] for r in old_rows[1:]
             )
+        elif rel == "results/data.json":  # the dataset carries each entry's measuredAt
+            old_doc, new_doc = parse_json(before[rel]), parse_json(after[rel])
+            assert isinstance(old_doc, dict) and isinstance(new_doc, dict)
+            for doc, day in ((old_doc, "2026-09-01"), (new_doc, "2026-09-02")):
+                for e in doc["entries"]:
+                    if e["measuredAt"] is not None:
+                        assert e.pop("measuredAt").startswith(day)
+            assert old_doc == new_doc
         else:
             # pages that show dates or trends: only the date/trend text may differ
             assert rel.startswith("docs/"), rel

@@ -49,7 +49,7 @@ def closed_port() -> int:
 def test_refused_connection_is_named() -> None:
     port = closed_port()
     m = measure(f"http://127.0.0.1:{port}/mcp")
-    assert m["status"] == "startup-failure"
+    assert m["status"] == "unreachable"
     assert m["notes"].endswith(
         f"connection refused by 127.0.0.1:{port} (nothing accepts connections there)"
     )
@@ -72,7 +72,7 @@ def invalid_names_fail(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_name_that_cannot_resolve_is_named(invalid_names_fail: None) -> None:
     m = measure("http://mcp.example.invalid/mcp")
-    assert m["status"] == "startup-failure"
+    assert m["status"] == "unreachable"
     assert m["notes"].endswith(
         "the host name mcp.example.invalid could not be resolved (Name or service not known)"
     )

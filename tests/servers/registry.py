@@ -33,6 +33,7 @@ SERVERS_DIR = Path(__file__).resolve().parent
 FIXTURES_DIR = SERVERS_DIR / "fixtures"
 FIXTURE_SCRIPT = FIXTURES_DIR / "stdio_server.py"
 SDK_SERVER_SCRIPT = FIXTURES_DIR / "sdk_server.py"
+LIMITS_SCRIPT = FIXTURES_DIR / "limits_server.py"
 NPM_DIR = SERVERS_DIR / "npm"
 NODE_MODULES = NPM_DIR / "node_modules"
 LOOPBACK_PRELOAD = NPM_DIR / "loopback-preload.cjs"
@@ -84,6 +85,12 @@ def fixture_argv(mode: str, *extra: str) -> list[str]:
     if mode not in FIXTURE_MODES:
         raise ValueError(f"unknown fixture mode {mode!r}; expected one of {FIXTURE_MODES}")
     return [sys.executable, str(FIXTURE_SCRIPT), "--mode", mode, *extra]
+
+
+def limits_server_argv(which: str) -> list[str]:
+    """The argv of the server whose tools cross client limits (``fixtures/limits_server.py``):
+    ``edge`` (long and dotted names, long texts, schemas, an app-only tool) or ``many`` (140)."""
+    return [sys.executable, str(LIMITS_SCRIPT), "--set", which]
 
 
 def sdk_server_argv(era: str, *extra: str) -> list[str]:

@@ -232,7 +232,8 @@ def test_the_report_schema_is_one_file_the_package_ships() -> None:
 
 
 def test_every_format_has_one_renderer_that_writes_what_its_module_writes() -> None:
-    from mcpcost.render.renderer import RENDERERS, Layout, OutputFormat
+    from mcpcost.render.renderer import RENDERERS
+    from mcpcost.render.report_layout import Layout, OutputFormat
 
     report = rich_report()
     gates = evaluate_gates(report, None, budget=10)

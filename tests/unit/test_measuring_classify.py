@@ -7,6 +7,7 @@ import pytest
 from mcpcost.core.status import Status
 from mcpcost.measuring.classify import classify_failure, says_auth, stderr_message_lines
 from mcpcost.transports.failures import (
+    HostUnreachable,
     HTTPStatusError,
     ProtocolError,
     RPCError,
@@ -118,3 +119,23 @@ def test_auth_phrases(text: str) -> None:
 )
 def test_not_auth_phrases(text: str) -> None:
     assert not says_auth(text)
+
+
+def test_a_remote_nobody_answers_at_is_unreachable() -> None:
+    exc = HostUnreachable("connection refused by 127.0.0.1:9 (nothing accepts connections there)")
+    status, message = classify_failure(exc)
+    assert status is Status.UNREACHABLE
+    assert message.startswith("connection refused by 127.0.0.1:9")
+
+
+@pytest.mark.parametrize("code", [404, 410])
+def test_http_404_and_410_are_gone(code: int) -> None:
+    status, message = classify_failure(HTTPStatusError(code, url="https://x.example/mcp"))
+    assert status is Status.GONE
+    assert message == f"HTTP {code} from https://x.example/mcp"
+
+
+def test_other_closed_connections_stay_startup_failures() -> None:
+    assert classify_failure(TransportClosed("the SSE stream was cut"))[0] is (
+        Status.STARTUP_FAILURE
+    )

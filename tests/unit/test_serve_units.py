@@ -311,9 +311,10 @@ def test_the_dataset_is_built_from_the_measurements_in_leaderboard_order(tmp_pat
     dataset = load_dataset(tmp_path)
     assert dataset.origin == "built"
     doc = json.loads(dataset.data.body)
-    assert doc["builtFrom"] == BUILT_FROM
-    assert [s["name"] for s in doc["servers"]] == ["big", "small"]
-    assert doc["servers"][0]["totalTokens"] == big.total_tokens
+    assert doc["builtFrom"] == BUILT_FROM and doc["datasetVersion"] == "1"
+    assert [e["name"] for e in doc["entries"]] == ["big", "small"]
+    assert doc["entries"][0]["totalTokens"] == big.total_tokens
+    assert doc["coverage"]["measured"] == 2
     validate_answer(openapi_document(), "Dataset", doc)
     record = json.loads(dataset.servers["small"].body)
     assert record["name"] == "small" and record["canonicalSha256"] == small.canonical_sha256
@@ -370,3 +371,12 @@ def test_without_the_serve_extra_the_command_says_so_in_one_line(
     assert err.getvalue() == (
         "mcpcost serve needs uvicorn: pip install 'mcp-context-cost[serve]'\n"
     )
+
+
+def test_the_service_policy_refuses_cleartext_unless_http_is_allowed() -> None:
+    """A redirect from an https target to http is refused by the policy's cleartext rule (see
+    tests/integration/test_runtime_addresses.py), so --allow-http decides it as it decides
+    the first URL."""
+    assert ServeSettings().policy.allow_cleartext is False
+    assert ServeSettings(allow_http=True).policy.allow_cleartext is True
+    assert ServeSettings(allow_private_addresses=True).policy.allow_private is True

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from mcpcost.configs.clients.api_rules import (
+    ANTHROPIC_TOOL_DOCS,
+    anthropic_projection,
+    app_only_hidden,
+)
 from mcpcost.configs.clients.broken_files import BrokenFileRule
 from mcpcost.configs.clients.client import Client, ClientSessionRule, Location, Places, Scope
 from mcpcost.configs.clients.dialect import Dialect, map_parser
 from mcpcost.configs.clients.formats import FileFormat
-from mcpcost.configs.clients.presentation import Confidence, Provenance
+from mcpcost.configs.clients.presentation import (
+    Confidence,
+    Effect,
+    NamePattern,
+    Presentation,
+    Provenance,
+)
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
 
@@ -24,7 +35,30 @@ def locations(at: Places) -> list[Location]:
     return out
 
 
+PRESENTATION = Presentation(
+    name_pattern=NamePattern(
+        pattern=r"[a-zA-Z0-9_-]{1,64}",
+        effect=Effect.REJECTS,
+        rule=(
+            "Claude Desktop validates each tool name against ^[a-zA-Z0-9_-]{1,64}$ "
+            "(FrontendRemoteMcpToolDefinition.name) and loads none of the server's tools, or "
+            "fails to start a chat, when one does not match"
+        ),
+        fix="ask the server's author to rename the tool: at most 64 of letters, digits, '_', '-'",
+        provenance=Provenance(
+            source="https://github.com/hostinger/api-mcp-server/issues/48 (and barryw/ImmichMCP#3)",
+            date="2026-07-08",
+            confidence=Confidence.REPORTED,
+        ),
+    ),
+    projection=anthropic_projection(
+        Provenance(source=ANTHROPIC_TOOL_DOCS, date="2026-12", confidence=Confidence.REPORTED)
+    ),
+    hidden=app_only_hidden(),
+)
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="Claude Desktop",
     syntax=NONE,

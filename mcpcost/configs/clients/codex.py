@@ -10,6 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mcpcost.configs.clients.api_rules import (
+    CHECKED,
+    openai_function_projection,
+    underscore_all_but_word,
+)
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
@@ -22,6 +27,17 @@ from mcpcost.configs.clients.client import (
 )
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.clients.presentation import (
+    Confidence,
+    DeferralRegime,
+    Effect,
+    ModelName,
+    NameLimit,
+    Presentation,
+    Provenance,
+    ToolFilter,
+    Trigger,
+)
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
@@ -84,7 +100,75 @@ def locations(at: Places) -> list[Location]:
     ]
 
 
+CODEX = "https://github.com/openai/codex/blob/00a35b1bf7756fef83d5100d40804d2a9c4e6a04"
+_TOOLS_RS = Provenance(
+    source=f"{CODEX}/codex-rs/codex-mcp/src/tools.rs",
+    date=CHECKED,
+    confidence=Confidence.SOURCE_CODE,
+)
+
+
+def model_name(server: str, tool: str) -> str:
+    return underscore_all_but_word(f"mcp__{server}__{tool}")
+
+
+PRESENTATION = Presentation(
+    name=ModelName(
+        template="mcp__{server}__{tool}",
+        build=model_name,
+        rewrite=(
+            "characters outside A-Z a-z 0-9 _ become '_'; names that collide get a hash suffix"
+        ),
+        dedupes=True,
+        provenance=_TOOLS_RS,
+    ),
+    name_limits=(
+        NameLimit(
+            subject="model-name",
+            max_length=64,
+            effect=Effect.RENAMES,
+            rule="a model-visible name over 64 bytes is cut and given a hash suffix",
+            fix="none needed; a shorter server name keeps the name readable to the model",
+            provenance=_TOOLS_RS,
+        ),
+    ),
+    projection=openai_function_projection(
+        Provenance(
+            source=(
+                f"{CODEX}/codex-rs/core/src/mcp_tool_exposure.rs (mcp_tool_to_responses_api_tool; "
+                "ResponsesApiTool sends strict: false)"
+            ),
+            date=CHECKED,
+            confidence=Confidence.SOURCE_CODE,
+        ),
+        strict=False,
+    ),
+    regime=DeferralRegime(
+        mechanism="tool-search",
+        trigger=Trigger.TOOL_COUNT,
+        min_tools=100,
+        keeps=(),
+        note=(
+            "only with a model that supports tool search; behind the token-budget feature flag "
+            "the trigger is 2,000 tokens (x 4 bytes) of function JSON instead"
+        ),
+        provenance=Provenance(
+            source=(
+                "https://github.com/openai/codex/blob/143cb13f6418f1d81601ba71d3699cadf949fef9/"
+                "codex-rs/core/src/mcp_tool_exposure.rs"
+            ),
+            date=CHECKED,
+            confidence=Confidence.SOURCE_CODE,
+        ),
+    ),
+    tool_filter=ToolFilter(
+        how="disabled_tools (or enabled_tools) in the server's [mcp_servers.<name>] table",
+        provenance=_TOOLS_RS,
+    ),
+)
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="Codex",
     syntax=NONE,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcpcost.configs.clients.api_rules import CHECKED
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
@@ -20,10 +21,12 @@ from mcpcost.configs.clients.client import (
 )
 from mcpcost.configs.clients.dialect import Dialect, entry_from_map, map_block
 from mcpcost.configs.clients.formats import FileFormat, kind_of, object_of
+from mcpcost.configs.clients.presentation import Confidence, ModelName, Presentation, Provenance
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawServer
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
+from mcpcost.core.patterns import LazyPattern
 
 NAME = ClientName("continue")
 PROJECT_FILES = tuple(
@@ -88,7 +91,37 @@ def locations(at: Places) -> list[Location]:
     ]
 
 
+_NOT_ALNUM = LazyPattern(r"[^a-z0-9]+")
+
+
+def model_name(server: str, tool: str) -> str:
+    prefix = _NOT_ALNUM.compiled.sub("_", server.lower()).strip("_")
+    return tool if tool.startswith(prefix) else f"{prefix}_{tool}"
+
+
+PRESENTATION = Presentation(
+    name=ModelName(
+        template="{server}_{tool}",
+        build=model_name,
+        rewrite=(
+            "the server's name is lower-cased, each run of other characters than a-z 0-9 "
+            "becomes one '_' (none at either end); a tool name that already starts with that "
+            "prefix is used alone"
+        ),
+        provenance=Provenance(
+            source=(
+                "https://github.com/continuedev/continue/blob/"
+                "d0a3c0b626b5bebc3bef4742eec05a0242be0bab/core/tools/mcpToolName.ts"
+            ),
+            date=CHECKED,
+            confidence=Confidence.SOURCE_CODE,
+        ),
+    ),
+)
+
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="Continue",
     syntax=VariableSyntax(hub_secrets=True),

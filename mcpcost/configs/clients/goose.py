@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcpcost.configs.clients.api_rules import CHECKED, app_only_hidden
 from mcpcost.configs.clients.client import Claim, Client, Location, Parsed, Places, Scope
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
+from mcpcost.configs.clients.presentation import Confidence, ModelName, Presentation, Provenance
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, set_transport
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
@@ -48,7 +50,40 @@ def locations(at: Places) -> list[Location]:
     return [Location(NAME, Scope.USER, base / "config.yaml", True)]
 
 
+def _normalize(name: str) -> str:
+    kept = (
+        c if (c.isascii() and c.isalnum()) or c in "_-" else "_" for c in name if not c.isspace()
+    )
+    return "".join(kept).lower()
+
+
+def model_name(server: str, tool: str) -> str:
+    return f"{_normalize(server)}__{tool}"
+
+
+PRESENTATION = Presentation(
+    name=ModelName(
+        template="{server}__{tool}",
+        build=model_name,
+        rewrite=(
+            "the extension's name loses its whitespace, other characters outside A-Z a-z 0-9 _ - "
+            "become '_', and it is lower-cased"
+        ),
+        provenance=Provenance(
+            source=(
+                "https://github.com/block/goose/blob/005a5658f3909f6994c9821d4319ff2a8141c5a1/"
+                "crates/goose/src/agents/extension_manager.rs (normalize, dispatch_tool_call)"
+            ),
+            date=CHECKED,
+            confidence=Confidence.SOURCE_CODE,
+        ),
+    ),
+    hidden=app_only_hidden(),
+)
+
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="Goose",
     syntax=NONE,

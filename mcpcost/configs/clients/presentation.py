@@ -5,10 +5,12 @@ observation of it, and each rule carries its ``Provenance`` (source, date, confi
 left empty means no rule is on record for that client, and the report says so; nothing is
 guessed.
 
-Filled today: the deferral regime (``DeferralModel``), which Claude Code's module supplies for
-its tool search. The client lens (the name the model sees, the API shape definitions are
-projected onto, truncation, limits per request, hidden tools) gets its own fields beside
-``deferral``, one entry per rule in the client's module.
+Two kinds of rule live here. The deferral posture (``DeferralModel``), which Claude Code's module
+supplies for its tool search and the audit's deferral verdict uses. And the client lens's rules
+(``ModelName``, ``NameLimit``, ``NamePattern``, ``Projection``, ``TextLimit``,
+``ToolCountLimit``, ``SchemaRule``, ``HiddenTools``, ``DeferralRegime``, ``ToolFilter``): the
+name the model sees, the API shape definitions are projected onto, truncation, limits per
+request, hidden tools and what deferral keeps; one entry per rule in the client's module.
 
 The deferral model resolves a client's posture (``Posture``) from the shell the client starts in
 and the settings files it reads (``SettingsSource`` per file, ``Setting`` for the value that
@@ -145,7 +147,7 @@ class ApiShape(StrEnum):
 
     ANTHROPIC = "anthropic"  # {name, description, input_schema}
     OPENAI_FUNCTION = "openai-function"  # {type: "function", name, description, parameters}
-    GEMINI = "gemini"  # functionDeclarations {name, description, parameters} (OpenAPI subset)
+    GEMINI = "gemini-function"  # functionDeclarations {name, description, parameters(JsonSchema)}
 
 
 class Effect(StrEnum):
@@ -176,13 +178,188 @@ class FindingKind(StrEnum):
     HIDDEN_FROM_MODEL = "hidden-from-model"
 
 
+# --------------------------------------------------------------------------- lens rules
+# Each rule below is one entry in a client's module, with its ``Provenance``; the client lens
+# (``mcpcost.audit.lens``) applies them to a session's measured tools.
+
+
+class ModelName(Record, frozen=True, kw_only=True):
+    """The name the model sees for a server's tool, before any length rule.
+
+    ``build`` (server name, tool name) -> that name; ``template`` shows it in the docs
+    (``mcp__{server}__{tool}``) and ``rewrite`` says in words what it does to characters."""
+
+    template: str
+    build: Callable[[str, str], str]
+    rewrite: str
+    provenance: Provenance
+    dedupes: bool = False  # the client makes colliding names unique itself (a hash suffix)
+
+
+NameSubject = Literal["model-name", "server-and-tool"]
+
+
+class NameLimit(Record, frozen=True, kw_only=True):
+    """A length limit on a tool's name. ``subject``: the model-visible name, or the server's
+    name plus the tool's (Cursor's rule). With ``effect`` RENAMES the client shortens the name
+    itself (``shorten``: the long name -> the one the model sees); otherwise it drops the tool
+    or the API rejects the request. ``deferred_only``: the limit bites only when the tool is
+    deferred (a tool-search reference)."""
+
+    subject: NameSubject
+    max_length: int
+    effect: Effect
+    rule: str
+    fix: str
+    provenance: Provenance
+    shorten: Callable[[str], str] | None = None
+    deferred_only: bool = False
+
+
+class NamePattern(Record, frozen=True, kw_only=True):
+    """The characters a model-visible name may have (a full-match regular expression)."""
+
+    pattern: str
+    effect: Effect
+    rule: str
+    fix: str
+    provenance: Provenance
+
+
+TextSubject = Literal["description", "instructions"]
+
+
+class TextLimit(Record, frozen=True, kw_only=True):
+    """A tool description or a server's instructions cut at ``max_chars`` characters;
+    ``marker`` is what the client appends to a cut text (counted in what the model gets)."""
+
+    subject: TextSubject
+    max_chars: int
+    marker: str
+    provenance: Provenance
+
+
+ToolCountScope = Literal["request", "session"]
+
+
+class ToolCountLimit(Record, frozen=True, kw_only=True):
+    """At most ``max_tools`` tools per request (or per session) for the whole session."""
+
+    max_tools: int
+    scope: ToolCountScope
+    effect: Effect
+    rule: str
+    fix: str
+    provenance: Provenance
+
+
+class Projection(Record, frozen=True, kw_only=True):
+    """The API shape a client's definitions are projected onto. ``schema_key``: the key the
+    input schema goes under; every MCP tool field but ``name``, ``description`` and
+    ``inputSchema`` is dropped (``drops`` lists the ones the MCP spec defines, for the docs);
+    ``adds`` are fields the client sets itself, placed before the schema as it sends them."""
+
+    shape: ApiShape
+    schema_key: str
+    provenance: Provenance
+    drops: tuple[str, ...] = ("title", "outputSchema", "annotations", "icons", "_meta")
+    adds: tuple[tuple[str, Any], ...] = ()  # fields the client sets on every definition
+    note: str = ""  # what the client is on record changing that the lens does not model
+
+
+class SchemaRule(Record, frozen=True, kw_only=True):
+    """Input-schema keywords a client or its API does not serve (found at any depth)."""
+
+    keywords: tuple[str, ...]
+    effect: Effect
+    rule: str
+    fix: str
+    provenance: Provenance
+
+
+class HiddenTools(Record, frozen=True, kw_only=True):
+    """Tools the client keeps from the model: MCP Apps app-only tools
+    (``_meta.ui.visibility`` without ``"model"``)."""
+
+    rule: str
+    provenance: Provenance
+
+
+class Kept(StrEnum):
+    """What stays in the model's context for a deferred tool."""
+
+    NAMES = "names"
+    DESCRIPTIONS = "descriptions"
+    INSTRUCTIONS = "instructions"  # the server's instructions stay in the system prompt
+
+
+class Trigger(StrEnum):
+    """When a client's deferral regime defers a session's MCP tools."""
+
+    VERDICT = "verdict"  # the session's deferral verdict decides (the client's DeferralModel)
+    ALWAYS = "always"  # every MCP tool, at any size
+    TOOL_COUNT = "tool-count"  # once the session has at least ``min_tools`` MCP tools
+    MODEL_DEPENDENT = "model-dependent"  # with some models only: counted up front (worst case)
+
+
+class DeferralRegime(Record, frozen=True, kw_only=True):
+    """A client's deferral regime as the lens applies it, and what stays in context."""
+
+    mechanism: str
+    trigger: Trigger
+    keeps: tuple[Kept, ...]
+    provenance: Provenance
+    min_tools: int | None = None
+    note: str = ""
+
+
+class ToolFilter(Record, frozen=True, kw_only=True):
+    """How a user switches single tools of a server off, in the client's terms (the report's
+    remedies name it where it takes the definition out of the model's context)."""
+
+    how: str
+    provenance: Provenance
+    removes_definition: bool = True  # False: on record as leaving the definition in context
+
+
 class Presentation(Record, frozen=True, kw_only=True):
     """How one client presents MCP tools to its model; an empty field: no rule on record.
 
-    The client lens (``mcpcost.audit.model_view``) reads these fields; the lens rules beside
-    ``deferral`` are added per client, one entry per rule, each with its ``Provenance``."""
+    ``deferral`` is the posture model the audit's deferral verdict uses (Claude Code's tool
+    search); ``regime`` is the deferral regime the lens applies (``Trigger.VERDICT`` defers to
+    that verdict). The other fields are the client lens's rules, one entry per rule, each with
+    its ``Provenance``; ``mcpcost.audit.lens`` applies them."""
 
     deferral: DeferralModel | None = None
+    name: ModelName | None = None
+    name_limits: tuple[NameLimit, ...] = ()
+    name_pattern: NamePattern | None = None
+    projection: Projection | None = None
+    text_limits: tuple[TextLimit, ...] = ()
+    tool_limits: tuple[ToolCountLimit, ...] = ()
+    schema_rules: tuple[SchemaRule, ...] = ()
+    hidden: HiddenTools | None = None
+    regime: DeferralRegime | None = None
+    tool_filter: ToolFilter | None = None
+
+    @property
+    def on_record(self) -> bool:
+        """False when no rule about this client is on record."""
+        return any(
+            (
+                self.deferral,
+                self.name,
+                self.name_limits,
+                self.name_pattern,
+                self.projection,
+                self.text_limits,
+                self.tool_limits,
+                self.schema_rules,
+                self.hidden,
+                self.regime,
+                self.tool_filter,
+            )
+        )
 
 
 NOTHING_ON_RECORD = Presentation()

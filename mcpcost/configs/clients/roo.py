@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcpcost.configs.clients.api_rules import CHECKED
 from mcpcost.configs.clients.client import (
     Client,
     ClientSessionRule,
@@ -11,8 +12,17 @@ from mcpcost.configs.clients.client import (
     Scope,
 )
 from mcpcost.configs.clients.dialect import Dialect, map_parser
+from mcpcost.configs.clients.presentation import (
+    Confidence,
+    Effect,
+    ModelName,
+    NameLimit,
+    Presentation,
+    Provenance,
+)
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
+from mcpcost.core.patterns import LazyPattern
 
 NAME = ClientName("roo")
 PROJECT_FILES = (ProjectFile(".roo/mcp.json"),)
@@ -27,7 +37,55 @@ def locations(at: Places) -> list[Location]:
     return [*out, *at.project(NAME, PROJECT_FILES)]
 
 
+_MCP_NAME = Provenance(
+    source=(
+        "https://github.com/RooCodeInc/Roo-Code/blob/cb836567180a3ff1da6d082f3178b90c3bd22a70/"
+        "src/utils/mcp-name.ts"
+    ),
+    date=CHECKED,
+    confidence=Confidence.SOURCE_CODE,
+)
+_SPACES = LazyPattern(r"\s+")
+_NOT_ALLOWED = LazyPattern(r"[^a-zA-Z0-9_\-]")
+_DASHES = LazyPattern(r"--+")
+
+
+def sanitize(part: str) -> str:
+    out = _DASHES.compiled.sub("-", _NOT_ALLOWED.compiled.sub("", _SPACES.compiled.sub("_", part)))
+    if out and not (out[0].isascii() and (out[0].isalpha() or out[0] == "_")):
+        out = "_" + out
+    return out or "_unnamed"
+
+
+def model_name(server: str, tool: str) -> str:
+    return f"mcp--{sanitize(server)}--{sanitize(tool)}"
+
+
+PRESENTATION = Presentation(
+    name=ModelName(
+        template="mcp--{server}--{tool}",
+        build=model_name,
+        rewrite=(
+            "spaces become '_', other characters outside A-Z a-z 0-9 _ - are removed, '--' "
+            "becomes '-', and a part not starting with a letter or '_' gets a leading '_'"
+        ),
+        provenance=_MCP_NAME,
+    ),
+    name_limits=(
+        NameLimit(
+            subject="model-name",
+            max_length=64,
+            effect=Effect.RENAMES,
+            shorten=lambda name: name[:64],
+            rule="the mcp--<server>--<tool> name is cut at 64 characters",
+            fix="shorten the server's name in mcp.json so mcp--<server>--<tool> fits 64",
+            provenance=_MCP_NAME,
+        ),
+    ),
+)
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="Roo Code",
     syntax=NONE,

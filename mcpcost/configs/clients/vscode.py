@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcpcost.configs.clients.api_rules import CHECKED, app_only_hidden
 from mcpcost.configs.clients.client import (
     Claim,
     Client,
@@ -18,6 +19,17 @@ from mcpcost.configs.clients.client import (
 )
 from mcpcost.configs.clients.dialect import Dialect, map_block
 from mcpcost.configs.clients.formats import FileFormat, kind_of, object_of, server_block
+from mcpcost.configs.clients.presentation import (
+    Confidence,
+    DeferralRegime,
+    Effect,
+    Kept,
+    Presentation,
+    Provenance,
+    ToolCountLimit,
+    ToolFilter,
+    Trigger,
+)
 from mcpcost.configs.clients.raw_server import ParseContext
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
@@ -85,7 +97,48 @@ def locations(at: Places) -> list[Location]:
     return out
 
 
+PRESENTATION = Presentation(
+    tool_limits=(
+        ToolCountLimit(
+            max_tools=128,
+            scope="request",
+            effect=Effect.REJECTS,
+            rule='Copilot Chat refuses the request: "Cannot have more than 128 tools per request"',
+            fix="switch servers off for this workspace, or drop one from mcp.json",
+            provenance=Provenance(
+                source="https://github.com/microsoft/vscode-copilot-release/issues/11653",
+                date="2025-07",
+                confidence=Confidence.REPORTED,
+            ),
+        ),
+    ),
+    hidden=app_only_hidden(),
+    regime=DeferralRegime(
+        mechanism="core-set",
+        trigger=Trigger.MODEL_DEPENDENT,
+        keeps=(Kept.NAMES,),
+        note=(
+            "about 30 core tools stay, the rest deferred, with models that support tool "
+            "search; counted up front here (the worst case)"
+        ),
+        provenance=Provenance(
+            source="https://github.com/microsoft/vscode-docs/pull/9695 (draft)",
+            date="2026-04-24",
+            confidence=Confidence.REPORTED,
+        ),
+    ),
+    tool_filter=ToolFilter(
+        how="untick the tool in the chat view's tools picker (Configure Tools)",
+        provenance=Provenance(
+            source="https://code.visualstudio.com/docs/copilot/chat/mcp-servers",
+            date=CHECKED,
+            confidence=Confidence.REPORTED,
+        ),
+    ),
+)
+
 CLIENT = Client(
+    presentation=PRESENTATION,
     name=NAME,
     label="VS Code",
     syntax=VariableSyntax(env_prefix=True, editor=True, inputs=True),

@@ -17,7 +17,7 @@ from mcpcost.configs.clients.claude_code.approvals import (
     consent,
     parse_approval_settings,
 )
-from mcpcost.configs.clients.claude_code.layout import (
+from mcpcost.configs.clients.claude_code.claude_files import (
     BROKEN_FILES,
     LABEL,
     LOCAL,
@@ -30,6 +30,7 @@ from mcpcost.configs.clients.claude_code.layout import (
     settings_files,
     settings_paths,
 )
+from mcpcost.configs.clients.claude_code.lens_rules import PRESENTATION
 from mcpcost.configs.clients.claude_code.tool_search import (
     BASE_URL,
     BETAS,
@@ -40,7 +41,6 @@ from mcpcost.configs.clients.claude_code.tool_search import (
     resolve_posture,
 )
 from mcpcost.configs.clients.client import Claim, Client, ClientSessionRule, Scope
-from mcpcost.configs.clients.presentation import Presentation
 from mcpcost.configs.variables import VariableSyntax
 
 __all__ = [
@@ -74,7 +74,7 @@ CLIENT = Client(
     claims=(Claim("projects", 0, has_project_servers),),
     settings_files=settings_files,
     consent=consent,
-    presentation=Presentation(deferral=DEFERRAL),
+    presentation=PRESENTATION,
     session=ClientSessionRule(
         precedence=(Scope.MANAGED, Scope.LOCAL, Scope.PROJECT, Scope.USER),
         documented=True,

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from mcpcost.configs.clients.claude_code.layout import (
+from mcpcost.configs.clients.claude_code.claude_files import (
     claude_project_key,
     settings_object,
     settings_text,

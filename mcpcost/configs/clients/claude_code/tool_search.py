@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
-from mcpcost.configs.clients.claude_code.layout import LABEL, settings_object, settings_text
+from mcpcost.configs.clients.claude_code.claude_files import LABEL, settings_object, settings_text
 from mcpcost.configs.clients.presentation import (
     SHELL_SOURCE,
     Confidence,

@@ -1,0 +1,283 @@
+"""A registry entry's packages as launches: pinned versions, arguments, variables, refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mcpcost.core.status import Status
+from mcpcost.sweep.registry_packages import (
+    NotLaunched,
+    PackageLaunch,
+    choose_package,
+    plan_package,
+)
+from mcpcost.sweep.registry_source import catalog_from, listing_from
+
+OFFICIAL = "io.modelcontextprotocol.registry/official"
+
+
+def npm(**more: Any) -> dict[str, Any]:
+    return {
+        "registryType": "npm",
+        "identifier": "@modelcontextprotocol/server-filesystem",
+        "version": "2026.8.31",
+        "transport": {"type": "stdio"},
+        **more,
+    }
+
+
+def launch(pkg: dict[str, Any]) -> PackageLaunch:
+    plan = plan_package(pkg)
+    assert isinstance(plan, PackageLaunch), plan
+    return plan
+
+
+def refused(pkg: dict[str, Any]) -> NotLaunched:
+    plan = plan_package(pkg)
+    assert isinstance(plan, NotLaunched), plan
+    return plan
+
+
+def test_npm_is_npx_with_the_version_the_registry_states() -> None:
+    plan = launch(npm())
+    assert plan.argv == ("npx", "-y", "@modelcontextprotocol/server-filesystem@2026.8.31")
+
+
+def test_pypi_is_uvx_pinned_with_double_equals() -> None:
+    plan = launch({"registryType": "pypi", "identifier": "mcp-server-time", "version": "2026.1.7"})
+    assert plan.argv == ("uvx", "mcp-server-time==2026.1.7")
+
+
+def test_a_missing_version_is_left_unpinned_never_replaced() -> None:
+    assert launch(npm(version=None)).argv[-1] == "@modelcontextprotocol/server-filesystem"
+    assert launch(npm(version="latest")).argv[-1].endswith("@latest")
+
+
+def test_oci_runs_the_image_with_environment_names_only() -> None:
+    plan = launch(
+        {
+            "registryType": "oci",
+            "identifier": "ghcr.io/example/server",
+            "version": "1.4.0",
+            "environmentVariables": [{"name": "API_KEY", "isRequired": True, "isSecret": True}],
+        }
+    )
+    assert plan.argv == (
+        "docker",
+        "run",
+        "-i",
+        "--rm",
+        "-e",
+        "API_KEY",
+        "ghcr.io/example/server:1.4.0",
+    )
+    assert plan.env == ("API_KEY",) and plan.env_values == {}
+    tagged = launch({"registryType": "oci", "identifier": "docker.io/a/b:2", "version": "2"})
+    assert tagged.argv[-1] == "docker.io/a/b:2"
+
+
+def test_arguments_take_value_then_default_and_optional_empty_ones_are_left_out() -> None:
+    plan = launch(
+        npm(
+            runtimeArguments=[{"type": "named", "name": "--quiet", "value": "true"}],
+            packageArguments=[
+                {"type": "positional", "valueHint": "root", "default": "/tmp"},
+                {
+                    "type": "named",
+                    "name": "--mode",
+                    "value": "{mode}",
+                    "variables": {"mode": {"default": "read-only"}},
+                },
+                {"type": "named", "name": "--log", "description": "optional log file"},
+                {"type": "positional", "value": 7},
+            ],
+        )
+    )
+    assert plan.argv == (
+        "npx",
+        "-y",
+        "--quiet",
+        "true",
+        "@modelcontextprotocol/server-filesystem@2026.8.31",
+        "/tmp",
+        "--mode",
+        "read-only",
+        "7",
+    )
+
+
+@pytest.mark.parametrize(
+    ("argument", "needs"),
+    [
+        (
+            {"type": "positional", "valueHint": "target_dir", "isRequired": True},
+            "packageArguments positional argument target_dir",
+        ),
+        (
+            {"type": "named", "name": "--token", "isRequired": True, "isSecret": True},
+            "packageArguments named argument --token",
+        ),
+        (
+            {
+                "type": "named",
+                "name": "--db",
+                "value": "{url}",
+                "variables": {"url": {"isRequired": True, "description": "database URL"}},
+            },
+            "packageArguments named argument --db: variable {url} (database URL)",
+        ),
+    ],
+)
+def test_a_required_argument_without_a_default_is_needs_config(
+    argument: dict[str, Any], needs: str
+) -> None:
+    plan = refused(npm(packageArguments=[argument]))
+    assert plan.status is Status.NEEDS_CONFIG
+    assert plan.reason == f"needs {needs}; no default to launch with"
+
+
+def test_environment_required_gets_the_dummy_defaults_kept_optional_unset() -> None:
+    plan = launch(
+        npm(
+            environmentVariables=[
+                {"name": "API_KEY", "isRequired": True, "isSecret": True},
+                {"name": "REGION", "isRequired": True, "default": "eu"},
+                {"name": "VERBOSE", "description": "optional"},
+                {"name": "MODE", "default": "fast"},
+                {"name": "PATH", "isRequired": True, "default": "/evil"},
+                {"name": "LD_PRELOAD", "default": "/tmp/x.so"},
+            ]
+        )
+    )
+    assert plan.env == ("API_KEY", "REGION", "MODE")
+    assert plan.env_values == {"REGION": "eu", "MODE": "fast"}
+
+
+@pytest.mark.parametrize(
+    ("pkg", "why"),
+    [
+        (npm(identifier="--registry=http://evil"), "is not a package name"),
+        (npm(version="1.0 --foo"), "is not a version"),
+        (npm(packageArguments=[{"type": "positional", "value": "a\nb"}]), "control character"),
+        (npm(packageArguments=[{"type": "flag", "value": "x"}]), "unknown argument type"),
+        (
+            {
+                "registryType": "oci",
+                "identifier": "ghcr.io/a/b",
+                "version": "1",
+                "runtimeArguments": [{"type": "named", "name": "-v", "value": "/:/host"}],
+            },
+            "docker option '-v' is not run from a registry entry",
+        ),
+        (npm(environmentVariables=[{"name": "A-B", "isRequired": True}]), "not a variable name"),
+    ],
+)
+def test_hostile_or_malformed_packages_are_other_never_launched(
+    pkg: dict[str, Any], why: str
+) -> None:
+    plan = refused(pkg)
+    assert plan.status is Status.OTHER and why in plan.reason
+
+
+def test_unsupported_types_and_network_transports_are_other() -> None:
+    assert refused({"registryType": "nuget", "identifier": "X"}).status is Status.OTHER
+    plan = refused(npm(transport={"type": "streamable-http", "url": "http://localhost:3000"}))
+    assert plan.status is Status.OTHER and "serves over streamable-http" in plan.reason
+
+
+def test_choose_prefers_a_launchable_package_then_needs_config() -> None:
+    nuget = {"registryType": "nuget", "identifier": "X"}
+    needs = npm(packageArguments=[{"type": "positional", "isRequired": True}])
+    pypi = {"registryType": "pypi", "identifier": "mcp-server-time", "version": "1"}
+    assert isinstance(choose_package([nuget, needs, pypi]), PackageLaunch)
+    chosen = choose_package([nuget, needs])
+    assert isinstance(chosen, NotLaunched) and chosen.status is Status.NEEDS_CONFIG
+    assert choose_package([]) is None
+
+
+def item(name: str, status: str = "active", **server: Any) -> dict[str, Any]:
+    return {
+        "server": {"name": name, "version": "1.0.0", **server},
+        "_meta": {OFFICIAL: {"status": status}},
+    }
+
+
+def test_listing_records_every_entry_with_a_status_or_a_launch() -> None:
+    items = [
+        item("io.github.a/pkg", packages=[npm()]),
+        item("io.github.b/old", status="deprecated", packages=[npm()]),
+        item("io.github.c/gone", status="deleted"),
+        item(
+            "io.github.d/needs",
+            packages=[
+                npm(
+                    packageArguments=[
+                        {"type": "positional", "valueHint": "dir", "isRequired": True}
+                    ]
+                )
+            ],
+        ),
+        item(
+            "io.github.e/both",
+            packages=[npm()],
+            remotes=[{"type": "streamable-http", "url": "https://e.example/mcp"}],
+        ),
+        item(
+            "io.github.f/tenant", remotes=[{"type": "sse", "url": "https://{tenant}.f.example/sse"}]
+        ),
+        item(
+            "io.github.g/region",
+            remotes=[
+                {
+                    "type": "streamable-http",
+                    "url": "https://{region}.g.example/mcp",
+                    "variables": {"region": {"default": "eu"}},
+                }
+            ],
+        ),
+        item("io.github.h/empty"),
+        item("io.github.i/ws", remotes=[{"type": "websocket", "url": "https://i.example/ws"}]),
+    ]
+    listing = listing_from(items, 1)
+    assert [(r.slug, r.url) for r in listing.remotes] == [
+        ("io.github.e-both", "https://e.example/mcp"),
+        ("io.github.g-region", "https://eu.g.example/mcp"),
+    ]
+    assert [(p.slug, p.command) for p in listing.packages] == [
+        ("io.github.a-pkg", "npx -y @modelcontextprotocol/server-filesystem@2026.8.31"),
+        ("io.github.e-both-npm", "npx -y @modelcontextprotocol/server-filesystem@2026.8.31"),
+    ]
+    assert {r.slug: r.status for r in listing.recorded} == {
+        "io.github.b-old": Status.INACTIVE,
+        "io.github.c-gone": Status.INACTIVE,
+        "io.github.d-needs": Status.NEEDS_CONFIG,
+        "io.github.f-tenant": Status.NEEDS_CONFIG,
+        "io.github.h-empty": Status.OTHER,
+        "io.github.i-ws": Status.OTHER,
+    }
+    reasons = {r.slug: r.reason for r in listing.recorded}
+    assert reasons["io.github.b-old"] == "registry status deprecated; not launched"
+    assert (
+        reasons["io.github.f-tenant"] == "needs URL variable {tenant}; no default to connect with"
+    )
+    catalog = catalog_from(listing, "http://registry")
+    by_name = catalog.by_name()
+    assert len(by_name) == 2 + 2 + 6
+    pkg = by_name["io.github.a-pkg"]
+    assert pkg.argv[0] == "npx" and pkg.registry_name == "io.github.a/pkg"
+    assert pkg.version == "1.0.0" and pkg.category == "registry" and pkg.url is None
+
+
+def test_registry_text_quoted_in_a_note_is_one_line_and_bounded() -> None:
+    hint = "dir\n" + "x" * 10_000
+    plan = refused(
+        npm(packageArguments=[{"type": "positional", "valueHint": hint, "isRequired": True}])
+    )
+    assert plan.status is Status.NEEDS_CONFIG
+    assert "\n" not in plan.reason and len(plan.reason) < 200
+    odd = refused(npm(packageArguments=[{"type": {"deep": ["x"] * 1000}}]))
+    assert odd.reason == "not launched: packageArguments[0] has an unknown argument type 'dict'"
+    long_type = refused({"registryType": "n" * 5000, "identifier": "x"})
+    assert len(long_type.reason) < 200
