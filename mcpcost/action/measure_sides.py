@@ -231,7 +231,7 @@ def servers_through_clients(
     """Each measured head server alone through each client's lens (``clients``; empty: every
     known client) under the client's defaults, as ``mcpcost measure --client`` shows it: what
     the Action puts in the job summary of a server's own repository. One view per launch."""
-    from mcpcost.audit.lens import LensServer, server_views
+    from mcpcost.audit.lens_sessions import measured_server, server_views
     from mcpcost.configs.clients import KNOWN_CLIENTS
 
     names = [ClientName(c) for c in clients] or list(KNOWN_CLIENTS)
@@ -242,10 +242,7 @@ def servers_through_clients(
             m = measured.get(key or "")
             if key is None or key in out or m is None or not m.has_number:
                 continue
-            capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
-            text = m.server_instructions if isinstance(m.server_instructions, str) else None
-            server = LensServer(name=entry.name, tools=tuple(capture), instructions=text)
-            views = server_views(server, m.total_tokens or 0, names)
+            views = server_views(measured_server(entry.name, m), m.total_tokens or 0, names)
             out[key] = ServerLensView(
                 server=entry.name,
                 wire_tokens=m.total_tokens or 0,

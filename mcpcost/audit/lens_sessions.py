@@ -17,7 +17,7 @@ from mcpcost.core.jsonvalue import JSONValue
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record
 
-__all__ = ["ClientView", "lens_server", "server_views", "session_view"]
+__all__ = ["ClientView", "lens_server", "measured_server", "server_views", "session_view"]
 
 
 class ClientView(Record, frozen=True, kw_only=True):
@@ -29,6 +29,16 @@ class ClientView(Record, frozen=True, kw_only=True):
 
     def to_dict(self) -> dict[str, Any]:
         return {"client": self.client, "label": self.label, "modelView": self.model_view.to_dict()}
+
+
+def measured_server(name: str, m: Measurement) -> LensServer:
+    """One measured server as the lens takes it on its own (no config around it): its captured
+    tools and instructions, and its wire number."""
+    capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
+    instructions = m.server_instructions if isinstance(m.server_instructions, str) else None
+    return LensServer(
+        name=name, tools=tuple(capture), instructions=instructions, wire_tokens=m.total_tokens
+    )
 
 
 def server_views(

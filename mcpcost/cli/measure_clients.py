@@ -25,15 +25,9 @@ def lens_clients(values: list[str]) -> list[ClientName]:
 
 
 def client_views(name: str, m: Measurement, clients: list[ClientName]) -> list[ClientView]:
-    from mcpcost.audit.lens import LensServer
-    from mcpcost.audit.lens_sessions import server_views
+    from mcpcost.audit.lens_sessions import measured_server, server_views
 
-    capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
-    instructions = m.server_instructions if isinstance(m.server_instructions, str) else None
-    server = LensServer(
-        name=name, tools=tuple(capture), instructions=instructions, wire_tokens=m.total_tokens
-    )
-    return server_views(server, m.total_tokens or 0, clients)
+    return server_views(measured_server(name, m), m.total_tokens or 0, clients)
 
 
 def render_client_views(name: str, m: Measurement, views: list[ClientView]) -> str:
