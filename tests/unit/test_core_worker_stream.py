@@ -117,5 +117,7 @@ def test_background_raises_the_first_failure_and_makes_no_call_after_it() -> Non
     time.sleep(0.05)
     with pytest.raises(OSError, match="disk full"):
         bg.submit(lambda: made.append(1))
-        bg.close()
+    with pytest.raises(OSError, match="disk full"):
+        bg.close()  # and its threads end
     assert made == []
+    assert not any(t.name.startswith("t-") for t in threading.enumerate())
