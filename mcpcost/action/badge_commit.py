@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from mcpcost.action.github import GitHubClient, GitHubError
 from mcpcost.core.record import Record
+from mcpcost.runtime.github import GitHubClient, GitHubError
 
 ATTEMPTS = 5
 

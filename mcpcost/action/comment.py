@@ -159,8 +159,12 @@ def context(
     tools.sort(key=lambda x: (-abs(x[2].delta), x[1].name, x[2].tool))
     shown_tools = tools if tool_rows is None else tools[:tool_rows]
     budget_use = None
-    if outcome.budget and head is not None and head.head_total is not None:
-        budget_use = f"{head.head_total * 100 / outcome.budget:.0f}% of the {thousands(outcome.budget)} budget"
+    if outcome.budget and outcome.budget_used is not None:
+        what = "up front" if outcome.budget_judged == "upfront" else "in full"
+        budget_use = (
+            f"{outcome.budget_used * 100 / outcome.budget:.0f}% of the "
+            f"{thousands(outcome.budget)} budget (heaviest session, {what})"
+        )
     return {
         "marker": marker(key),
         "passed": outcome.verdict.passed,

@@ -100,6 +100,13 @@ class Git(Record, frozen=True):
             raise GitError(self._masked(f"git {args[0]} failed: {last}"))
         return proc
 
+    def persisted_credentials(self) -> bool:
+        """Whether the checkout keeps an HTTP credential in its git config (``actions/checkout``
+        without ``persist-credentials: false`` writes the token as an ``extraheader``): a file
+        the servers of a pull request can read."""
+        proc = self.run("config", "--get-regexp", r"^http\..*\.extraheader$", check=False)
+        return proc.returncode == 0 and bool(proc.stdout.strip())
+
     def _masked(self, text: str) -> str:
         if not self.token:
             return text
@@ -143,6 +150,9 @@ class Git(Record, frozen=True):
         """
         leaf = os.path.basename(name)
         holder = tempfile.mkdtemp(prefix="mcpcost-base-", dir=parent)
+        # readable, not writable, by the unprivileged user base's servers run as
+        # (mcpcost.action.untrusted_launches): it holds only the base commit's files
+        os.chmod(holder, 0o755)
         path = os.path.join(holder, leaf if leaf not in ("", ".", "..") else "tree")
         try:
             self.run("worktree", "add", "--detach", "--quiet", path, sha)

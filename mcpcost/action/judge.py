@@ -84,6 +84,16 @@ def judgement_of(audit: Audit) -> Judgement:
 # --------------------------------------------------------------------------- verdict
 
 
+def budget_use(j: Judgement) -> dict[str, Any]:
+    """The heaviest session's figure the budget judged (what it loads up front, or with
+    budget-full every definition) and which cost that is: the comment's "N% of the budget"
+    reads these, so it says what the gate judged."""
+    b = j.gates.budget
+    if b is None or not b.sessions:
+        return {}
+    return {"budget_used": max(s.cost for s in b.sessions), "budget_judged": b.judged}
+
+
 def _of_clients(j: Judgement, clients: Collection[str]) -> set[str] | None:
     """The keys of head's sessions whose client is in ``clients`` (None: every client)."""
     if not clients:

@@ -16,7 +16,6 @@ import traceback
 
 import requests
 
-from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
 from mcpcost.action.measure_sides import MeasureServer, default_measure_server, measure_and_judge
 from mcpcost.action.publishing import post_saved_comment, publish
@@ -24,11 +23,15 @@ from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import RunStatus, append_text, render_outputs
 from mcpcost.action.settings import Settings, SettingsError
+from mcpcost.action.untrusted_launches import isolated_measure, undumpable
 from mcpcost.errors import InputError, McpcostError
+from mcpcost.runtime.github import GitHubClient
 
 
 def main() -> int:
-    """Build the real collaborators from the environment and run."""
+    """Build the real collaborators from the environment and run. The pull request's local
+    servers are measured in isolated children (``mcpcost.action.untrusted_launches``), never here."""
+    undumpable()
     environ = dict(os.environ)
     log = Log(sys.stdout)
     try:
@@ -51,7 +54,8 @@ def main() -> int:
     )
     git = Git(runner.workspace, token=settings.github_token, server_url=runner.server_url)
     try:
-        return run(settings, runner, gh=gh, git=git, measure=default_measure_server, log=log)
+        measure = isolated_measure(default_measure_server, environ)
+        return run(settings, runner, gh=gh, git=git, measure=measure, log=log)
     except Exception as exc:  # a defect of ours: reported through the log, never a raw traceback
         report_crash(log, exc, runner.output_path)
         return 2

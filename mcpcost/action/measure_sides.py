@@ -10,10 +10,17 @@ worktree of the base commit (``mcpcost.action.sharing``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import Judgement, config_views, judgement_of, lens_views, verdict_of
+from mcpcost.action.judge import (
+    Judgement,
+    budget_use,
+    config_views,
+    judgement_of,
+    lens_views,
+    verdict_of,
+)
 from mcpcost.action.outcome import Outcome, ServerLensView, SessionLensView
 from mcpcost.action.repo_configs import parse_config, project_config_paths, with_cwd
 from mcpcost.action.runner_env import Log, Runner
@@ -46,8 +53,25 @@ MeasureServer = Callable[[ServerSpec, float], Measurement]
 
 def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
     """``measure_server``; remote servers signed in with ``MCPCOST_OAUTH_*`` credentials from the
-    step's environment when there are any (docs/AUTH.md)."""
-    return measure_with_environment_sign_in(spec, timeout_s=timeout_s, environ=os.environ)
+    step's environment when there are any, their secrets sent only to the authorization server
+    ``MCPCOST_OAUTH_ISSUER`` names (a pull request may name any remote: docs/AUTH.md)."""
+    return measure_with_environment_sign_in(
+        spec, timeout_s=timeout_s, environ=os.environ, issuer_required=True
+    )
+
+
+PERSISTED_TOKEN_WARNING = (
+    "the checkout keeps its token in .git/config, where the servers this pull request names "
+    "can read it; check out with `persist-credentials: false` (docs/SECURITY.md)"
+)
+
+
+def runner_masks(specs: Iterable[ServerSpec]) -> list[str]:
+    """``::add-mask::`` lines for the secrets the configs reached (variable references and
+    ``envFile`` values: ``ServerSpec.secrets``), never for a value the config spells out: that
+    is in the repository already, and masking it would let a pull request choose which words
+    (``FAIL``, ``error``...) are blanked in the whole job's log."""
+    return mask_commands(v for spec in specs for v in spec.secrets)
 
 
 def _pr(runner: Runner) -> tuple[int, str, str]:
@@ -71,14 +95,13 @@ def load_configs(
     patterns = settings.config or project_config_paths()
     paths = matching(git.files(sha), [prefix + p for p in patterns])
     configs: dict[str, ConfigFile] = {}
-    workspace = os.path.normpath(
-        os.path.join(runner.workspace if root is None else root, settings.working_directory)
-    )
+    tree = os.path.normpath(runner.workspace if root is None else root)
+    workspace = os.path.normpath(os.path.join(tree, settings.working_directory))
     for path in paths:
         text = git.read(sha, path)
         if text is not None:
             parsed = parse_config(
-                path[len(prefix) :], text, environ=runner.environ, workspace=workspace
+                path[len(prefix) :], text, environ=runner.environ, workspace=workspace, tree=tree
             )
             configs[path] = replace(parsed, source=path)
     return configs
@@ -97,6 +120,8 @@ def measure_and_judge(
     base: dict[str, ConfigFile] | None = None
     if compare:
         pr_number, base_sha, head_sha = _pr(runner)
+        if git.persisted_credentials():
+            log.command("warning", PERSISTED_TOKEN_WARNING)
         git.ensure_commit(base_sha)
         git.ensure_commit(head_sha)
         base = load_configs(settings, runner, git, base_sha)
@@ -109,7 +134,7 @@ def measure_and_judge(
     workspace = os.path.normpath(os.path.join(runner.workspace, settings.working_directory))
     head = [with_cwd(c, workspace) for c in head_configs.values()]
     specs = [e.spec for c in [*(base or {}).values(), *head] for e in c.entries if e.spec]
-    for line in mask_commands(v for spec in specs for v in spec.secret_values):
+    for line in runner_masks(specs):
         log.line(line)
     base_side: list[ConfigFile] | None = None
     server_lenses: tuple[ServerLensView, ...] = ()
@@ -178,6 +203,7 @@ def measure_and_judge(
         repository=runner.repository,
         run_url=runner.run_url,
         budget=settings.budget,
+        **budget_use(judgement),
         max_increase=settings.max_increase,
         max_increase_percent=settings.max_increase_percent,
         versions={"mcp-context-cost": _version()},
@@ -206,6 +232,7 @@ def _audit(
         concurrency=settings.concurrency,
         gates=GateRequest(
             budget=settings.budget,
+            budget_judges="full" if settings.budget_full else "upfront",
             max_increase=settings.max_increase,
             max_increase_percent=settings.max_increase_percent,
             require_measured=True,

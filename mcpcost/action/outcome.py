@@ -155,6 +155,9 @@ class Outcome(Record, frozen=True, kw_only=True):
     repository: str = ""
     run_url: str | None = None
     budget: int | None = None
+    # the heaviest session's figure the budget judged, and which cost that is (upfront / full)
+    budget_used: int | None = None
+    budget_judged: str | None = None
     max_increase: int | None = None
     max_increase_percent: float | None = None
     encoding: str = "o200k_base"
@@ -192,6 +195,8 @@ class Outcome(Record, frozen=True, kw_only=True):
             "runUrl": self.run_url,
             "compared": self.compared,
             "budget": self.budget,
+            "budgetUsed": self.budget_used,
+            "budgetJudged": self.budget_judged,
             "maxIncrease": self.max_increase,
             "maxIncreasePercent": self.max_increase_percent,
             "encoding": self.encoding,
@@ -447,6 +452,8 @@ def _outcome_from(data: Any) -> Outcome:
         repository=_str(data.get("repository", "")),
         run_url=_opt_str(data.get("runUrl")),
         budget=_opt_int(data.get("budget")),
+        budget_used=_opt_int(data.get("budgetUsed")),
+        budget_judged=_opt_str(data.get("budgetJudged")),
         max_increase=_opt_int(data.get("maxIncrease")),
         max_increase_percent=_opt_num(data.get("maxIncreasePercent")),
         encoding=_str(data.get("encoding", "o200k_base")),

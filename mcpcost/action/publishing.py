@@ -6,7 +6,6 @@ earlier run. Comment and badge failures only warn: the gate's verdict is the ste
 from __future__ import annotations
 
 import io
-import json
 import os
 import zipfile
 from pathlib import Path
@@ -14,7 +13,6 @@ from typing import Any
 
 from mcpcost.action.badge_commit import commit_badge
 from mcpcost.action.comment import headline_config, marker, render_comment
-from mcpcost.action.github import GitHubClient, GitHubError
 from mcpcost.action.measure_sides import Judged
 from mcpcost.action.outcome import Outcome
 from mcpcost.action.runner_env import Log, Runner
@@ -29,12 +27,14 @@ from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
 from mcpcost.core.badge import render_badge
-from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.record import replace
-from mcpcost.errors import InputError
+from mcpcost.errors import InputError, JSONSyntaxError
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.sarif_report import render_sarif
+from mcpcost.runtime.github import GitHubClient, GitHubError
 from mcpcost.runtime.output_tree import write_in_tree
+from mcpcost.runtime.world_files import read_world_file
 
 COMMENT_PERMISSION = "pull-requests: write (or issues: write)"
 BADGE_PERMISSION = "contents: write"
@@ -230,8 +230,12 @@ def write_annotations(outcome: Outcome, log: Log) -> None:
 def _saved_outcome(settings: Settings, runner: Runner, gh: GitHubClient, run_id: int) -> Any:
     """The saved outcome document: from ``artifact-path``, else from the run's artifact."""
     if settings.artifact_path:
-        with open(os.path.join(settings.artifact_path, "report.json"), encoding="utf-8") as handle:
-            return json.load(handle)
+        path = os.path.join(settings.artifact_path, "report.json")
+        try:
+            data = read_world_file(path, max_bytes=MAX_ARTIFACT_BYTES)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return _untrusted_report(data)
     aid = gh.run_artifact_id(runner.repository, run_id, settings.artifact_name)
     if aid is None:
         raise InputError(f"run {run_id} saved no artifact named {settings.artifact_name!r}")
@@ -243,9 +247,37 @@ def _saved_outcome(settings: Settings, runner: Runner, gh: GitHubClient, run_id:
             info = archive.getinfo("report.json")
             if info.file_size > MAX_ARTIFACT_BYTES:
                 raise InputError("report.json in the artifact is too large")
-            return json.loads(archive.read(info))
+            data = archive.read(info)
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise InputError(f"the artifact has no readable report.json: {exc}") from None
+    return _untrusted_report(data)
+
+
+def _untrusted_report(data: bytes) -> Any:
+    """The saved report.json, written by a run that executed a pull request's code: parsed with
+    the one bounded reader (``core.jsonvalue.parse_json``, at most 512 levels), one line on
+    anything else."""
+    try:
+        return parse_json(data)
+    except JSONSyntaxError as exc:
+        raise InputError(f"the saved report.json is not readable JSON: {exc}") from None
+
+
+def bind_to_run(gh: GitHubClient, repository: str, number: int, wr: dict[str, Any]) -> None:
+    """The saved result names pull request ``number``: it is this run's only when that pull
+    request's head is the run's head commit, pushed from the run's head repository. (A commit
+    can be the head of several pull requests, and the saved file was written by a run that
+    executed one pull request's code: the number alone proves nothing.)"""
+    head = gh.pull_head(repository, number)
+    if head is None or head[0] != wr["head_sha"]:
+        raise InputError(f"pull request #{number} does not have head {wr['head_sha'][:12]}")
+    run_repo = wr.get("head_repository")
+    name = run_repo.get("full_name") if isinstance(run_repo, dict) else None
+    if not isinstance(name, str) or head[1] != name:
+        raise InputError(
+            f"pull request #{number} comes from another repository than this run's head; "
+            "not posting the saved result"
+        )
 
 
 def post_saved_comment(
@@ -276,9 +308,7 @@ def post_saved_comment(
     listed = [p.get("number") for p in wr.get("pull_requests") or [] if isinstance(p, dict)]
     if number is None or (listed and number not in listed):
         raise InputError("the saved result names no pull request of this run")
-    if not listed:  # forks: the payload often lists none; ask which PRs carry this head commit
-        if number not in gh.pulls_with_head(runner.repository, wr["head_sha"]):
-            raise InputError(f"pull request #{number} does not have head {wr['head_sha'][:12]}")
+    bind_to_run(gh, runner.repository, number, wr)
     trusted_url = wr.get("html_url") if isinstance(wr.get("html_url"), str) else None
     outcome = replace(outcome, run_url=trusted_url, repository=runner.repository)
     outputs.update(scalar_outputs(outcome))

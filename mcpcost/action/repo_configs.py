@@ -14,11 +14,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from mcpcost.action.untrusted_launches import config_environ
 from mcpcost.configs.clients import ParseContext
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import PROJECT_CONFIG_PATHS, parse_project_config
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
+from mcpcost.runtime.world_files import MAX_ENV_FILE_BYTES, Links, read_world_file
 
 
 def project_config_paths() -> tuple[str, ...]:
@@ -27,14 +29,33 @@ def project_config_paths() -> tuple[str, ...]:
 
 
 def parse_config(
-    relative_path: str, text: str, *, environ: Mapping[str, str], workspace: str
+    relative_path: str,
+    text: str,
+    *,
+    environ: Mapping[str, str],
+    workspace: str,
+    tree: str | None = None,
 ) -> ConfigFile:
-    """One config read from a git blob, parsed as a project config of its client."""
+    """One config read from a git blob, parsed as a project config of its client.
+
+    Its variable references see the step's environment without the Action's and the runner's
+    own variables (``untrusted_launches.config_environ``), and an ``envFile`` is read only when it is a
+    regular file inside ``tree`` (the checkout it belongs to, default ``workspace``): never
+    ``/proc/self/environ`` nor a runner file.
+    """
+    root = tree or workspace
+
+    def read_env_file(path: str) -> str:
+        data = read_world_file(path, max_bytes=MAX_ENV_FILE_BYTES, links=Links.WITHIN, root=root)
+        return data.decode("utf-8-sig")
+
+    visible = config_environ(environ)
     context = ParseContext(
-        environ=dict(environ),
-        home=environ.get("HOME", "/github/home"),
+        environ=visible,
+        home=visible.get("HOME", "/github/home"),
         cwd=workspace,
         project_key=workspace,
+        read_text=read_env_file,
     )
     return parse_project_config(relative_path, text, context)
 

@@ -44,6 +44,7 @@ class Settings(Record, frozen=True, kw_only=True):
     config: tuple[str, ...] = ()  # paths or globs, relative to working_directory; () = discover
     working_directory: str = "."
     budget: int | None = None
+    budget_full: bool = False  # judge the budget on every definition, not what loads up front
     max_increase: int | None = None
     max_increase_percent: float | None = None
     fail_on: frozenset[Gate] = DEFAULT_FAIL_ON
@@ -227,6 +228,7 @@ _CLEANERS = {
     "config": clean_config,
     "working_directory": clean_directory,
     "budget": clean_tokens,
+    "budget_full": clean_bool,
     "max_increase": clean_tokens,
     "max_increase_percent": clean_percent,
     "fail_on": clean_fail_on,

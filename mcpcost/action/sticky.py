@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
-from mcpcost.action.github import GitHubClient
 from mcpcost.core.record import Record
+from mcpcost.runtime.github import GitHubClient
 
 ACTIONS_BOT = "github-actions[bot]"
 

@@ -59,7 +59,7 @@ from mcpcost.runtime.workers import Workers
 if TYPE_CHECKING:
     from mcpcost.audit.baseline import Baseline
     from mcpcost.audit.diff import AuditDiff
-    from mcpcost.audit.gates import GateResult
+    from mcpcost.audit.gates import BudgetCost, GateResult
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
     from mcpcost.core.model import Measurement
@@ -88,6 +88,7 @@ class GateRequest(Record, frozen=True, kw_only=True):
     """The gates asked for (none by default)."""
 
     budget: int | None = None
+    budget_judges: BudgetCost = "upfront"  # what a session's budget judges (--budget-full: full)
     max_increase: int | None = None
     max_increase_percent: float | None = None
     require_measured: bool = False
@@ -390,6 +391,7 @@ def judge(
         max_increase=asked.max_increase if diff is not None else None,
         max_increase_percent=asked.max_increase_percent if diff is not None else None,
         require_measured=asked.require_measured,
+        budget_judges=asked.budget_judges,
         limits=asked.limits,
     )
     return Audit(report=report, diff=diff, gates=gates, base=base, presence=presence)

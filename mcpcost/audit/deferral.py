@@ -226,6 +226,36 @@ def decide(
     )
 
 
+def with_request_estimate(
+    verdict: DeferralVerdict, low: int, high: int, exact: int, estimated: int
+) -> DeferralVerdict:
+    """A threshold verdict judged on a calibrated estimate of the session's request tokens
+    (``low``..``high``: the estimate and its band) instead of a ratio band; any other verdict,
+    or one a divergence run already counted exactly, unchanged."""
+    if (
+        verdict.mode is not DeferralMode.THRESHOLD
+        or verdict.threshold_tokens is None
+        or verdict.client_tokens is None
+        or verdict.client_tokens.get("estimated", 0) == 0
+    ):
+        return verdict
+    threshold = verdict.threshold_tokens
+    crosses: bool | None
+    if low >= threshold:
+        crosses = True
+    elif verdict.is_floor or high >= threshold:
+        crosses = None
+    else:
+        crosses = False
+    return replace(
+        verdict,
+        client_tokens={"low": low, "high": high, "exact": exact, "estimated": estimated},
+        ratio=None,
+        distance_tokens={"low": low - threshold, "high": high - threshold},
+        crosses=crosses,
+    )
+
+
 def upfront_tokens(verdict: DeferralVerdict) -> int | None:
     """Wire tokens every request carries before the user types, or None when it cannot be said."""
     if verdict.mode in _PAYS_ALL:

@@ -4,11 +4,17 @@
 returns ``GateResult(passed, reasons, budget, increase)``.
 
 Budget: an absolute ceiling on each client session (``AuditReport.sessions``: the union of the
-files one client loads in this project, as the client pays it). Every session over the ceiling
-is a finding of its own, with its own heaviest-first drop plan (``plan_fit``: one ordering, not
-advice). A session holding a server that could not be measured has only a floor for a total: if
-that floor is within the budget, whether the session fits cannot be established and the budget
-fails. With nothing measured at all the budget fails too.
+files one client loads in this project, as the client pays it). By default it judges what the
+session loads up front on every request (``BudgetCost`` ``upfront``: the client lens's
+``ModelView.upfront_tokens`` when the lens filled it, else the deferral verdict's up-front cost,
+so a client that defers every definition is not failed for definitions it never sends up
+front); where the verdict cannot say what loads up front, the full definitions are judged and
+the finding says so. ``full`` (``--budget-full``) judges every definition, deferred or not.
+Every session over the ceiling is a finding of its own, with its own heaviest-first drop plan
+(``plan_fit``: one ordering, not advice) where the judged cost is a sum of whole servers. A
+session holding a server that could not be measured, and that would count towards the judged
+cost, has only a floor for it: if that floor is within the budget, whether the session fits
+cannot be established and the budget fails. With nothing measured at all the budget fails too.
 
 Increase: needs a diff. Each paired config's known increase (its delta when exact, else the sum
 over the servers with a number on both sides) is checked against ``max_increase`` tokens and/or
@@ -39,8 +45,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from mcpcost.audit.deferral import upfront_tokens
 from mcpcost.audit.model_view import LensFinding
 from mcpcost.audit.report_model import (
     AuditReport,
@@ -48,8 +55,10 @@ from mcpcost.audit.report_model import (
     ConfigResult,
     ServerResult,
     ServerStatus,
+    first_line,
 )
-from mcpcost.core.record import Record
+from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.core.record import Record, replace
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
@@ -121,19 +130,98 @@ def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
     return plan_fit(config.total_tokens, config.servers, limit)
 
 
+# Which cost of a session the budget judges (``audit --json``'s ``budget.judged``): what it
+# loads up front on every request, or every tool definition (``--budget-full``).
+BudgetCost = Literal["upfront", "full"]
+UPFRONT: BudgetCost = "upfront"
+FULL: BudgetCost = "full"
+
+# Where a session's judged figure comes from (``budget.sessions[].basis``): the client lens, the
+# deferral verdict, or the full definitions (asked for, or because what loads up front cannot be
+# said from this machine).
+CostBasis = Literal["lens", "deferral", "full-asked", "full-undecided"]
+
+# deferral modes under which a server without a number is deferred too (unless pinned)
+_DEFERS = (DeferralMode.DEFERS_ALL, DeferralMode.THRESHOLD)
+
+
+class SessionCost(Record, frozen=True, kw_only=True):
+    """The figure the budget judges for one session, and what it is made of."""
+
+    tokens: int
+    basis: CostBasis
+    deferred: int  # what the session holds but keeps back (the lens's count, else total - tokens)
+    unmeasured: tuple[str, ...]  # servers without a number that would count towards it
+    # the measured servers the figure is the sum of (None: not a sum of whole servers, as a
+    # lens's projected count is), which is what a drop plan may drop
+    servers: tuple[ServerResult, ...] | None
+
+
+def session_cost(session: ClientSession, judged: BudgetCost) -> SessionCost:
+    """What the budget judges for ``session``: see the module docstring."""
+    every = tuple(e.server for e in session.servers)
+    skipped = tuple(e.server.name for e in session.skipped)
+    full = SessionCost(
+        tokens=session.total_tokens,
+        basis="full-asked",
+        deferred=0,
+        unmeasured=skipped,
+        servers=every,
+    )
+    if judged == FULL:
+        return full
+    v = session.deferral
+    up = upfront_tokens(v) if v is not None else session.total_tokens
+    if v is None or up is None:
+        return full if v is None else replace(full, basis="full-undecided")
+    deferring = v.mode in _DEFERS and up == v.always_load.tokens and up != v.wire_tokens
+    if deferring:
+        pinned = set(v.always_load.servers)
+        unmeasured = tuple(v.always_load.unmeasured)
+        plan: tuple[ServerResult, ...] | None = tuple(s for s in every if s.name in pinned)
+    else:
+        unmeasured, plan = skipped, every
+    mv = session.model_view
+    if mv is not None:
+        same = plan is not None and mv.upfront_tokens == sum(s.tokens or 0 for s in plan)
+        return SessionCost(
+            tokens=mv.upfront_tokens,
+            basis="lens",
+            deferred=mv.deferred_tokens,
+            unmeasured=unmeasured,
+            servers=plan if same else None,
+        )
+    return SessionCost(
+        tokens=up,
+        basis="deferral",
+        deferred=max(0, session.total_tokens - up),
+        unmeasured=unmeasured,
+        servers=plan,
+    )
+
+
 class ClientSessionBudget(Record, frozen=True, kw_only=True):
-    """One session judged against the budget."""
+    """One session judged against the budget: ``cost`` is the figure judged (``judged``,
+    ``basis``), ``total`` every definition it has."""
 
     key: str
     label: str
-    total: int  # measured servers only: a floor when ``unmeasured`` is not empty
+    total: int  # measured servers only: a floor when the session has unmeasured servers
     over: bool
-    fit: BudgetFit | None  # when over
-    unmeasured: tuple[str, ...]  # server names without a number
+    fit: BudgetFit | None  # when over and the judged cost is a sum of whole servers
+    unmeasured: tuple[str, ...]  # server names without a number that count towards ``cost``
     sources: tuple[str, ...]
+    cost: int = 0
+    judged: BudgetCost = UPFRONT
+    basis: CostBasis = "deferral"
+    deferred: int = 0  # definitions the session holds but does not load up front
 
 
 class BudgetVerdict(Record, frozen=True, kw_only=True):
+    """The budget gate. ``worst_*`` name the session with the most tool definitions (its full
+    total, the reference's meaning); ``over``, ``passed``, ``fit`` and ``reasons`` are the
+    verdict on the cost judged (``judged``), per session in ``sessions``."""
+
     limit: int
     worst_total: int | None
     worst_source: str | None  # the file holding the heaviest server of the heaviest session
@@ -145,6 +233,7 @@ class BudgetVerdict(Record, frozen=True, kw_only=True):
     findings: tuple[GateFinding, ...] = ()
     sessions: tuple[ClientSessionBudget, ...] = ()  # every session, heaviest first
     worst_session: str | None = None  # the heaviest session's label
+    judged: BudgetCost = UPFRONT
 
     @property
     def over_sessions(self) -> tuple[ClientSessionBudget, ...]:
@@ -180,26 +269,52 @@ def _names(names: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _client_session_budget(session: ClientSession, limit: int) -> ClientSessionBudget:
-    over = session.total_tokens > limit
-    servers = [e.server for e in session.servers]
+def _client_session_budget(
+    session: ClientSession, limit: int, judged: BudgetCost
+) -> ClientSessionBudget:
+    cost = session_cost(session, judged)
+    over = cost.tokens > limit
+    fit = None
+    if over and cost.servers is not None:
+        fit = plan_fit(cost.tokens, sorted(cost.servers, key=lambda s: -(s.tokens or 0)), limit)
     return ClientSessionBudget(
         key=session.key,
         label=session.label,
         total=session.total_tokens,
         over=over,
-        fit=plan_fit(session.total_tokens, servers, limit) if over else None,
-        unmeasured=tuple(e.server.name for e in session.skipped),
+        fit=fit,
+        unmeasured=cost.unmeasured,
         sources=session.sources,
+        cost=cost.tokens,
+        judged=judged,
+        basis=cost.basis,
+        deferred=cost.deferred,
     )
+
+
+def _over_text(b: ClientSessionBudget, limit: int) -> str:
+    floor = "at least " if b.unmeasured else ""
+    over = f"{b.cost - limit:,} over the {limit:,} budget"
+    if b.basis == "full-asked":
+        return (
+            f"{b.label}'s tool definitions total {floor}{b.cost:,} tokens, {over} (--budget-full)."
+        )
+    if b.basis == "full-undecided":
+        return (
+            f"{b.label} carries {floor}{b.cost:,} tokens of tool definitions, {over}: what it "
+            "loads up front cannot be said from this machine, so the full definitions are judged."
+        )
+    deferred = f" ({b.deferred:,} more are deferred)" if b.deferred else ""
+    return f"{b.label} loads {floor}{b.cost:,} tokens up front per request{deferred}, {over}."
 
 
 def _heaviest_source(session: ClientSession) -> str:
     return session.servers[0].source if session.servers else session.sources[0]
 
 
-def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
-    """The budget against every client session; each one over it is a finding of its own."""
+def evaluate_budget(report: AuditReport, limit: int, judged: BudgetCost = UPFRONT) -> BudgetVerdict:
+    """The budget against every client session's ``judged`` cost; each one over it is a
+    finding of its own."""
     if not report.sessions or not report.measured_any:
         reason = "The budget cannot be judged: no server was measured."
         nothing = (GateFinding(gate=Gate.UNMEASURED, source=None, text=reason),)
@@ -213,56 +328,59 @@ def evaluate_budget(report: AuditReport, limit: int) -> BudgetVerdict:
             passed=False,
             reasons=(reason,),
             findings=nothing,
+            judged=judged,
         )
-    judged = [(s, _client_session_budget(s, limit)) for s in report.sessions]
-    worst_session, worst = max(judged, key=lambda pair: pair[1].total)
+    sessions = [(s, _client_session_budget(s, limit, judged)) for s in report.sessions]
+    worst_session, worst = max(sessions, key=lambda pair: pair[1].total)
     findings: list[GateFinding] = []
-    for session, b in judged:
+    for session, b in sessions:
         if b.over:
-            floor = "at least " if b.unmeasured else ""
-            text = (
-                f"{b.label} carries {floor}{b.total:,} tokens per request, "
-                f"{b.total - limit:,} over the {limit:,} budget."
-            )
+            text = _over_text(b, limit)
             findings.append(
                 GateFinding(
                     gate=Gate.BUDGET, source=_heaviest_source(session), text=text, session=b.key
                 )
             )
     unestablished: list[tuple[str, tuple[str, ...]]] = []
-    for session, b in judged:
+    for session, b in sessions:
         if b.over or not b.unmeasured:
             continue
         unestablished.append((b.label, b.unmeasured))
         one = len(b.unmeasured) == 1
+        what = "up front" if b.judged == UPFRONT and b.basis != "full-undecided" else "measured"
         text = (
-            f"{b.label} carries {b.total:,} measured tokens, within the {limit:,} budget, but "
+            f"{b.label} carries {b.cost:,} {what} tokens, within the {limit:,} budget, but "
             f"{_names(b.unmeasured)} {'has' if one else 'have'} no number, so whether the "
             "session fits cannot be established."
         )
-        covers = tuple((e.source, e.server.name) for e in session.skipped)
+        covers = tuple(
+            (e.source, e.server.name) for e in session.skipped if e.server.name in b.unmeasured
+        )
         findings.append(
             GateFinding(
                 gate=Gate.UNMEASURED,
-                source=session.skipped[0].source,
+                source=next(e.source for e in session.skipped if e.server.name in b.unmeasured),
                 text=text,
                 session=b.key,
                 covers=covers,
             )
         )
     reasons = [f.text for f in findings]
+    over = [b for _, b in sessions if b.over]
+    worst_over = max(over, key=lambda b: b.cost) if over else None
     return BudgetVerdict(
         limit=limit,
         worst_total=worst.total,
         worst_source=_heaviest_source(worst_session),
         worst_session=worst.label,
-        over=worst.over,
-        fit=worst.fit,
+        over=worst_over is not None,
+        fit=worst_over.fit if worst_over is not None else None,
         unestablished=tuple(unestablished),
         passed=not reasons,
         reasons=tuple(reasons),
         findings=tuple(findings),
-        sessions=tuple(b for _, b in judged),
+        sessions=tuple(b for _, b in sessions),
+        judged=judged,
     )
 
 
@@ -425,7 +543,7 @@ def unmeasured_findings(
             if same is not None:
                 out.append(known_unknown_finding(c.source, same))
                 continue
-            note = f": {s.notes}" if s.notes else ""
+            note = f": {first_line(s.notes)}" if s.notes else ""
             out.append(
                 GateFinding(
                     gate=Gate.UNMEASURED,
@@ -459,6 +577,7 @@ def evaluate_gates(
     max_increase: int | None = None,
     max_increase_percent: float | None = None,
     require_measured: bool = False,
+    budget_judges: BudgetCost = UPFRONT,
     limits: bool = False,
 ) -> GateResult:
     """Every requested gate; ``passed`` is False when any fails. Pure.
@@ -472,7 +591,7 @@ def evaluate_gates(
     wants_increase = max_increase is not None or max_increase_percent is not None
     if wants_increase and diff is None:
         raise ValueError("an increase gate needs a baseline diff")
-    budget_v = evaluate_budget(report, budget) if budget is not None else None
+    budget_v = evaluate_budget(report, budget, budget_judges) if budget is not None else None
     increase_v = (
         evaluate_increase(diff, max_increase, max_increase_percent)
         if wants_increase and diff is not None

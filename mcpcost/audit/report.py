@@ -72,7 +72,7 @@ from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import replace
-from mcpcost.core.redact import redact_argv, redact_text
+from mcpcost.core.redact import redact_argv, redact_free_text
 from mcpcost.core.spec import ServerSpec, TransportName
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
@@ -96,11 +96,12 @@ def launch_secrets(spec: ServerSpec) -> tuple[str, ...]:
 
 
 def _mask_free_text(text: str | None, spec: ServerSpec | None) -> str | None:
-    """Notes can quote stderr: mask the server's secrets and credential-looking words."""
-    if text is None:
+    """Notes can quote stderr: the server's secrets and credential-looking words masked, names
+    kept (``redact_free_text``), and the text whole, line breaks included (a renderer that
+    shows one line takes the first); None for a text that is only whitespace."""
+    if text is None or not text.strip():
         return None
-    masked = redact_text(text, launch_secrets(spec) if spec else ())
-    return " ".join(redact_argv(masked.split(" ")))
+    return redact_free_text(text.strip(), launch_secrets(spec) if spec else ())
 
 
 def _display(spec: ServerSpec) -> tuple[str | None, str | None]:
@@ -124,9 +125,7 @@ def entry_result(
 ) -> ServerResult:
     """One entry as the report shows it, from its measurement (None when it was not launched)."""
     spec = entry.spec
-    config_notes = tuple(
-        n for n in (first_line(_mask_free_text(x, spec)) for x in entry.notes) if n
-    )
+    config_notes = tuple(n for n in (_mask_free_text(x, spec) for x in entry.notes) if n)
     if spec is None:
         note = entry.problem or (
             "unresolved reference " + ", ".join(entry.unresolved)
@@ -145,7 +144,7 @@ def entry_result(
             tool_count=None,
             share=None,
             canonical_sha256=None,
-            notes=first_line(_mask_free_text(note, None)),
+            notes=_mask_free_text(note, None),
             always_load=entry.always_load,
             unresolved=entry.unresolved,
             config_notes=config_notes,
@@ -158,7 +157,7 @@ def entry_result(
     if measurement is None:
         notes: str | None = "not measured in this run"
     else:
-        notes = first_line(_mask_free_text(measurement.notes, spec))
+        notes = _mask_free_text(measurement.notes, spec)
     return ServerResult(
         name=entry.name,
         transport=TransportName(spec.transport),
@@ -460,6 +459,9 @@ def build_report(
         divergence=divergence,
         measurements=measurements,
     )
+    from mcpcost.audit.claude_estimate import with_estimates
+
+    sessions = with_estimates(sessions, measurements, divergence)
     results = attach_deferral(results, sessions)
     return AuditReport(
         unreadable=tuple(unreadable_config(c) for c in configs if c.state == ConfigState.ERROR),

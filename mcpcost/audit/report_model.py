@@ -4,7 +4,7 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mcpcost.audit.client_sessions import Overridden
 from mcpcost.audit.deferral import (
@@ -19,6 +19,9 @@ from mcpcost.core.record import Record
 from mcpcost.core.spec import DeclaredLaunch, TransportName
 from mcpcost.core.status import Status
 from mcpcost.version import __version__
+
+if TYPE_CHECKING:  # the calibration (and the tokenizer it counts with) loads with an estimate
+    from mcpcost.core.calibration import RequestEstimate
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 
@@ -161,6 +164,8 @@ class ClientSession(Record, frozen=True, kw_only=True):
     precedence_source: str | None
     deferral: DeferralVerdict | None = None
     model_view: ModelView | None = None  # the client lens; None for a --config file's session
+    # Claude tokens of its measured definitions, where its client sends Anthropic-shaped tools
+    claude_estimate: RequestEstimate | None = None
 
     @property
     def complete(self) -> bool:

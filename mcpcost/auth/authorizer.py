@@ -46,6 +46,7 @@ from mcpcost.auth.metadata import (
     protected_resource_metadata_urls,
     resource_covers,
     same_issuer,
+    secure_endpoint,
 )
 from mcpcost.auth.oauth_values import OAuthScope
 from mcpcost.auth.pkce import new_pkce, new_state
@@ -90,6 +91,7 @@ class OAuthAuthorizer:
         self._authorizations = 0
         self._sign_in: SignIn | None = None
         self._server_meta: AuthorizationServerMetadata | None = None
+        self._discovered_for: str | None = None  # the issuer whose metadata URL answered
         self._lost: str | None = None  # why a stored sign-in was dropped, for the failure note
         self.used = False
         if self._store is not None:
@@ -177,6 +179,8 @@ class OAuthAuthorizer:
 
     # -- discovery --------------------------------------------------------------------------
     def _get_json(self, url: str) -> Any:
+        if not secure_endpoint(url):
+            return None
         try:
             with self._http.get(
                 url,
@@ -185,7 +189,7 @@ class OAuthAuthorizer:
                 allow_redirects=True,
                 stream=True,
             ) as resp:
-                if resp.status_code != 200:
+                if resp.status_code != 200 or not secure_endpoint(resp.url):
                     return None
                 body = read_body(resp, ReadLimits(MAX_METADATA_BYTES, self._timeout))
         except (requests.RequestException, OSError, ValueError, BodyReadFailed):
@@ -216,6 +220,10 @@ class OAuthAuthorizer:
     # -- the flow ---------------------------------------------------------------------------
     def _authorize(self, challenge: BearerChallenge, *, step_up: bool) -> None:
         resource_meta = self.discover_resource(challenge)
+        if resource_meta is not None and resource_meta.resource is None:
+            raise AuthorizationFailed(
+                "the protected resource metadata names no resource; refusing to sign in for it"
+            )
         if resource_meta is not None and resource_meta.resource is not None:
             if not resource_covers(resource_meta.resource, self.server_url):
                 raise AuthorizationFailed(
@@ -230,6 +238,7 @@ class OAuthAuthorizer:
                 raise AuthorizationFailed(
                     f"no authorization server metadata found for {issuer[:200]}"
                 )
+            self._discovered_for = issuer
         elif resource_meta is not None:
             raise AuthorizationFailed(
                 "the protected resource metadata names no authorization server"
@@ -237,6 +246,22 @@ class OAuthAuthorizer:
         else:  # 2025-03-26: metadata at the server's origin, else the default endpoints
             server = self.discover_server(origin_of(self.server_url), check_issuer=False) or (
                 fallback_authorization_server(self.server_url)
+            )
+            self._discovered_for = origin_of(self.server_url)
+        insecure = [
+            f"{name} {url[:200]}"
+            for name, url in (
+                ("token endpoint", server.token_endpoint),
+                ("authorization endpoint", server.authorization_endpoint),
+                ("registration endpoint", server.registration_endpoint),
+                ("revocation endpoint", server.revocation_endpoint),
+            )
+            if url is not None and not secure_endpoint(url)
+        ]
+        if insecure:
+            raise AuthorizationFailed(
+                f"the authorization server's {insecure[0]} is not HTTPS (only loopback may be "
+                "plain HTTP); refusing to sign in there"
             )
         self._server_meta = server
         previous = self._sign_in.tokens.scope if self._sign_in is not None and step_up else None
@@ -364,6 +389,9 @@ class OAuthAuthorizer:
         s = self.settings
         if s.client_id is None:
             return None
+        refused = s.refuses_issuer(self._discovered_for, server.issuer)
+        if refused is not None:
+            raise AuthorizationFailed(refused)
         if s.private_key_pem is not None:
             return ClientIdentity(
                 s.client_id,
@@ -429,11 +457,11 @@ class OAuthAuthorizer:
         methods = server.code_challenge_methods_supported
         if methods is not None and "S256" not in methods:
             raise AuthorizationFailed("the authorization server does not support PKCE S256")
-        with LoopbackReceiver() as receiver:
+        state = new_state()
+        with LoopbackReceiver(state) as receiver:
             redirect_uri = receiver.redirect_uri
             identity = self._identity(server, redirect_uri)
             pkce = new_pkce()
-            state = new_state()
             url = authorization_url(
                 server.authorization_endpoint,
                 client_id=identity.client_id,

@@ -11,6 +11,8 @@ Environment (all optional; secrets only ever come from here, never from flags):
   MCPCOST_OAUTH_GRANT                client_credentials for a machine sign-in; else authorization_code
   MCPCOST_OAUTH_SCOPE                scopes to ask for instead of the server's
   MCPCOST_OAUTH_CLIENT_METADATA_URL  an https URL of our client ID metadata document
+  MCPCOST_OAUTH_ISSUER               the authorization server (issuer) the credentials above
+                                     were made for: they are sent to no other (docs/AUTH.md)
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class OAuthSettings(Record, frozen=True):
     refresh_token: str | None = None
     scope: OAuthScope | None = None
     client_metadata_url: str | None = None
+    issuer: str | None = None  # the only issuer the configured secrets may be sent to
+    # the Action: configured secrets are sent only when ``issuer`` names where they go
+    issuer_required: bool = False
     browser: BrowserMode = BrowserMode.NONE
     use_store: bool = True
     login_timeout_s: float = 300.0
@@ -77,6 +82,28 @@ class OAuthSettings(Record, frozen=True):
             or (self.client_id is not None and self.refresh_token is not None)
         )
 
+    def refuses_issuer(self, discovered_for: str | None, named: str | None) -> str | None:
+        """Why the configured secrets must not go to the authorization server whose metadata
+        was fetched for issuer ``discovered_for`` and names itself ``named``; None when they
+        may (no secret configured, or the issuer they are bound to)."""
+        if not self.secret_values:
+            return None
+        if self.issuer is None:
+            if not self.issuer_required:
+                return None
+            return (
+                "client credentials are configured without MCPCOST_OAUTH_ISSUER, the "
+                "authorization server they were made for: not sending them"
+            )
+        bound = self.issuer.rstrip("/")
+        if (discovered_for or "").rstrip("/") != bound or (named or "").rstrip("/") != bound:
+            shown = (named or discovered_for or "an unnamed server")[:200]
+            return (
+                f"the configured client credentials are for {bound[:200]}, not {shown}: "
+                "not sending them"
+            )
+        return None
+
     def with_browser(self, browser: BrowserMode) -> OAuthSettings:
         return replace(self, browser=browser)
 
@@ -99,4 +126,5 @@ def settings_from_env(environ: Mapping[str, str]) -> OAuthSettings:
         refresh_token=get("REFRESH_TOKEN"),
         scope=OAuthScope(scope) if (scope := get("SCOPE")) else None,
         client_metadata_url=get("CLIENT_METADATA_URL"),
+        issuer=get("ISSUER"),
     )

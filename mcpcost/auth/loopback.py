@@ -1,9 +1,12 @@
 """The loopback redirect receiver (RFC 8252 section 7.3): an HTTP server on 127.0.0.1 at a port
-the OS picks, which takes exactly one redirect to ``/callback`` carrying ``code`` and ``state``
-(or ``error``) and answers the browser with a short page."""
+the OS picks, which takes exactly one redirect to ``/callback`` carrying the ``state`` of this
+sign-in and ``code`` (or ``error``), and answers the browser with a short page. A request with
+any other state (a page or process on the machine guessing the port) is answered 400 and
+ignored: it can neither end the sign-in nor be told "Signed in."."""
 
 from __future__ import annotations
 
+import hmac
 import http.server
 import threading
 from urllib.parse import parse_qs, urlsplit
@@ -35,9 +38,10 @@ class Redirect(Record, frozen=True):
 
 
 class LoopbackReceiver:
-    """Listen on 127.0.0.1 for one authorization redirect; use as a context manager."""
+    """Listen on 127.0.0.1 for the authorization redirect carrying ``state``; use as a
+    context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, state: OAuthState) -> None:
         self._result: Redirect | None = None
         self._arrived = threading.Event()
         receiver = self
@@ -54,14 +58,17 @@ class LoopbackReceiver:
                     values = query.get(name)
                     return values[0] if values else None
 
-                state = one("state")
-                receiver._result = Redirect(
-                    one("code"), OAuthState(state) if state is not None else None, one("error")
-                )
+                got = one("state")
+                if got is None or not hmac.compare_digest(got.encode(), state.encode()):
+                    self._page(400, "This is not the sign-in mcp-context-cost is waiting for.")
+                    return
+                receiver._result = Redirect(one("code"), OAuthState(got), one("error"))
                 receiver._arrived.set()
-                text = "Signed in." if one("code") else "Sign-in did not complete."
+                self._page(200, "Signed in." if one("code") else "Sign-in did not complete.")
+
+            def _page(self, status: int, text: str) -> None:
                 body = _PAGE.format(text).encode("utf-8")
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")

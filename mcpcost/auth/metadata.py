@@ -4,6 +4,7 @@ endpoints. Documents are untrusted: only string fields and string lists are read
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -163,3 +164,20 @@ def same_issuer(named: str | None, expected: str) -> bool:
     """Whether a metadata document's ``issuer`` is the one it was fetched for (a trailing slash
     aside). A document without one is accepted: OpenID-only servers sometimes omit it."""
     return named is None or named.rstrip("/") == expected.rstrip("/")
+
+
+def secure_endpoint(url: str) -> bool:
+    """Whether sign-in traffic may go to ``url``: HTTPS, or plain HTTP to a loopback host
+    (``localhost``, ``127.0.0.0/8``, ``::1``) that never leaves the machine."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return True
+    if parts.scheme != "http" or not parts.hostname:
+        return False
+    host = parts.hostname.rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -31,6 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "publish": ("mcpcost.cli.publish_cmd", "regenerate leaderboard, history and pages"),
     "auth": ("mcpcost.cli.auth_cmd", "sign in to OAuth-protected servers; status; logout"),
     "serve": ("mcpcost.cli.serve_cmd", "an HTTP API that measures remote servers on demand"),
+    "adoption": (
+        "mcpcost.cli.adoption_cmd",
+        "count the repositories that display this project's badge (GitHub code search)",
+    ),
     "divergence": (
         "mcpcost.cli.divergence_cmd",
         "count measured tools with Claude's or OpenAI's API",

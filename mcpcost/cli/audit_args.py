@@ -79,11 +79,22 @@ def build_parser() -> ArgParser:
         help="one block per config file instead of per client session (text, Markdown)",
     )
     p.add_argument(
+        "--details",
+        action="store_true",
+        help="the text report with every part (full deferral verdicts, heaviest tools, the "
+        "column legend), not only the overview and each session's figures",
+    )
+    p.add_argument(
         "--budget",
         type=positive_int,
         metavar="N",
-        help="fail when any client session (the files one client loads together) costs more "
-        "than N tokens",
+        help="fail when any client session (the files one client loads together) loads more "
+        "than N tokens up front on every request (what its client does not defer)",
+    )
+    p.add_argument(
+        "--budget-full",
+        action="store_true",
+        help="judge --budget against every tool definition a session has, deferred or not",
     )
     p.add_argument("--baseline", metavar="FILE", help="an earlier audit --json report to diff")
     p.add_argument(

@@ -136,6 +136,7 @@ def find_inputs(
 def gate_request(args: argparse.Namespace) -> GateRequest:
     return GateRequest(
         budget=args.budget,
+        budget_judges="full" if args.budget_full else "upfront",
         max_increase=args.max_increase,
         max_increase_percent=args.max_increase_percent,
         require_measured=args.fail_on_unmeasured,
@@ -161,6 +162,10 @@ def run(
         args.max_increase is not None or args.max_increase_percent is not None
     ) and not args.baseline:
         raise UsageError("mcpcost audit: --max-increase needs --baseline REPORT.json")
+    if args.budget_full and args.budget is None:
+        raise UsageError(
+            "mcpcost audit: --budget-full says what --budget N judges; give --budget N"
+        )
     if args.list_configs and args.sarif:
         raise UsageError("mcpcost audit: --sarif reports an audit; --list-configs launches none")
     env = dict(os.environ if environ is None else environ)
@@ -279,7 +284,7 @@ def _render(
     table's), SARIF to a file, reasons on stderr; the exit code."""
     form = output_format(args)
     render = RENDERERS[form]()
-    layout = Layout(by_file=args.by_file, width=text_width(env, out))
+    layout = Layout(by_file=args.by_file, width=text_width(env, out), details=args.details)
     report, diff, gates = audit.report, audit.diff, audit.gates
     if not report.configs:
         if form is OutputFormat.JSON:  # the empty report; the human formats say so on stderr

@@ -287,15 +287,18 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 
 
 def summary_line(name: str, m: Measurement) -> str:
-    """One line, whatever the server wrote into its error notes (escaped for the terminal)."""
+    """The result on one line, then the notes' further lines (the server's error keeps its line
+    breaks), each indented and escaped for the terminal on its own."""
     if m.has_number:
-        return (
+        head = (
             f"{name}: {counted(m.total_tokens or 0, 'token', grouped=False)} across "
             f"{counted(m.tool_count or 0, 'tool')} ({m.status})"
         )
-    return terminal_line(
-        f"{name}: {m.status} — {plain_reason(m.notes) if m.notes else 'no details'}"
-    )
+        lines = [head, *(f"  note: {n}" for n in (m.notes or "").splitlines() if n.strip())]
+    else:
+        first, *rest = (plain_reason(m.notes) if m.notes else "no details").splitlines() or [""]
+        lines = [f"{name}: {m.status} — {first}", *(f"  {n}" for n in rest if n.strip())]
+    return "\n".join(terminal_line(line) for line in lines)
 
 
 def listings_line(m: Measurement) -> str | None:

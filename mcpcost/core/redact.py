@@ -7,17 +7,28 @@ arguments with secret-looking names, ``Authorization:``-style header arguments, 
 with well-known prefixes (``ghp_``, ``sk-``, ``xoxb-``, JWTs, long hex/base64 runs).
 
 Known secret values (env and header values, and every value a config reached through a variable
-reference) are masked wherever they appear, before any text is cut to length. A value is masked
-only when ``maskable``: shorter than ``MIN_SECRET_LENGTH`` characters, or a word as common as
-``true`` or ``none``, it would mask unrelated text everywhere (and, as a GitHub mask, every
-matching log line) while hiding nothing worth hiding, so it is left alone.
+reference) are masked wherever they appear, before any text is cut to length, in every form a
+value takes on its way out (``secret_forms``): raw, percent-encoded (a value put into a URL),
+JSON-escaped (a value quoted inside JSON text) and, for URL userinfo and ``Basic`` headers, the
+base64 ``user:password`` a Basic ``Authorization`` header carries. A value is masked only when
+``maskable``: shorter than ``MIN_SECRET_LENGTH`` characters, or a word as common as ``true`` or
+``none``, it would mask unrelated text everywhere (and, as a GitHub mask, every matching log line)
+while hiding nothing worth hiding, so it is left alone in free text. Such a value is still never
+printed *as a value*: env and header values are never shown at all, whatever their length.
+
+``SecretMask`` is the one masker: built once from a launch's secrets, it hides (``hide``) and
+finds (``holds``) every form of every maskable one. Free text (notes, stderr, server errors) goes
+through ``redact_free_text``: known secrets, then credential-looking words, with every line break
+and space kept, and a variable's or a flag's *name* never masked (only a value is a secret).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Iterable, Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit, urlunsplit
 
 from mcpcost.core.patterns import LazyPattern
 
@@ -32,6 +43,86 @@ def maskable(value: str) -> bool:
     """Whether a known secret value is masked where it appears (see the module's rule)."""
     text = value.strip()
     return len(text) >= MIN_SECRET_LENGTH and text.lower() not in COMMON_VALUES
+
+
+_PERCENT_ESCAPE = LazyPattern(r"%[0-9A-F]{2}")
+
+
+def secret_forms(value: str) -> set[str]:
+    """Every form ``value`` takes on its way out: raw; percent-encoded as a query, a path or a
+    form encodes it (upper- and lower-case hex); JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``,
+    with and without non-ASCII escaped, and with ``/`` as ``\\/``)."""
+    forms = {value}
+    for encoded in (quote(value, safe=""), quote(value, safe="/"), quote_plus(value, safe="")):
+        forms.add(encoded)
+        forms.add(_PERCENT_ESCAPE.sub(lambda m: m[0].lower(), encoded))
+    for ascii_only in (True, False):
+        escaped = json.dumps(value, ensure_ascii=ascii_only)[1:-1]
+        forms.update((escaped, escaped.replace("/", "\\/")))
+    return forms
+
+
+def basic_credentials(user: str, password: str) -> str:
+    """The base64 token of a Basic ``Authorization`` header for ``user:password`` (as HTTP
+    clients build it from URL userinfo: latin-1 where it fits, else UTF-8)."""
+    pair = f"{user}:{password}"
+    try:
+        raw = pair.encode("latin-1")
+    except UnicodeEncodeError:
+        raw = pair.encode("utf-8")
+    return base64.b64encode(raw).decode("ascii")
+
+
+def url_credentials(url: str) -> list[str]:
+    """The secrets URL userinfo holds: the userinfo as written and decoded, the password alone,
+    and the Basic token an HTTP client sends for it."""
+    netloc = url.partition("://")[2].split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    if "@" not in netloc:
+        return []
+    userinfo = netloc.rsplit("@", 1)[0]
+    user, colon, password = userinfo.partition(":")
+    found = [userinfo, unquote(userinfo), unquote(password)]
+    found.append(basic_credentials(unquote(user), unquote(password) if colon else ""))
+    return [f for f in found if f]
+
+
+def header_credentials(value: str) -> list[str]:
+    """For a ``Basic`` header value, the ``user:password`` its token decodes to and the password."""
+    scheme, _, token = value.strip().partition(" ")
+    if scheme.lower() != "basic" or not token.strip():
+        return []
+    try:
+        decoded = base64.b64decode(token.strip(), validate=True).decode("utf-8")
+    except ValueError:  # not base64 (binascii.Error), or not UTF-8 (UnicodeDecodeError)
+        return []
+    return [decoded, decoded.partition(":")[2]]
+
+
+class SecretMask:
+    """Every form of every maskable secret of one launch, longest first (so a secret containing
+    another is masked whole): the one place that decides what ``***`` replaces."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        values = {s for s in secrets if s and maskable(s)}
+        forms = set(values)
+        for value in values:
+            forms.update(f for f in secret_forms(value) if maskable(f))
+        self.values = tuple(sorted(values, key=len, reverse=True))
+        self.forms = tuple(sorted(forms, key=len, reverse=True))
+
+    def __bool__(self) -> bool:
+        return bool(self.forms)
+
+    def holds(self, text: str) -> bool:
+        """Whether ``text`` contains any form of any secret."""
+        return any(form in text for form in self.forms)
+
+    def hide(self, text: str) -> str:
+        """``text`` with every form of every secret replaced by ``MASK``."""
+        for form in self.forms:
+            if form in text:
+                text = text.replace(form, MASK)
+        return text
 
 
 def _ordered(secrets: Iterable[str]) -> list[str]:
@@ -138,7 +229,7 @@ def _redact_arg(arg: str) -> str | None:
     return arg
 
 
-def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) -> str:
+def redact_text(text: str, secrets: Iterable[str] | SecretMask, *, cut_head: bool = False) -> str:
     """Mask every occurrence of known secret values (env and header values) in free text.
 
     A text may have been cut before it reached here (a bounded stderr buffer, the head of an HTTP
@@ -146,9 +237,9 @@ def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) ->
     a leading fragment that ends a secret is masked. Always: a trailing fragment of at least
     ``MIN_SECRET_LENGTH`` characters that begins a secret is masked, since the text may be the
     head of something longer."""
-    ordered = _ordered(secrets)
-    for s in ordered:
-        text = text.replace(s, MASK)
+    mask = secrets if isinstance(secrets, SecretMask) else SecretMask(secrets)
+    text = mask.hide(text)
+    ordered = list(mask.forms)
     if cut_head:
         for s in ordered:
             fragment = next((n for n in range(len(s) - 1, 0, -1) if text.startswith(s[-n:])), 0)
@@ -163,3 +254,21 @@ def redact_text(text: str, secrets: Iterable[str], *, cut_head: bool = False) ->
             text = text[:-fragment] + MASK
             break
     return text
+
+
+_WORD = LazyPattern(r"\S+")
+
+
+def redact_free_text(text: str, secrets: Iterable[str] | SecretMask = ()) -> str:
+    """Free text (a note, stderr, a server's error) with known secrets and credential-looking
+    words masked. Unlike ``redact_argv`` a flag never makes the next word secret: in prose the
+    word after ``--api-key`` is usually another name (``via --brave-api-key, BRAVE_API_KEY``),
+    and a value given on a command line is a known secret, masked already. Spaces and line
+    breaks are kept as they were."""
+    masked = redact_text(text, secrets)
+
+    def word(match: re.Match[str]) -> str:
+        red = _redact_arg(match[0])
+        return match[0] if red is None else red
+
+    return _WORD.sub(word, masked)

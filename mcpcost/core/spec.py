@@ -12,7 +12,13 @@ from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, fields
-from mcpcost.core.redact import redact_argv, redact_text, redact_url
+from mcpcost.core.redact import (
+    header_credentials,
+    redact_argv,
+    redact_text,
+    redact_url,
+    url_credentials,
+)
 
 _NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
 
@@ -185,12 +191,16 @@ class ServerSpec(Record, frozen=True, kw_only=True):
         values = [v for _, v in self.env] + [v for _, v in self.headers] + list(self.secrets)
         for _, v in self.headers:  # "Bearer abc": the token alone must be masked too
             values.extend(v.split()[1:])
+            values.extend(header_credentials(v))  # "Basic ...": what it decodes to
+        if self.url is not None:  # userinfo, and the Basic token a client sends for it
+            values.extend(url_credentials(self.url))
         return tuple(v for v in values if v)
 
     def display(self) -> str:
         """The launch as a person reads it, with credential-looking values masked."""
         if self.url is not None:
-            return redact_text(redact_url(self.url), self.secrets)
+            # masked before the URL is re-encoded: a value is found in the form it was put in
+            return redact_url(redact_text(self.url, self.secrets))
         if self.launch_command is not None:
             try:
                 words = shlex.split(self.launch_command)

@@ -51,6 +51,15 @@ def says_auth(text: str) -> bool:
     return bool(AUTH_PHRASES.search(text))
 
 
+def byte_size(count: int) -> str:
+    """A body's size as a note gives it: ``734 B``, ``1.2 kB``, ``3.4 MB`` (powers of 1000)."""
+    if count < 1000:
+        return f"{count} B"
+    if count < 1_000_000:
+        return f"{count / 1000:.1f} kB"
+    return f"{count / 1_000_000:.1f} MB"
+
+
 def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, str]:
     """Status and message for a failed capture."""
     if isinstance(exc, TransportTimeout | ConnectTimedOut):
@@ -68,8 +77,12 @@ def classify_failure(exc: McpcostError, stderr_tail: str = "") -> tuple[Status, 
                     f"advertised){www}"
                 )
             return Status.AUTH_REQUIRED, f"HTTP {exc.status}: authorization required{www}"
+        # a web page (a proxy's, a host's 404) is said as what it is and how big, never quoted
+        page = f", HTML page, {byte_size(exc.body_size)}" if exc.html_body else ""
         if exc.is_gone:
-            return Status.GONE, str(exc)
+            return Status.GONE, f"{exc}{page}"
+        if page:
+            return Status.STARTUP_FAILURE, f"{exc}{page}"
         # not cut here: the note is masked first and cut after (a cut could split a secret)
         detail = f": {exc.body_snippet.strip()}" if exc.body_snippet.strip() else ""
         return Status.STARTUP_FAILURE, f"{exc}{detail}"

@@ -32,6 +32,7 @@ from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
+from mcpcost.measuring.masking import mask_measurement
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.workers import run_side_by_side
 from mcpcost.transports.base import Transport, TransportFactory
@@ -169,7 +170,7 @@ def measurement_from_pair(
     one = measure_tools(first.tools)
     same = same_canonical_text(first.tools, second.tools, one.canonical.text)
     hello = first.hello
-    return Measurement(
+    measurement = Measurement(
         status=Status.MEASURED if same else Status.DYNAMIC,
         server_name=hello.server_name or spec.name,
         launch_command=spec.display(),
@@ -194,6 +195,7 @@ def measurement_from_pair(
         protocol_requested=requested,
         listings=listings_of(first, spec.secret_values),
     )
+    return mask_measurement(measurement, spec.secret_values, one.canonical.text)
 
 
 def measure_server(

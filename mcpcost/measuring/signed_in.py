@@ -33,11 +33,16 @@ def mark_authorized(measurement: Measurement, authorizer: OAuthAuthorizer | None
 
 
 def measure_with_environment_sign_in(
-    spec: ServerSpec, *, timeout_s: float, environ: Mapping[str, str]
+    spec: ServerSpec,
+    *,
+    timeout_s: float,
+    environ: Mapping[str, str],
+    issuer_required: bool = False,
 ) -> Measurement:
     """``measure_server``, signing in to a remote server with CI credentials when the
-    environment has them (a local server, or no credentials: exactly ``measure_server``)."""
-    settings = settings_from_env(environ)
+    environment has them (a local server, or no credentials: exactly ``measure_server``).
+    ``issuer_required``: configured secrets go only to ``MCPCOST_OAUTH_ISSUER`` (the Action)."""
+    settings = replace(settings_from_env(environ), issuer_required=issuer_required)
     if spec.url is None or not settings.can_sign_in:
         return measure_server(spec, timeout_s=timeout_s)
     from mcpcost.auth.authorizer import OAuthAuthorizer

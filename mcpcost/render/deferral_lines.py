@@ -103,7 +103,7 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
         else:
             why = f"{st.variable}={st.value}"
         out.append(
-            f"  {v.client} loads every tool definition up front here: {_mechanism(v)} is off "
+            f"  {v.client} loads every tool definition up front here: {mechanism_words(v)} is off "
             f"because {why} (read from {where}). Every request carries these tokens."
         )
     elif v.mode is DeferralMode.DEFERS_ALL:
@@ -113,7 +113,7 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
             else f"{st.variable} is unset here, which is the documented default"
         )
         out.append(
-            f"  {v.client} defers every MCP tool definition ({_mechanism(v)}), with no "
+            f"  {v.client} defers every MCP tool definition ({mechanism_words(v)}), with no "
             f"threshold — {how}. These tokens are NOT loaded up front at any size; they load "
             "when the model reaches for a tool. Size decides nothing here."
         )
@@ -124,7 +124,7 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
     return out
 
 
-def _mechanism(v: DeferralVerdict) -> str:
+def mechanism_words(v: DeferralVerdict) -> str:
     """The mechanism as prose: ``tool-search`` reads "tool search"."""
     return (v.mechanism or "deferral").replace("-", " ")
 
@@ -147,6 +147,11 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
         return out
     if ct["estimated"] == 0:
         out.append(f"  Counted exactly for Anthropic requests: {thousands(ct['low'])} tokens.")
+    elif v.ratio is None:
+        out.append(
+            f"  In Claude request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "
+            "(a calibrated estimate with its band; --json has its parts)."
+        )
     else:
         out.append(
             f"  In request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "

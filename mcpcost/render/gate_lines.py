@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.gates import BudgetFit, BudgetVerdict, Gate, IncreaseGate
+from mcpcost.audit.gates import FULL, BudgetFit, BudgetVerdict, Gate, IncreaseGate
 from mcpcost.configs.config_file import EXPLICIT
 from mcpcost.render.text_format import share_percent, signed, table, thousands
 
@@ -39,23 +39,32 @@ def _fit_lines(fit: BudgetFit, limit: int) -> list[str]:
     return out
 
 
+def budget_judged(b: BudgetVerdict) -> str:
+    """Which cost the budget judged, as the gate line names it."""
+    if b.judged == FULL:
+        return "every tool definition, deferred or not (--budget-full)"
+    return "tokens loaded up front per request"
+
+
 def budget_verdict(b: BudgetVerdict) -> str:
-    """The budget gate in one sentence (the summary's line)."""
+    """The budget gate in one sentence (the summary's line), naming the cost it judged."""
+    head = f"Budget {thousands(b.limit)} on {budget_judged(b)}"
     if b.worst_total is None:
-        return f"Budget {thousands(b.limit)}: cannot be judged, because no server was measured."
+        return f"{head}: cannot be judged, because no server was measured."
     over, unknown = b.over_sessions, b.unestablished_sessions
     if b.passed:
+        top = max(b.sessions, key=lambda s: s.cost)
         return (
-            f"Budget {thousands(b.limit)}: every session fits; the heaviest, {b.worst_session}, has "
-            f"{thousands(b.limit - b.worst_total)} tokens to spare."
+            f"{head}: every session fits; the heaviest, {top.label}, has "
+            f"{thousands(b.limit - top.cost)} tokens to spare."
         )
     parts = []
     if over:
-        names = ", ".join(f"{s.label} at {thousands(s.total)}" for s in over)
+        names = ", ".join(f"{s.label} at {thousands(s.cost)}" for s in over)
         parts.append(f"{len(over)} session{'s' if len(over) != 1 else ''} over: {names}")
     if unknown:
         parts.append(f"{len(unknown)} cannot be judged")
-    return f"Budget {thousands(b.limit)}: FAILED — {'; '.join(parts)}."
+    return f"{head}: FAILED — {'; '.join(parts)}."
 
 
 def budget_block(b: BudgetVerdict) -> list[str]:

@@ -161,8 +161,17 @@ def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
         "heaviestTools": [_heaviest(h) for h in s.heaviest_tools],
         "trimAdvice": _trim(s),
         "deferral": s.deferral.to_dict() if s.deferral else None,
+        **_claude_estimate(s),
         "modelView": model_view_to_json(s.model_view),
     }
+
+
+def _claude_estimate(s: ClientSession) -> dict[str, Any]:
+    """Ours: the session's Claude tokens, exact or estimated, always labelled."""
+    e = s.claude_estimate
+    if e is None:
+        return {}
+    return {"claudeEstimate": {**e.to_dict(), "text": e.describe()}}
 
 
 def _step(d: BudgetFitStep) -> dict[str, Any]:
@@ -190,6 +199,10 @@ def _session_budget(s: ClientSessionBudget) -> dict[str, Any]:
         "fit": _fit(s.fit),
         "unmeasured": list(s.unmeasured),
         "sources": list(s.sources),
+        "judged": s.judged,
+        "basis": s.basis,
+        "judgedTokens": s.cost,
+        "deferredTokens": s.deferred,
     }
 
 
@@ -206,6 +219,7 @@ def budget_to_json(b: BudgetVerdict) -> dict[str, Any]:
     if b.fit is not None:
         out["fit"] = _fit(b.fit)
     out["worstSession"] = b.worst_session
+    out["judged"] = b.judged
     out["sessions"] = [_session_budget(s) for s in b.sessions]
     return out
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.model_view import ApiShape, LensFinding, ModelView
-from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult
+from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, first_line
 from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
@@ -112,7 +112,7 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
     if c.skipped:
         out += ["Not measured:", ""]
         out += [
-            f"- {name(s.name)}: {prose(s.status)} — {prose(s.notes or 'no detail')}"
+            f"- {name(s.name)}: {prose(s.status)} — {prose(first_line(s.notes) or 'no detail')}"
             for s in c.skipped
         ]
         out.append("")
@@ -230,7 +230,7 @@ def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
         out += ["Not measured:", ""]
         out += [
             f"- {name(e.server.name)} ({numbered[e.source]}): {prose(e.server.status)} — "
-            f"{prose(e.server.notes or 'no detail')}"
+            f"{prose(first_line(e.server.notes) or 'no detail')}"
             for e in s.skipped
         ]
         out.append("")

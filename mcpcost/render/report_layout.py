@@ -23,3 +23,4 @@ class Layout(Record, frozen=True, kw_only=True):
 
     by_file: bool = False
     width: int = DEFAULT_WIDTH
+    details: bool = False  # the text report shows every part, not the overview's selection

@@ -1,30 +1,30 @@
 """Human audit output: ``render_text(report, diff=None, gates=None) -> str``, and ``render``,
 the ``Renderer`` of ``OutputFormat.TEXT`` (``render.renderer``).
 
-Layout (after the reference's, adapted): a header line; per config the server table (tools,
-tokens, share, session-start cost, the Claude column with ``--claude``), the total, the share of
-the context window, the deferral block (once per session), heaviest tools, trim advice, what was
-not measured and why, switched-off servers; then configs without live servers, unresolved
-references, problems, the budget, the baseline diff and the increase gate, and a two-line footer.
-Column widths follow the content; signed numbers use a real minus sign. Every line passes
-``mcpcost.core.terminal.terminal_line`` on the way out: a name, note or path from a config or a
-server cannot carry a control sequence, a bidi override or a line break into the terminal.
+Layout: a header line; the overview (``render.text_overview``: a row per client session with
+what it loads up front, what it defers, servers measured / not and its heaviest server, then one
+line per thing to act on, each ending with its fix); then each session, most important first,
+compact by default (its server table, its deferral verdict in a line, what has no number and
+why) and whole with ``details`` (the full deferral verdict, heaviest tools, trim advice, the
+column legend); servers that several clients load, once; configs without live servers,
+unresolved references, problems, the gates, the baseline diff and a short footer. Boilerplate
+is said once, with a pointer to docs/AUDIT.md. Column widths follow the content; signed
+numbers use a real minus sign. Every line passes ``mcpcost.core.terminal.terminal_line`` on
+the way out: a name, note or path from a config or a server cannot carry a control sequence, a
+bidi override or a line break into the terminal; a long line wraps (``fit_width``), and only a
+table row is cut.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.deferral import (
-    PUBLISHED_BAND,
-    upfront_tokens,
-)
+from mcpcost.audit.deferral import upfront_tokens
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, ServerResult
+from mcpcost.audit.report_model import AuditReport, ConfigResult, first_line
 from mcpcost.configs.clients.presentation import DeferralMode
-from mcpcost.configs.config_file import ClientName
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
@@ -39,21 +39,29 @@ from mcpcost.render.gate_lines import (
 )
 from mcpcost.render.report_layout import DEFAULT_WIDTH, Layout
 from mcpcost.render.text_format import share_percent, table, thousands
+from mcpcost.render.text_overview import (
+    OVERVIEW_KEY,
+    act_on,
+    overview_table,
+    passed_gates,
+    sessions_by_weight,
+)
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
 
-RULE = "─"
-# deferral modes whose up-front cost is the wire total, with no deferral to speak of
-_NOTHING_TO_SAY = (DeferralMode.NONE_ON_RECORD, DeferralMode.CLIENT_UNKNOWN)
+from mcpcost.render.session_lines import (
+    NOTHING_TO_SAY,
+    RULE,
+    client_session_block,
+    compact_session_block,
+    cut,
+    lens_deferral_line,
+    session_start_cell,
+    shared_servers,
+)
+
 MIN_WIDTH = 60
-
-
-def _session_start(s: ServerResult) -> str:
-    ss = s.session_start
-    if ss is None:
-        return "—"
-    return f"≥{thousands(ss.total)}" if ss.is_floor else thousands(ss.total)
 
 
 def server_table(c: ConfigResult, anthropic: bool) -> list[str]:
@@ -65,7 +73,7 @@ def server_table(c: ConfigResult, anthropic: bool) -> list[str]:
             thousands(s.tool_count or 0),
             thousands(s.tokens or 0),
             share_percent(s.share or 0.0),
-            _session_start(s),
+            session_start_cell(s),
         ]
         if anthropic:
             row.append(thousands(s.anthropic_tokens) if s.anthropic_tokens is not None else "—")
@@ -94,7 +102,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         shown.add(id(c.deferral))
         out += deferral_block(c.deferral, report.context_window)
         up = upfront_tokens(c.deferral)
-        if up is not None and c.deferral.mode not in _NOTHING_TO_SAY:
+        if up is not None and c.deferral.mode not in NOTHING_TO_SAY:
             out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
     elif c.deferral is not None:
         out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
@@ -113,132 +121,13 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
         ]
     if c.skipped:
         out += ["", "  not measured"]
-        rows = [[s.name, f"{s.status} — {s.notes or 'no detail'}"] for s in c.skipped]
+        rows = [[s.name, f"{s.status} — {first_line(s.notes) or 'no detail'}"] for s in c.skipped]
         out += table(rows, [False, False], indent="    ")
     notes = [(s.name, note) for s in (*c.servers, *c.skipped) for note in s.config_notes]
     if notes:
         out += ["", "  notes"] + [f"    {name}: {note}" for name, note in notes]
     if c.disabled:
         out += ["", f"  switched off: {', '.join(_with_reasons(c.disabled, c.disabled_reasons))}"]
-    return out
-
-
-# --------------------------------------------------------------------- sessions
-
-
-def _files(sources: Sequence[str]) -> dict[str, str]:
-    return {src: str(i) for i, src in enumerate(sources, start=1)}
-
-
-def client_session_table(
-    s: ClientSession, anthropic: bool, numbered: Mapping[str, str]
-) -> list[str]:
-    many = len(numbered) > 1
-    head = ["server", "tools", "tokens", "share", "start"]
-    head += (["claude"] if anthropic else []) + (["from"] if many else [])
-    rows: list[list[str]] = [head]
-    for e in s.servers:
-        v = e.server
-        row = [
-            v.name,
-            thousands(v.tool_count or 0),
-            thousands(v.tokens or 0),
-            share_percent(v.share or 0.0),
-            _session_start(v),
-        ]
-        if anthropic:
-            row.append(thousands(v.anthropic_tokens) if v.anthropic_tokens is not None else "—")
-        if many:
-            row.append(numbered[e.source])
-        rows.append(row)
-    total = ["total", thousands(s.tool_count), thousands(s.total_tokens)] + [""] * (len(head) - 3)
-    right = [False] + [True] * (len(head) - 1)
-    lines = table([*rows, total], right)
-    width = max(len(x) for x in lines) - 2
-    return [*lines[:-1], "  " + RULE * width, lines[-1]]
-
-
-def _cut(text: str, width: int) -> str:
-    """One line of at most ``width`` characters (a cut one ends in "…"; --json has it whole)."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def client_session_block(
-    s: ClientSession,
-    report: AuditReport,
-    by_file: Mapping[tuple[ClientName, str], ConfigResult],
-    width: int,
-) -> list[str]:
-    anthropic = report.anthropic_divergence is not None
-    numbered = _files(s.sources)
-    floor = "at least " if s.skipped else ""
-    count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
-    files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
-    out = [f"{s.label} — {floor}{thousands(s.total_tokens)} tokens · {count} measured · {files}"]
-    if len(s.sources) == 1:
-        out.append(f"  file: {s.sources[0]}")
-    else:
-        scope = {
-            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
-        }
-        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
-    if s.servers:
-        out += client_session_table(s, anthropic, numbered)
-        out.append("")
-    out.append(
-        f"  {floor}{thousands(s.total_tokens)} tokens of tool schemas — {share_percent(s.context_share)} of a "
-        f"{thousands(report.context_window)}-token context window."
-    )
-    if s.deferral is not None:
-        out += deferral_block(s.deferral, report.context_window)
-        up = upfront_tokens(s.deferral)
-        if up is not None and s.deferral.mode not in _NOTHING_TO_SAY:
-            out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
-
-    def tag(source: str) -> str:
-        return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
-
-    if s.overridden:
-        out += ["", "  declared twice, loaded once"]
-        out += [f"    {o.name}{tag(o.source)}: not loaded — {o.why}" for o in s.overridden]
-        if s.precedence_source:
-            out.append(f"    (source: {s.precedence_source})")
-    if s.heaviest_tools:
-        out += ["", "  heaviest tools"]
-        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in s.heaviest_tools]
-        out += table(rows, [False, True], indent="    ")
-    if s.trim_advice:
-        t = s.trim_advice
-        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
-        out += [
-            "",
-            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
-            f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this session) — if "
-            "your client supports per-tool filtering.",
-        ]
-    if s.skipped:
-        out += ["", "  not measured"]
-        for e in s.skipped:
-            v = e.server
-            line = f"    {v.name}{tag(e.source)}: {v.status} — {v.notes or 'no detail'}"
-            out.append(_cut(line, width))
-    notes = [
-        (e.server.name, e.source, note)
-        for e in (*s.servers, *s.skipped)
-        for note in e.server.config_notes
-    ]
-    if notes:
-        out += ["", "  notes"] + [f"    {name}{tag(src)}: {note}" for name, src, note in notes]
-    off = [
-        (name, src)
-        for src in s.sources
-        if (s.client, src) in by_file
-        for name in _with_reasons(
-            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
-        )
-    ]
-    if off:
-        out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
     return out
 
 
@@ -312,7 +201,7 @@ def fit_width(lines: Sequence[str], width: int) -> list[str]:
         indent = line[: len(line) - len(line.lstrip(" "))]
         body = line.strip()
         if RULE in body or "  " in body:  # a table row or a rule: one line, cut
-            out.append(_cut(line, width))
+            out.append(cut(line, width))
             continue
         out += textwrap.wrap(
             body,
@@ -325,6 +214,32 @@ def fit_width(lines: Sequence[str], width: int) -> list[str]:
     return out
 
 
+def count_line(report: AuditReport) -> str:
+    """How many sessions, files and servers the report covers."""
+    measured = {(e.source, e.server.name) for s in report.sessions for e in s.servers}
+    unmeasured = {(e.source, e.server.name) for s in report.sessions for e in s.skipped}
+    return (
+        f"{counted(len(report.sessions), 'client session')} from "
+        f"{counted(len(report.configs), 'config file')}; {len(measured)} server"
+        f"{'s' if len(measured) != 1 else ''} measured, {len(unmeasured)} not."
+    )
+
+
+def overview(report: AuditReport, gates: GateResult | None) -> list[str]:
+    """The first screen: the counts, a row per session, then what to act on."""
+    out = [count_line(report), ""]
+    if report.sessions:
+        out += [*overview_table(report), ""]
+    acts = act_on(report, gates)
+    if acts:
+        out.append("To act on, most important first:")
+        out += [f"  - {line}" for line in acts]
+    else:
+        out.append("Nothing to act on.")
+    out += passed_gates(gates)
+    return out
+
+
 def render_text(
     report: AuditReport,
     diff: AuditDiff | None = None,
@@ -332,18 +247,29 @@ def render_text(
     *,
     width: int = DEFAULT_WIDTH,
     by_file: bool = False,
+    details: bool = False,
 ) -> str:
-    """The human report (stdout): a summary, then one block per client session (``by_file``:
-    per config file), then what was not audited, the gates and the diff, within ``width``."""
+    """The human report (stdout), within ``width``: the overview (a row per client session and
+    the things to act on), then one block per client session, most important first
+    (``by_file``: per config file), what was not audited, the gates and the diff. ``details``
+    shows every part there is (the full deferral verdicts, heaviest tools, the column legend)."""
     width = max(width, MIN_WIDTH)
     out = [
         f"mcp-context-cost audit · methodology {report.methodology_version} · {report.encoding} · "
         f"context window {thousands(report.context_window)}",
         "",
-        *summary_block(report, gates, by_file),
+        *overview(report, gates),
         "",
-        legend(report, by_file),
     ]
+    if by_file:
+        out.append("Below: each config file on its own (--by-file); sessions add them up.")
+    if details or by_file:
+        out.append(legend(report, by_file))
+    else:
+        out.append(
+            f"{OVERVIEW_KEY} Below, each session, most important first; --details shows "
+            "everything, docs/AUDIT.md explains each part."
+        )
     files = {(c.client, c.source): c for c in report.configs}
     if by_file:
         shown: set[int] = set()
@@ -351,9 +277,15 @@ def render_text(
             out.append("")
             out += config_block(c, report, shown)
     else:
-        for s in report.sessions:
+        for s in sessions_by_weight(report.sessions):
             out.append("")
-            out += client_session_block(s, report, files, width)
+            if details:
+                out += client_session_block(s, report, files, width)
+            else:
+                out += compact_session_block(s, report, files, width)
+    shared = shared_servers(report)
+    if shared:
+        out += ["", *shared]
     if report.empty_configs:
         out += ["", "configs with no live server"]
         for e in report.empty_configs:
@@ -390,10 +322,19 @@ def render_text(
         out += ["", *increase_block(gates.increase)]
     if diff is not None:
         out += ["", *diff_block(diff, report.context_window)]
+    out.append("")
+    if not details and any(
+        s.deferral is not None
+        and s.deferral.mode is DeferralMode.NONE_ON_RECORD
+        and not lens_deferral_line(s)
+        for s in report.sessions
+    ):
+        out.append(
+            "* No deferral is on record for that client: an absence of a record about it, not a "
+            "measurement of it (docs/AUDIT.md, deferral)."
+        )
     out += [
-        "",
-        f"These are wire tokens ({report.encoding}); measured Anthropic request ratios run "
-        f"{PUBLISHED_BAND.low:.2f}×–{PUBLISHED_BAND.high:.2f}×.",
+        f"These are wire tokens ({report.encoding}) of the tools/list definitions.",
         f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
     ]
     safe = [terminal_line(line.rstrip()) for line in out]
@@ -403,4 +344,6 @@ def render_text(
 def render(
     report: AuditReport, diff: AuditDiff | None, gates: GateResult | None, layout: Layout
 ) -> str:
-    return render_text(report, diff, gates, width=layout.width, by_file=layout.by_file)
+    return render_text(
+        report, diff, gates, width=layout.width, by_file=layout.by_file, details=layout.details
+    )

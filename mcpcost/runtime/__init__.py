@@ -10,4 +10,5 @@
 * ``http_session``   the one HTTP session class
 * ``addresses``      the address policy: which hosts a request may reach
 * ``world_files``    bounded reads of files from the world
+* ``github``         the one GitHub REST client (the Action's calls, the adoption code search)
 """

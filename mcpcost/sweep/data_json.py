@@ -73,7 +73,7 @@ def dataset_entry(row: Row) -> dict[str, Any]:
         "isolation": iso,
         "transport": None if m is None or m.transport is None else str(m.transport),
         "source": source_of(row),
-        "notes": (m.notes if m is not None else None) or None,
+        "notes": (m.notes if m is not None else row.pending) or None,  # pending: the reason
     }
 
 

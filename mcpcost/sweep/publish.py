@@ -29,6 +29,7 @@ from mcpcost.sweep.divergence_run import stage_calibration
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
 from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.history import fold, parse_history, render_history
+from mcpcost.sweep.interim import NOT_YET_RUN_REL
 from mcpcost.sweep.views import build_board
 
 
@@ -122,6 +123,7 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
         divergence=_read_json(txn, CLAUDE.rel),
         session_backfill=_read_json(txn, "results/session-start.json"),
         openai=_read_json(txn, OPENAI.rel),
+        not_yet_run=_read_json(txn, NOT_YET_RUN_REL),
     )
     fits = stage_calibration(txn, measurements)
     if fits.changed:

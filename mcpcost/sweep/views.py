@@ -19,6 +19,7 @@ from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
+from mcpcost.sweep.interim import parse_not_yet_run
 
 
 class Divergence(Record, frozen=True):
@@ -43,6 +44,7 @@ class Row(Record, frozen=True):
     series: Series
     band: Band | None
     openai: Divergence | None = None  # the OpenAI column
+    pending: str | None = None  # why a not-yet-run entry was not run (results/not-yet-run.json)
 
     @property
     def tokens(self) -> int | None:
@@ -71,7 +73,7 @@ class Row(Record, frozen=True):
         if self.status is Status.REMOTE_AUTH_WALL and self.measurement is None:
             return "OAuth-gated remote server; listed, not measured"
         if self.status is Status.NOT_YET_RUN:
-            return "not swept yet"
+            return f"not run yet: {self.pending}" if self.pending else "not swept yet"
         m = self.measurement
         return (m.notes or "") if m is not None else ""
 
@@ -177,8 +179,11 @@ def build_board(
     divergence: Any = None,
     session_backfill: Any = None,
     openai: Any = None,
+    not_yet_run: Any = None,
 ) -> Board:
-    """Rows for every catalog entry plus every measured directory the catalog lacks."""
+    """Rows for every catalog entry plus every measured directory the catalog lacks;
+    ``not_yet_run`` is the parsed ``results/not-yet-run.json`` (the reasons of the interim
+    leaderboard's not-yet-run rows)."""
     entries = catalog.entries if catalog is not None else ()
     names = [e.name for e in entries]
     names += sorted(n for n in measurements if n not in set(names))
@@ -186,6 +191,7 @@ def build_board(
     div, model, day = _divergence_rows(divergence, measurements)
     oai, oai_model, oai_day = _divergence_rows(openai, measurements)
     hist = by_server(history)
+    reasons = parse_not_yet_run(not_yet_run)
     rows: list[Row] = []
     for name in names:
         entry = lookup.get(name)
@@ -210,6 +216,7 @@ def build_board(
                 if good and m and m.total_tokens is not None
                 else None,
                 openai=oai.get(name) if good else None,
+                pending=reasons.get(name) if status is Status.NOT_YET_RUN else None,
             )
         )
     order = {n: i for i, n in enumerate(names)}

@@ -11,6 +11,7 @@
 * ``sse``         a pure Server-Sent Events decoder
 * ``session``     JSON-RPC requests, the era handshake, paginated ``tools/list``
 * ``open``        the default factory (spec -> transport)
+* ``server_url``  a server URL checked before connecting (a ``${VAR}`` value that breaks it)
 * ``origin``      our headers stay with the server's origin, across redirects too
 * ``auth_probe``  a sign-in before measuring: an unauthenticated request, the challenge answered
 * ``failures``    typed failures the measurer turns into statuses

@@ -16,6 +16,12 @@ from mcpcost.core.spec import ServerSpec, TransportName
 
 Message = dict[str, Any]
 
+# The most one MCP message (a line, a JSON body, one event) and one page-joined list may hold,
+# decoded. A capture is held parsed in memory, at about 55 times its bytes at peak
+# (docs/GUARANTEES.md, "Capture memory"): 16 MiB is about 4.8 million o200k_base tokens of compact
+# tools, more than any model's context window holds, at about 900 MiB of peak memory.
+MAX_CAPTURE_BYTES = 16 << 20
+
 
 class Diagnostics(Record, frozen=True):
     """What a transport saw besides messages: for notes and for deciding a status."""

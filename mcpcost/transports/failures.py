@@ -6,6 +6,7 @@ TransportError (mcpcost.errors)
 │   └── ConnectTimedOut no connection to a remote server within the connect limit
 ├── TransportTimeout    nothing arrived in time (per-request timer or the capture deadline)
 ├── HTTPStatusError     an HTTP answer we cannot use; 401/403 carry the auth signals
+├── UnusableURL         a server URL that cannot be connected to as written (never quoted)
 ├── ProtocolError       the server broke the protocol (bad framing, oversize, pagination guards)
 └── RPCError            the server answered a request with a JSON-RPC error object
 """
@@ -68,6 +69,8 @@ class HTTPStatusError(TransportError):
         oauth_metadata: bool = False,
         body_snippet: str = "",
         jsonrpc_body: bool = False,
+        body_size: int = 0,
+        html_body: bool = False,
     ) -> None:
         super().__init__(f"HTTP {status} from {url}")
         self.status = status
@@ -76,6 +79,8 @@ class HTTPStatusError(TransportError):
         self.oauth_metadata = oauth_metadata
         self.body_snippet = body_snippet
         self.jsonrpc_body = jsonrpc_body
+        self.body_size = body_size  # bytes read of the body (decoded, within the error cap)
+        self.html_body = html_body  # an HTML page: summarised, never quoted
 
     @property
     def is_auth(self) -> bool:
@@ -85,6 +90,11 @@ class HTTPStatusError(TransportError):
     def is_gone(self) -> bool:
         """404 Not Found or 410 Gone: nothing serves at that address (status ``gone``)."""
         return self.status in (404, 410)
+
+
+class UnusableURL(TransportError):
+    """A server URL that cannot be used as written: its message never quotes the URL, which may
+    hold a password or a ``${VAR}`` value."""
 
 
 class ProtocolError(TransportError):

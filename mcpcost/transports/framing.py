@@ -25,11 +25,11 @@ from typing import IO, Any, Protocol
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
-from mcpcost.transports.base import Diagnostics, Message
+from mcpcost.transports.base import MAX_CAPTURE_BYTES, Diagnostics, Message
 from mcpcost.transports.failures import ProtocolError, TransportClosed, too_deep
 from mcpcost.transports.inbox import take
 
-DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = MAX_CAPTURE_BYTES
 DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
 _CHUNK = 1 << 16
 READERS_GRACE_S = 0.5  # for the readers to see end-of-stream once the server's tree is gone

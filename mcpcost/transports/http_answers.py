@@ -23,6 +23,7 @@ from mcpcost.runtime.http_body import (
     body_chunks,
     cut,
 )
+from mcpcost.transports.base import MAX_CAPTURE_BYTES
 from mcpcost.transports.failures import (
     HTTPStatusError,
     ProtocolError,
@@ -32,7 +33,7 @@ from mcpcost.transports.failures import (
 from mcpcost.version import __version__
 
 USER_AGENT = f"mcp-context-cost/{__version__}"
-MAX_BODY_BYTES = 64 * 1024 * 1024  # one answer, decoded: a JSON body, or one event of a stream
+MAX_BODY_BYTES = MAX_CAPTURE_BYTES  # one answer, decoded: a JSON body, or one event of a stream
 STREAM_EVENTS = 4  # an event stream may carry this many times MAX_BODY_BYTES in all
 MAX_ERROR_BODY_BYTES = 1 << 20  # the body of an error status
 MAX_METADATA_BYTES = 1 << 20  # a protected-resource metadata document
@@ -137,7 +138,9 @@ def status_error(
         oauth = names_resource_metadata(www) or probe_oauth_metadata(
             session, resp.url or "", probe_timeout_s
         )
-    snippet = body[:_SNIPPET].decode("utf-8", errors="replace") if quote_body else ""
+    html = is_html(resp.headers.get("Content-Type", ""), body)
+    quoted = quote_body and not html
+    snippet = body[:_SNIPPET].decode("utf-8", errors="replace") if quoted else ""
     return HTTPStatusError(
         resp.status_code,
         url=resp.url or "",
@@ -145,7 +148,18 @@ def status_error(
         oauth_metadata=oauth,
         body_snippet=snippet,
         jsonrpc_body=parse_jsonrpc_body(body) is not None,
+        body_size=len(body),
+        html_body=html,
     )
+
+
+def is_html(content_type: str, body: bytes) -> bool:
+    """Whether an error body is an HTML page (by its type, or by how it starts): a proxy's or a
+    web server's error page says nothing a note can use, so it is summarised, not quoted."""
+    if content_type.split(";")[0].strip().lower() in ("text/html", "application/xhtml+xml"):
+        return True
+    head = body[:512].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
 
 
 class ResponseSet:

@@ -65,8 +65,9 @@ def open_authorized(
     from mcpcost.transports.auto import AutoTransport
     from mcpcost.transports.http import StreamableHTTPTransport
     from mcpcost.transports.legacy_sse import LegacySSETransport
+    from mcpcost.transports.server_url import usable_url
 
-    url, headers = spec.url, dict(spec.headers)
+    url, headers = usable_url(spec.url, spec.secrets), dict(spec.headers)
 
     def opened(kind: Callable[..., Transport]) -> Transport:
         return kind(

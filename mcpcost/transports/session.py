@@ -29,7 +29,7 @@ from typing import Any
 
 from mcpcost.core.record import Record, replace
 from mcpcost.core.spec import Era, EraChoice
-from mcpcost.transports.base import Message, Transport
+from mcpcost.transports.base import MAX_CAPTURE_BYTES, Message, Transport
 from mcpcost.transports.failures import (
     AUTH_REQUIRED_CODE,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -47,7 +47,7 @@ META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 MAX_PAGES = 100
-MAX_TOOLS_BYTES = 64 * 1024 * 1024
+MAX_TOOLS_BYTES = MAX_CAPTURE_BYTES
 
 
 class ServerHello(Record, frozen=True):

@@ -10,9 +10,10 @@ One event is capped in size (``MAX_EVENT_BYTES`` unless the caller says otherwis
 from __future__ import annotations
 
 from mcpcost.core.record import Record
+from mcpcost.transports.base import MAX_CAPTURE_BYTES
 from mcpcost.transports.failures import ProtocolError
 
-MAX_EVENT_BYTES = 64 * 1024 * 1024
+MAX_EVENT_BYTES = MAX_CAPTURE_BYTES
 
 
 class SSEEvent(Record, frozen=True):

@@ -108,7 +108,7 @@ class FakeGitHub:
     refs: dict[str, str] = field(default_factory=dict)
     files: dict[tuple[str, str], str] = field(default_factory=dict)  # (branch, path) -> text
     artifacts: dict[int, dict[str, bytes]] = field(default_factory=dict)  # run id -> files
-    pulls_for_commit: dict[str, list[int]] = field(default_factory=dict)
+    pulls: dict[int, tuple[str, str]] = field(default_factory=dict)  # number -> (head sha, repo)
     expired_runs: set[int] = field(default_factory=set)  # runs whose artifact has expired
     forbid_writes: bool = False
     # answered (status, headers, body) in order before any normal answer: rate limits, 5xx
@@ -276,6 +276,11 @@ class FakeGitHub:
                 for name, data in files.items():
                     z.writestr(name, data)
             return 200, buf.getvalue(), {}
-        if c := re.match(r"^/commits/([0-9a-f]+)/pulls$", rest):
-            return 200, [{"number": n} for n in self.pulls_for_commit.get(c.group(1), [])], {}
+        if (c := re.match(r"^/pulls/(\d+)$", rest)) and int(c.group(1)) in self.pulls:
+            sha, head_repo = self.pulls[int(c.group(1))]
+            pull = webhook_example("pull_request", "opened")["pull_request"]
+            pull["number"] = int(c.group(1))
+            pull["head"]["sha"] = sha
+            pull["head"]["repo"]["full_name"] = head_repo
+            return 200, pull, {}
         return 404, {"message": "Not Found"}, {}

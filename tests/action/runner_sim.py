@@ -8,8 +8,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import stat
 import subprocess
 import sys
+import sysconfig
+import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +22,42 @@ from tests.action.github_fake import FakeGitHub, webhook_example
 from tests.helpers.paths import ACTION_TESTS, ROOT
 
 FIXTURE = ACTION_TESTS / "mcp_fixture.py"
+
+
+def reachable_by_others(path: str) -> bool:
+    """True when a user that is neither the owner nor in the group can run ``path``: every
+    directory above it searchable by others, the file readable and executable by them."""
+    real = os.path.realpath(path)
+    wanted = stat.S_IROTH | stat.S_IXOTH
+    if os.stat(real).st_mode & wanted != wanted:
+        return False
+    parent = os.path.dirname(real)
+    while True:
+        if not os.stat(parent).st_mode & stat.S_IXOTH:
+            return False
+        if parent == os.path.dirname(parent):
+            return True
+        parent = os.path.dirname(parent)
+
+
+def _pythons() -> tuple[str, str]:
+    """The interpreter the simulated runner starts the Action (and the fixture servers) with,
+    and the PYTHONPATH it gives the Action. Run as root, the Action measures as an
+    unprivileged user, who must be able to run the interpreter, as with the image's
+    (/opt/mcpcost/bin/python3). When ours is not (an interpreter under a private home), the
+    system's of the same version runs our code and our dependencies instead."""
+    own = str(ROOT)
+    if os.geteuid() != 0 or reachable_by_others(sys.executable):
+        return sys.executable, own
+    same = shutil.which(f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/bin")
+    if same is None or not reachable_by_others(same):
+        return sys.executable, own  # the Action's children will report they cannot start
+    paths = dict.fromkeys([own, sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    return same, os.pathsep.join(paths)
+
+
+ACTION_PYTHON, ACTION_PYTHONPATH = _pythons()
+SERVER_PYTHON = ACTION_PYTHON  # what a test config names as a server's command
 
 
 def tool(name: str, words: int) -> dict[str, Any]:
@@ -37,6 +78,12 @@ class Sim:
     """A runner around a fresh git repository: commit configs, then run entrypoint.py on an event."""
 
     def __init__(self, tmp: Path, fake: FakeGitHub) -> None:
+        # as root the servers run as an unprivileged user: the repository and the files the
+        # test writes live where that user can read them (pytest's own tmp is private)
+        if os.geteuid() == 0:
+            tmp = Path(tempfile.mkdtemp(prefix="mcpcost-sim-"))
+            tmp.chmod(0o755)
+            self._cleanup = weakref.finalize(self, shutil.rmtree, tmp, True)
         self.tmp, self.fake = tmp, fake
         self.repo = tmp / "repo"
         self.repo.mkdir()
@@ -51,7 +98,7 @@ class Sim:
 
     def commit_config(self, servers: dict[str, str], message: str) -> str:
         block = {
-            n: {"command": sys.executable, "args": [str(FIXTURE), f]} for n, f in servers.items()
+            n: {"command": SERVER_PYTHON, "args": [str(FIXTURE), f]} for n, f in servers.items()
         }
         (self.repo / ".mcp.json").write_text(json.dumps({"mcpServers": block}, indent=2) + "\n")
         git(self.repo, "add", ".mcp.json")
@@ -66,6 +113,19 @@ class Sim:
         ref: str = "refs/pull/7/merge",
         **inputs: str,
     ) -> tuple[int, str, dict[str, str], str]:
+        return self.run_with(event, payload, sha, ref=ref, inputs=inputs)
+
+    def run_with(
+        self,
+        event: str,
+        payload: dict[str, Any],
+        sha: str,
+        *,
+        ref: str = "refs/pull/7/merge",
+        inputs: dict[str, str] | None = None,
+        environ: dict[str, str] | None = None,
+    ) -> tuple[int, str, dict[str, str], str]:
+        """``run`` with the inputs as a mapping and more runner variables (``environ``)."""
         event_path = self.tmp / "event.json"
         event_path.write_text(json.dumps(payload))
         out, summary = self.tmp / "output.txt", self.tmp / "summary.md"
@@ -74,7 +134,7 @@ class Sim:
         env = {
             "PATH": os.environ["PATH"],
             "HOME": str(self.tmp),
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": ACTION_PYTHONPATH,
             "GITHUB_EVENT_NAME": event,
             "GITHUB_EVENT_PATH": str(event_path),
             "GITHUB_REPOSITORY": "octo/repo",
@@ -91,9 +151,10 @@ class Sim:
             "INPUT_SUMMARY": "true",
             "INPUT_TIMEOUT": "30",
         }
-        env.update({f"INPUT_{k.upper().replace('_', '-')}": v for k, v in inputs.items()})
+        env.update({f"INPUT_{k.upper().replace('_', '-')}": v for k, v in (inputs or {}).items()})
+        env.update(environ or {})
         proc = subprocess.run(
-            [sys.executable, str(ROOT / "entrypoint.py")],
+            [ACTION_PYTHON, str(ROOT / "entrypoint.py")],
             cwd=self.repo,
             env=env,
             capture_output=True,

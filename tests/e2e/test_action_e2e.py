@@ -118,7 +118,6 @@ def test_workflow_run_posts_the_saved_comment_after_checking_head(
     phase1_body = (sim.repo / outputs["comment-path"]).read_text()
     fake.forbid_writes = False
     fake.artifacts[555] = {"report.json": report}
-    fake.pulls_for_commit[head] = [11]
     payload = webhook_example("workflow_run")
     payload["workflow_run"].update(
         id=555,
@@ -126,6 +125,12 @@ def test_workflow_run_posts_the_saved_comment_after_checking_head(
         pull_requests=[],
         html_url="https://github.example/octo/repo/actions/runs/555",
     )
+    fork = payload["workflow_run"]["head_repository"]["full_name"]
+    # the same commit is also the head of another pull request, from another repository
+    fake.pulls[11] = (head, "someone-else/copy")
+    code, log, _, _ = sim.run("workflow_run", payload, "f" * 40, ref="refs/heads/main")
+    assert code == 2 and "comes from another repository" in log and fake.comments == {}
+    fake.pulls[11] = (head, fork)
     code, log, outputs, _ = sim.run("workflow_run", payload, "f" * 40, ref="refs/heads/main")
     assert code == 0, log
     (comment,) = fake.comments.values()

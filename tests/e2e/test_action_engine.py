@@ -4,6 +4,7 @@ a worktree of the base commit, and one source of truth with ``mcpcost audit --ba
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
-from tests.action.runner_sim import ROOT, Sim, git, pr_payload
+from tests.action.runner_sim import ROOT, SERVER_PYTHON, Sim, git, pr_payload, reachable_by_others
 from tests.helpers.paths import ACTION_TESTS
 from tests.servers.registry import fixture_argv, real_server_argv, real_server_missing
 
@@ -30,6 +31,13 @@ def real(name: str) -> dict[str, Any]:
         pytest.skip(f"pinned server {name}: {why}")
     argv = real_server_argv(name)
     assert argv is not None
+    venv_python = Path(argv[0]).parent / "python"
+    if os.geteuid() == 0 and venv_python.exists() and not reachable_by_others(str(venv_python)):
+        # a console script of a venv the unprivileged measuring user cannot run (its
+        # interpreter is under a private home): the same script and packages, run by an
+        # interpreter that user can run
+        site = next(Path(argv[0]).parent.parent.glob("lib/python3*/site-packages"))
+        return {"command": SERVER_PYTHON, "args": argv, "env": {"PYTHONPATH": str(site)}}
     return {"command": argv[0], "args": argv[1:]}
 
 
@@ -85,13 +93,15 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
     cases: list[tuple[int, dict[str, str]]] = [
         (1, {"budget": "100000", "max-increase": "1"}),  # the added server trips the increase
         (0, {"budget": "100000", "max-increase": "100000"}),
-        (1, {"budget": str(memory_tokens), "max-increase-percent": "1000"}),  # over the budget
+        # over the budget on every definition: the Action reads .mcp.json as Claude Code's,
+        # which defers them, while --config names no client, so both judge the full definitions
+        (1, {"budget": str(memory_tokens), "budget-full": "true", "max-increase-percent": "1000"}),
     ]
     for expected, limits in cases:
         code, log, outputs, summary = sim.run(
             "pull_request", pr_payload(21, base, head), head, comment="never", **limits
         )
-        flags = [f"--{k}={v}" for k, v in limits.items()]
+        flags = [f"--{k}" if v == "true" else f"--{k}={v}" for k, v in limits.items()]
         audit_code, report = audit(
             tmp_path, head_text, "head", "--baseline", str(tmp_path / "base.json"), *flags
         )
@@ -105,7 +115,7 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
         engine = sorted(r.replace(source, ".mcp.json") for r in report["gates"]["reasons"])
         # the Action knows the file is Claude Code's; `--config` names the session by its file
         action = sorted(
-            r.replace("Claude Code carries", ".mcp.json carries")
+            r.replace("Claude Code's", ".mcp.json's")
             for r in outputs["failure-reasons"].split("\n")
             if r
         )
@@ -117,7 +127,7 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
         assert "time" in summary
     # a head-side server that cannot be measured: the Action's default fail-on (unmeasured) and
     # `audit --fail-on-unmeasured` give the same verdict and the same reasons
-    crash = {"command": sys.executable, "args": fixture_argv("crash")[1:]}
+    crash = {"command": SERVER_PYTHON, "args": fixture_argv("crash")[1:]}
     broken = commit(sim, {"memory": memory, "time": time_server, "crash": crash}, "head: crash")
     broken_text = (sim.repo / ".mcp.json").read_text()
     unmeasured_cases: list[tuple[int, dict[str, str], list[str]]] = [
@@ -164,7 +174,7 @@ def _server_py(words: int) -> str:
 
 
 def test_base_side_runs_the_base_commits_files(sim: Sim, fake: FakeGitHub) -> None:
-    block = {"local": {"command": sys.executable, "args": ["server.py"]}}
+    block = {"local": {"command": SERVER_PYTHON, "args": ["server.py"]}}
     base = commit(sim, block, "base", {"server.py": _server_py(5)})
     head = commit(sim, block, "head: longer description", {"server.py": _server_py(105)})
     (sim.repo / "untracked.txt").write_text("mine")
@@ -212,7 +222,7 @@ def test_worktree_is_removed_when_measuring_fails(tmp_path: Path) -> None:
 
 
 def test_budget_failure_is_annotated_on_the_config(sim: Sim, fake: FakeGitHub) -> None:
-    block = {"local": {"command": sys.executable, "args": ["server.py"]}}
+    block = {"local": {"command": SERVER_PYTHON, "args": ["server.py"]}}
     sha = commit(sim, block, "one", {"server.py": _server_py(50)})
     payload = pr_payload(24, sha, sha)
     code, log, outputs, _ = sim.run("pull_request", payload, sha, budget="10", comment="never")
@@ -223,9 +233,9 @@ def test_budget_failure_is_annotated_on_the_config(sim: Sim, fake: FakeGitHub) -
 
 
 def test_increase_is_annotated_on_the_added_servers_line(sim: Sim, fake: FakeGitHub) -> None:
-    local = {"command": sys.executable, "args": ["server.py"]}
+    local = {"command": SERVER_PYTHON, "args": ["server.py"]}
     base = commit(sim, {"local": local}, "base", {"server.py": _server_py(5)})
-    added = {"command": sys.executable, "args": ["added.py"]}
+    added = {"command": SERVER_PYTHON, "args": ["added.py"]}
     head = commit(
         sim, {"local": local, "added": added}, "head: add a server", {"added.py": _server_py(80)}
     )

@@ -12,21 +12,20 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from typing import Any
 
 import pytest
 
 from mcpcost.cli import main
 from tests.action.github_fake import FakeGitHub
-from tests.action.runner_sim import FIXTURE, Sim, git, pr_payload, tool
+from tests.action.runner_sim import FIXTURE, SERVER_PYTHON, Sim, git, pr_payload, tool
 
 LIMIT = "1000"
 
 
 def serving(sim: Sim, name: str, words: int) -> dict[str, Any]:
     return {
-        "command": sys.executable,
+        "command": SERVER_PYTHON,
         "args": [str(FIXTURE), sim.tools_file(name, [tool(name, words)])],
     }
 
@@ -38,7 +37,7 @@ def keyed(sim: Sim) -> dict[str, Any]:
 
 def exits(sim: Sim, *extra: str) -> dict[str, Any]:
     """A server that exits at start: its tools file does not exist."""
-    return {"command": sys.executable, "args": [str(FIXTURE), str(sim.tmp / "absent.json"), *extra]}
+    return {"command": SERVER_PYTHON, "args": [str(FIXTURE), str(sim.tmp / "absent.json"), *extra]}
 
 
 def write(sim: Sim, servers: dict[str, Any], message: str) -> str:
@@ -174,7 +173,7 @@ def test_an_unknown_whose_launch_names_a_file_the_pull_request_changed_fails_it(
     server = sim.repo / "tools" / "server.py"
     server.parent.mkdir()
     server.write_text("import sys\nsys.exit(3)\n")
-    entry = {"command": sys.executable, "args": ["tools/server.py"]}
+    entry = {"command": SERVER_PYTHON, "args": ["tools/server.py"]}
     base = write(sim, {"local": entry}, "base")
     server.write_text("import sys\nsys.exit(4)  # still no key\n")
     head = write(sim, {"local": entry}, "change the server")

@@ -13,7 +13,7 @@ import pytest
 
 from mcpcost.core.markdown import code_span
 from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
-from tests.action.runner_sim import Sim, git, pr_payload
+from tests.action.runner_sim import SERVER_PYTHON, Sim, git, pr_payload
 from tests.helpers.lens_homes import populate_repo
 from tests.helpers.sarif_checks import validate
 
@@ -29,7 +29,7 @@ SHOWN = 20  # findings per session in the comment (comment.LENS_FINDINGS)
 
 def _pull_request(sim: Sim) -> tuple[str, str]:
     base = sim.commit_config({}, "base: no servers")
-    files = populate_repo(sim.repo)
+    files = populate_repo(sim.repo, SERVER_PYTHON)  # the Action measures PR servers as nobody
     git(sim.repo, "add", *(str(p.relative_to(sim.repo)) for p in files.values()))
     git(sim.repo, "commit", "-q", "-m", "head: five clients' configs")
     return base, git(sim.repo, "rev-parse", "HEAD")

@@ -5,12 +5,11 @@ client does with such a file. Simulated runner, real git repository, loopback Gi
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from tests.action.github_fake import FakeGitHub
-from tests.action.runner_sim import FIXTURE, Sim, git, pr_payload, tool
+from tests.action.runner_sim import FIXTURE, SERVER_PYTHON, Sim, git, pr_payload, tool
 
 
 @pytest.mark.slow
@@ -19,7 +18,7 @@ def test_a_head_config_that_cannot_be_parsed_fails_the_step(
     sim: Sim, fake: FakeGitHub, fail_on: str
 ) -> None:
     tools = sim.tools_file("t", [tool("search", 5)])
-    good = {"mcpServers": {"notes": {"command": sys.executable, "args": [str(FIXTURE), tools]}}}
+    good = {"mcpServers": {"notes": {"command": SERVER_PYTHON, "args": [str(FIXTURE), tools]}}}
     (sim.repo / ".mcp.json").write_text(json.dumps(good, indent=2) + "\n")
     (sim.repo / ".cursor").mkdir()
     (sim.repo / ".cursor" / "mcp.json").write_text(json.dumps(good))

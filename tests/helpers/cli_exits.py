@@ -34,4 +34,6 @@ def work_fixture(tmp_path: Path) -> Path:
     (tmp_path / "afile").write_text("x", encoding="utf-8")
     (tmp_path / "shard" / "results").mkdir(parents=True)
     (tmp_path / "config.json").write_text('{"mcpServers": {}}', encoding="utf-8")
+    (tmp_path / "state" / "results").mkdir(parents=True)
+    (tmp_path / "state" / "results" / "badge-adoption.json").write_text("[]", encoding="utf-8")
     return tmp_path

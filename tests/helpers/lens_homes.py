@@ -46,18 +46,21 @@ EXPECTED: dict[str, set[Key]] = {
 }
 
 
-def _argvs() -> dict[str, list[str]]:
-    return {EDGE: limits_server_argv("edge"), MANY: limits_server_argv("many")}
+def _argvs(python: str | None) -> dict[str, list[str]]:
+    """Each limits server's argv; ``python`` replaces the interpreter (a test whose servers are
+    started by another user names one that user can run)."""
+    argvs = {EDGE: limits_server_argv("edge"), MANY: limits_server_argv("many")}
+    return {n: [python or a[0], *a[1:]] for n, a in argvs.items()}
 
 
-def _json(key: str, **extra: str) -> str:
-    block = {n: {"command": a[0], "args": a[1:], **extra} for n, a in _argvs().items()}
+def _json(key: str, python: str | None = None, **extra: str) -> str:
+    block = {n: {"command": a[0], "args": a[1:], **extra} for n, a in _argvs(python).items()}
     return json.dumps({key: block}, indent=2) + "\n"
 
 
-def _toml() -> str:
+def _toml(python: str | None = None) -> str:
     out = []
-    for n, a in _argvs().items():
+    for n, a in _argvs(python).items():
         args = ", ".join(json.dumps(x) for x in a[1:])
         out.append(f"[mcp_servers.{n}]\ncommand = {json.dumps(a[0])}\nargs = [{args}]\n")
     return "\n".join(out)
@@ -81,14 +84,15 @@ def populate_home(home: Path, cwd: Path) -> dict[str, Path]:
     }
 
 
-def populate_repo(root: Path) -> dict[str, Path]:
-    """The project config of each of the six clients that has one (Windsurf has none)."""
+def populate_repo(root: Path, python: str | None = None) -> dict[str, Path]:
+    """The project config of each of the six clients that has one (Windsurf has none), whose
+    servers run under ``python`` (default: this interpreter)."""
     return {
-        "claude-code": _write(root / ".mcp.json", _json("mcpServers")),
-        "cursor": _write(root / ".cursor" / "mcp.json", _json("mcpServers")),
-        "vscode": _write(root / ".vscode" / "mcp.json", _json("servers", type="stdio")),
-        "codex": _write(root / ".codex" / "config.toml", _toml()),
-        "gemini": _write(root / ".gemini" / "settings.json", _json("mcpServers")),
+        "claude-code": _write(root / ".mcp.json", _json("mcpServers", python)),
+        "cursor": _write(root / ".cursor" / "mcp.json", _json("mcpServers", python)),
+        "vscode": _write(root / ".vscode" / "mcp.json", _json("servers", python, type="stdio")),
+        "codex": _write(root / ".codex" / "config.toml", _toml(python)),
+        "gemini": _write(root / ".gemini" / "settings.json", _json("mcpServers", python)),
     }
 
 

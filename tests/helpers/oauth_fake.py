@@ -57,6 +57,11 @@ class FakeAuthServer:
     challenge_scope: str | None = None  # the scope= of the 401 challenge
     list_needs_scope: str | None = None  # tools/list answers 403 insufficient_scope without it
     always_insufficient: bool = False
+    # hostile metadata: protected resource metadata without ``resource``; another server's
+    # issuer named as this resource's authorization server; endpoints under another base
+    prm_names_resource: bool = True
+    authorization_servers: tuple[str, ...] | None = None
+    endpoint_base: str | None = None
     # records
     registrations: list[dict[str, Any]] = field(default_factory=list)
     authorize_requests: list[dict[str, str]] = field(default_factory=list)
@@ -148,23 +153,24 @@ def make_handler(server: FakeAuthServer) -> type[BaseHTTPRequestHandler]:
             parts = urlsplit(self.path)
             base = server.base
             if parts.path == "/.well-known/oauth-protected-resource/mcp":
-                self._json(
-                    200,
-                    {
-                        "resource": server.mcp_url,
-                        "authorization_servers": [base],
-                        "scopes_supported": list(server.scopes_supported),
-                    },
-                )
+                prm: dict[str, Any] = {
+                    "resource": server.mcp_url,
+                    "authorization_servers": list(server.authorization_servers or [base]),
+                    "scopes_supported": list(server.scopes_supported),
+                }
+                if not server.prm_names_resource:
+                    del prm["resource"]
+                self._json(200, prm)
             elif parts.path == "/.well-known/oauth-authorization-server":
+                at = server.endpoint_base or base
                 self._json(
                     200,
                     {
                         "issuer": base,
-                        "authorization_endpoint": base + "/authorize",
-                        "token_endpoint": base + "/token",
-                        "registration_endpoint": base + "/register",
-                        "revocation_endpoint": base + "/revoke",
+                        "authorization_endpoint": at + "/authorize",
+                        "token_endpoint": at + "/token",
+                        "registration_endpoint": at + "/register",
+                        "revocation_endpoint": at + "/revoke",
                         "scopes_supported": list(server.scopes_supported),
                         "response_types_supported": ["code"],
                         "grant_types_supported": [

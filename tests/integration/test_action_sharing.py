@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 import requests
 
-from mcpcost.action.github import GitHubClient
 from mcpcost.action.gitrefs import Git
 from mcpcost.action.main import run
 from mcpcost.action.measure_sides import default_measure_server
@@ -27,6 +26,7 @@ from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
+from mcpcost.runtime.github import GitHubClient
 from tests.helpers.paths import ACTION_TESTS
 from tests.servers.registry import real_server_argv, real_server_missing
 

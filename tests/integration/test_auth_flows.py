@@ -277,6 +277,7 @@ def test_action_measures_with_client_credentials_from_the_step_environment(
     monkeypatch.setenv("MCPCOST_OAUTH_GRANT", "client_credentials")
     monkeypatch.setenv("MCPCOST_OAUTH_CLIENT_ID", "action-client")
     monkeypatch.setenv("MCPCOST_OAUTH_CLIENT_SECRET", "action-secret")
+    monkeypatch.setenv("MCPCOST_OAUTH_ISSUER", fake.base)
     spec = ServerSpec.remote("walled", fake.mcp_url, transport="http")
     measured = default_measure_server(spec, 20.0)
     assert str(measured.status) == "measured" and measured.authorization == "oauth"

@@ -16,20 +16,21 @@ from collections.abc import Iterator
 
 import pytest
 
+from mcpcost.transports.base import MAX_CAPTURE_BYTES
 from tests.helpers.paths import PACKAGE
 from tests.helpers.peak_memory import Cost, run_costed
 from tests.servers.hostile_http import serve_hostile
 
 # What a bounded read may cost above the interpreter's baseline. The metadata, token and registry
-# caps are 1-16 MiB; an event stream keeps at most one 64 MiB event per capture (two run at once).
+# caps are 1-16 MiB; an event stream keeps at most one 16 MiB event per capture (two run at once).
 SMALL_MIB = 64
 STREAM_MIB = 400
 
 # The one home of body reads and of the session class.
 HOMES = {"runtime/http_body.py", "runtime/http_session.py"}
-# The Action's GitHub client still reads bodies itself (the second part of the hostile-world
+# The GitHub client still reads most bodies itself (the second part of the hostile-world
 # work moves it onto the same boundary).
-NOT_YET = {"action/github.py", "action/main.py"}
+NOT_YET = {"runtime/github.py", "action/main.py"}
 UNBOUNDED = re.compile(
     r"requests\.(get|post|put|patch|delete|head|request|Session)\("
     r"|\.iter_content\(|\.iter_lines\(|\.raw\.read"
@@ -129,7 +130,7 @@ def test_an_event_that_never_ends_is_cut_at_the_event_cap(
     report(f"event {path}", cost)
     code, status, notes, _err = cost.result
     assert code == 1 and status == "startup-failure"
-    assert "event larger than 67108864 bytes" in notes
+    assert f"event larger than {MAX_CAPTURE_BYTES} bytes" in notes
     assert cost.grown_mib < STREAM_MIB
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from mcpcost.action.github import MAX_WAIT_S, GitHubClient, GitHubError
+from mcpcost.runtime.github import MAX_WAIT_S, GitHubClient, GitHubError
 from tests.action.github_fake import FakeGitHub
 
 NOW = 1_700_000_000.0
@@ -46,15 +46,15 @@ def test_429_with_retry_after_waits_that_long_then_succeeds(fake: FakeGitHub) ->
 def test_403_with_retry_after_is_a_secondary_rate_limit(fake: FakeGitHub) -> None:
     fake.scripted = [(403, {"retry-after": "3"}, LIMITED), (403, {"retry-after": "4"}, LIMITED)]
     slept: list[float] = []
-    data = client(fake, slept).request("GET", "/repos/octo/repo/commits/abc/pulls").data
-    assert data == [] and slept == [3.0, 4.0]
+    data = client(fake, slept).request("GET", "/repos/octo/repo/actions/runs/7/artifacts").data
+    assert data["artifacts"] == [] and slept == [3.0, 4.0]
 
 
 def test_remaining_zero_waits_until_the_reset_time(fake: FakeGitHub) -> None:
     reset = str(int(NOW) + 42)
     fake.scripted = [(403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}, LIMITED)]
     slept: list[float] = []
-    client(fake, slept).request("GET", "/repos/octo/repo/commits/abc/pulls")
+    client(fake, slept).request("GET", "/repos/octo/repo/actions/runs/7/artifacts")
     assert slept == [42.0]
 
 
@@ -62,7 +62,7 @@ def test_a_reset_far_away_is_capped_per_wait(fake: FakeGitHub) -> None:
     reset = str(int(NOW) + 3600)
     fake.scripted = [(429, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}, LIMITED)]
     slept: list[float] = []
-    client(fake, slept).request("GET", "/repos/octo/repo/commits/abc/pulls")
+    client(fake, slept).request("GET", "/repos/octo/repo/actions/runs/7/artifacts")
     assert slept == [MAX_WAIT_S]
 
 
@@ -111,11 +111,11 @@ def test_a_runs_artifact_is_found_by_name_and_downloaded(fake: FakeGitHub) -> No
     assert fake.problems == []
 
 
-def test_pulls_with_a_head_commit(fake: FakeGitHub) -> None:
-    fake.pulls_for_commit = {"abc123": [3, 5]}
+def test_the_head_of_a_pull_request(fake: FakeGitHub) -> None:
+    fake.pulls = {3: ("abc123", "someone/fork")}
     gh = client(fake, [])
-    assert gh.pulls_with_head("octo/repo", "abc123") == [3, 5]
-    assert gh.pulls_with_head("octo/repo", "def456") == []
+    assert gh.pull_head("octo/repo", 3) == ("abc123", "someone/fork")
+    assert gh.pull_head("octo/repo", 4) is None
     assert fake.problems == []
 
 

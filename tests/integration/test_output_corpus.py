@@ -213,7 +213,12 @@ def test_measure_notes_and_verify_server_name(tmp_path: Path) -> None:
     assert code == 1, err
     assert_terminal_safe(out + err, "measure (failure)")
     assert ci_log_violations(out + err) == []
-    assert len(out.splitlines()) == 1 and "\\x0a::error file=README.md" in out
+    # the server's line breaks are kept, but each of its lines is indented under ours, so no
+    # line of its text can pass for one of mcpcost's own (or for a workflow command)
+    first, *rest = out.splitlines()
+    assert first.startswith("fails: startup-failure — ") and rest
+    assert all(line.startswith("  ") for line in rest), rest
+    assert any(":error file=README.md" in line for line in rest)
     serve = payload_file(tmp_path, "serve", serving_payload())
     code, out, err = cli(
         [

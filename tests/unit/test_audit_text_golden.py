@@ -77,17 +77,17 @@ def _report(extra: bool) -> Any:
     return report_for(_configs(extra), table, shell_environ={}, settings={})
 
 
-def _render(width: int) -> str:
+def _render(width: int, details: bool = False) -> str:
     before, after = _report(False), _report(True)
     diff = diff_reports(as_baseline(before), after)
-    gates = evaluate_gates(after, diff, budget=300, max_increase=100)
-    return render_text(after, diff, gates, width=width)
+    gates = evaluate_gates(after, diff, budget=200, max_increase=100)
+    return render_text(after, diff, gates, width=width, details=details)
 
 
-@pytest.mark.parametrize("width", [80, 120])
-def test_text_report_matches_its_golden_file(width: int) -> None:
-    text = _render(width)
-    path = GOLDEN / f"audit_text_{width}.txt"
+@pytest.mark.parametrize(("width", "details"), [(80, False), (120, False), (100, True)])
+def test_text_report_matches_its_golden_file(width: int, details: bool) -> None:
+    text = _render(width, details)
+    path = GOLDEN / (f"audit_text_{width}.txt" if not details else "audit_text_details.txt")
     if os.environ.get("MCPCOST_UPDATE_GOLDEN"):
         path.write_text(text, "utf-8")
     assert text == path.read_text("utf-8")
@@ -99,16 +99,42 @@ def test_every_line_fits_the_width_but_an_unbreakable_word(width: int) -> None:
         assert len(line) <= width or " " not in line.strip()[-width:], line
 
 
-def test_summary_comes_before_the_detail_and_names_the_verdicts() -> None:
+def test_the_overview_comes_first_with_every_session_and_what_to_act_on() -> None:
     lines = _render(120).splitlines()
-    end = lines.index("", 2)
-    summary = [x for x in lines[2:end] if not x.startswith("  ")]  # wrapped lines indent
-    assert summary[0] == "3 client sessions from 5 config files; 7 servers measured, 1 not."
-    assert summary[1].startswith("Heaviest session: Claude Code, at least ")
-    assert summary[2].startswith("Budget 300: FAILED — 2 sessions over: Claude Code at ")
-    assert summary[3].startswith("Increase limit 100 tokens: FAILED — 1 over the limit")
-    assert len(summary) == 4
-    assert sum(1 for x in lines if x.startswith("Columns: ")) == 1
+    assert lines[2] == "3 client sessions from 5 config files; 7 servers measured, 1 not."
+    table = lines[4:8]
+    assert table[0].split() == [
+        "client",
+        "session",
+        "up",
+        "front",
+        "deferred",
+        "servers",
+        "heaviest",
+    ]
+    after = _report(True)
+    rows = {s.label: s for s in after.sessions}
+    shown = []
+    for row in table[1:]:
+        label = next(name for name in rows if row.startswith(f"  {name} "))
+        cells = row[len(label) + 2 :].split()
+        mv = rows[label].model_view
+        assert mv is not None and cells[0] == f"{mv.upfront_tokens:,}"
+        assert cells[1] == (f"{mv.deferred_tokens:,}" if mv.deferred_tokens else "—")
+        shown.append(mv.upfront_tokens)
+    assert shown == sorted(shown, reverse=True) and len(shown) == len(rows)  # most important first
+    act = lines.index("To act on, most important first:")
+    assert lines[act + 1].startswith("  - Budget 200 on tokens loaded up front per request: FAILED")
+    assert lines[act + 2].startswith("  - Increase limit 100 tokens: FAILED")
+    assert sum(1 for x in lines if x.startswith("Columns: ")) == 0  # the legend is --details'
+    assert sum(1 for x in _render(120, True).splitlines() if x.startswith("Columns: ")) == 1
+
+
+def test_details_show_what_the_default_leaves_out() -> None:
+    short, full = _render(100), _render(100, True)
+    for part in ("heaviest tools", "The full number is paid where deferral does not apply"):
+        assert part not in short and part in full
+    assert "0.20" not in full and "1.92" not in full  # the published band is gone
 
 
 REMOTE = "https://mcp.example.test/mcp"

@@ -174,7 +174,11 @@ def test_nothing_found_exits_1_with_the_discovery_message(tmp_path: Path) -> Non
 @pytest.mark.parametrize("spelling", [["--budget", "1"], ["--budget=1"]])
 def test_budget_both_spellings_fail_the_gate(demo: Path, spelling: list[str]) -> None:
     code, out, _ = cli_with(["--config", str(demo), *spelling], measure=fake_measure())
-    assert code == 1 and "Budget 1: FAILED" in out and "over the 1 budget" in out
+    assert (
+        code == 1
+        and "Budget 1 on tokens loaded up front per request: FAILED" in out
+        and "over the 1 budget" in out
+    )
 
 
 def test_baseline_round_trip_and_max_increase(demo: Path, tmp_path: Path) -> None:

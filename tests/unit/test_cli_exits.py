@@ -113,6 +113,8 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("measure", "unreadable", ["measure", "--cwd", "afile", "--", "true"], "afile"),
     ("measure", "invalid", ["measure", "--url", "not-a-url"], "not-a-url"),
     ("measure --out", "unreadable", ["measure", "--out", "afile/o", "--", "true"], "afile"),
+    ("adoption", "unreadable", ["adoption", "--out", "afile"], "afile"),
+    ("adoption", "invalid", ["adoption", "--out", "state"], "badge-adoption.json"),
     ("serve", "missing", ["serve", "--out", "missing"], "missing"),
     ("serve", "unreadable", ["serve", "--out", "afile"], "afile"),
 ]

@@ -121,6 +121,26 @@ def test_not_auth_phrases(text: str) -> None:
     assert not says_auth(text)
 
 
+def test_an_html_error_page_is_summarised_not_quoted() -> None:
+    from mcpcost.measuring.classify import byte_size
+    from mcpcost.transports.failures import HTTPStatusError as StatusError
+    from mcpcost.transports.http_answers import is_html
+
+    assert is_html("text/html; charset=utf-8", b"")
+    assert is_html("application/octet-stream", b"  <!DOCTYPE HTML><p>")
+    assert not is_html("application/json", b'{"error": "<b>"}')
+    assert [byte_size(n) for n in (734, 1234, 3_400_000)] == ["734 B", "1.2 kB", "3.4 MB"]
+    page = StatusError(502, url="https://x.example/mcp", html_body=True, body_size=1234)
+    status, message = classify_failure(page)
+    assert status is Status.STARTUP_FAILURE
+    assert message == "HTTP 502 from https://x.example/mcp, HTML page, 1.2 kB"
+    missing = StatusError(404, url="https://x.example/mcp", html_body=True, body_size=734)
+    assert classify_failure(missing) == (
+        Status.GONE,
+        "HTTP 404 from https://x.example/mcp, HTML page, 734 B",
+    )
+
+
 def test_a_remote_nobody_answers_at_is_unreachable() -> None:
     exc = HostUnreachable("connection refused by 127.0.0.1:9 (nothing accepts connections there)")
     status, message = classify_failure(exc)

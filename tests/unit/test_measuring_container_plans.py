@@ -30,6 +30,12 @@ FILES = {
     "/home/u/notes.txt",
     "/etc/passwd",
     "/srv/data/db.sqlite",
+    "/home/u/.ssh/config",
+    "/home/u/.ssh/id_ed25519",
+    "/home/u/.aws/config",
+    "/home/u/.aws/credentials",
+    "/home/u/.config/gcloud/props",
+    "/home/u/.config/tool.json",
 }
 DIRS = {
     "/",
@@ -37,6 +43,10 @@ DIRS = {
     "/home/u",
     "/home/u/proj",
     "/home/u/proj/lib",
+    "/home/u/.ssh",
+    "/home/u/.aws",
+    "/home/u/.config",
+    "/home/u/.config/gcloud",
     "/etc",
     "/srv",
     "/srv/data",
@@ -85,6 +95,16 @@ def test_nothing_outside_the_roots_the_home_itself_or_through_a_symlink_escape()
     # a file directly in home is mounted alone: its directory is the home directory
     assert mounts(["x", "/home/u/notes.txt"]).paths == ("/home/u/notes.txt",)
     assert mounts(["x", "/home/u"]).paths == () and mounts(["x", "/"]).paths == ()
+
+
+def test_a_file_in_a_credential_directory_is_mounted_alone_never_the_directory() -> None:
+    assert mounts(["ssh-mcp", "--config", "/home/u/.ssh/config"]).paths == ("/home/u/.ssh/config",)
+    assert mounts(["x", "/home/u/.aws/config"]).paths == ("/home/u/.aws/config",)
+    assert mounts(["x", "/home/u/.config/gcloud/props"]).paths == ("/home/u/.config/gcloud/props",)
+    # the directory itself, or one that holds a credential directory, is never mounted
+    assert mounts(["x", "/home/u/.ssh"]).paths == ()
+    assert mounts(["x", "/home/u/.config/tool.json"]).paths == ("/home/u/.config/tool.json",)
+    assert mounts(["x", "/home/u/.config"]).paths == ()
 
 
 def test_flag_values_words_that_are_not_paths_and_nested_mounts() -> None:

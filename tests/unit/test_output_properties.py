@@ -112,7 +112,7 @@ def test_audit_text_sink(server: str, tool: str, note: str) -> None:
     name = server or "s"
     cfg = config("cursor", f"/p/{server}.json", entry(name, "ok"), entry("x", "bad"))
     # wide enough that no line is cut to the terminal's width (a cut is the renderer's choice)
-    out = render_text(_report(cfg, measure), width=100_000)
+    out = render_text(_report(cfg, measure), width=100_000, details=True)
     assert terminal_violations(out) == []
     # each value stays on its line, escaped as one unit: it cannot forge a line of its own
     assert terminal_line(name) in out and terminal_line(tool) in out

@@ -99,7 +99,6 @@ def records_holding_secrets() -> list[object]:
     """One of every record type that holds a secret, each secret set to ``SENTINEL``."""
     import requests
 
-    from mcpcost.action.github import GitHubClient
     from mcpcost.action.runner_env import Runner
     from mcpcost.action.settings import Settings
     from mcpcost.auth.credentials_env import OAuthSettings
@@ -108,6 +107,7 @@ def records_holding_secrets() -> list[object]:
     from mcpcost.auth.pkce import PKCEPair
     from mcpcost.auth.store import SignIn
     from mcpcost.core.spec import ServerSpec
+    from mcpcost.runtime.github import GitHubClient
 
     client = ClientIdentity("visible-client", client_secret=SENTINEL, private_key_pem=SENTINEL)
     tokens = TokenSet(access_token=SENTINEL, refresh_token=SENTINEL, scope="visible-scope")

@@ -296,6 +296,7 @@ def finish_entry(
         got = _read_env_file(raw, syntax, vctx, load)
         base = replace(base, env_file=got.path)
         file_env = got.values
+        secrets.extend(v for v in file_env.values() if v)  # an envFile's values are secrets
         if got.note is not None:
             notes.append(got.note)
             load.problems.append(f"server {raw.name!r}: {got.note}")

@@ -151,6 +151,31 @@ def _path_words(argv: Iterable[str]) -> Iterator[str]:
             yield word.split("=", 1)[1]
 
 
+# Directories that hold credentials by convention (keys, cloud and cluster logins, registry
+# auth): never bind-mounted, nor a directory that holds one. An argument naming one file in
+# them gets that file mounted alone.
+CREDENTIAL_DIRS = (
+    *(".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".password-store"),
+    *(".config/gcloud", ".config/gh", ".config/containers"),
+)
+
+
+def holds_credentials(path: str, exists: Callable[[str], bool] = os.path.exists) -> bool:
+    """True when directory ``path`` is, is inside, or holds one of ``CREDENTIAL_DIRS``."""
+    parts = [p for p in path.split("/") if p]
+    for cred in CREDENTIAL_DIRS:
+        wanted = cred.split("/")
+        n = len(wanted)
+        if any(parts[i : i + n] == wanted for i in range(len(parts) - n + 1)):
+            return True
+        for done in range(n):  # the first ``done`` parts of it already end ``path``
+            if done and parts[-done:] != wanted[:done]:
+                continue
+            if exists(posixpath.join(path, *wanted[done:])):
+                return True
+    return False
+
+
 class HostMounts(Record, frozen=True):
     """Host paths bind-mounted read-only at the same path, and the container's working dir."""
 
@@ -176,7 +201,8 @@ def host_mounts(
 
     Relative words are taken against ``cwd`` (or ``base_dir``, where the host would have run the
     server). A path is mounted only when its real location is inside one of ``roots``; the home
-    directory itself and ``/`` never are. A file is mounted as its directory when that directory
+    directory itself, ``/`` and a directory that is, is in or holds a credential directory
+    (``holds_credentials``) never are. A file is mounted as its directory when that directory
     may be (a script's own modules come along), else alone. Nested mounts are folded into the
     outermost. The working directory is where relative words were resolved when one of them was
     mounted, or ``cwd`` when it was mounted; otherwise None.
@@ -191,9 +217,12 @@ def host_mounts(
         real = realpath(path)
         return real not in never and any(_inside(real, r) for r in real_roots)
 
+    def allowed_dir(path: str) -> bool:
+        return allowed(path) and not holds_credentials(realpath(path), exists)
+
     chosen: list[str] = []
     relative_used = False
-    if cwd is not None and is_dir(here) and allowed(here):
+    if cwd is not None and is_dir(here) and allowed_dir(here):
         chosen.append(here)
     for i, word in enumerate(_path_words(argv)):
         if "\x00" in word or word.startswith("-") or "://" in word:
@@ -204,7 +233,9 @@ def host_mounts(
         path = posixpath.normpath(posixpath.join(here, word))
         if not exists(path) or not allowed(path):
             continue
-        if not is_dir(path) and allowed(posixpath.dirname(path)):
+        if is_dir(path) and not allowed_dir(path):
+            continue
+        if not is_dir(path) and allowed_dir(posixpath.dirname(path)):
             path = posixpath.dirname(path)
         chosen.append(path)
         relative_used = relative_used or relative

@@ -1,14 +1,16 @@
-"""A small GitHub REST client over an injected ``requests.Session``.
+"""A small GitHub REST client over an injected ``requests.Session``: the one GitHub client.
 
 It knows the API base URL (``GITHUB_API_URL``, so GHES works), follows ``Link`` pagination, and
 waits out rate limits: ``retry-after`` first, then ``x-ratelimit-reset`` when nothing remains,
 else a bounded exponential backoff. Errors become ``GitHubError`` with the status code. Every REST
-call the Action makes is a method here.
+call the Action makes is a method here, and so is the code search ``mcpcost adoption`` makes
+(its reads bounded in size and time through ``runtime.http_body``).
 """
 
 from __future__ import annotations
 
 import base64
+import json as jsonlib
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -19,6 +21,7 @@ import requests
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import McpcostError
+from mcpcost.runtime.http_body import ACCEPT_ENCODING, BodyReadFailed, ReadLimits, read_body
 
 _LINK_NEXT = LazyPattern(r'<([^>]+)>\s*;\s*rel="?next"?')
 MAX_WAIT_S = 120.0
@@ -39,6 +42,21 @@ class Response(Record, frozen=True):
     data: Any
     headers: Mapping[str, str]
     content: bytes = b""
+
+
+class CodeHit(Record, frozen=True):
+    """One file a code search found: its repository (owner/name), path, blob sha and page."""
+
+    repo: str
+    path: str
+    sha: str
+    html_url: str
+
+
+class CodeSearchPage(Record, frozen=True):
+    total: int  # GitHub's total_count for the query
+    incomplete: bool  # GitHub's incomplete_results: the search timed out on its side
+    hits: tuple[CodeHit, ...]
 
 
 class GitHubClient(Record):
@@ -63,17 +81,29 @@ class GitHubClient(Record):
         json: Any = None,
         accept: str = "application/vnd.github+json",
         ok: tuple[int, ...] = (200, 201, 204),
+        limits: ReadLimits | None = None,
     ) -> Response:
+        """One call, retried as the module says; with ``limits`` its body is read within them
+        (a ``GitHubError`` with status 0 when it is larger or slower)."""
         url = path_or_url if "://" in path_or_url else self.api_url.rstrip("/") + path_or_url
         headers = {"Accept": accept, "X-GitHub-Api-Version": "2022-11-28"}
+        if limits is not None:
+            headers["Accept-Encoding"] = ACCEPT_ENCODING
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         waited = 0.0
         for attempt in range(1, self.max_attempts + 1):
             try:
                 r = self.session.request(
-                    method, url, params=params, json=json, headers=headers, timeout=self.timeout_s
+                    method,
+                    url,
+                    params=params,
+                    json=json,
+                    headers=headers,
+                    timeout=self.timeout_s,
+                    stream=limits is not None,
                 )
+                content = r.content if limits is None else _bounded(r, limits, method, url)
             except requests.RequestException as exc:
                 wait = min(2.0**attempt, MAX_WAIT_S)
                 if attempt == self.max_attempts or waited + wait > self.max_total_wait_s:
@@ -81,7 +111,7 @@ class GitHubClient(Record):
                 self.sleep(wait)
                 waited += wait
                 continue
-            retry = self._retry_wait(r, attempt)
+            retry = self._retry_wait(r, content, attempt)
             if (
                 retry is not None
                 and attempt < self.max_attempts
@@ -91,14 +121,14 @@ class GitHubClient(Record):
                 waited += retry
                 continue
             if r.status_code not in ok:
-                raise GitHubError(method, _path(url), r.status_code, _message(r))
+                raise GitHubError(method, _path(url), r.status_code, _message(r, content))
             data: Any = None
-            if r.content and "json" in r.headers.get("content-type", ""):
-                data = r.json()
-            return Response(r.status_code, data, dict(r.headers), r.content)
+            if content and "json" in r.headers.get("content-type", ""):
+                data = jsonlib.loads(content)
+            return Response(r.status_code, data, dict(r.headers), content)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _retry_wait(self, r: requests.Response, attempt: int) -> float | None:
+    def _retry_wait(self, r: requests.Response, content: bytes, attempt: int) -> float | None:
         """Seconds to wait before retrying, or None when this response is final."""
         status = r.status_code
         limited = status == 429 or (
@@ -106,7 +136,7 @@ class GitHubClient(Record):
             and (
                 "retry-after" in r.headers
                 or r.headers.get("x-ratelimit-remaining") == "0"
-                or "rate limit" in _message(r).lower()
+                or "rate limit" in _message(r, content).lower()
             )
         )
         if not limited and status not in (500, 502, 503, 504):
@@ -171,14 +201,21 @@ class GitHubClient(Record):
         """An artifact's archive, as GitHub serves it (a zip file)."""
         return self.request("GET", f"/repos/{repo}/actions/artifacts/{artifact_id}/zip").content
 
-    def pulls_with_head(self, repo: str, sha: str) -> list[int]:
-        """Numbers of the pull requests associated with commit ``sha``."""
-        data = self.request("GET", f"/repos/{repo}/commits/{sha}/pulls").data
-        return [
-            p["number"]
-            for p in data or []
-            if isinstance(p, dict) and isinstance(p.get("number"), int)
-        ]
+    def pull_head(self, repo: str, number: int) -> tuple[str, str] | None:
+        """The head commit and the head repository's ``owner/name`` of pull request ``number``
+        (None when GitHub has no such pull request or does not say)."""
+        try:
+            data = self.request("GET", f"/repos/{repo}/pulls/{number}").data
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        head = data.get("head") if isinstance(data, dict) else None
+        if not isinstance(head, dict) or not isinstance(head.get("sha"), str):
+            return None
+        head_repo = head.get("repo")
+        name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
+        return head["sha"], name if isinstance(name, str) else ""
 
     def branch_exists(self, repo: str, branch: str) -> bool:
         try:
@@ -238,14 +275,70 @@ class GitHubClient(Record):
         found = commit.get("sha")
         return found if isinstance(found, str) else None
 
+    def search_code(
+        self, query: str, *, page: int, per_page: int = 100, limits: ReadLimits
+    ) -> CodeSearchPage:
+        """One page of ``GET /search/code`` (text matches not asked for). Items lacking a
+        repository, path or blob sha are skipped: what GitHub says is input like any other."""
+        data = self.request(
+            "GET",
+            "/search/code",
+            params={"q": query, "per_page": per_page, "page": page},
+            limits=limits,
+        ).data
+        if not isinstance(data, dict) or not isinstance(data.get("items"), list):
+            raise GitHubError("GET", "/search/code", 200, "the answer has no items list")
+        total = data.get("total_count")
+        hits = []
+        for item in data["items"]:
+            repo = item.get("repository") if isinstance(item, dict) else None
+            full = repo.get("full_name") if isinstance(repo, dict) else None
+            path, sha = (item.get("path"), item.get("sha")) if isinstance(item, dict) else (0, 0)
+            page_url = item.get("html_url") if isinstance(item, dict) else None
+            if not (isinstance(full, str) and isinstance(path, str) and isinstance(sha, str)):
+                continue
+            hits.append(CodeHit(full, path, sha, page_url if isinstance(page_url, str) else ""))
+        return CodeSearchPage(
+            total=total if isinstance(total, int) and not isinstance(total, bool) else len(hits),
+            incomplete=data.get("incomplete_results") is True,
+            hits=tuple(hits),
+        )
+
+    def blob_text(self, repo: str, sha: str, *, limits: ReadLimits) -> str:
+        """The text of blob ``sha`` of ``repo`` (``GET .../git/blobs/{sha}``, base64), decoded
+        as UTF-8 with undecodable bytes replaced; ``limits`` bound the answer."""
+        owner, _, name = repo.partition("/")
+        path = (
+            f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}/git/blobs/{quote(sha, safe='')}"
+        )
+        data = self.request("GET", path, limits=limits).data
+        content = data.get("content") if isinstance(data, dict) else None
+        if not isinstance(content, str) or data.get("encoding") != "base64":
+            raise GitHubError("GET", path, 200, "the answer has no base64 content")
+        try:
+            raw = base64.b64decode(content, validate=False)
+        except ValueError:
+            raise GitHubError("GET", path, 200, "the content is not base64") from None
+        return raw.decode("utf-8", "replace")
+
 
 def _path(url: str) -> str:
     return re.sub(r"^[a-z]+://[^/]+", "", url).split("?")[0]
 
 
-def _message(r: requests.Response) -> str:
+def _bounded(r: requests.Response, limits: ReadLimits, method: str, url: str) -> bytes:
+    """The body of a streamed response, read within ``limits``; the connection is released."""
     try:
-        data = r.json()
+        return read_body(r, limits)
+    except BodyReadFailed as exc:
+        raise GitHubError(method, _path(url), 0, str(exc)) from None
+    finally:
+        r.close()
+
+
+def _message(r: requests.Response, content: bytes) -> str:
+    try:
+        data = jsonlib.loads(content)
     except ValueError:
         return r.reason or "no message"
     if isinstance(data, dict) and isinstance(data.get("message"), str):

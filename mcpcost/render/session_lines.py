@@ -1,0 +1,329 @@
+"""The text report's client session blocks: the server table, the compact block the default
+report shows (figures, the deferral verdict in a line, the Claude tokens, what has no number and
+why) and the whole block of ``--details``, and the servers several clients load. ``text_report``
+lays them out; every line passes its escaping and width boundary there."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mcpcost.audit.deferral import upfront_tokens
+from mcpcost.audit.gates import UPFRONT, session_cost
+from mcpcost.audit.report_model import (
+    AuditReport,
+    ClientSession,
+    ConfigResult,
+    ServerResult,
+    first_line,
+)
+from mcpcost.configs.clients import presentation_of
+from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.config_file import ClientName
+from mcpcost.core.plural import counted
+from mcpcost.render.deferral_lines import deferral_block, mechanism_words
+from mcpcost.render.gate_lines import _with_reasons
+from mcpcost.render.text_format import share_percent, table, thousands
+from mcpcost.render.text_overview import upfront_cell
+
+RULE = "─"
+# deferral modes whose up-front cost is the wire total, with no deferral to speak of
+NOTHING_TO_SAY = (DeferralMode.NONE_ON_RECORD, DeferralMode.CLIENT_UNKNOWN)
+
+
+def session_start_cell(s: ServerResult) -> str:
+    """A server's session-start cost as the tables show it (``≥`` when only partly known)."""
+    ss = s.session_start
+    if ss is None:
+        return "—"
+    return f"≥{thousands(ss.total)}" if ss.is_floor else thousands(ss.total)
+
+
+# --------------------------------------------------------------------- sessions
+
+
+def _files(sources: Sequence[str]) -> dict[str, str]:
+    return {src: str(i) for i, src in enumerate(sources, start=1)}
+
+
+def client_session_table(
+    s: ClientSession, anthropic: bool, numbered: Mapping[str, str]
+) -> list[str]:
+    many = len(numbered) > 1
+    head = ["server", "tools", "tokens", "share", "start"]
+    head += (["claude"] if anthropic else []) + (["from"] if many else [])
+    rows: list[list[str]] = [head]
+    for e in s.servers:
+        v = e.server
+        row = [
+            v.name,
+            thousands(v.tool_count or 0),
+            thousands(v.tokens or 0),
+            share_percent(v.share or 0.0),
+            session_start_cell(v),
+        ]
+        if anthropic:
+            row.append(thousands(v.anthropic_tokens) if v.anthropic_tokens is not None else "—")
+        if many:
+            row.append(numbered[e.source])
+        rows.append(row)
+    total = ["total", thousands(s.tool_count), thousands(s.total_tokens)] + [""] * (len(head) - 3)
+    right = [False] + [True] * (len(head) - 1)
+    lines = table([*rows, total], right)
+    width = max(len(x) for x in lines) - 2
+    return [*lines[:-1], "  " + RULE * width, lines[-1]]
+
+
+def cut(text: str, width: int) -> str:
+    """One line of at most ``width`` characters (a cut one ends in "…"; --json has it whole)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def client_session_block(
+    s: ClientSession,
+    report: AuditReport,
+    by_file: Mapping[tuple[ClientName, str], ConfigResult],
+    width: int,
+) -> list[str]:
+    anthropic = report.anthropic_divergence is not None
+    numbered = _files(s.sources)
+    floor = "at least " if s.skipped else ""
+    count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
+    files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
+    out = [f"{s.label} — {floor}{thousands(s.total_tokens)} tokens · {count} measured · {files}"]
+    if len(s.sources) == 1:
+        out.append(f"  file: {s.sources[0]}")
+    else:
+        scope = {
+            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
+        }
+        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    if s.servers:
+        out += client_session_table(s, anthropic, numbered)
+        out.append("")
+    out.append(
+        f"  {floor}{thousands(s.total_tokens)} tokens of tool schemas — {share_percent(s.context_share)} of a "
+        f"{thousands(report.context_window)}-token context window."
+    )
+    out += claude_line(s)
+    lens = lens_deferral_line(s)
+    if lens:
+        out += lens
+    elif s.deferral is not None:
+        out += deferral_block(s.deferral, report.context_window)
+        up = upfront_tokens(s.deferral)
+        if up is not None and s.deferral.mode not in NOTHING_TO_SAY:
+            out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
+
+    def tag(source: str) -> str:
+        return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
+
+    if s.overridden:
+        out += ["", "  declared twice, loaded once"]
+        out += [f"    {o.name}{tag(o.source)}: not loaded — {o.why}" for o in s.overridden]
+        if s.precedence_source:
+            out.append(f"    (source: {s.precedence_source})")
+    if s.heaviest_tools:
+        out += ["", "  heaviest tools"]
+        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in s.heaviest_tools]
+        out += table(rows, [False, True], indent="    ")
+    if s.trim_advice:
+        t = s.trim_advice
+        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
+        out += [
+            "",
+            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
+            f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this session) — if "
+            "your client supports per-tool filtering.",
+        ]
+    if s.skipped:
+        out += ["", "  not measured"]
+        for e in s.skipped:
+            v = e.server
+            # wrapped by fit_width, never cut: a consent note ends with the flag that runs it
+            out.append(
+                f"    {v.name}{tag(e.source)}: {v.status} — {first_line(v.notes) or 'no detail'}"
+            )
+    notes = [
+        (e.server.name, e.source, note)
+        for e in (*s.servers, *s.skipped)
+        for note in e.server.config_notes
+    ]
+    if notes:
+        out += ["", "  notes"] + [f"    {name}{tag(src)}: {note}" for name, src, note in notes]
+    off = [
+        (name, src)
+        for src in s.sources
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
+    ]
+    if off:
+        out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
+    return out
+
+
+def lens_deferral_line(s: ClientSession) -> list[str]:
+    """Where the client lens's regime defers definitions that the deferral verdict has no
+    posture model for (a rule like Cursor's names-only loading): the lens's figures and its rule,
+    in place of "no deferral on record"."""
+    v, mv = s.deferral, s.model_view
+    if (
+        v is None
+        or mv is None
+        or mv.deferred_tokens == 0
+        or v.mode is not DeferralMode.NONE_ON_RECORD
+    ):
+        return []
+    regime = presentation_of(s.client).regime
+    rule = regime.note if regime is not None and regime.note else mv.regime.replace("-", " ")
+    source = f"; {regime.provenance.source}" if regime is not None else ""
+    return [
+        f"  deferral: {s.label} keeps {thousands(mv.deferred_tokens)} tokens back until the "
+        f"model asks and loads {thousands(mv.upfront_tokens)} up front ({mv.regime}: {rule}"
+        f"{source})."
+    ]
+
+
+def _deferral_line(s: ClientSession, width: int) -> list[str]:
+    """The session's deferral verdict in the default report: one line where the verdict is a
+    common one (the boilerplate is said once at the end), else the verdict as --details has it
+    without where it was read."""
+    v = s.deferral
+    if v is None:
+        return []
+    lens = lens_deferral_line(s)
+    if lens:
+        return lens
+    if v.mode is DeferralMode.NONE_ON_RECORD:
+        return [f"  deferral: none on record for {s.label}; every request carries these tokens.*"]
+    if v.mode is DeferralMode.CLIENT_UNKNOWN:
+        return [
+            "  deferral: which client reads this file is not known (--config); read as loaded"
+            " up front."
+        ]
+    if v.mode is DeferralMode.DEFERS_ALL:
+        st = v.setting
+        how = ""
+        if st is not None:
+            how = (
+                f"; {st.variable}={st.value}"
+                if st.read_from_machine
+                else f"; {st.variable} unset, the documented default"
+            )
+        al = v.always_load
+        pinned = ", ".join((*al.servers, *al.unmeasured))
+        loads = (
+            f'; pinned "alwaysLoad": {pinned} ({thousands(al.tokens)} tokens load up front)'
+            if pinned
+            else ""
+        )
+        return [
+            f"  deferral: {s.label} defers every MCP tool definition ({mechanism_words(v)}{how}){loads};"
+            " where it does not apply: --details."
+        ]
+    return [line for line in deferral_block(v, 0) if not line.startswith("  Where this was read")]
+
+
+def claude_line(s: ClientSession) -> list[str]:
+    """The session's Claude tokens, exact or estimated, always labelled (a client that sends
+    Anthropic-shaped tools only)."""
+    e = s.claude_estimate
+    if e is None:
+        return []
+    v = s.deferral
+    deferring = v is not None and upfront_tokens(v) == v.always_load.tokens != v.wire_tokens
+    when = "sent in full, these definitions are" if deferring else "these definitions are"
+    floor = " (the servers with a number)" if s.skipped else ""
+    return [f"  Claude: {when} {e.describe()}{floor}."]
+
+
+def compact_session_block(
+    s: ClientSession,
+    report: AuditReport,
+    by_file: Mapping[tuple[ClientName, str], ConfigResult],
+    width: int,
+) -> list[str]:
+    """A session in the default report: its figures, its servers, its deferral in a line, and
+    what has no number and why (wrapped, never cut)."""
+    anthropic = report.anthropic_divergence is not None
+    numbered = _files(s.sources)
+    cost = session_cost(s, UPFRONT)
+    files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
+    measured = f"{s.server_count} measured" + (f", {len(s.skipped)} not" if s.skipped else "")
+    deferred = cost.deferred
+    out = [
+        f"{s.label} — {upfront_cell(s, cost)} tokens up front"
+        + (
+            f" (of {thousands(s.total_tokens)} on the wire)"
+            if cost.basis == "lens" and s.total_tokens and s.total_tokens != cost.tokens
+            else ""
+        )
+        + (
+            f" · {thousands(deferred)} deferred"
+            if deferred and cost.basis != "full-undecided"
+            else ""
+        )
+        + f" · {measured} · {files}"
+    ]
+    if len(s.sources) == 1:
+        out.append(f"  file: {s.sources[0]}")
+    else:
+        scope = {
+            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
+        }
+        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    if s.servers:
+        out += client_session_table(s, anthropic, numbered)
+    out += claude_line(s)
+    out += _deferral_line(s, width)
+
+    def tag(source: str) -> str:
+        return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
+
+    if s.overridden:
+        out.append(
+            "  declared twice, loaded once: "
+            + ", ".join(f"{o.name}{tag(o.source)} not loaded ({o.why})" for o in s.overridden)
+        )
+    for e in s.skipped:
+        v = e.server
+        out.append(
+            f"  not measured: {v.name}{tag(e.source)}: {v.status} — {first_line(v.notes) or 'no detail'}"
+        )
+    for e in (*s.servers, *s.skipped):
+        for note in e.server.config_notes:
+            out.append(f"  note: {e.server.name}{tag(e.source)}: {note}")
+    off = [
+        (name, src)
+        for src in s.sources
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
+    ]
+    if off:
+        out.append("  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off))
+    return out
+
+
+def shared_servers(report: AuditReport) -> list[str]:
+    """A server (one launch) that several clients load, once, with the clients that load it."""
+    seen: dict[str, tuple[str, int | None, list[str]]] = {}
+    for s in report.sessions:
+        for e in (*s.servers, *s.skipped):
+            key = e.server.launch_key
+            if key is None:
+                continue
+            name, tokens, labels = seen.setdefault(key, (e.server.name, e.server.tokens, []))
+            if s.label not in labels:
+                labels.append(s.label)
+    rows = [(name, tokens, labels) for name, tokens, labels in seen.values() if len(labels) > 1]
+    if not rows:
+        return []
+    rows.sort(key=lambda r: (-(r[1] or 0), r[0]))
+    out = ["servers loaded by more than one client (each pays it in full)"]
+    for name, tokens, labels in rows:
+        size = f"{thousands(tokens)} tokens" if tokens is not None else "no number"
+        out.append(f"  {name} ({size}): {', '.join(labels)}")
+    return out

@@ -1,0 +1,68 @@
+"""The environments the Action gives a pull request's configs and its measuring children."""
+
+from __future__ import annotations
+
+from mcpcost.action.untrusted_launches import (
+    child_environ,
+    config_environ,
+    is_job_variable,
+    spec_from_json,
+    spec_to_json,
+)
+from mcpcost.core.spec import ServerSpec
+
+STEP = {
+    "PATH": "/usr/bin",
+    "HOME": "/github/home",
+    "USER": "root",
+    "INPUT_GITHUB-TOKEN": "ghs_x",
+    "ACTIONS_RUNTIME_TOKEN": "rt",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "id",
+    "GITHUB_ENV": "/github/file_commands/set_env",
+    "github_token": "lower",
+    "RUNNER_TEMP": "/home/runner/work/_temp",
+    "MCPCOST_OAUTH_CLIENT_SECRET": "s",
+    "SEARCH_API_KEY": "k",
+    "NPM_CONFIG_REGISTRY": "https://registry.example",
+}
+
+
+def test_job_variables_are_named_by_prefix_in_any_case() -> None:
+    assert is_job_variable("INPUT_GITHUB-TOKEN") and is_job_variable("github_token")
+    assert is_job_variable("MCPCOST_OAUTH_CLIENT_SECRET")
+    assert not is_job_variable("SEARCH_API_KEY") and not is_job_variable("MY_GITHUB_TOKEN")
+
+
+def test_a_config_sees_the_steps_variables_but_never_the_jobs() -> None:
+    seen = config_environ(STEP)
+    assert seen == {
+        "PATH": "/usr/bin",
+        "HOME": "/github/home",
+        "USER": "root",
+        "SEARCH_API_KEY": "k",
+        "NPM_CONFIG_REGISTRY": "https://registry.example",
+    }
+
+
+def test_the_measuring_child_gets_the_safe_base_with_a_private_home() -> None:
+    env = child_environ(STEP, home="/tmp/h", python_path="/app")
+    assert env == {
+        "PATH": "/usr/bin",
+        "HOME": "/tmp/h",
+        "TMPDIR": "/tmp/h",
+        "NPM_CONFIG_REGISTRY": "https://registry.example",
+        "PYTHONPATH": "/app",
+    }
+
+
+def test_a_spec_crosses_to_the_child_whole() -> None:
+    spec = ServerSpec(
+        name="s",
+        argv=("node", "x.js"),
+        env=(("K", "v"),),
+        cwd="/w",
+        launch_command="node x.js",
+        secrets=("v",),
+    )
+    back = spec_from_json(spec_to_json(spec))
+    assert back == spec and back.secrets == ("v",) and back.launch_command == "node x.js"
