@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
 from mcpcost.cli.container_args import (
@@ -15,12 +16,19 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.core.model import Measurement
+from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
 from mcpcost.measuring.containers import engine_address
-from mcpcost.sweep.catalog import Catalog, read_catalog
-from mcpcost.sweep.runner import SweepOptions, run_sweep
+from mcpcost.sweep.catalog import Catalog, CatalogEntry, read_catalog
+from mcpcost.sweep.runner import PostCheck, SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
+
+if TYPE_CHECKING:
+    from mcpcost.sweep.registry_source import RegistryRecord, RegistryRemote
+
+T = TypeVar("T")
 
 __all__ = ["build_parser", "run"]
 
@@ -126,6 +134,109 @@ def _after_sweep(
     return worst
 
 
+class RegistryFeed:
+    """The registry as a stream of catalog entries, read page by page as the sweep draws them.
+
+    Holds one page, the URLs and slugs seen (the registry-wide de-duplication), the remotes and
+    records drawn but not yet pre-checked, and, when the sweep publishes, the entries for its
+    pages (a matrix shard, ``--no-publish``, keeps none).
+    """
+
+    def __init__(
+        self,
+        base: str,
+        pages: Iterator[list[Any]],
+        *,
+        shard: tuple[int, int] | None,
+        only: frozenset[str] | None = None,
+        keep_entries: bool,
+        progress: Callable[[str], None],
+    ) -> None:
+        from mcpcost.sweep.registry_source import Seen
+
+        self.base = base
+        self._pages = pages
+        self._shard = shard
+        self._only = only
+        self._keep = keep_entries
+        self._progress = progress
+        self._seen = Seen()
+        self.remotes: dict[str, RegistryRemote] = {}  # drawn, not yet pre-checked
+        self.recorded: dict[str, RegistryRecord] = {}
+        self.entries: list[CatalogEntry] = []
+        self.drawn = 0
+
+    def __iter__(self) -> Iterator[CatalogEntry]:
+        from mcpcost.sweep.registry_source import (
+            RECORDED_STATUSES,
+            catalog_from,
+            listing_from,
+            summary_line,
+        )
+        from mcpcost.sweep.shard import name_in_shard
+
+        entries = pages = remotes = packages = 0
+        recorded = dict.fromkeys(RECORDED_STATUSES, 0)
+        for items in self._pages:
+            pages += 1
+            listing = listing_from(items, 1, seen=self._seen)
+            entries += listing.entries
+            remotes += len(listing.remotes)
+            packages += len(listing.packages)
+            for status in RECORDED_STATUSES:
+                recorded[status] += listing.count(status)
+            by_slug = {r.slug: r for r in listing.remotes}
+            records = {r.slug: r for r in listing.recorded}
+            for entry in catalog_from(listing, self.base).entries:
+                if self._shard is not None and not name_in_shard(entry.name, *self._shard):
+                    continue
+                if self._only is not None and entry.name not in self._only:
+                    continue
+                if entry.name in by_slug:
+                    self.remotes[entry.name] = by_slug[entry.name]
+                if entry.name in records:
+                    self.recorded[entry.name] = records[entry.name]
+                if self._keep:
+                    self.entries.append(entry)
+                self.drawn += 1
+                yield entry
+        line = summary_line(entries, pages, remotes, packages, recorded)
+        self._progress(line + (f"; {self.drawn} in this shard" if self._shard else ""))
+
+    def catalog(self) -> Catalog:
+        return Catalog(tuple(self.entries), self.base)
+
+
+class _TakenOnce(Mapping[str, T]):
+    """Entries drawn from the feed as the pre-check reads them: each is handed out once, then
+    dropped, so what is held is what is in flight."""
+
+    def __init__(self, held: dict[str, T]) -> None:
+        self._held = held
+
+    def __getitem__(self, name: str) -> T:
+        return self._held.pop(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self._held.pop(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._held))
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+def resume_key(source: str, selection: dict[str, Any], today: dt.date) -> str:
+    """What names a sweep for resuming: its source, its selection and options, and the UTC day
+    (a sweep killed on one day resumes that day; the next day's sweep starts afresh)."""
+    from mcpcost.core.digest import sha256_hex
+    from mcpcost.core.jsonvalue import stringify
+
+    doc = {"source": source, "selection": selection, "day": today.isoformat()}
+    return sha256_hex(stringify(doc).encode("utf-8"))
+
+
 def _run(
     args: Any, env: dict[str, str], err: TextIO, stack: contextlib.ExitStack
 ) -> tuple[int, Catalog | None]:
@@ -138,19 +249,36 @@ def _run(
         err.flush()
 
     pre_check = None
-    open_url = None
     mark_registry = False
+    checked_after: PostCheck | None = None
+    open_url = None
+    timeout_ms = int(args.timeout * 1000)
+    shard: tuple[int, int] | None = None
+    if args.shard:
+        choice = parse_shard(args.shard)
+        shard = (choice.count, choice.resolve(clock().date()))
+        progress(
+            f"shard {shard[1]}/{shard[0]}" + (" (from the date)" if choice.index is None else "")
+        )
+    selection = {
+        "shard": None if shard is None else f"{shard[1]}/{shard[0]}",
+        "only": args.only,
+        "docker": bool(args.docker),
+        "image": args.image,
+    }
+    catalog: Catalog | None
+    sweep_catalog: Catalog | Callable[[], Catalog | None]
+    selected: Iterable[CatalogEntry]
     if args.registry:
         from mcpcost.runtime.addresses import AddressPolicy
+        from mcpcost.runtime.clock import iso_utc
         from mcpcost.runtime.http_session import BoundedSession
         from mcpcost.sweep.registry_source import (
-            catalog_from,
-            fetch_entries,
-            listing_from,
+            auth_wall_record,
             make_pre_check,
             page_reader,
             probe_auth_wall,
-            registry_summary,
+            stream_pages,
         )
         from mcpcost.transports.open import world_url_opener
 
@@ -159,35 +287,50 @@ def _run(
         get_json = page_reader(stack.enter_context(BoundedSession()))
         session = stack.enter_context(BoundedSession(policy))
         open_url = world_url_opener(policy)
-        items, pages = fetch_entries(args.registry, get_json)
-        listing = listing_from(items, pages)
-        progress(registry_summary(listing))
-        catalog: Catalog = catalog_from(listing, args.registry)
+        feed = RegistryFeed(
+            args.registry,
+            stream_pages(args.registry, get_json),
+            shard=shard,
+            only=frozenset(n.strip() for n in args.only.split(",")) if args.only else None,
+            keep_entries=not args.no_publish,
+            progress=progress,
+        )
+        # Required headers are an auth wall before anything is sent. An endpoint is asked for
+        # its OAuth metadata only when its measurement was refused with 401 or 403: probing
+        # first would add a request to every entry that answers.
         pre_check = make_pre_check(
-            {r.slug: r for r in listing.remotes},
-            lambda url: probe_auth_wall(session, url, args.timeout),
+            _TakenOnce(feed.remotes),
+            lambda _url: None,
             clock,
-            int(args.timeout * 1000),
-            {r.slug: r for r in listing.recorded},
+            timeout_ms,
+            _TakenOnce(feed.recorded),
         )
         mark_registry = True
+
+        def post_check(entry: CatalogEntry, m: Measurement) -> Measurement:
+            if m.status is not Status.AUTH_REQUIRED or entry.url is None:
+                return m
+            reason = probe_auth_wall(session, entry.url, args.timeout)
+            if reason is None:
+                return m
+            return auth_wall_record(entry, reason, now=iso_utc(clock()), timeout_ms=timeout_ms)
+
+        catalog, sweep_catalog, selected = None, feed.catalog, feed
+        checked_after = post_check
+        source = f"registry {args.registry}"
     else:
         catalog = read_catalog(args.servers)
-    selected = list(catalog.entries)
-    if args.only:
-        selected = list(
-            catalog.only([n.strip() for n in args.only.split(",") if n.strip()]).entries
-        )
-    sweepable = [e for e in selected if e.sweepable]
-    if args.shard:
-        choice = parse_shard(args.shard)
-        index = choice.resolve(clock().date())
-        sweepable = select_shard(sweepable, choice.count, index)
-        progress(
-            f"shard {index}/{choice.count}"
-            + (" (from the date)" if choice.index is None else "")
-            + f": {', '.join(e.name for e in sweepable) or '(empty)'}"
-        )
+        entries = list(catalog.entries)
+        if args.only:
+            entries = list(
+                catalog.only([n.strip() for n in args.only.split(",") if n.strip()]).entries
+            )
+        sweepable = [e for e in entries if e.sweepable]
+        if shard is not None:
+            sweepable = select_shard(sweepable, *shard)
+            progress(f"shard entries: {', '.join(e.name for e in sweepable) or '(empty)'}")
+        sweep_catalog, selected = catalog, sweepable
+        source = f"catalog {catalog.source} " + stringify_names(catalog)
     docker_host = engine_address(args.docker_host, env)
     launcher = None
     trust = None
@@ -221,8 +364,8 @@ def _run(
         trust=trust,
     )
     outcome = run_sweep(
-        catalog,
-        sweepable,
+        sweep_catalog,
+        selected,
         root,
         measure,
         options,
@@ -230,5 +373,16 @@ def _run(
         progress=progress,
         publish_pages=not args.no_publish,
         pre_check=pre_check,
+        post_check=checked_after,
+        resume=resume_key(source, selection, clock().date()),
     )
+    if args.registry and catalog is None and not args.no_publish:
+        catalog = feed.catalog()
     return outcome.exit_code, catalog
+
+
+def stringify_names(catalog: Catalog) -> str:
+    """The catalog's entries as the resume key sees them (names and launches, in order)."""
+    from mcpcost.core.jsonvalue import stringify
+
+    return stringify([[e.name, e.command, e.url] for e in catalog.entries])

@@ -33,6 +33,7 @@ import socket
 import sys
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
@@ -159,6 +160,7 @@ class BoundedSession(requests.Session):
     def __init__(self, policy: AddressPolicy | None = None) -> None:
         super().__init__()
         self.policy = policy
+        self._environment_settings: dict[tuple[str, str, bool], dict[str, Any]] = {}
         self.headers["Accept-Encoding"] = ACCEPT_ENCODING
         if policy is not None:
             self.mount("http://", GuardedAdapter(policy))
@@ -167,6 +169,23 @@ class BoundedSession(requests.Session):
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
         kwargs["stream"] = True
         return super().send(request, **kwargs)
+
+    def merge_environment_settings(
+        self, url: str | bytes | None, proxies: Any, stream: Any, verify: Any, cert: Any
+    ) -> Any:
+        """``requests``' merge, read from the environment once per origin in this session (for
+        the plain call every request here makes: no per-request proxies, verify or cert).
+        ``requests`` scans every environment variable for proxies on every request, a fifth of
+        a registry sweep's CPU (docs/PERFORMANCE.md)."""
+        if proxies or verify is not None or cert is not None or not isinstance(url, str):
+            return super().merge_environment_settings(url, proxies, stream, verify, cert)
+        parts = urlsplit(url)
+        key = (parts.scheme, parts.netloc, bool(stream))
+        found: Any = self._environment_settings.get(key)
+        if found is None:
+            found = super().merge_environment_settings(url, proxies, stream, verify, cert)
+            self._environment_settings[key] = found
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in found.items()}
 
     def get_redirect_target(self, resp: requests.Response) -> str | None:
         target = super().get_redirect_target(resp)

@@ -19,6 +19,13 @@ after removing the temporary file; the previous file is left whole.
 staged file into place. ``open_tree`` locks the tree and first finishes or discards whatever an
 earlier, killed command left: with a journal the commit is rolled forward, without one the staged
 files are thrown away. Either way the tree is the old one or the new one, never a mix.
+
+A long command may instead resume: ``open_tree(root, resume=KEY)`` keeps what a killed command
+staged under the same key (a sweep's selection) and hands it to the new transaction, so the
+work is not redone; staged files are still only staged, and reach the tree in the next commit.
+Such a command leaves what it staged when it is interrupted (SIGINT, SIGTERM: a CI job
+cancelled or out of time) or killed outright; one that fails with an error drops it, as every
+command does.
 """
 
 from __future__ import annotations
@@ -29,7 +36,8 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterable, Iterator
 from enum import Enum
 from pathlib import Path, PurePosixPath
 
@@ -40,6 +48,7 @@ from mcpcost.runtime.world_files import MAX_TREE_FILE_BYTES, NONBLOCKING_OPEN, r
 PENDING_DIR = ".mcpcost-pending"
 JOURNAL = "journal"
 LOCK = "lock"
+RESUME = "resume"  # the key of the command whose staged files may be resumed
 _NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 # POSIX flags, read so that the module imports where they do not exist (Windows has neither
 # O_DIRECTORY nor O_NOFOLLOW, nor ``dir_fd``): the descriptor walks below are POSIX code.
@@ -250,14 +259,16 @@ class TreeTransaction:
     """Changes to files under one root, applied all together by ``commit`` or not at all.
 
     ``put`` stages new bytes under ``<root>/.mcpcost-pending``; ``read`` sees staged changes over
-    the tree. Obtain one from ``open_tree``, which holds the tree's lock.
+    the tree. Threads may stage different files at once; ``commit`` and ``discard`` are the
+    owner's, once they are done. Obtain one from ``open_tree``, which holds the tree's lock.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, staged: Iterable[str] = ()) -> None:
         self.root = root
         self.pending = root / PENDING_DIR
-        self._puts: set[str] = set()
+        self._puts: set[str] = set(staged)  # a resumed command's staged files (open_tree)
         self._removes: set[str] = set()
+        self._lock = threading.Lock()  # several threads may stage files (a sweep's workers)
         self.committed = False
         self.journal_written = False
 
@@ -265,8 +276,9 @@ class TreeTransaction:
         """Stage ``data`` as the new content of ``rel``."""
         _rel_parts(rel)
         write_in_tree(self.pending, f"tree/{rel}", data, shown=self.root / rel)
-        self._puts.add(rel)
-        self._removes.discard(rel)
+        with self._lock:
+            self._puts.add(rel)
+            self._removes.discard(rel)
 
     def put_if_changed(self, rel: str, data: str | bytes) -> bool:
         """Stage ``data`` unless ``rel`` already reads as exactly it; True when staged."""
@@ -279,8 +291,9 @@ class TreeTransaction:
     def remove(self, rel: str) -> None:
         """Stage the removal of ``rel``."""
         _rel_parts(rel)
-        self._puts.discard(rel)
-        self._removes.add(rel)
+        with self._lock:
+            self._puts.discard(rel)
+            self._removes.add(rel)
 
     def read(self, rel: str) -> bytes | None:
         """What ``rel`` would hold after commit."""
@@ -289,6 +302,10 @@ class TreeTransaction:
         if rel in self._puts:
             return read_in_tree(self.pending, f"tree/{rel}")
         return read_in_tree(self.root, rel)
+
+    def is_staged(self, rel: str) -> bool:
+        """Whether ``rel`` has new content staged (by this command, or a resumed one)."""
+        return rel in self._puts
 
     def staged_names(self, folder: str) -> set[str]:
         """Names staged directly under ``folder`` (relative to the root)."""
@@ -354,12 +371,15 @@ def _journal_entries(raw: bytes, shown: Path) -> list[tuple[str, str]]:
 def roll_forward(root: Path) -> int:
     """Apply a written journal: move staged files into place, apply removals; idempotent.
 
-    Returns the number of changes applied (files already moved are skipped).
+    Returns the number of changes applied (files already moved are skipped). Each directory a
+    file was moved into is synced once, after the last move and before the journal goes: until
+    then a move lost to a crash is made again from the journal.
     """
     raw = read_in_tree(root / PENDING_DIR, JOURNAL)
     if raw is None:
         return 0
     applied = 0
+    moved_into: set[tuple[str, ...]] = set()
     for verb, rel in _journal_entries(raw, root / PENDING_DIR / JOURNAL):
         parts = _rel_parts(rel)
         target = root.joinpath(*parts)
@@ -377,7 +397,7 @@ def roll_forward(root: Path) -> int:
                         os.replace(parts[-1], parts[-1], src_dir_fd=src, dst_dir_fd=dst)
                     except OSError as exc:
                         raise write_error(target, exc) from None
-                    _sync_dir(dst)
+                moved_into.add(parts[:-1])
                 applied += 1
             else:
                 with _directory(root, parts[:-1], create=False) as dst:
@@ -388,6 +408,10 @@ def roll_forward(root: Path) -> int:
                         if stat.S_ISREG(st.st_mode):
                             os.unlink(parts[-1], dir_fd=dst)
                             applied += 1
+    for folder in sorted(moved_into):
+        with _directory(root, folder, create=False) as dst:
+            if dst is not None:
+                _sync_dir(dst)
     with _directory(root, (PENDING_DIR,), create=False) as pending:
         if pending is not None:
             with contextlib.suppress(FileNotFoundError):
@@ -444,6 +468,47 @@ def _lock(root: Path) -> int:
             os.close(fd)  # the previous holder removed the directory as we opened it
 
 
+def _staged_files(pending_fd: int) -> set[str]:
+    """The files under ``tree`` in the pending directory, relative to the root; links and the
+    temporary files of an interrupted write are skipped."""
+    found: set[str] = set()
+    try:
+        top = os.open("tree", _DIR_FLAGS, dir_fd=pending_fd)
+    except OSError:
+        return found
+    stack: list[tuple[int, str]] = [(top, "")]
+    while stack:
+        fd, prefix = stack.pop()
+        try:
+            for name in os.listdir(fd):
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append((os.open(name, _DIR_FLAGS, dir_fd=fd), f"{prefix}{name}/"))
+                elif stat.S_ISREG(st.st_mode) and not (
+                    name.startswith(".") and name.endswith(".tmp")
+                ):
+                    found.add(prefix + name)
+        finally:
+            os.close(fd)
+    return found
+
+
+def _resumable(root: Path, key: str) -> set[str]:
+    """What a killed command with ``key`` staged, kept; anything else staged is dropped and
+    ``key`` recorded for the command that opens the tree now. The caller holds the lock."""
+    with _directory(root, (PENDING_DIR,), create=False) as pending:
+        if pending is None:
+            return set()
+        prior = read_in_tree(root / PENDING_DIR, RESUME)
+        if prior is not None and prior.decode("utf-8", "replace") == key:
+            return _staged_files(pending)
+    with _directory(root, (), create=False) as fd:
+        if fd is not None:
+            _remove_tree_contents(fd)
+    write_in_tree(root / PENDING_DIR, RESUME, key)
+    return set()
+
+
 def recover_tree(root: Path) -> int:
     """Finish a commit a killed command left behind, or drop its staged files.
 
@@ -457,23 +522,43 @@ def recover_tree(root: Path) -> int:
 
 
 @contextlib.contextmanager
-def open_tree(root: Path) -> Iterator[TreeTransaction]:
+def open_tree(root: Path, *, resume: str | None = None) -> Iterator[TreeTransaction]:
     """Lock ``root``, recover what a killed command left, and yield a transaction.
 
     Leaving the block without ``commit`` discards the staged changes, and the pending directory
     is removed. A commit that failed after its journal was written is left for the next
-    ``open_tree`` to roll forward.
+    ``open_tree`` to roll forward. With ``resume``, files a killed or interrupted command opened
+    with the same key had staged (and not committed) are kept, staged in the new transaction;
+    an interrupt (``KeyboardInterrupt``) then leaves this command's staged files too.
     """
     lock = _lock(root)
     try:
-        recover_tree(root)
-        txn = TreeTransaction(root)
+        if resume is None:
+            recover_tree(root)
+            kept: set[str] = set()
+        else:
+            roll_forward(root)
+            try:
+                kept = _resumable(root, resume)
+            except OutputError:  # nothing staged is left to keep (the key could not be written)
+                with _directory(root, (), create=False) as fd:
+                    if fd is not None:
+                        with contextlib.suppress(OSError):
+                            _remove_at(fd, PENDING_DIR)
+                raise
+        txn = TreeTransaction(root, kept)
+        interrupted = False
         try:
             yield txn
+        except KeyboardInterrupt:  # SIGINT or SIGTERM (cli/interrupts.py)
+            interrupted = True
+            raise
         finally:
-            if not txn.journal_written:
+            # an interrupted command with a resume key leaves what it staged to be resumed
+            keep = interrupted and resume is not None and not txn.journal_written
+            if not txn.journal_written and not keep:
                 txn.discard()
-            if txn.committed or not txn.journal_written:
+            if (txn.committed or not txn.journal_written) and not keep:
                 with _directory(root, (), create=False) as fd:
                     if fd is not None:
                         with contextlib.suppress(OSError):

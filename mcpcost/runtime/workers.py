@@ -14,8 +14,8 @@ interrupt stops their servers.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from queue import SimpleQueue
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from queue import Queue, SimpleQueue
 from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
@@ -85,3 +85,151 @@ def run_side_by_side(tasks: Sequence[Callable[[], T]], *, name: str) -> list[T]:
     """Every task on a thread of its own; the results in task order."""
     with Workers(tasks, limit=max(1, len(tasks)), name=name) as workers:
         return workers.in_order()
+
+
+class WorkerStream(Generic[T]):
+    """Tasks drawn from an iterable as threads come free, results taken as they finish.
+
+    For more tasks than fit in memory at once (a sweep of a whole registry): at most ``limit``
+    tasks run and at most ``limit`` finished results wait to be taken, so what is held is bounded
+    by the limit, not by the number of tasks. The iterable is advanced under a lock, by whichever
+    thread comes free, so it need not be thread-safe; an exception it raises is raised where the
+    results are taken, as a task's is. Leaving early starts no further task and waits for the
+    running ones. Use as a context manager.
+    """
+
+    def __init__(self, tasks: Iterable[Callable[[], T]], *, limit: int, name: str) -> None:
+        if limit <= 0:
+            raise ValueError("limit must be positive")
+        self._tasks = iter(tasks)
+        self._lock = threading.Lock()
+        self._stopped = False
+        # a slot is taken before a task is drawn and given back when its result has been taken
+        self._room = threading.Semaphore(2 * limit)
+        # (True, ...) marks a thread that ended; it is put after all of that thread's results
+        self._finished: SimpleQueue[tuple[bool, T | None, BaseException | None]] = SimpleQueue()
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}-{i}") for i in range(limit)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _draw(self) -> Callable[[], T] | None:
+        with self._lock:
+            if self._stopped:
+                return None
+            try:
+                return next(self._tasks)
+            except StopIteration:
+                self._stopped = True
+                return None
+            except BaseException:
+                self._stopped = True
+                raise
+
+    def _work(self) -> None:
+        try:
+            while True:
+                self._room.acquire()
+                try:
+                    task = self._draw()
+                except BaseException as exc:  # the iterable failed: hand it to the taker
+                    self._finished.put((False, None, exc))
+                    return
+                if task is None:
+                    return
+                try:
+                    self._finished.put((False, task(), None))
+                except BaseException as exc:
+                    self._finished.put((False, None, exc))
+        finally:
+            self._finished.put((True, None, None))
+
+    def as_finished(self) -> Iterator[T]:
+        """Each result in the order the tasks finish, until the iterable is exhausted."""
+        ended = 0
+        while ended < len(self._threads):
+            thread_ended, value, exc = self._finished.get()
+            if thread_ended:
+                ended += 1
+                continue
+            self._room.release()
+            if exc is not None:
+                raise exc
+            yield cast(T, value)
+
+    def close(self) -> None:
+        """Draw no further task and wait for the running ones."""
+        with self._lock:
+            self._stopped = True
+        for _ in self._threads:  # wake the threads waiting for a slot; they see the stop
+            self._room.release()
+        for thread in self._threads:
+            thread.join()
+
+    def __enter__(self) -> WorkerStream[T]:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Background:
+    """Calls made on a few threads behind the caller's back, in the order submitted.
+
+    For work the caller need not wait for (a sweep's writes, each waiting on its fsync, while
+    the measurements go on). At most ``queued`` calls wait for a thread, so a slow call holds
+    the caller back instead of letting memory grow. The first call that raised is raised again
+    by the next ``submit`` or by ``close``; after it no further call is made. Use as a context
+    manager: leaving it waits for every call submitted.
+    """
+
+    def __init__(self, *, threads: int, queued: int, name: str) -> None:
+        if threads <= 0 or queued <= 0:
+            raise ValueError("threads and queued must be positive")
+        self._calls: Queue[Callable[[], object] | None] = Queue(maxsize=queued)
+        self._failure: BaseException | None = None
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}-{i}") for i in range(threads)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _work(self) -> None:
+        while (call := self._calls.get()) is not None:
+            if self._failure is not None:
+                continue  # drain: nothing more is made once a call failed
+            try:
+                call()
+            except BaseException as exc:
+                self._failure = self._failure or exc
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+
+    def submit(self, call: Callable[[], object]) -> None:
+        self._raise_failure()
+        self._calls.put(call)
+
+    def close(self) -> None:
+        """Wait for every call submitted; raise the first failure."""
+        self.stop()
+        self._raise_failure()
+
+    def stop(self) -> None:
+        """Let the calls submitted end and the threads with them (nothing is raised)."""
+        for _ in self._threads:
+            self._calls.put(None)
+        for thread in self._threads:
+            thread.join()
+        self._threads = []
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.stop()

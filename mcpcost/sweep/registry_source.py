@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -153,6 +153,18 @@ def fetch_entries(
 ) -> tuple[list[Any], int]:
     """Every ``servers[]`` item across pages; guards against cursor loops."""
     items: list[Any] = []
+    pages = 0
+    for page in stream_pages(base, get_json, max_pages=max_pages):
+        items.extend(page)
+        pages += 1
+    return items, pages
+
+
+def stream_pages(
+    base: str, get_json: GetJSON, *, max_pages: int = MAX_PAGES
+) -> Iterator[list[Any]]:
+    """Each page's ``servers[]`` items, a page read only when the previous one is used up (a
+    sweep holds one page, not the registry); guards against cursor loops."""
     cursor: str | None = None
     seen: set[str] = set()
     pages = 0
@@ -163,11 +175,11 @@ def fetch_entries(
         doc = get_json(page_url(base, cursor))
         if not isinstance(doc, dict) or not isinstance(doc.get("servers"), list):
             raise InputError(f"registry {base}: page {pages} has no 'servers' list")
-        items.extend(doc["servers"])
+        yield doc["servers"]
         meta = _obj(doc.get("metadata"))
         nxt = meta.get("nextCursor", meta.get("next_cursor"))
         if not isinstance(nxt, str) or not nxt:
-            return items, pages
+            return
         if nxt in seen:
             raise InputError(f"registry {base}: cursor {nxt!r} repeated")
         seen.add(nxt)
@@ -224,15 +236,25 @@ def fill_url(remote: dict[str, Any], url: str) -> tuple[str | None, str]:
     return filled, ""
 
 
+class Seen:
+    """What the de-duplication remembers across the pages of one registry read as a stream:
+    the URLs measured and the slugs taken (``listing_from``'s ``seen``)."""
+
+    def __init__(self) -> None:
+        self.urls: set[str] = set()
+        self.slugs = _Slugs()
+
+
 class _Collected:
     """What ``listing_from`` gathers across entries."""
 
-    def __init__(self) -> None:
+    def __init__(self, seen: Seen | None = None) -> None:
+        seen = Seen() if seen is None else seen
         self.remotes: list[RegistryRemote] = []
         self.packages: list[RegistryPackage] = []
         self.recorded: list[RegistryRecord] = []
-        self.seen_urls: set[str] = set()
-        self.slugs = _Slugs()
+        self.seen_urls = seen.urls
+        self.slugs = seen.slugs
 
 
 def _collect_entry(server: dict[str, Any], registry_status: Any, out: _Collected) -> None:
@@ -290,10 +312,11 @@ def _collect_entry(server: dict[str, Any], registry_status: Any, out: _Collected
         record("entry", Status.OTHER, "the entry lists no remotes and no packages", name)
 
 
-def listing_from(items: list[Any], pages: int) -> RegistryListing:
+def listing_from(items: list[Any], pages: int, *, seen: Seen | None = None) -> RegistryListing:
     """Every entry: active entries' remotes (de-duplicated by URL) and their first launchable
-    package, and a record for what is not launched (inactive, needs-config, other)."""
-    out = _Collected()
+    package, and a record for what is not launched (inactive, needs-config, other). A registry
+    read page by page passes the same ``seen`` for each page."""
+    out = _Collected(seen)
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("server"), dict):
             continue
@@ -306,17 +329,26 @@ def listing_from(items: list[Any], pages: int) -> RegistryListing:
 
 def registry_summary(listing: RegistryListing) -> str:
     """One progress line: what the registry listed and what the sweep will do with it."""
-    recorded = ", ".join(
-        f"{listing.count(status)} {status}"
-        for status in (Status.INACTIVE, Status.NEEDS_CONFIG, Status.OTHER)
-        if listing.count(status)
+    counts = {status: listing.count(status) for status in RECORDED_STATUSES}
+    return summary_line(
+        listing.entries, listing.pages, len(listing.remotes), len(listing.packages), counts
     )
+
+
+RECORDED_STATUSES = (Status.INACTIVE, Status.NEEDS_CONFIG, Status.OTHER)
+
+
+def summary_line(
+    entries: int, pages: int, remotes: int, packages: int, recorded: Mapping[Status, int]
+) -> str:
+    """``registry_summary`` from the counts (a registry read as a stream keeps only those)."""
+    shown = ", ".join(f"{recorded[s]} {s}" for s in RECORDED_STATUSES if recorded.get(s))
     return (
-        f"registry: {counted(listing.entries, 'entry', 'entries')} on "
-        f"{counted(listing.pages, 'page')}; "
-        f"{counted(len(listing.remotes), 'remote endpoint')} and "
-        f"{counted(len(listing.packages), 'package')} to measure; "
-        f"recorded without launching: {recorded or 'none'}"
+        f"registry: {counted(entries, 'entry', 'entries')} on "
+        f"{counted(pages, 'page')}; "
+        f"{counted(remotes, 'remote endpoint')} and "
+        f"{counted(packages, 'package')} to measure; "
+        f"recorded without launching: {shown or 'none'}"
     )
 
 

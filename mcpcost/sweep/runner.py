@@ -22,9 +22,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sized
 from functools import partial
 from pathlib import Path
 
@@ -45,9 +44,9 @@ from mcpcost.measuring.containers import (
 )
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree
-from mcpcost.runtime.workers import Workers
+from mcpcost.runtime.workers import Background, WorkerStream
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
-from mcpcost.sweep.files import badge_rel, measurement_rel
+from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
 from mcpcost.sweep.isolation import plan_container
 from mcpcost.sweep.publish import Published, publish_into
@@ -87,7 +86,8 @@ class Job(Record, frozen=True):
 
 
 MeasureJob = Callable[[Job], Measurement]  # measures one sweep job (a spec placed, a budget)
-PreCheck = Callable[[CatalogEntry], Measurement | None]
+PreCheck = Callable[[CatalogEntry], Measurement | None]  # a record without measuring, or None
+PostCheck = Callable[[CatalogEntry, Measurement], Measurement]  # a second look at a result
 
 
 class SweepOptions(Record, frozen=True):
@@ -265,8 +265,12 @@ def measure_entry(
 
 
 def persist(txn: TreeTransaction, name: str, m: Measurement) -> None:
-    """Stage measurement.json and the badge for one server (each only when its bytes change)."""
-    txn.put_if_changed(measurement_rel(name), render_measurement(m))
+    """Stage measurement.json and the badge for one server (the badge only when it changes).
+
+    The measurement is always staged, so that a staged measurement says the entry is done and a
+    resumed sweep (``run_sweep``'s ``resume``) can tell what not to measure again.
+    """
+    txn.put(measurement_rel(name), render_measurement(m))
     txn.put_if_changed(badge_rel(name), badge_file_text(m))
 
 
@@ -279,8 +283,23 @@ def progress_line(name: str, m: Measurement, seconds: float) -> str:
     return f"{name}: {m.status} ({seconds:.1f}s)"
 
 
+class Swept(Record, frozen=True):
+    """What the measuring phase leaves for the guard: each swept name's new status and the
+    status it had in the published tree before (the guard's snapshot, taken entry by entry)."""
+
+    statuses: dict[str, Status]
+    snapshot: Snapshot
+    resumed: int  # entries a killed sweep had finished, taken from its staged files
+
+
+def _staged_result(txn: TreeTransaction, name: str) -> Measurement | None:
+    """The measurement a resumed sweep had staged for ``name``, or None."""
+    rel = measurement_rel(name)
+    return parse_measurement(txn.read(rel)) if txn.is_staged(rel) else None
+
+
 def measure_all(
-    entries: Sequence[CatalogEntry],
+    entries: Iterable[CatalogEntry],
     txn: TreeTransaction,
     measure: MeasureJob,
     options: SweepOptions,
@@ -288,27 +307,52 @@ def measure_all(
     clock: Clock,
     progress: Progress,
     pre_check: PreCheck | None = None,
-) -> dict[str, Status]:
-    """Measure entries concurrently; each result is staged the moment it is known."""
-    lock = threading.Lock()
+    post_check: PostCheck | None = None,
+) -> Swept:
+    """Measure entries concurrently, drawn from ``entries`` as workers come free; each result is
+    staged the moment it is known and then dropped, so memory is bounded per entry, not per
+    sweep (what is kept is each name's status, for the guard). An entry whose measurement is
+    already staged (a resumed sweep) is not measured again."""
     statuses: dict[str, Status] = {}
-    total = len(entries)
+    prior: dict[str, Status | None] = {}
+    total = len(entries) if isinstance(entries, Sized) else None
+    resumed = 0
 
-    def one(entry: CatalogEntry) -> tuple[str, Measurement, float]:
+    def one(entry: CatalogEntry) -> tuple[str, Measurement, float | None]:
         started = time.monotonic()
+        done = _staged_result(txn, entry.name)
+        if done is not None:
+            return entry.name, done, None
         m = pre_check(entry) if pre_check is not None else None
         if m is None:
             m = measure_entry(entry, measure, options, clock)
+            if post_check is not None:
+                m = post_check(entry, m)
         return entry.name, m, time.monotonic() - started
 
-    tasks = [partial(one, e) for e in entries]
-    with Workers(tasks, limit=max(1, options.concurrency), name="mcpcost-sweep") as workers:
-        for _, (name, m, seconds) in workers.as_finished():
-            with lock:
-                persist(txn, name, m)
-                statuses[name] = m.status
-                progress(f"[{len(statuses)}/{total}] {progress_line(name, m, seconds)}")
-    return statuses
+    def badge_only(name: str, m: Measurement) -> None:
+        txn.put_if_changed(badge_rel(name), badge_file_text(m))
+
+    tasks = (partial(one, e) for e in entries if e.sweepable)
+    limit = max(1, options.concurrency)
+    # The measurements go on while their results are written: each write waits for its fsync,
+    # a quarter of a worker's time on loopback if the worker made it (docs/PERFORMANCE.md).
+    # As many writers as measurements at once, so writing keeps up where it was the workers' own.
+    writers = Background(threads=limit, queued=2 * limit, name="mcpcost-stage")
+    with writers, WorkerStream(tasks, limit=limit, name="mcpcost-sweep") as workers:
+        for name, m, seconds in workers.as_finished():
+            prior.update(take_snapshot(txn.root, [name]).prior)
+            if seconds is None:
+                resumed += 1
+                writers.submit(partial(badge_only, name, m))
+                line = f"{name}: {m.status} (resumed: measured before the sweep was killed)"
+            else:
+                writers.submit(partial(persist, txn, name, m))
+                line = progress_line(name, m, seconds)
+            statuses[name] = m.status
+            shown = f"{len(statuses)}/{total}" if total is not None else str(len(statuses))
+            progress(f"[{shown}] {line}")
+    return Swept(statuses, Snapshot(prior), resumed)
 
 
 def conclude(
@@ -339,8 +383,8 @@ def conclude(
 
 
 def run_sweep(
-    catalog: Catalog,
-    selected: Sequence[CatalogEntry],
+    catalog: Catalog | Callable[[], Catalog | None] | None,
+    selected: Iterable[CatalogEntry],
     root: Path,
     measure: MeasureJob,
     options: SweepOptions,
@@ -349,14 +393,35 @@ def run_sweep(
     progress: Progress,
     publish_pages: bool = True,
     pre_check: PreCheck | None = None,
+    post_check: PostCheck | None = None,
+    resume: str | None = None,
 ) -> SweepOutcome:
-    """The whole sweep over ``selected`` (a subset of ``catalog``), writing under ``root``."""
-    sweepable = [e for e in selected if e.sweepable]
-    with open_tree(root) as txn:
-        snapshot = take_snapshot(root, [e.name for e in sweepable])
-        statuses = measure_all(
-            sweepable, txn, measure, options, clock=clock, progress=progress, pre_check=pre_check
+    """The whole sweep over ``selected`` (entries of ``catalog``), writing under ``root``.
+
+    ``selected`` may be a stream (a registry read page by page); ``catalog`` is then a function
+    giving it once the stream has ended, for the pages. With ``resume`` (a key naming the
+    selection), the results a killed sweep of the same key had staged are kept and their entries
+    are not measured again (``runtime.output_tree.open_tree``).
+    """
+    with open_tree(root, resume=resume) as txn:
+        swept = measure_all(
+            selected,
+            txn,
+            measure,
+            options,
+            clock=clock,
+            progress=progress,
+            pre_check=pre_check,
+            post_check=post_check,
         )
+        if swept.resumed:
+            progress(f"resumed {counted(swept.resumed, 'result')} a killed sweep had staged")
+        final = catalog() if callable(catalog) else catalog
         return conclude(
-            txn, catalog, snapshot, statuses, progress=progress, publish_pages=publish_pages
+            txn,
+            final,
+            swept.snapshot,
+            swept.statuses,
+            progress=progress,
+            publish_pages=publish_pages,
         )

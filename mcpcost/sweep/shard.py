@@ -3,14 +3,20 @@
 ``week_index`` counts whole 7-day blocks since the Unix epoch of the UTC calendar date (blocks
 start on Thursdays), ``shard_index_for_date`` is that modulo N, and a shard is the round-robin
 slice ``items[k], items[k + N], ...`` so heavy servers spread across shards.
+
+A registry is sharded by name instead (``name_in_shard``: the first 8 bytes of the name's
+SHA-256 modulo N): the matrix jobs of one sweep each read the registry a few minutes apart, and
+an entry published meanwhile would shift every position after it, so a slice by position could
+sweep an entry twice and another never. A name's shard does not move.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
+from mcpcost.core.digest import sha256_digest
 from mcpcost.core.record import Record
 from mcpcost.errors import UsageError
 
@@ -40,13 +46,32 @@ def shard_index_for_date(day: dt.date, count: int) -> int:
     return week_index(day) % count
 
 
-def select_shard(items: Sequence[T], count: int, index: int) -> list[T]:
-    """Items at positions ``i`` with ``i % count == index``."""
+def _check(count: int, index: int) -> None:
     if count <= 0:
         raise UsageError(f"shard count must be a positive whole number, got {count}")
     if not 0 <= index < count:
         raise UsageError(f"shard index must be in 0..{count - 1}, got {index}")
-    return [item for i, item in enumerate(items) if i % count == index]
+
+
+def select_shard(items: Sequence[T], count: int, index: int) -> list[T]:
+    """Items at positions ``i`` with ``i % count == index``."""
+    return list(stream_shard(items, count, index))
+
+
+def stream_shard(items: Iterable[T], count: int, index: int) -> Iterator[T]:
+    """``select_shard`` as items arrive: none is held."""
+    _check(count, index)
+    return (item for i, item in enumerate(items) if i % count == index)
+
+
+def name_shard(name: str, count: int) -> int:
+    """The shard of ``count`` a registry entry named ``name`` belongs to (stable across reads)."""
+    return int.from_bytes(sha256_digest(name.encode("utf-8"))[:8], "big") % count
+
+
+def name_in_shard(name: str, count: int, index: int) -> bool:
+    _check(count, index)
+    return name_shard(name, count) == index
 
 
 def parse_shard(text: str) -> ShardChoice:

@@ -8,6 +8,8 @@ shipped modules carry no test hook):
 
 * ``measuring``        a sweep has taken its snapshot and is about to measure
 * ``result-staged``    the first result is staged under the tree's pending directory
+                       (``result-staged@N``: the Nth; with ``--concurrency 1`` nothing else is
+                       measured meanwhile, so exactly N entries are done)
 * ``staged``           every result and page is staged; the commit is next
 * ``journal-written``  the commit's journal is on disk (the commit point); nothing moved yet
 * ``mid-commit``       the first staged file has been renamed into the tree
@@ -39,24 +41,28 @@ def before(point: str, call: Callable[..., Any]) -> Callable[..., Any]:
     return paused
 
 
-def after(point: str, call: Callable[..., Any]) -> Callable[..., Any]:
+def after(point: str, call: Callable[..., Any], calls: int = 1) -> Callable[..., Any]:
+    made = [0]
+
     def paused(*args: Any, **kwargs: Any) -> Any:
         result = call(*args, **kwargs)
-        pause(point)
+        made[0] += 1
+        if made[0] == calls:
+            pause(point)
         return result
 
     return paused
 
 
-def install(point: str) -> None:
-    """Wrap the boundary where ``point`` is."""
+def install(point: str, calls: int = 1) -> None:
+    """Wrap the boundary where ``point`` is (``calls``: at its how-manieth crossing)."""
     from mcpcost.runtime import output_tree
     from mcpcost.sweep import runner
 
     if point == "measuring":
         runner.measure_all = before(point, runner.measure_all)  # type: ignore[assignment]
     elif point == "result-staged":
-        runner.persist = after(point, runner.persist)  # type: ignore[assignment]
+        runner.persist = after(point, runner.persist, calls)  # type: ignore[assignment]
     elif point == "staged":
         output_tree.TreeTransaction.commit = before(point, output_tree.TreeTransaction.commit)  # type: ignore[method-assign]
     else:  # inside the commit
@@ -90,10 +96,11 @@ def install(point: str) -> None:
 
 
 def main() -> None:
-    point, *argv = sys.argv[1:]
+    spelled, *argv = sys.argv[1:]
+    point, _, count = spelled.partition("@")
     if point not in POINTS:
         raise SystemExit(f"unknown point {point!r}; one of {', '.join(POINTS)}")
-    install(point)
+    install(point, int(count or 1))
     sys.argv = ["mcpcost", *argv]
     from mcpcost.cli import entry
 

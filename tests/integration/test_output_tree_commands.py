@@ -111,8 +111,10 @@ def test_a_sweep_onto_a_full_disk_exits_2_and_keeps_the_published_tree(tmp_path:
         again = run_cli("sweep", "--servers", str(servers), "--out", str(site))
         assert again.returncode == 2, again.stderr
         last = again.stderr.strip().splitlines()[-1]
-        assert last.startswith(f"cannot write {site}/results/srv-") and last.endswith(
-            "measurement.json: No space left on device (the previous file is left as it was)"
+        # the first write is the sweep's resume key, before anything is measured
+        assert last == (
+            f"cannot write {site}/.mcpcost-pending/resume: No space left on device "
+            "(the previous file is left as it was)"
         ), last
         assert "Traceback" not in again.stderr
         after = {p: p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}

@@ -75,6 +75,7 @@ __all__ = [
     "serve_everything",
     "serve_http",
     "serve_http_fixture",
+    "serve_loopback_registry",
     "serve_sdk_http",
 ]
 
@@ -286,3 +287,25 @@ def pid_alive(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
     return state not in ("Z", "X")
+
+
+@contextlib.contextmanager
+def serve_loopback_registry(remotes: int, *, auth_walls: int = 0, gone: int = 0) -> Iterator[str]:
+    """A loopback MCP registry of ``remotes`` entries whose endpoints the same process serves
+    (``loopback_registry.py``); yields the registry's base URL."""
+    from tests.helpers.paths import ROOT
+
+    argv = [
+        sys.executable,
+        "-m",
+        "tests.servers.loopback_registry",
+        "--remotes",
+        str(remotes),
+        "--auth-walls",
+        str(auth_walls),
+        "--gone",
+        str(gone),
+    ]
+    env = {**_base_env(), "PYTHONPATH": str(ROOT)}
+    with _serve_process(argv, env, "", cwd=ROOT) as url:
+        yield url
