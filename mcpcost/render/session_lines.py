@@ -17,7 +17,7 @@ from mcpcost.audit.report_model import (
     first_line,
 )
 from mcpcost.configs.clients import presentation_of
-from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.plural import counted
 from mcpcost.render.deferral_lines import deferral_block, mechanism_words
@@ -105,6 +105,7 @@ def client_session_block(
         f"{thousands(report.context_window)}-token context window."
     )
     out += claude_line(s)
+    out += lens_finding_lines(s)
     lens = lens_deferral_line(s)
     if lens:
         out += lens
@@ -160,6 +161,23 @@ def client_session_block(
     ]
     if off:
         out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
+    return out
+
+
+def lens_finding_lines(s: ClientSession) -> list[str]:
+    """Every client-lens finding of the session, one line each, ending in its fix; a rule users
+    report but the vendor does not document says so. A client with nothing on record reads as
+    such (docs/CLIENTS.md)."""
+    mv = s.model_view
+    if mv is None:
+        return []
+    if not mv.rules_on_record:
+        return [f"  client lens: no rule of {s.label}'s is on record (docs/CLIENTS.md)."]
+    out: list[str] = []
+    for f in mv.findings:
+        where = ".".join(x for x in (f.server, f.tool) if x) or "the session"
+        known = " (reported, not documented)" if f.confidence is Confidence.REPORTED else ""
+        out.append(f"  {f.kind} {where}: {f.rule.rstrip('.')}{known}; fix: {f.fix.rstrip('.')}.")
     return out
 
 
@@ -277,6 +295,7 @@ def compact_session_block(
         out += client_session_table(s, anthropic, numbered)
     out += claude_line(s)
     out += _deferral_line(s, width)
+    out += lens_finding_lines(s)
 
     def tag(source: str) -> str:
         return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
