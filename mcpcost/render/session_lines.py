@@ -13,7 +13,9 @@ from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
     ConfigResult,
+    HeaviestTool,
     ServerResult,
+    TrimAdvice,
     first_line,
 )
 from mcpcost.configs.clients import presentation_of
@@ -78,6 +80,36 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def source_lines(
+    s: ClientSession,
+    by_file: Mapping[tuple[ClientName, str], ConfigResult],
+    numbered: Mapping[str, str],
+) -> list[str]:
+    """The session's file, or its files numbered with their scopes."""
+    if len(s.sources) == 1:
+        return [f"  file: {s.sources[0]}"]
+    scope = {src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file}
+    return [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+
+
+def heaviest_lines(heaviest: Sequence[HeaviestTool], trim: TrimAdvice | None, of: str) -> list[str]:
+    """The heaviest tools of a session or a config file (``of``), and what trimming recovers."""
+    out: list[str] = []
+    if heaviest:
+        out += ["", "  heaviest tools"]
+        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in heaviest]
+        out += table(rows, [False, True], indent="    ")
+    if trim:
+        names = ", ".join(f"{h.server}·{h.tool}" for h in trim.tools)
+        out += [
+            "",
+            f"  trim: disabling {counted(len(trim.tools), 'tool')} ({names}) would recover "
+            f"{thousands(trim.recoverable_tokens)} tokens ({share_percent(trim.recoverable_share)} "
+            f"of this {of}) — if your client supports per-tool filtering.",
+        ]
+    return out
+
+
 def client_session_block(
     s: ClientSession,
     report: AuditReport,
@@ -90,13 +122,7 @@ def client_session_block(
     count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
     files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
     out = [f"{s.label} — {floor}{thousands(s.total_tokens)} tokens · {count} measured · {files}"]
-    if len(s.sources) == 1:
-        out.append(f"  file: {s.sources[0]}")
-    else:
-        scope = {
-            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
-        }
-        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    out += source_lines(s, by_file, numbered)
     if s.servers:
         out += client_session_table(s, anthropic, numbered)
         out.append("")
@@ -123,19 +149,7 @@ def client_session_block(
         out += [f"    {o.name}{tag(o.source)}: not loaded — {o.why}" for o in s.overridden]
         if s.precedence_source:
             out.append(f"    (source: {s.precedence_source})")
-    if s.heaviest_tools:
-        out += ["", "  heaviest tools"]
-        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in s.heaviest_tools]
-        out += table(rows, [False, True], indent="    ")
-    if s.trim_advice:
-        t = s.trim_advice
-        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
-        out += [
-            "",
-            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
-            f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this session) — if "
-            "your client supports per-tool filtering.",
-        ]
+    out += heaviest_lines(s.heaviest_tools, s.trim_advice, "session")
     if s.skipped:
         out += ["", "  not measured"]
         for e in s.skipped:
@@ -284,13 +298,7 @@ def compact_session_block(
         )
         + f" · {measured} · {files}"
     ]
-    if len(s.sources) == 1:
-        out.append(f"  file: {s.sources[0]}")
-    else:
-        scope = {
-            src: by_file[(s.client, src)].scope for src in s.sources if (s.client, src) in by_file
-        }
-        out += [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
+    out += source_lines(s, by_file, numbered)
     if s.servers:
         out += client_session_table(s, anthropic, numbered)
     out += claude_line(s)

@@ -56,6 +56,7 @@ from mcpcost.render.session_lines import (
     client_session_block,
     compact_session_block,
     cut,
+    heaviest_lines,
     lens_deferral_line,
     session_start_cell,
     shared_servers,
@@ -106,19 +107,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
             out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
     elif c.deferral is not None:
         out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
-    if c.heaviest_tools:
-        out += ["", "  heaviest tools"]
-        rows = [[f"{h.server} · {h.tool}", thousands(h.tokens)] for h in c.heaviest_tools]
-        out += table(rows, [False, True], indent="    ")
-    if c.trim_advice:
-        t = c.trim_advice
-        names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
-        out += [
-            "",
-            f"  trim: disabling {counted(len(t.tools), 'tool')} ({names}) would recover "
-            f"{thousands(t.recoverable_tokens)} tokens ({share_percent(t.recoverable_share)} of this config) — if "
-            "your client supports per-tool filtering.",
-        ]
+    out += heaviest_lines(c.heaviest_tools, c.trim_advice, "config")
     if c.skipped:
         out += ["", "  not measured"]
         rows = [[s.name, f"{s.status} — {first_line(s.notes) or 'no detail'}"] for s in c.skipped]
