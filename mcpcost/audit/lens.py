@@ -55,6 +55,9 @@ class LensServer(Record, frozen=True, kw_only=True):
     instructions: str | None = None
     always_load: bool = False
     wire_tokens: int | None = None  # the count of exactly ``tools`` (the measurement's number)
+    # a measured server whose capture was withheld (it repeated a secret): its wire number,
+    # counted where the regime puts its tools, since no rule can be checked on tools unseen
+    unseen_tokens: int | None = None
 
 
 def project(
@@ -405,6 +408,11 @@ def lens(
                 up.append(t.definition)
         upfront += _count(up, server)
         deferred_total += _count(back, server)
+        if server.unseen_tokens is not None and not server.tools:
+            if deferring and not server.always_load:
+                deferred_total += server.unseen_tokens
+            else:
+                upfront += server.unseen_tokens
         if instr_limit is not None and server.instructions:
             cut = _cut(server.instructions, instr_limit)
             upfront += count_tokens(cut)

@@ -34,10 +34,14 @@ class ClientView(Record, frozen=True, kw_only=True):
 def measured_server(name: str, m: Measurement) -> LensServer:
     """One measured server as the lens takes it on its own (no config around it): its captured
     tools and instructions, and its wire number."""
-    capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else []
+    capture = m.raw_tools_capture if isinstance(m.raw_tools_capture, list) else None
     instructions = m.server_instructions if isinstance(m.server_instructions, str) else None
     return LensServer(
-        name=name, tools=tuple(capture), instructions=instructions, wire_tokens=m.total_tokens
+        name=name,
+        tools=tuple(capture or ()),
+        instructions=instructions,
+        wire_tokens=m.total_tokens,
+        unseen_tokens=m.total_tokens if capture is None else None,
     )
 
 
@@ -85,6 +89,7 @@ def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
         tools=kept_tools,
         instructions=instructions if isinstance(instructions, str) else None,
         always_load=server.always_load,
+        unseen_tokens=server.tokens if not isinstance(tools, list) else None,
         wire_tokens=server.tokens
         if isinstance(tools, list) and len(kept_tools) == len(tools)
         else None,

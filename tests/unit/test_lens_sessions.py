@@ -88,3 +88,18 @@ def test_the_configs_own_tool_filter_keeps_tools_from_the_model_view() -> None:
     assert view is not None
     assert sorted(t.tool for t in view.tools) == sorted(["a_1", *gamma[1:]])
     assert session.total_tokens == TABLE_TOKENS["alpha"] + TABLE_TOKENS["gamma"]  # wire unchanged
+
+
+def test_a_withheld_capture_counts_its_wire_number_where_the_regime_puts_it() -> None:
+    """A server whose capture was withheld (it repeated a secret) has a number but no tools the
+    lens can see: its wire number is counted up front (or deferred, where the client defers),
+    never as zero, so the budget cannot pass on what the lens could not read."""
+    from mcpcost.audit.lens import LensServer, lens
+    from mcpcost.configs.clients import presentation_of
+    from mcpcost.configs.config_file import ClientName
+
+    unseen = LensServer(name="echo", tools=(), unseen_tokens=1234, wire_tokens=1234)
+    up = lens([unseen], presentation_of(ClientName("windsurf")), None)
+    assert (up.upfront_tokens, up.deferred_tokens) == (1234, 0)
+    names_only = lens([unseen], presentation_of(ClientName("cursor")), None)
+    assert (names_only.upfront_tokens, names_only.deferred_tokens) == (0, 1234)
