@@ -44,11 +44,13 @@ known unknowns fail too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
 from mcpcost.audit.deferral import upfront_tokens
-from mcpcost.audit.model_view import LensFinding
+
+# the gate vocabulary lives in gate_findings (the limits gate uses it too); named here for callers
+from mcpcost.audit.gate_findings import Gate as Gate
+from mcpcost.audit.gate_findings import GateFinding as GateFinding
 from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
@@ -62,34 +64,6 @@ from mcpcost.core.record import Record, replace
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
-
-
-class Gate(StrEnum):
-    """The kind of a finding; the Action's ``fail-on`` names these."""
-
-    BUDGET = "budget"  # a config over the ceiling
-    INCREASE = "increase"  # a config grew past a limit, or had nothing to compare against
-    UNMEASURED = "unmeasured"  # the answer could not be established: a server has no number
-    # no number in either run, launched the same way on both sides: an unknown the change did
-    # not cause, reported and carried over (it fails only where asked: --fail-on-unmeasured)
-    KNOWN_UNKNOWN = "known-unknown"
-    # a config file found but not readable or parsable: nothing it declares is in the report
-    UNREADABLE = "unreadable"
-    # the client lens: a client drops, rejects or cuts a tool, a description or a request
-    # (``--fail-on-limits``; the Action's ``fail-on: limits``)
-    LIMITS = "limits"
-
-
-class GateFinding(Record, frozen=True, kw_only=True):
-    """One reason a gate failed, with its kind; ``server`` None means the config as a whole."""
-
-    gate: Gate
-    source: str | None
-    text: str
-    server: str | None = None
-    session: str | None = None  # the session's key, for a finding about a whole session
-    covers: tuple[tuple[str, str], ...] = ()  # (source, server) of the unmeasured it accounts for
-    lens: LensFinding | None = None  # a ``limits`` finding: the client lens's finding it reports
 
 
 class BudgetFitStep(Record, frozen=True, kw_only=True):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcpcost.audit.gates import Gate, GateFinding
+from mcpcost.audit.gate_findings import Gate, GateFinding
 from mcpcost.audit.model_view import Effect, LensFinding
 from mcpcost.audit.report_model import AuditReport, ClientSession
 from mcpcost.configs.clients.presentation import Confidence
