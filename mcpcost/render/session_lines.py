@@ -92,6 +92,20 @@ def source_lines(
     return [f"  [{numbered[src]}] {src} ({scope.get(src, '?')})" for src in s.sources]
 
 
+def switched_off(
+    s: ClientSession, by_file: Mapping[tuple[ClientName, str], ConfigResult]
+) -> list[tuple[str, str]]:
+    """(name, source) of each server the session's files switch off, with why where known."""
+    return [
+        (name, src)
+        for src in s.sources
+        if (s.client, src) in by_file
+        for name in _with_reasons(
+            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
+        )
+    ]
+
+
 def heaviest_lines(heaviest: Sequence[HeaviestTool], trim: TrimAdvice | None, of: str) -> list[str]:
     """The heaviest tools of a session or a config file (``of``), and what trimming recovers."""
     out: list[str] = []
@@ -165,14 +179,7 @@ def client_session_block(
     ]
     if notes:
         out += ["", "  notes"] + [f"    {name}{tag(src)}: {note}" for name, src, note in notes]
-    off = [
-        (name, src)
-        for src in s.sources
-        if (s.client, src) in by_file
-        for name in _with_reasons(
-            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
-        )
-    ]
+    off = switched_off(s, by_file)
     if off:
         out += ["", "  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off)]
     return out
@@ -321,14 +328,7 @@ def compact_session_block(
     for e in (*s.servers, *s.skipped):
         for note in e.server.config_notes:
             out.append(f"  note: {e.server.name}{tag(e.source)}: {note}")
-    off = [
-        (name, src)
-        for src in s.sources
-        if (s.client, src) in by_file
-        for name in _with_reasons(
-            by_file[(s.client, src)].disabled, by_file[(s.client, src)].disabled_reasons
-        )
-    ]
+    off = switched_off(s, by_file)
     if off:
         out.append("  switched off: " + ", ".join(f"{name}{tag(src)}" for name, src in off))
     return out
