@@ -291,3 +291,24 @@ def body_chunks(resp: requests.Response, limits: ReadLimits) -> Iterator[bytes]:
 def read_body(resp: requests.Response, limits: ReadLimits) -> bytes:
     """The whole decoded body, within ``limits`` (a ``BodyReadFailed`` otherwise)."""
     return b"".join(body_chunks(resp, limits))
+
+
+def empty_by_headers(resp: requests.Response) -> bool:
+    """Whether the response has no body by its status or its ``Content-Length: 0``."""
+    if resp.status_code in (204, 304):
+        return True
+    return resp.headers.get("Content-Length", "").strip() == "0"
+
+
+def finish(resp: requests.Response) -> None:
+    """Done with a streamed response, whether or not its body was read.
+
+    A body read to its end has already given its connection back to the session's pool; one
+    that is empty by its headers (a notification's 202, a ``DELETE``'s answer) is read here,
+    which ends at once without touching the socket, so that its connection goes back too and
+    the next request of the session reuses it instead of opening another. Any other response is
+    closed with its connection, as an unread body must be."""
+    if empty_by_headers(resp):
+        with contextlib.suppress(BodyReadFailed):
+            read_body(resp, ReadLimits(max_bytes=0, seconds=None))
+    resp.close()

@@ -22,6 +22,7 @@ import requests
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
+from mcpcost.runtime.http_body import finish
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
     ProtocolError,
@@ -85,7 +86,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             headers["MCP-Protocol-Version"] = self._protocol_version
         limit = min(self._timeout, DELETE_TIMEOUT_S)
         try:
-            self._http.delete(self.url, headers=headers, timeout=(limit, limit)).close()
+            finish(self._http.delete(self.url, headers=headers, timeout=(limit, limit)))
         except requests.RequestException:
             pass  # best effort: the server ends the session on its own
 
@@ -166,7 +167,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return False
         finally:
             self._responses.discard(resp)
-            resp.close()
+            finish(resp)
 
     def _read_sse(self, resp: requests.Response) -> None:
         """The events of one POST's answer stream, within the transport's caps. A stream still
