@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sys
 
-from mcpcost.action.untrusted_launches import MAX_REQUEST_BYTES, spec_from_json
+from mcpcost.action.untrusted_launches import MAX_REQUEST_BYTES
 from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.spec_wire import spec_from_json
 from mcpcost.errors import InputError
 from mcpcost.measuring.server import measure_server
 from mcpcost.runtime.process_exit import leave

@@ -31,9 +31,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
+from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement
-from mcpcost.core.spec import ServerSpec, TransportName
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec_wire import spec_to_json
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc, utc_now
@@ -99,39 +100,6 @@ def isolation_ids() -> tuple[int, int] | None:
     except KeyError:
         return NOBODY_UID, NOBODY_UID
     return entry.pw_uid, entry.pw_gid
-
-
-def spec_to_json(spec: ServerSpec) -> dict[str, JSONValue]:
-    """The spec as the child reads it (secrets included: it goes over a pipe, never to disk)."""
-    return {
-        "name": spec.name,
-        "argv": list(spec.argv),
-        "url": spec.url,
-        "transport": str(spec.transport),
-        "env": [list(kv) for kv in spec.env],
-        "headers": [list(kv) for kv in spec.headers],
-        "cwd": spec.cwd,
-        "launchCommand": spec.launch_command,
-        "secrets": list(spec.secrets),
-    }
-
-
-def spec_from_json(data: Any) -> ServerSpec:
-    """The spec ``spec_to_json`` wrote; InputError for anything else."""
-    try:
-        return ServerSpec(
-            name=str(data["name"]),
-            argv=tuple(str(a) for a in data["argv"]),
-            url=None if data["url"] is None else str(data["url"]),
-            transport=TransportName(data["transport"]),
-            env=tuple((str(k), str(v)) for k, v in data["env"]),
-            headers=tuple((str(k), str(v)) for k, v in data["headers"]),
-            cwd=None if data["cwd"] is None else str(data["cwd"]),
-            launch_command=None if data["launchCommand"] is None else str(data["launchCommand"]),
-            secrets=tuple(str(s) for s in data["secrets"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"not a server spec: {exc}") from None
 
 
 def failed(spec: ServerSpec, timeout_s: float, why: str) -> Measurement:

@@ -17,6 +17,7 @@ from mcpcost.cli.container_args import (
     require_docker_for,
 )
 from mcpcost.core.model import Measurement
+from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
@@ -50,6 +51,14 @@ def build_parser() -> ArgParser:
     )
     add_container_arguments(p, docker_help="run each server in a container")
     p.add_argument("--concurrency", type=positive_int, default=3, metavar="N")
+    p.add_argument(
+        "--processes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="measure remote endpoints in up to N processes (default: one per core, at most "
+        "4 and at most --concurrency; 1 measures them in this process)",
+    )
     p.add_argument(
         "--timeout", type=positive_float, default=60.0, metavar="SECONDS", help="default budget"
     )
@@ -249,6 +258,7 @@ def _run(
         err.flush()
 
     pre_check = None
+    url_policy = None  # the address policy of URLs from the world (a registry's)
     mark_registry = False
     checked_after: PostCheck | None = None
     open_url = None
@@ -283,6 +293,7 @@ def _run(
         from mcpcost.transports.open import world_url_opener
 
         policy = AddressPolicy(allow_private=args.allow_private_addresses)
+        url_policy = policy
         # the registry is the user's choice; the URLs its entries name are the world's
         get_json = page_reader(stack.enter_context(BoundedSession()))
         session = stack.enter_context(BoundedSession(policy))
@@ -348,8 +359,21 @@ def _run(
             return EXIT_USAGE, catalog
         launcher = engine.launcher
     from mcpcost.sweep.measure_adapter import make_measure
+    from mcpcost.sweep.measuring_pool import MeasuringPool, auto_processes
 
-    measure = make_measure(launcher, clock, open_url=open_url)
+    pool = None
+    processes = args.processes or auto_processes(args.concurrency)
+    if processes > 1:
+        from mcpcost.measuring import measure_server
+        from mcpcost.transports.open import open_transport
+
+        here = open_url or open_transport
+
+        def measure_here(spec: ServerSpec, timeout_s: float) -> Measurement:
+            return measure_server(spec, timeout_s=timeout_s, open_transport=here, now=clock)
+
+        pool = stack.enter_context(MeasuringPool(processes, url_policy, measure_here))
+    measure = make_measure(launcher, clock, open_url=open_url, pool=pool)
     if mark_registry:
         from mcpcost.sweep.registry_source import with_registry_entries
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -61,7 +61,14 @@ def sessions(base: str) -> dict[int, int]:
     return {int(k): v for k, v in doc["initialize"].items()}
 
 
-def kill_when_paused(argv: list[str], point: str, timeout_s: float = 90) -> None:
+def kill_when_paused(
+    argv: list[str],
+    point: str,
+    timeout_s: float = 90,
+    on_pause: Callable[[int], None] | None = None,
+) -> None:
+    """Run ``argv`` until it pauses at ``point``, then (after ``on_pause`` is given its pid)
+    kill it outright."""
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
@@ -84,6 +91,8 @@ def kill_when_paused(argv: list[str], point: str, timeout_s: float = 90) -> None
             if not chunk:
                 pytest.fail(f"exited before {point}: {seen.decode(errors='replace')}")
             seen += chunk
+        if on_pause is not None:
+            on_pause(proc.pid)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)

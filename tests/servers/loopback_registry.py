@@ -12,6 +12,8 @@ One process, one port on 127.0.0.1 (reported as ``MCPCOST_LISTENING <port>`` on 
   ``initialize`` and required after it) serving the stdio fixture's well-behaved tools; the
   last ``--auth-walls`` entries answer 401 with OAuth protected-resource metadata instead, and
   the ``--gone`` before them 404.
+* ``POST /slow/<ms>``: entry 0's server, each answer ``<ms>`` milliseconds late (a measurement
+  in flight long enough for a test to interrupt what is measuring it).
 * ``GET /stats``: ``{"initialize": {"<i>": count}}``, how many sessions each entry was asked
   for (a test counts what a resumed sweep launched again).
 
@@ -26,6 +28,7 @@ import argparse
 import json
 import sys
 import threading
+import time
 import uuid
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -105,6 +108,9 @@ def handler(reg: Registry) -> type[BaseHTTPRequestHandler]:
         def _index(self) -> int | None:
             path = urlsplit(self.path).path
             head, _, tail = path.rpartition("/")
+            if head == "/slow" and tail.isdigit():  # entry 0, answered after <tail> ms
+                time.sleep(int(tail) / 1000)
+                return 0
             if head != "/mcp" or not tail.isdigit() or int(tail) >= reg.remotes:
                 return None
             return int(tail)

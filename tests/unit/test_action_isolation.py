@@ -6,10 +6,9 @@ from mcpcost.action.untrusted_launches import (
     child_environ,
     config_environ,
     is_job_variable,
-    spec_from_json,
-    spec_to_json,
 )
 from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec_wire import spec_from_json, spec_to_json
 
 STEP = {
     "PATH": "/usr/bin",
@@ -63,6 +62,8 @@ def test_a_spec_crosses_to_the_child_whole() -> None:
         cwd="/w",
         launch_command="node x.js",
         secrets=("v",),
+        public_env=("K",),
     )
     back = spec_from_json(spec_to_json(spec))
     assert back == spec and back.secrets == ("v",) and back.launch_command == "node x.js"
+    assert back.public_env == ("K",)

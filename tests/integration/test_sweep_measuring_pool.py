@@ -1,0 +1,249 @@
+"""Measuring processes: a sweep's endpoints measured in child processes, against a loopback
+registry whose process serves every endpoint (tests/servers/loopback_registry.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.model import Measurement, render_measurement
+from mcpcost.core.spec import ServerSpec
+from mcpcost.core.spec_wire import spec_to_json
+from mcpcost.core.status import Status
+from mcpcost.measuring.server import measure_server
+from mcpcost.runtime.addresses import AddressPolicy
+from mcpcost.sweep.measuring_child import policy_to_json
+from mcpcost.sweep.measuring_pool import MeasuringPool, MeasuringProcessFailed
+from mcpcost.transports.open import world_url_opener
+from tests.helpers.paths import ROOT
+from tests.integration.test_sweep_resume import kill_when_paused, sessions, staged, statuses
+from tests.servers.registry import serve_loopback_registry
+
+LOOPBACK = AddressPolicy(allow_private=True)
+NAME = "io.github.loopback-remote-{i:05d}"
+
+
+@pytest.fixture(name="registry", scope="module")
+def registry_fixture() -> Iterator[str]:
+    with serve_loopback_registry(12) as base:
+        yield base
+
+
+def here(spec: ServerSpec, timeout_s: float) -> Measurement:
+    return measure_server(spec, timeout_s=timeout_s, open_transport=world_url_opener(LOOPBACK))
+
+
+def without_date(m: Measurement) -> str:
+    return render_measurement(m.with_(measured_at=""))
+
+
+def children_of(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_the_pool_measures_what_this_process_measures(registry: str) -> None:
+    specs = [ServerSpec.remote(f"e{i}", f"{registry}/mcp/{i}") for i in range(6)]
+    got: dict[int, Measurement] = {}
+    with MeasuringPool(2, LOOPBACK, here) as pool:
+
+        def one(i: int) -> None:
+            got[i] = pool.measure(specs[i], 10)
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert pool.started == 2  # six jobs at once, never more children than asked for
+        assert len(pool.pids()) == 2
+    for i, spec in enumerate(specs):
+        assert got[i].status is Status.MEASURED
+        assert without_date(got[i]) == without_date(here(spec, 10))
+
+
+def test_one_job_at_a_time_needs_one_child(registry: str) -> None:
+    with MeasuringPool(3, LOOPBACK, here) as pool:
+        for i in range(3):
+            assert pool.measure(ServerSpec.remote("e", f"{registry}/mcp/{i}"), 10).has_number
+        assert pool.started == 1
+
+
+def test_the_children_end_with_the_pool(registry: str) -> None:
+    with MeasuringPool(2, LOOPBACK, here) as pool:
+        pool.measure(ServerSpec.remote("e", f"{registry}/mcp/0"), 10)
+        pids = pool.pids()
+    assert pids and not any(alive(p) for p in pids)
+
+
+def test_a_child_that_dies_fails_its_job_and_is_replaced(registry: str) -> None:
+    """The job in flight is a harness failure of ours; the next job gets a new child."""
+    slow = f"{registry}/slow/3000"  # answers after 3 s: time to kill the child under it
+    with MeasuringPool(1, LOOPBACK, here) as pool:
+        pool.measure(ServerSpec.remote("warm", f"{registry}/mcp/0"), 10)
+        (pid,) = pool.pids()
+        failed: list[BaseException] = []
+
+        def in_flight() -> None:
+            try:
+                pool.measure(ServerSpec.remote("slow", slow), 10)
+            except MeasuringProcessFailed as exc:
+                failed.append(exc)
+
+        thread = threading.Thread(target=in_flight)
+        thread.start()
+        time.sleep(0.5)
+        os.kill(pid, 9)
+        thread.join(timeout=20)
+        assert failed and "the measuring process ended" in str(failed[0])
+        assert "exit code -9" in str(failed[0])
+        again = pool.measure(ServerSpec.remote("after", f"{registry}/mcp/1"), 10)
+        assert again.status is Status.MEASURED
+        assert pool.started == 2 and pool.pids() != [pid]
+
+
+def test_the_pool_refuses_a_launch() -> None:
+    with MeasuringPool(2, LOOPBACK, here) as pool, pytest.raises(ValueError):
+        pool.measure(ServerSpec.stdio("local", ["node", "server.js"]), 10)
+
+
+def child(*lines: bytes) -> list[dict[str, object]]:
+    """What a measuring child answers to ``lines`` on its standard input."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
+        input=b"".join(lines),
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.stderr == b""
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all(isinstance(a, dict) for a in answers)
+    return answers
+
+
+def line(doc: object) -> bytes:
+    return json.dumps(doc).encode() + b"\n"
+
+
+def test_the_child_refuses_a_launch_and_a_job_that_is_not_one(registry: str) -> None:
+    launch = spec_to_json(ServerSpec.stdio("local", ["sh", "-c", "touch /tmp/never"]))
+    remote = spec_to_json(ServerSpec.remote("e", f"{registry}/mcp/2"))
+    answers = child(
+        line(policy_to_json(LOOPBACK)),
+        line({"id": 1, "spec": launch, "timeout": 5}),
+        line({"id": 2, "spec": {"name": "x"}, "timeout": 5}),
+        line({"id": 3, "spec": remote, "timeout": -1}),
+        b"not json\n",
+        line({"id": 4, "spec": remote, "timeout": 10}),
+    )
+    by_id = {a["id"]: a for a in answers}
+    assert set(by_id) == {1, 2, 3, 4}
+    assert by_id[1]["error"] == "a measuring child measures URLs only"
+    assert str(by_id[2]["error"]).startswith("not a server spec")
+    assert by_id[3]["error"] == "a job has a positive timeout"
+    measured = Measurement.from_dict(parse_json(stringify(by_id[4]["measurement"])))
+    assert measured.status is Status.MEASURED
+    assert not Path("/tmp/never").exists()
+
+
+def test_the_child_keeps_the_address_policy(registry: str) -> None:
+    """Without allowPrivate a loopback endpoint is refused inside the child, as in the sweep."""
+    remote = spec_to_json(ServerSpec.remote("e", f"{registry}/mcp/2"))
+    (answer,) = child(
+        line(policy_to_json(AddressPolicy())), line({"id": 1, "spec": remote, "timeout": 10})
+    )
+    m = Measurement.from_dict(answer["measurement"])
+    assert not m.has_number and "address policy" in (m.notes or "")
+
+
+def test_the_child_without_an_opener_line_measures_nothing() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
+        input=b'{"id": 1}\n',
+        capture_output=True,
+        timeout=30,
+        cwd=ROOT,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, b"", b"")
+
+
+def sweep(registry: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "mcpcost", "sweep", "--registry", registry]
+    argv += ["--allow-private-addresses", "--out", str(out), "--timeout", "20", *extra]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=180)
+
+
+def tree(out: Path) -> dict[str, str]:
+    return {
+        d.name: without_date(Measurement.from_dict(parse_json(f.read_bytes())))
+        for d in sorted((out / "results").iterdir())
+        if (f := d / "measurement.json").is_file()
+    }
+
+
+def test_a_sweep_in_processes_publishes_what_one_process_does(
+    registry: str, tmp_path: Path
+) -> None:
+    one = sweep(registry, tmp_path / "one", "--concurrency", "4", "--processes", "1")
+    two = sweep(registry, tmp_path / "two", "--concurrency", "4", "--processes", "2")
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert len(tree(tmp_path / "one")) == 12
+    assert tree(tmp_path / "two") == tree(tmp_path / "one")
+
+
+@pytest.mark.slow
+def test_a_sweep_in_processes_killed_halfway_resumes_and_leaves_no_child(
+    registry: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    argv = [sys.executable, "-m", "tests.helpers.crash_points", "result-staged@4", "sweep"]
+    argv += ["--registry", registry, "--allow-private-addresses", "--out", str(out)]
+    argv += ["--concurrency", "2", "--processes", "2", "--timeout", "20"]
+    before = sessions(registry)
+    left: set[int] = set()
+
+    def note_children(pid: int) -> None:
+        left.update(children_of(pid))
+
+    kill_when_paused(argv, "result-staged@4", on_pause=note_children)
+    assert left, "the sweep had started no measuring process"
+    deadline = time.monotonic() + 15
+    while any(alive(p) for p in left) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in left)  # each ended when its pipe closed
+    done = staged(out)
+    assert len(done) >= 4
+    again = sweep(registry, out, "--concurrency", "2", "--processes", "2")
+    assert again.returncode == 0, again.stderr
+    assert f"resumed {len(done)} results a killed sweep had staged" in again.stderr
+    after = sessions(registry)
+    finished = {int(name.rsplit("-", 1)[1]) for name in done}
+    assert all(after[i] - before.get(i, 0) == 2 for i in finished), (before, after)
+    assert list(statuses(out).values()) == ["measured"] * 12
