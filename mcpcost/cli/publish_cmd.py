@@ -1,4 +1,5 @@
-"""``mcpcost publish [--out DIR]``: regenerate history, leaderboard, pages and dashboard.
+"""``mcpcost publish [--out DIR]``: regenerate history, leaderboard, pages and dashboard, and
+the ``not yet run`` badges of the catalogued entries without a measurement.
 
 A tree without any readable ``results/<name>/measurement.json`` (often a mistyped ``--out``) is
 refused with exit 2 before anything is written, unless ``--allow-empty`` asks for empty pages.
@@ -15,15 +16,17 @@ from mcpcost.core.plural import counted
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_OK, InputError
 from mcpcost.sweep.files import load_measurements
-from mcpcost.sweep.publish import publish
+from mcpcost.sweep.publish import Published, publish
 
 
 def build_parser() -> ArgParser:
     p = ArgParser(
         prog="mcpcost publish",
         description="Regenerate results/history.csv, results/leaderboard.md/.csv, "
-        "results/estimator.json, docs/servers/*.md and docs/dashboard.html from the "
-        "measurements on disk. Deterministic: the same measurements give the same bytes.",
+        "results/estimator.json, results/data.json, docs/servers/*.md and "
+        "docs/dashboard.html from the measurements on disk, and a grey 'not yet run' badge "
+        "for each catalogued entry without a measurement. Deterministic: the same "
+        "measurements give the same bytes.",
     )
     p.add_argument("--out", default=".", metavar="DIR", help="published tree (default: .)")
     p.add_argument("--servers", metavar="FILE", help="catalog (default: servers.yaml if present)")
@@ -47,14 +50,18 @@ def run(argv: list[str], out: TextIO, err: TextIO) -> int:
             f"mcpcost publish: {args.out} {where}; nothing to publish (check --out, "
             "or pass --allow-empty to write empty pages)"
         )
-    result = publish(root, catalog)
+    report(publish(root, catalog), out)
+    return EXIT_OK
+
+
+def report(result: Published, out: TextIO) -> None:
+    """What a publish wrote and removed, one path a line."""
     out.write(
         f"published {result.measured}/{result.total} measured; "
         f"{counted(len(result.written), 'file')} changed, "
-        f"{counted(len(result.removed), 'stale page')} removed\n"
+        f"{counted(len(result.removed), 'stale file')} removed\n"
     )
     for rel in result.written:
         out.write(f"  {terminal_line(rel)}\n")
     for rel in result.removed:
         out.write(f"  removed {terminal_line(rel)}\n")
-    return EXIT_OK

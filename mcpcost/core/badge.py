@@ -1,15 +1,22 @@
-"""The shields.io endpoint badge, byte-identical to the reference project's."""
+"""The shields.io endpoint badge, byte-identical to the reference project's.
+
+Three states: a number (``12,430 tokens`` in its band's colour), ``unknown`` (a measurement
+without a number) and ``not yet run`` (a catalogued entry the published tree has no
+measurement of yet, spec/METHODOLOGY.md section 10). The last two are grey and carry no number.
+"""
 
 from __future__ import annotations
 
 from urllib.parse import quote
 
 from mcpcost.core.bands import UNKNOWN_COLOR, band_for
-from mcpcost.core.jsonvalue import quote_string
+from mcpcost.core.jsonvalue import parse_json, quote_string
 from mcpcost.core.model import Measurement
+from mcpcost.errors import InputError
 
 DEFAULT_LABEL = "context cost"
 CACHE_SECONDS = 3600
+NOT_YET_RUN_MESSAGE = "not yet run"
 
 
 def format_thousands(n: int) -> str:
@@ -21,16 +28,21 @@ def badge_message(tokens: int | None) -> str:
     return "unknown" if tokens is None else f"{format_thousands(tokens)} tokens"
 
 
-def render_badge(tokens: int | None, label: str = DEFAULT_LABEL) -> str:
+def _endpoint_json(label: str, message: str, color: str) -> str:
     """Compact endpoint JSON (no trailing newline), keys in the reference order."""
-    color = UNKNOWN_COLOR if tokens is None else band_for(tokens).color
     return (
         '{"schemaVersion":1,'
         f'"label":{quote_string(label)},'
-        f'"message":{quote_string(badge_message(tokens))},'
+        f'"message":{quote_string(message)},'
         f'"color":{quote_string(color)},'
         f'"cacheSeconds":{CACHE_SECONDS}}}'
     )
+
+
+def render_badge(tokens: int | None, label: str = DEFAULT_LABEL) -> str:
+    """The badge for a number of tokens (its band's colour), or grey ``unknown`` for None."""
+    color = UNKNOWN_COLOR if tokens is None else band_for(tokens).color
+    return _endpoint_json(label, badge_message(tokens), color)
 
 
 def badge_for_measurement(measurement: Measurement, label: str = DEFAULT_LABEL) -> str:
@@ -42,6 +54,22 @@ def badge_for_measurement(measurement: Measurement, label: str = DEFAULT_LABEL) 
 def badge_file_text(measurement: Measurement, label: str = DEFAULT_LABEL) -> str:
     """``badges/<name>.json`` content: the badge JSON and a newline."""
     return badge_for_measurement(measurement, label) + "\n"
+
+
+def not_yet_run_badge_file_text(label: str = DEFAULT_LABEL) -> str:
+    """``badges/<name>.json`` for an entry with no measurement yet: grey, never a number, so a
+    README that embeds the endpoint shows an honest state instead of a 404."""
+    return _endpoint_json(label, NOT_YET_RUN_MESSAGE, UNKNOWN_COLOR) + "\n"
+
+
+def is_not_yet_run_badge(data: bytes) -> bool:
+    """Whether a badge file is a ``not yet run`` badge (any label): a JSON object whose message
+    is that state. Anything else, unparseable bytes included, is not."""
+    try:
+        doc = parse_json(data)
+    except InputError:
+        return False
+    return isinstance(doc, dict) and doc.get("message") == NOT_YET_RUN_MESSAGE
 
 
 def readme_snippet(raw_badge_url: str, link_url: str, label: str = DEFAULT_LABEL) -> str:

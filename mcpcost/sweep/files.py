@@ -22,8 +22,11 @@ def measurement_rel(name: str) -> str:
     return f"results/{name}/measurement.json"
 
 
+BADGES = "badges"
+
+
 def badge_rel(name: str) -> str:
-    return f"badges/{name}.json"
+    return f"{BADGES}/{name}.json"
 
 
 def measurement_path(root: Path, name: str) -> Path:

@@ -5,7 +5,11 @@ csv) -> the dataset (``results/data.json``, ``sweep/data_json.py``) -> server pa
 HTML the dashboard links to) + index -> dashboard. Files whose content would not change are not
 rewritten. Server pages that an earlier publish wrote (they start with ``pages.GENERATED_MARK``)
 are deleted once their server has no measured number; any other file under ``docs/servers/``
-is left alone. Every change is staged in a
+is left alone. Badges are the measurement writers' (sweep, merge, measure), except for the
+entries the pages show as ``not-yet-run``: each gets a grey ``not yet run`` badge
+(``core.badge``), so an embedded endpoint never answers 404; such a badge is deleted once its
+entry is neither not-yet-run nor measured, and a measurement's own badge replaces it. Every
+change is staged in a
 ``TreeTransaction`` and reaches the tree in its one commit (``mcpcost.runtime.output_tree``).
 """
 
@@ -16,10 +20,12 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from mcpcost.core.badge import is_not_yet_run_badge, not_yet_run_badge_file_text
 from mcpcost.core.calibration import CALIBRATION_REL
 from mcpcost.core.divergence import CLAUDE, OPENAI
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.record import Record
+from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree, read_in_tree
 from mcpcost.sweep import pages
@@ -27,10 +33,10 @@ from mcpcost.sweep.catalog import Catalog
 from mcpcost.sweep.data_json import DATASET_REL, dataset_document
 from mcpcost.sweep.divergence_run import stage_calibration
 from mcpcost.sweep.estimator import Estimator, fit, samples_from
-from mcpcost.sweep.files import load_measurements
+from mcpcost.sweep.files import BADGES, badge_rel, load_measurements
 from mcpcost.sweep.history import fold, parse_history, render_history
 from mcpcost.sweep.interim import NOT_YET_RUN_REL
-from mcpcost.sweep.views import build_board
+from mcpcost.sweep.views import Board, build_board
 
 
 class Published(Record, frozen=True):
@@ -84,16 +90,16 @@ def is_generated_page(root: Path, rel: str) -> bool:
     return data.split(b"\n", 1)[0].rstrip(b"\r") == mark
 
 
-def _page_names(root: Path) -> list[str]:
-    folder = root / SERVER_PAGES
+def _file_names(root: Path, rel: str, suffixes: tuple[str, ...]) -> list[str]:
+    """Regular files (not links) directly under ``root/rel`` ending in one of ``suffixes``."""
+    folder = root / rel
     try:
         if folder.is_symlink() or not folder.is_dir():
             return []
         return sorted(
             e.name
             for e in os.scandir(folder)
-            if e.name.endswith(PAGE_SUFFIXES)
-            and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
+            if e.name.endswith(suffixes) and stat.S_ISREG(e.stat(follow_symlinks=False).st_mode)
         )
     except OSError:
         return []
@@ -102,12 +108,38 @@ def _page_names(root: Path) -> list[str]:
 def remove_stale_pages(txn: TreeTransaction, keep: set[str]) -> list[str]:
     """Stage the removal of generated server pages not in ``keep``, in name order."""
     removed: list[str] = []
-    for name in _page_names(txn.root):
+    for name in _file_names(txn.root, SERVER_PAGES, PAGE_SUFFIXES):
         rel = f"{SERVER_PAGES}/{name}"
         if rel not in keep and is_generated_page(txn.root, rel):
             txn.remove(rel)
             removed.append(rel)
     return removed
+
+
+def stage_not_yet_run_badges(txn: TreeTransaction, board: Board) -> tuple[list[str], list[str]]:
+    """Give every not-yet-run row without a measurement its ``not yet run`` badge, and stage the
+    removal of such badges whose entry is no longer not-yet-run and has no measurement (a
+    measured entry's badge is its measurement writer's and is not touched). Returns the paths
+    staged and the paths removed."""
+    written: list[str] = []
+    pending = {
+        r.name for r in board.all_rows if r.status is Status.NOT_YET_RUN and r.measurement is None
+    }
+    measured = {r.name for r in board.all_rows if r.measurement is not None}
+    for name in sorted(pending):
+        _write_if_changed(txn, badge_rel(name), not_yet_run_badge_file_text(), written)
+    removed: list[str] = []
+    present = set(_file_names(txn.root, BADGES, (".json",))) | txn.staged_names(BADGES)
+    for file_name in sorted(present):
+        name = file_name.removesuffix(".json")
+        if name in pending or name in measured:
+            continue
+        rel = badge_rel(name)
+        data = txn.read(rel)
+        if data is not None and is_not_yet_run_badge(data):
+            txn.remove(rel)
+            removed.append(rel)
+    return written, removed
 
 
 def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
@@ -148,6 +180,9 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
             keep.add(rel)
             _write_if_changed(txn, rel, text, written)
     removed = remove_stale_pages(txn, keep)
+    badges_written, badges_removed = stage_not_yet_run_badges(txn, board)
+    written += badges_written
+    removed += badges_removed
     _write_if_changed(txn, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)
     _write_if_changed(txn, "docs/dashboard.html", pages.dashboard(board, est), written)
     return Published(tuple(written), len(board.measured), board.total, est, tuple(removed))

@@ -1,6 +1,7 @@
 """The project's committed published tree: it verifies clean, every catalogued entry has a status
-(measured ones with a badge, the others with their reason), and the README's short table is the
-one scripts/render-readme-table.py makes from it."""
+(measured ones with their measurement's badge, the not-yet-run ones with their reason and the
+grey ``not yet run`` badge), and the README's short table is the one
+scripts/render-readme-table.py makes from it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mcpcost.core.badge import badge_file_text, not_yet_run_badge_file_text
+from mcpcost.core.model import Measurement
 from tests.helpers.paths import ROOT
 
 SCRIPT = ROOT / "scripts" / "render-readme-table.py"
@@ -25,12 +28,22 @@ def test_the_committed_results_verify_clean() -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
-def test_every_measurement_has_its_badge_and_every_pending_entry_its_reason() -> None:
+def test_every_entry_has_its_badge_and_every_pending_entry_its_reason() -> None:
     measured = {p.parent.name for p in (ROOT / "results").glob("*/measurement.json")}
-    badges = {p.stem for p in (ROOT / "badges").glob("*.json")}
-    assert measured and measured == badges
+    badges = {p.stem: p.read_text() for p in (ROOT / "badges").glob("*.json")}
     pending = json.loads((ROOT / "results" / "not-yet-run.json").read_text())
-    assert pending["servers"] and not set(pending["servers"]) & measured
+    assert measured and pending["servers"] and not set(pending["servers"]) & measured
+    assert set(badges) == measured | set(pending["servers"])
+    for name in measured:
+        m = Measurement.from_dict(
+            json.loads((ROOT / "results" / name / "measurement.json").read_text())
+        )
+        assert badges[name] == badge_file_text(m), name
+    for name in pending["servers"]:
+        assert badges[name] == not_yet_run_badge_file_text(), name
+    dataset = json.loads((ROOT / "results" / "data.json").read_text())
+    statuses = {e["name"]: e["status"] for e in dataset["entries"]}
+    assert {n for n, s in statuses.items() if s == "not-yet-run"} == set(pending["servers"])
     assert all(reason.strip() for reason in pending["servers"].values())
     board = (ROOT / "results" / "leaderboard.md").read_text()
     for name in pending["servers"]:

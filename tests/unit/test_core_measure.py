@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from mcpcost.core import tokenizer as tokenizer_module
-from mcpcost.core.badge import badge_file_text, readme_snippet, render_badge
+from mcpcost.core.badge import (
+    badge_file_text,
+    is_not_yet_run_badge,
+    not_yet_run_badge_file_text,
+    readme_snippet,
+    render_badge,
+)
 from mcpcost.core.bands import BANDS, band_for
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.measure import measure_tools, session_start
@@ -210,6 +216,29 @@ def test_badge_bytes() -> None:
     )
     failed = _measurement(status=Status.TIMEOUT, total_tokens=None)
     assert badge_file_text(failed).endswith('"lightgrey","cacheSeconds":3600}\n')
+
+
+def test_not_yet_run_badge_is_grey_carries_no_number_and_keeps_the_label() -> None:
+    assert not_yet_run_badge_file_text() == (
+        '{"schemaVersion":1,"label":"context cost","message":"not yet run",'
+        '"color":"lightgrey","cacheSeconds":3600}\n'
+    )
+    other = not_yet_run_badge_file_text('my "cost"')
+    assert parse_json(other) == {
+        "schemaVersion": 1,
+        "label": 'my "cost"',
+        "message": "not yet run",
+        "color": "lightgrey",
+        "cacheSeconds": 3600,
+    }
+    assert is_not_yet_run_badge(not_yet_run_badge_file_text().encode())
+    assert is_not_yet_run_badge(other.encode())  # the state, whatever the label
+    # a measurement's badge, number or unknown, is never taken for the state
+    assert not is_not_yet_run_badge(badge_file_text(_measurement()).encode())
+    timed_out = _measurement(status=Status.TIMEOUT, total_tokens=None)
+    assert not is_not_yet_run_badge(badge_file_text(timed_out).encode())
+    for junk in (b"", b"not json", b'["not yet run"]', b'{"message":1}', b"\xff\xfe"):
+        assert not is_not_yet_run_badge(junk)
 
 
 def test_readme_snippet_encodes_like_encode_uri_component() -> None:

@@ -206,7 +206,7 @@ def test_publish_removes_only_the_stale_pages_it_generated(site: Path) -> None:
     snapshot = sorted(p.name for p in pages_dir.iterdir())
     out = io.StringIO()
     assert publish_cmd.run(args, out, io.StringIO()) == 0
-    assert out.getvalue().endswith("0 files changed, 0 stale pages removed\n")
+    assert out.getvalue().endswith("0 files changed, 0 stale files removed\n")
     assert sorted(p.name for p in pages_dir.iterdir()) == snapshot
 
 
@@ -458,3 +458,35 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
     assert "<b>54,422</b><span>tokens on every request</span>" in github
     assert "<b>Measured 2026-08-18</b>" in github
     assert "<b>Measured 2026-08-18 to 2026-08-19</b>" in html
+
+
+def test_not_yet_run_entries_get_the_state_badge_and_lose_it_when_they_leave(site: Path) -> None:
+    from mcpcost.core.badge import badge_file_text, not_yet_run_badge_file_text
+
+    badges = site / "badges"
+    pending = CATALOG_TEXT + "  - name: pending\n    command: npx -y pending\n"
+    first = publish(site, load_catalog(pending))
+    state = not_yet_run_badge_file_text()
+    assert (badges / "pending.json").read_text() == state
+    assert "badges/pending.json" in first.written
+    # a measured or failed entry's badge is its measurement writer's; a remote is not pending
+    assert not (badges / "alpha.json").exists() and not (badges / "broken.json").exists()
+    assert not (badges / "walled.json").exists()
+    assert publish(site, load_catalog(pending)).written == ()
+    person = '{"message":"hand made"}\n'
+    (badges / "other.json").write_text(person)
+    (badges / "linked.json").symlink_to(badges / "pending.json")
+    # measured now: its measurement's badge is not touched by publish
+    write(site, "pending", measured("pending", tools(1)))
+    real = badge_file_text(measured("pending", tools(1)))
+    (badges / "pending.json").write_text(real)
+    assert publish(site, load_catalog(pending)).removed == ()
+    assert (badges / "pending.json").read_text() == real
+    # no longer measured and no longer catalogued: a state badge is stale and goes
+    shutil.rmtree(site / "results" / "pending")
+    (badges / "pending.json").write_text(state)
+    gone = publish(site, CATALOG)
+    assert [r for r in gone.removed if r.startswith("badges/")] == ["badges/pending.json"]
+    assert not (badges / "pending.json").exists() and not (badges / "pending.json").is_symlink()
+    assert (badges / "other.json").read_text() == person  # not a state badge: left alone
+    assert (badges / "linked.json").is_symlink()
