@@ -16,13 +16,17 @@ after removing the temporary file; the previous file is left whole.
 
 ``TreeTransaction`` changes several files of a tree at once: new contents are staged under
 ``<root>/.mcpcost-pending``; ``commit`` writes a journal there (the commit point) and renames each
-staged file into place. ``open_tree`` locks the tree and first finishes or discards whatever an
+staged file into place. Staged files are written without an ``fsync`` each (a sweep stages two
+per entry, and the flushes were most of its writing); ``commit`` makes them all durable at once
+(``flush_files``) before the journal, so what a journal names survives a machine's crash. ``open_tree`` locks the tree and first finishes or discards whatever an
 earlier, killed command left: with a journal the commit is rolled forward, without one the staged
 files are thrown away. Either way the tree is the old one or the new one, never a mix.
 
 A long command may instead resume: ``open_tree(root, resume=KEY)`` keeps what a killed command
 staged under the same key (a sweep's selection) and hands it to the new transaction, so the
 work is not redone; staged files are still only staged, and reach the tree in the next commit.
+A staged file kept across a machine's crash (not a kill, which loses nothing written) may be
+empty or cut: its reader treats it as not staged (a sweep measures that entry again).
 Such a command leaves what it staged when it is interrupted (SIGINT, SIGTERM: a CI job
 cancelled or out of time) or killed outright; one that fails with an error drops it, as every
 command does.
@@ -150,7 +154,9 @@ def _directory(
             os.close(fd)
 
 
-def _write_at(dir_fd: int, name: str, data: bytes, shown: Path, mode: int) -> None:
+def _write_at(
+    dir_fd: int, name: str, data: bytes, shown: Path, mode: int, *, durable: bool = True
+) -> None:
     tmp = f".{name}.{secrets.token_hex(6)}.tmp"
     try:
         fd = os.open(
@@ -167,7 +173,8 @@ def _write_at(dir_fd: int, name: str, data: bytes, shown: Path, mode: int) -> No
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
@@ -177,7 +184,8 @@ def _write_at(dir_fd: int, name: str, data: bytes, shown: Path, mode: int) -> No
         if isinstance(exc, OSError):
             raise write_error(shown, exc) from None
         raise
-    _sync_dir(dir_fd)
+    if durable:
+        _sync_dir(dir_fd)
 
 
 def _sync_dir(dir_fd: int) -> None:
@@ -196,16 +204,51 @@ def write_in_tree(
     *,
     shown: Path | None = None,
     access: Access = Access.EVERYONE,
+    durable: bool = True,
 ) -> None:
     """Atomically write ``root/rel``, creating directories; no component below root is a link.
 
     ``shown`` is the path a failure names (default ``root/rel``); ``access`` the modes of the
-    file and of the directories created for it (the root included).
+    file and of the directories created for it (the root included). ``durable`` False leaves
+    the flush to the caller (``TreeTransaction`` flushes all it staged before its commit point).
     """
     parts = _rel_parts(rel)
     with _directory(root, parts[:-1], create=True, access=access) as fd:
         assert fd is not None
-        _write_at(fd, parts[-1], _encode(data), shown or root.joinpath(*parts), access.file_mode)
+        where = shown or root.joinpath(*parts)
+        _write_at(fd, parts[-1], _encode(data), where, access.file_mode, durable=durable)
+
+
+def flush_files(root: Path, rels: Iterable[str]) -> None:
+    """Make the files ``root/rel`` (written with ``durable=False``) and their directory entries
+    durable, reporting a write-back error as a failed write. One ``sync`` writes everything
+    back at once; each file and directory is then synced, which finds them clean and so costs
+    little, but reports an error the write-back met (Linux keeps it for the next ``fsync``)."""
+    if hasattr(os, "sync"):
+        os.sync()
+    folders: set[tuple[str, ...]] = set()
+    for rel in sorted(rels):
+        parts = _rel_parts(rel)
+        folders.add(parts[:-1])
+        with _directory(root, parts[:-1], create=False) as dir_fd:
+            if dir_fd is None:
+                continue
+            try:
+                fd = os.open(parts[-1], os.O_RDONLY | _NO_FOLLOW | _CLOEXEC, dir_fd=dir_fd)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise write_error(root.joinpath(*parts), exc) from None
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise write_error(root.joinpath(*parts), exc) from None
+            finally:
+                os.close(fd)
+    for folder in sorted(folders):
+        with _directory(root, folder, create=False) as dir_fd:
+            if dir_fd is not None:
+                _sync_dir(dir_fd)
 
 
 def atomic_write(path: Path | str, data: str | bytes, *, access: Access = Access.EVERYONE) -> None:
@@ -275,7 +318,7 @@ class TreeTransaction:
     def put(self, rel: str, data: str | bytes) -> None:
         """Stage ``data`` as the new content of ``rel``."""
         _rel_parts(rel)
-        write_in_tree(self.pending, f"tree/{rel}", data, shown=self.root / rel)
+        write_in_tree(self.pending, f"tree/{rel}", data, shown=self.root / rel, durable=False)
         with self._lock:
             self._puts.add(rel)
             self._removes.discard(rel)
@@ -322,6 +365,9 @@ class TreeTransaction:
         for rel in sorted(self._puts):  # refuse a link in the way before the commit point
             with _directory(self.root, _rel_parts(rel)[:-1], create=False):
                 pass  # existing components are opened without following links; none is created
+        # the staged files were written without a flush each: all are made durable before the
+        # journal that names them
+        flush_files(self.pending, (f"tree/{rel}" for rel in self._puts))
         journal = {"put": sorted(self._puts), "remove": sorted(self._removes)}
         write_in_tree(self.pending, JOURNAL, stringify(journal) + "\n")
         self.journal_written = True

@@ -32,7 +32,7 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.spec_wire import spec_to_json
-from mcpcost.errors import InputError
+from mcpcost.errors import InputError, McpcostError
 from mcpcost.measuring.server import TIMEOUT_RETRY_FACTOR
 from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.sweep.measuring_child import policy_to_json
@@ -49,7 +49,7 @@ MAX_PROCESSES = 4
 Fallback = Callable[[ServerSpec, float], Measurement]
 
 
-class MeasuringProcessFailed(RuntimeError):
+class MeasuringProcessFailed(McpcostError):
     """A job a measuring process took gave no measurement (the process ended, or misspoke)."""
 
 

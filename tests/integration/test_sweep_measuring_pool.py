@@ -25,7 +25,7 @@ from mcpcost.sweep.measuring_child import policy_to_json
 from mcpcost.sweep.measuring_pool import MeasuringPool, MeasuringProcessFailed
 from mcpcost.transports.open import world_url_opener
 from tests.helpers.paths import ROOT
-from tests.integration.test_sweep_resume import kill_when_paused, sessions, staged, statuses
+from tests.helpers.sweep_resume import kill_when_paused, sessions, staged, statuses
 from tests.servers.registry import serve_loopback_registry
 
 LOOPBACK = AddressPolicy(allow_private=True)
@@ -219,10 +219,12 @@ def test_a_sweep_in_processes_publishes_what_one_process_does(
 
 
 @pytest.mark.slow
-def test_a_sweep_in_processes_killed_halfway_resumes_and_leaves_no_child(
-    registry: str, tmp_path: Path
-) -> None:
-    out = tmp_path / "site"
+def test_a_sweep_in_processes_killed_halfway_resumes_and_leaves_no_child(tmp_path: Path) -> None:
+    with serve_loopback_registry(12) as registry:  # its own: the sessions counted are this test's
+        killed_and_resumed(registry, tmp_path / "site")
+
+
+def killed_and_resumed(registry: str, out: Path) -> None:
     argv = [sys.executable, "-m", "tests.helpers.crash_points", "result-staged@4", "sweep"]
     argv += ["--registry", registry, "--allow-private-addresses", "--out", str(out)]
     argv += ["--concurrency", "2", "--processes", "2", "--timeout", "20"]

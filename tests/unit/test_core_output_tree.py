@@ -110,6 +110,50 @@ def test_an_io_error_at_fsync_keeps_the_old_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json"]
 
 
+def test_staged_files_are_flushed_together_at_the_commit_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Staging flushes nothing; the commit flushes every staged file before its journal."""
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    with open_tree(tmp_path) as txn:
+        txn.put("results/a/measurement.json", "a")
+        txn.put("badges/a.json", "b")
+        assert synced == []
+        txn.commit()
+    staged_files = [p for p in synced if "/tree/" in p and p.endswith(".json")]
+    assert sorted(Path(p).name for p in staged_files) == ["a.json", "measurement.json"]
+    journal_at = next(i for i, p in enumerate(synced) if "/.journal." in p)
+    assert all(synced.index(p) < journal_at for p in staged_files)
+    assert (tmp_path / "results" / "a" / "measurement.json").read_text() == "a"
+
+
+def test_an_io_error_flushing_staged_files_stops_before_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_in_tree(tmp_path, "results/a.json", "old")
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    with open_tree(tmp_path) as txn:
+        txn.put("results/a.json", "new")
+        monkeypatch.setattr(os, "fsync", failing_fsync)
+        with pytest.raises(OutputError) as info:
+            txn.commit()
+        monkeypatch.undo()
+        assert not txn.journal_written
+    assert "\n" not in str(info.value) and "a.json" in str(info.value)
+    assert (tmp_path / "results" / "a.json").read_text() == "old"
+    assert not (tmp_path / PENDING_DIR).exists()
+
+
 def test_a_transaction_left_without_commit_changes_nothing(tmp_path: Path) -> None:
     write_in_tree(tmp_path, "results/a.json", "old")
     with open_tree(tmp_path) as txn:
