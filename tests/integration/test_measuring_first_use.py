@@ -9,7 +9,9 @@ stdio fixture server, which waits ``DELAY_S`` before it reads its first request.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -22,6 +24,7 @@ from mcpcost.core.status import Status
 from mcpcost.measuring import measure_server
 from mcpcost.transports.base import Diagnostics, Message, Transport
 from mcpcost.transports.open import open_transport
+from tests.helpers.paths import ROOT
 from tests.servers.registry import fixture_argv
 
 pytestmark = pytest.mark.posix_only("a #! script on PATH")
@@ -131,3 +134,31 @@ def test_plain_command_starts_both_captures_at_once(
     assert len(answered) == 2
     assert max(starts) < min(answered)  # both were launched before either server answered
     assert abs(starts[1] - starts[0]) < DELAY_S * 1e9 / 2
+
+
+def test_audit_launches_one_npx_capture_ahead_and_the_second_after_initialize(
+    tmp_path: Path,
+) -> None:
+    """The audit opens its first servers ahead of measuring (two captures each): an ``npx``
+    server gets one, and its second capture launches once the first has the server up."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "starts"
+    recording_launcher(bin_dir, "npx", log)
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"s": {"command": "npx", "args": ["-y", "p@1"]}}}))
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "audit", "--config", str(config), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (server,) = json.loads(proc.stdout)["configs"][0]["servers"]
+    assert server["status"] == "measured", server
+    starts = [int(line) for line in log.read_text().split()]
+    assert len(starts) == 2 and starts[1] - starts[0] >= DELAY_S * 1e9
