@@ -13,8 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,8 +20,9 @@ import pytest
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring import measure_server
-from mcpcost.transports.base import Diagnostics, Message, Transport
+from mcpcost.transports.base import Transport
 from mcpcost.transports.open import open_transport
+from tests.helpers.first_answers import FirstAnswers
 from tests.helpers.paths import ROOT
 from tests.servers.registry import fixture_argv
 
@@ -32,50 +31,6 @@ pytestmark = pytest.mark.posix_only("a #! script on PATH")
 DELAY_S = 1.5
 # more than one capture takes (the delay and two interpreter starts), less than two
 TIMEOUT_S = 2.6
-
-
-class Answers:
-    """A factory over the real transports that notes when each one's first message (the
-    ``initialize`` answer) arrived, in the order the transports were opened."""
-
-    def __init__(self) -> None:
-        self.first_message_ns: list[int | None] = []
-        self._lock = threading.Lock()
-
-    def open(self, spec: ServerSpec, timeout_s: float) -> Transport:
-        inner = open_transport(spec, timeout_s)
-        with self._lock:
-            index = len(self.first_message_ns)
-            self.first_message_ns.append(None)
-        return _Noting(inner, self, index)
-
-    def note(self, index: int) -> None:
-        with self._lock:
-            if self.first_message_ns[index] is None:
-                self.first_message_ns[index] = time.monotonic_ns()
-
-
-class _Noting:
-    def __init__(self, inner: Transport, answers: Answers, index: int) -> None:
-        self._inner, self._answers, self._index = inner, answers, index
-
-    def send(self, message: Message) -> None:
-        self._inner.send(message)
-
-    def receive(self, timeout_s: float) -> Message:
-        message = self._inner.receive(timeout_s)
-        self._answers.note(self._index)
-        return message
-
-    def negotiated(self, protocol_version: str, *, modern: bool) -> None:
-        self._inner.negotiated(protocol_version, modern=modern)
-
-    def close(self) -> None:
-        self._inner.close()
-
-    @property
-    def diagnostics(self) -> Diagnostics:
-        return self._inner.diagnostics
 
 
 def recording_launcher(directory: Path, name: str, log: Path) -> None:
@@ -93,18 +48,22 @@ def recording_launcher(directory: Path, name: str, log: Path) -> None:
 
 def measure_through(
     name: str, args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Status, list[int], Answers]:
+) -> tuple[Status, list[int], FirstAnswers]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "starts"
     recording_launcher(bin_dir, name, log)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    answers = Answers()
+    answers = FirstAnswers()
+
+    def factory(spec: ServerSpec, timeout_s: float) -> Transport:
+        return answers.around(lambda: open_transport(spec, timeout_s))
+
     m = measure_server(
         ServerSpec.stdio("first-use", [name, *args]),
         timeout_s=TIMEOUT_S,
         retry_timeouts=False,
-        open_transport=answers.open,
+        open_transport=factory,
     )
     starts = [int(line) for line in log.read_text().split()]
     return m.status, starts, answers
@@ -118,7 +77,7 @@ def test_npx_second_capture_starts_after_the_first_has_initialize(
     # each capture's budget runs from its own start
     assert status is Status.MEASURED, status
     assert len(starts) == 2
-    first_answer = answers.first_message_ns[0]
+    first_answer = answers.answered_ns[0]
     assert first_answer is not None
     assert starts[0] < first_answer < starts[1]
     assert starts[1] - starts[0] >= DELAY_S * 1e9
@@ -130,7 +89,7 @@ def test_plain_command_starts_both_captures_at_once(
     status, starts, answers = measure_through("mcp-fixture", ["--stdio"], tmp_path, monkeypatch)
     assert status is Status.MEASURED, status
     assert len(starts) == 2
-    answered = [t for t in answers.first_message_ns if t is not None]
+    answered = [t for t in answers.answered_ns if t is not None]
     assert len(answered) == 2
     assert max(starts) < min(answered)  # both were launched before either server answered
     assert abs(starts[1] - starts[0]) < DELAY_S * 1e9 / 2
