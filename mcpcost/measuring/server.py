@@ -238,7 +238,7 @@ def measure_server(
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
 ) -> Measurement:
-    """Measure one server: two concurrent captures, compared; one timeout retry at 2x.
+    """Measure one server: two captures (``capture_pair``), compared; one timeout retry at 2x.
 
     ``protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is refused),
     ``legacy`` or ``modern`` (only that era is tried). ``load_counting_early`` False leaves
