@@ -245,7 +245,10 @@ def _launch_first_wave(
     opener = AheadOpener()
     stack.callback(opener.finish)
     first = first_taken(distinct_launches(files), args.concurrency)
-    opener.open_ahead([s for s in first if s.url is None for _ in range(2)], args.timeout)
+    # A launch that installs its server on first use (npx...) gets one capture ahead: its
+    # second capture launches once the first has the server up (``measuring.server.capture_pair``).
+    ahead = [s for s in first if s.url is None for _ in range(1 if s.installs_on_first_use else 2)]
+    opener.open_ahead(ahead, args.timeout)
     from mcpcost.measuring import measure_server
 
     launching = partial(

@@ -60,6 +60,44 @@ class EraChoice(StrEnum):
     MODERN = "modern"
 
 
+# Package runners that install what they run on first use, into a cache every later launch of
+# the same package shares (npm's ``_npx`` directory, uv's cache...): the runner alone, or the
+# runner and the words that make it one (``pnpm dlx``, ``uv tool run``).
+INSTALLING_RUNNERS = frozenset({"npx", "pnpx", "bunx", "uvx"})
+INSTALLING_VERBS: Mapping[str, tuple[tuple[str, ...], ...]] = {
+    "pnpm": (("dlx",),),
+    "yarn": (("dlx",),),
+    "npm": (("exec",), ("x",)),
+    "bun": (("x",),),
+    "pipx": (("run",),),
+    "uv": (("tool", "run"),),
+}
+_WINDOWS_SUFFIXES = (".cmd", ".exe", ".bat", ".ps1")
+
+
+def launcher_name(argv: tuple[str, ...] | list[str]) -> str:
+    """The program a launch starts, as a name: ``npx`` for ``/usr/bin/npx`` or ``C:\\npx.cmd``."""
+    if not argv:
+        return ""
+    name = argv[0].replace("\\", "/").rsplit("/", 1)[-1].lower()
+    for suffix in _WINDOWS_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def installs_on_first_use(argv: tuple[str, ...] | list[str]) -> bool:
+    """Whether the launch goes through a package runner that installs the server on first use
+    (``npx -y pkg``, ``uvx pkg``, ``pnpm dlx pkg``...). Two such launches of one package started
+    together on a cold cache install into the same place at once, and npm's install is not safe
+    against that (ENOTEMPTY on a rename, ECOMPROMISED)."""
+    name = launcher_name(argv)
+    if name in INSTALLING_RUNNERS:
+        return True
+    words = [a for a in argv[1:] if not a.startswith("-")]
+    return any(tuple(words[: len(verb)]) == verb for verb in INSTALLING_VERBS.get(name, ()))
+
+
 class DeclaredLaunch(Record, frozen=True, kw_only=True):
     """A config entry's launch as the file writes it, before any variable is resolved: what the
     increase gate compares to tell an unknown the change did not touch from one it did.
@@ -180,6 +218,11 @@ class ServerSpec(Record, frozen=True, kw_only=True):
     @property
     def is_remote(self) -> bool:
         return self.url is not None
+
+    @property
+    def installs_on_first_use(self) -> bool:
+        """A launch through a package runner that installs on first use (``installs_on_first_use``)."""
+        return not self.is_remote and installs_on_first_use(self.argv)
 
     @property
     def env_names(self) -> tuple[str, ...]:

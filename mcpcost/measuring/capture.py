@@ -92,6 +92,7 @@ def capture_tools(
     clock: Callable[[], float] = time.monotonic,
     protocol: EraChoice = EraChoice.AUTO,
     release: Callable[[Transport], None] | None = None,
+    on_initialized: Callable[[], None] | None = None,
 ) -> Capture | CaptureFailure:
     """One full capture within ``timeout_s`` (per request, and overall for the capture).
 
@@ -100,6 +101,8 @@ def capture_tools(
     is given: it is handed the transport to close, so the server's stop can overlap what the
     caller does with the tools. A failure always waits for the stop, because its diagnostics
     (exit code, the end of stderr) are complete only once the server has ended.
+    ``on_initialized`` is called once the server has answered the handshake (``initialize``, or
+    the modern era's discovery), before ``tools/list`` is asked.
     """
     started = clock()
     deadline = started + timeout_s
@@ -112,6 +115,8 @@ def capture_tools(
         transport = open_transport(spec, timeout_s)
         session = Session(transport, request_timeout_s=timeout_s, deadline=deadline, clock=clock)
         hello = session.open(protocol)
+        if on_initialized is not None:
+            on_initialized()
         tools = session.list_tools()
         succeeded = True
         listed = list_declared(session, hello.capabilities, min(timeout_s, LIST_TIMEOUT_S))

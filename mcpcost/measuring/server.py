@@ -2,7 +2,14 @@
 
 Two independent captures (two launches or connections) run concurrently on threads. Equal
 canonical bytes give ``measured``; different bytes give ``dynamic`` with the first capture's
-numbers. A failed capture decides the status (the first capture's failure wins when both fail).
+numbers. A launch through a package runner that installs on first use (``npx``, ``uvx``,
+``pnpm dlx``... ``core.spec.installs_on_first_use``) is the exception: two installs of one
+package into one shared cache at once race (npm fails on the rename, ENOTEMPTY or
+ECOMPROMISED), so the second capture starts once the first has the server's handshake answer
+(by then the package is installed) or has ended without one. Each capture is still its own
+process (or container) and session, and each has the full budget from its own start, so such
+a measurement can take up to twice the budget; remote servers and plain commands start both
+at once. A failed capture decides the status (the first capture's failure wins when both fail).
 A ``timeout`` is retried once at double the budget; the retry's result is published, and if it
 times out again its notes start with ``reproduced on double the timeout budget; `` and
 ``timeoutMs`` names the widest budget tried. Notes are cut to 700 characters, carry the stderr
@@ -16,6 +23,7 @@ when the caller narrowed the choice, ``protocolRequested``.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
@@ -59,17 +67,36 @@ def capture_pair(
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
-    """Two independent captures at the same time; with ``load_counting_early`` the counting
-    modules load alongside them, while the server starts. ``release``: see ``capture_tools``."""
+    """Two independent captures, at the same time unless the launch installs the server on first
+    use (``ServerSpec.installs_on_first_use``): then the second starts once the first has the
+    server's handshake answer, or has ended without one. Each has ``timeout_s`` from its own
+    start. With ``load_counting_early`` the counting modules load alongside them, while the
+    server starts. ``release``: see ``capture_tools``."""
+    installed = threading.Event()
 
-    def capture() -> Capture | CaptureFailure:
+    def first() -> Capture | CaptureFailure:
+        try:
+            return capture_tools(
+                spec,
+                factory,
+                timeout_s,
+                protocol=protocol,
+                release=release,
+                on_initialized=installed.set,
+            )
+        finally:  # a failure, or an exception on its way out: the second waits no longer
+            installed.set()
+
+    def second() -> Capture | CaptureFailure:
+        if spec.installs_on_first_use:
+            installed.wait()
         return capture_tools(spec, factory, timeout_s, protocol=protocol, release=release)
 
-    tasks: list[Callable[[], object]] = [capture, capture]
+    tasks: list[Callable[[], object]] = [first, second]
     if load_counting_early:
         tasks.append(load_counting)
-    first, second = run_side_by_side(tasks, name="mcpcost-capture")[:2]
-    return cast(Capture | CaptureFailure, first), cast(Capture | CaptureFailure, second)
+    one, two = run_side_by_side(tasks, name="mcpcost-capture")[:2]
+    return cast(Capture | CaptureFailure, one), cast(Capture | CaptureFailure, two)
 
 
 def same_canonical_text(first: list[Any], second: list[Any], first_text: str) -> bool:
@@ -108,8 +135,9 @@ def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str
     return cut_notes(text)
 
 
-def cut_notes(text: str) -> str:
-    return text if len(text) <= NOTES_LIMIT else text[: NOTES_LIMIT - 1] + "…"
+def cut_notes(text: str, limit: int = NOTES_LIMIT) -> str:
+    """``text`` in at most ``limit`` characters (a cut one ends in "…")."""
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
 LISTING_ERROR_LIMIT = 200
@@ -210,7 +238,7 @@ def measure_server(
     load_counting_early: bool = True,
     release: Callable[[Transport], None] | None = None,
 ) -> Measurement:
-    """Measure one server: two concurrent captures, compared; one timeout retry at 2x.
+    """Measure one server: two captures (``capture_pair``), compared; one timeout retry at 2x.
 
     ``protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is refused),
     ``legacy`` or ``modern`` (only that era is tried). ``load_counting_early`` False leaves

@@ -3,7 +3,8 @@
 The measuring itself is passed in (``MeasureJob``): the CLI wires it to
 ``mcpcost.measuring.measure_server``; tests may pass their own. The runner adds what is about
 sweeps: dummy environments, the container plan, the cold-cache retry for docker
-startup-failures, progress, the harness guard and publishing.
+startup-failures (when the retry fails too, the notes carry both failures), progress, the
+harness guard and publishing.
 
 Results are staged as they land, apart from the published tree, and reach it in one commit
 after the guard approved them (``mcpcost.runtime.output_tree.open_tree``): a sweep killed at any
@@ -42,6 +43,7 @@ from mcpcost.measuring.containers import (
     self_docker_isolation,
     with_docker_host,
 )
+from mcpcost.measuring.server import cut_notes
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree
 from mcpcost.runtime.workers import Background, WorkerStream
@@ -54,6 +56,8 @@ from mcpcost.sweep.publish import Published, publish_into
 DEFAULT_TIMEOUT_S = 60.0
 COLD_RETRY_MIN_TIMEOUT_S = 240.0
 COLD_RETRY_PREFIX = "reproduced with the shared package cache bypassed; "
+COLD_FIRST_LABEL = "first attempt: "
+COLD_RETRY_LABEL = "; retry: "
 NOTES_MAX = 700
 # launcher -> how to get it
 LAUNCHER_HELP = {
@@ -261,7 +265,18 @@ def measure_entry(
     retry = _guarded(measure, cold, clock, options)
     if retry.status is not Status.STARTUP_FAILURE:
         return retry
-    return first.with_(notes=(COLD_RETRY_PREFIX + (first.notes or ""))[:NOTES_MAX])
+    return first.with_(notes=cold_retry_notes(first.notes or "", retry.notes or ""))
+
+
+def cold_retry_notes(first: str, retry: str) -> str:
+    """The notes of an entry whose cold-cache retry failed too: both failures, each cut so that
+    the whole stays within ``NOTES_MAX`` (the shorter keeps all of itself, the longer gets the
+    rest). Both were masked whole before they were cut (``_guarded``)."""
+    head = f"{COLD_RETRY_PREFIX}{COLD_FIRST_LABEL}"
+    room = NOTES_MAX - len(head) - len(COLD_RETRY_LABEL)
+    first_room = max(room // 2, room - len(retry))
+    first = cut_notes(first, first_room)
+    return f"{head}{first}{COLD_RETRY_LABEL}{cut_notes(retry, room - len(first))}"
 
 
 def persist(txn: TreeTransaction, name: str, m: Measurement) -> None:

@@ -30,6 +30,7 @@ from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.isolation import plan_container
 from mcpcost.sweep.runner import COLD_RETRY_PREFIX, Job, SweepOptions, measure_entry
 from tests.helpers.container_catalog import CATALOG, NOW, TINY_SERVER, E
+from tests.helpers.first_answers import FirstAnswers
 from tests.servers.podman import containers_of_this_process
 
 # -- real containers -----------------------------------------------------------------------
@@ -355,6 +356,83 @@ def test_npx_server_fetched_in_a_container_behind_the_proxy_matches_the_host_mea
     assert doc["totalTokens"] == host.total_tokens and doc["toolCount"] == host.tool_count
     assert doc["isolation"]["docker"] is True and CA_NOTE in doc["isolation"]["note"]
     assert "containers trust the CA bundle" in err.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.podman
+def test_npx_server_on_a_cold_shared_cache_volume_measures(
+    engine: tuple[Any, str, str], tmp_path: Path
+) -> None:
+    """Both captures of an ``npx -y pkg@version`` entry share one npm cache volume, fresh and
+    empty here: the second starts once the first has the server up, so the two never install
+    the package into the same ``_npx`` folder at once (npm's ENOTEMPTY / ECOMPROMISED) and the
+    entry measures on its first attempt, without the cold-cache retry."""
+    from mcpcost.core.record import replace
+    from mcpcost.measuring.containers.plans import NPM_CACHE_VOLUME
+    from mcpcost.sweep.measure_adapter import make_measure
+    from mcpcost.sweep.runner import run_sweep
+
+    client, image, _ = engine
+    ca_bundle = resolve_ca_bundle("auto", os.environ)
+    if ca_bundle is None:
+        pytest.skip("no host CA bundle to mount")
+    reason = _npm_registry_unreachable()
+    if reason is not None:
+        pytest.skip(reason)
+    entry = load_catalog(
+        "servers:\n  - name: memory\n"
+        "    command: npx -y @modelcontextprotocol/server-memory@2026.8.31\n"
+    ).entries[0]
+    fresh = f"{NPM_CACHE_VOLUME}-cold-{os.getpid()}-{time.monotonic_ns()}"
+    answers = FirstAnswers()
+
+    class Noting(ContainerLauncher):
+        def open(self, plan: ContainerPlan) -> Any:
+            return answers.around(lambda: super(Noting, self).open(plan))
+
+    base = make_measure(Noting(client), lambda: NOW)
+    seen: list[Job] = []
+
+    def measure(job: Job) -> Measurement:
+        # the sweep's own plan, its npm cache volume swapped for a fresh one of this test's
+        seen.append(job)
+        plan = job.container
+        assert plan is not None
+        volumes = {(fresh if n == NPM_CACHE_VOLUME else n): p for n, p in plan.volumes.items()}
+        return base(replace(job, container=replace(plan, volumes=volumes)))
+
+    lines: list[str] = []
+    try:
+        outcome = run_sweep(
+            None,
+            [entry],
+            tmp_path,
+            measure,
+            SweepOptions(
+                docker=True,
+                concurrency=1,
+                default_timeout_s=120,
+                image_override=image,
+                trust=HostTrust(ca_bundle=ca_bundle),
+            ),
+            clock=lambda: NOW,
+            progress=lines.append,
+            publish_pages=False,
+        )
+        assert outcome.statuses == {"memory": Status.MEASURED}, (
+            lines,
+            (tmp_path / "results" / "memory" / "measurement.json").read_text(),
+        )
+        assert len(seen) == 1 and seen[0].container is not None
+        assert NPM_CACHE_VOLUME in seen[0].container.volumes  # the shared cache, not the retry
+        # npm's install does not always race when both start together: the order is the check
+        first_answer = answers.answered_ns[0]
+        assert len(answers.opened_ns) == 2 and first_answer is not None
+        assert answers.opened_ns[0] < first_answer < answers.opened_ns[1]
+        assert _ours(client) == []
+    finally:
+        for volume in client.volumes.list(filters={"name": fresh}):
+            volume.remove(force=True)
 
 
 def _no_container_of_ours(client: Any, within_s: float) -> bool:

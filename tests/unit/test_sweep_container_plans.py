@@ -30,7 +30,14 @@ from mcpcost.measuring.containers import (
 )
 from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.isolation import plan_container
-from mcpcost.sweep.runner import COLD_RETRY_PREFIX, Job, SweepOptions, measure_entry, plan_job
+from mcpcost.sweep.runner import (
+    COLD_RETRY_PREFIX,
+    NOTES_MAX,
+    Job,
+    SweepOptions,
+    measure_entry,
+    plan_job,
+)
 from tests.helpers.container_catalog import NOW, E
 
 
@@ -150,12 +157,54 @@ def test_cold_cache_retry_publishes_a_changed_outcome() -> None:
     assert m.launch_command == "npx -y some-server"
 
 
-def test_cold_cache_retry_that_fails_the_same_way_keeps_the_first_with_a_prefix() -> None:
+def test_cold_cache_retry_that_fails_the_same_way_keeps_the_first_with_both_notes() -> None:
     measure, seen = _fake([Status.STARTUP_FAILURE, Status.STARTUP_FAILURE])
     m = measure_entry(E["npx-thing"], measure, SweepOptions(docker=True), lambda: NOW)
-    assert len(seen) == 2 and m.notes == COLD_RETRY_PREFIX + "attempt 1"
+    assert len(seen) == 2
+    assert m.notes == COLD_RETRY_PREFIX + "first attempt: attempt 1; retry: attempt 2"
     assert m.isolation is not None and m.isolation.note is not None
     assert "bypassed" not in m.isolation.note
+    assert m.timeout_ms == int(seen[0].timeout_s * 1000)  # the first attempt's record
+
+
+def test_cold_cache_retry_notes_carry_both_long_failures_masked_within_the_limit() -> None:
+    """Each attempt's stderr (the retry's echoing the proxy's credentials) reaches the notes:
+    the start of each, masked, and the whole within NOTES_MAX."""
+    trust = HostTrust(proxy=host_proxy(PROXY_ENV))
+    said = [
+        "npm error code ENOTEMPTY rename /cache/_npx/1 " + "a" * 900 + " FIRST-END",
+        f"npm error code ECOMPROMISED via {PROXY_ENV['HTTPS_PROXY']} " + "b" * 900,
+    ]
+    seen: list[Job] = []
+
+    def measure(job: Job) -> Measurement:
+        seen.append(job)
+        return Measurement(
+            status=Status.STARTUP_FAILURE,
+            server_name=job.entry.name,
+            launch_command="wrapped",
+            measured_at="2026-09-01T12:00:00.000Z",
+            timeout_ms=int(job.timeout_s * 1000),
+            isolation=job.isolation,
+            notes=said[len(seen) - 1],
+        )
+
+    options = SweepOptions(docker=True, trust=trust)
+    m = measure_entry(E["npx-thing"], measure, options, lambda: NOW)
+    assert len(seen) == 2 and m.notes is not None and len(m.notes) <= NOTES_MAX
+    assert m.notes.startswith(COLD_RETRY_PREFIX + "first attempt: npm error code ENOTEMPTY")
+    assert "; retry: npm error code ECOMPROMISED via " in m.notes
+    assert m.notes.count("…") == 2 and "FIRST-END" not in m.notes
+    assert "a" * 200 in m.notes and "b" * 200 in m.notes  # room shared, not all to one
+    for secret in trust.secret_values:
+        assert secret not in m.notes
+    short = measure_entry(
+        E["npx-thing"],
+        _fake([Status.STARTUP_FAILURE, Status.STARTUP_FAILURE])[0],
+        options,
+        lambda: NOW,
+    )
+    assert short.notes is not None and short.notes.endswith("; retry: attempt 2")
 
 
 @pytest.mark.parametrize("name,docker", [("npx-thing", False), ("self-docker", True)])
