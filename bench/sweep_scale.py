@@ -493,7 +493,7 @@ def packages_point(k: int, c: int, pairs: int, flip: int, env: dict[str, str]) -
             f"{sum(warm)}/{len(warm)} answered tools/list, {time.perf_counter() - started:.1f} s"
         )
         launches: dict[str, list[int]] = {"bare": [], "sweep": []}
-        swept: dict[str, dict[str, Any]] = {}
+        swept: list[dict[str, dict[str, Any]]] = []  # each sweep run's records by entry name
 
         def before_arm(arm: str) -> None:
             log.write_text("")
@@ -502,13 +502,14 @@ def packages_point(k: int, c: int, pairs: int, flip: int, env: dict[str, str]) -
             launches[arm].append(len(log.read_text().splitlines()))
             if arm == "bare":
                 return int(tail.split()[0] or 0)
-            swept.clear()
+            records: dict[str, dict[str, Any]] = {}
             for directory in (out / "results").iterdir():
                 record = directory / "measurement.json"
                 if record.is_file():
                     doc = json.loads(record.read_text())
-                    swept[doc.get("registryEntry", {}).get("name", directory.name)] = doc
-            return sum(1 for d in swept.values() if d.get("status") == "measured")
+                    records[doc.get("registryEntry", {}).get("name", directory.name)] = doc
+            swept.append(records)
+            return sum(1 for d in records.values() if d.get("status") == "measured")
 
         with serve_loopback_registry(0, packages=[e.item for e in entries]) as base:
 
@@ -519,36 +520,35 @@ def packages_point(k: int, c: int, pairs: int, flip: int, env: dict[str, str]) -
 
             listed = registry_packages(base)
             runs, loads = run_pairs(k, pairs, flip, argv_of, env, counted, before_arm)
-        # the last sweep's records against the commands the registry implies, measured directly
+        # every sweep run's records against the commands the registry implies, measured
+        # directly, once per distinct command (a repeat is the same command)
         implied = {name: implied_launch(package)[0] for name, package in listed}
-        direct = {
-            tuple(e.argv): direct_numbers(list(e.argv), env) for e in distinct
-        }  # one per distinct command: a repeat is the same command
-    same_launch = same_numbers = 0
-    for e in entries:
-        name = e.item["server"]["name"]
-        doc = swept.get(name, {})
-        argv = implied.get(name)
-        if (
-            argv is not None
-            and doc.get("launchCommand") == shlex.join(argv)
-            and argv == list(e.argv)
-        ):
-            same_launch += 1
-        got = (doc.get("totalTokens"), doc.get("toolCount"), doc.get("canonicalSha256"))
-        want = direct[tuple(e.argv)]
-        if doc.get("status") == "measured" and got == want:
-            same_numbers += 1
-        else:
-            print(f"  {name}: sweep {doc.get('status')} {got}, direct {want}")
+        direct = {tuple(e.argv): direct_numbers(list(e.argv), env) for e in distinct}
+    same_launch: list[int] = []
+    same_numbers: list[int] = []
+    for records in swept:
+        same_launch.append(0)
+        same_numbers.append(0)
+        for e in entries:
+            name = e.item["server"]["name"]
+            doc = records.get(name, {})
+            argv = implied.get(name)
+            if argv == list(e.argv) and doc.get("launchCommand") == shlex.join(argv):
+                same_launch[-1] += 1
+            got = (doc.get("totalTokens"), doc.get("toolCount"), doc.get("canonicalSha256"))
+            want = direct[tuple(e.argv)]
+            if doc.get("status") == "measured" and got == want:
+                same_numbers[-1] += 1
+            else:
+                print(f"  {name}: sweep {doc.get('status')} {got}, direct {want}")
     for argv, numbers in direct.items():
         print(f"  direct: {shlex.join(argv)} -> {numbers}")
     result = row(k, runs, loads)
     result["launches (sweep / bare)"] = (
         f"{'/'.join(map(str, launches['sweep']))} / {'/'.join(map(str, launches['bare']))}"
     )
-    result["launched as listed"] = f"{same_launch}/{k}"
-    result["numbers equal direct"] = f"{same_numbers}/{k}"
+    result["launched as listed"] = ", ".join(f"{n}/{k}" for n in same_launch)
+    result["numbers equal direct"] = ", ".join(f"{n}/{k}" for n in same_numbers)
     print()
     print_table([result], ("launches (sweep / bare)", "launched as listed", "numbers equal direct"))
 
