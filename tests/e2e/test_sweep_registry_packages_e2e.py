@@ -3,10 +3,11 @@ servers by their npm and PyPI names and the versions installed under tests/serve
 entries (loopback MCP servers): every status produced by at least one entry, and each package's
 number equal to measuring the same package directly with ``mcpcost measure``.
 
-The sweep runs ``npx``/``uvx`` as the registry asks; a PATH shim the test writes resolves
-``pkg@version`` / ``pkg==version`` to the local install, offline, and refuses a version that is
-not the installed one (as a registry would for a version it does not have), so a launch that
-dropped or changed the pin fails here. Nothing leaves loopback.
+The sweep runs ``npx``/``uvx`` as the registry asks; a PATH shim the test writes
+(``package_entries.write_shims``) resolves ``pkg@version`` / ``pkg==version`` to the local
+install, offline, and refuses a version that is not the installed one (as a registry would for a
+version it does not have), so a launch that dropped or changed the pin fails here. Nothing
+leaves loopback.
 """
 
 from __future__ import annotations
@@ -26,105 +27,20 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.servers.package_entries import installed_npm, installed_pypi, item, npm, write_shims
 from tests.servers.registry import (
     FIXTURES_DIR,
-    NODE_MODULES,
-    PY_VENV,
-    node_binary,
     real_server_argv,
     real_server_missing,
     serve_http_fixture,
 )
 
-OFFICIAL = "io.modelcontextprotocol.registry/official"
 MEMORY = "@modelcontextprotocol/server-memory"
 THINKING = "@modelcontextprotocol/server-sequential-thinking"
 FILESYSTEM = "@modelcontextprotocol/server-filesystem"
 EVERYTHING = "@modelcontextprotocol/server-everything"
 TIME = "mcp-server-time"
 PAGE_SIZE = 4
-
-NPX_SHIM = """#!{python}
-import json, os, sys
-log = open({log!r}, "a"); log.write(json.dumps(["npx", *sys.argv[1:]]) + "\\n"); log.close()
-args = sys.argv[1:]
-if args[:1] != ["-y"]:
-    sys.exit("npx shim: expected -y")
-spec, rest = args[1], args[2:]
-at = spec.rfind("@")
-name, version = (spec[:at], spec[at + 1:]) if at > 0 else (spec, None)
-try:
-    meta = json.load(open(os.path.join({modules!r}, name, "package.json")))
-except OSError:
-    sys.exit("npm error 404 Not Found: " + name + " (offline store)")
-if version is not None and meta["version"] != version:
-    sys.exit("npm error notarget No matching version found for " + spec)
-entry = meta["bin"] if isinstance(meta["bin"], str) else next(iter(meta["bin"].values()))
-os.execv({node!r}, [{node!r}, os.path.join({modules!r}, name, entry), *rest])
-"""
-
-UVX_SHIM = """#!{python}
-import importlib.metadata, json, os, sys
-log = open({log!r}, "a"); log.write(json.dumps(["uvx", *sys.argv[1:]]) + "\\n"); log.close()
-spec, rest = sys.argv[1], sys.argv[2:]
-name, _, version = spec.partition("==")
-try:
-    installed = importlib.metadata.version(name)
-except importlib.metadata.PackageNotFoundError:
-    sys.exit("No solution found: " + name + " is not in the offline store")
-if version and installed != version:
-    sys.exit("No solution found: " + spec + " (offline store has " + installed + ")")
-os.execv(os.path.join({bindir!r}, name), [name, *rest])
-"""
-
-
-def installed_npm(package: str) -> str:
-    meta = json.loads((NODE_MODULES / package / "package.json").read_text())
-    return str(meta["version"])
-
-
-def installed_pypi(package: str) -> str:
-    code = f"import importlib.metadata as m; print(m.version({package!r}))"
-    done = subprocess.run(
-        [str(PY_VENV / "bin" / "python"), "-c", code], capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
-
-
-def write_shims(bindir: Path, log: Path) -> None:
-    bindir.mkdir()
-    node = node_binary()
-    assert node is not None
-    npx = NPX_SHIM.format(python=sys.executable, log=str(log), modules=str(NODE_MODULES), node=node)
-    uvx = UVX_SHIM.format(
-        python=str(PY_VENV / "bin" / "python"), log=str(log), bindir=str(PY_VENV / "bin")
-    )
-    for name, text in (("npx", npx), ("uvx", uvx)):
-        path = bindir / name
-        path.write_text(text)
-        path.chmod(0o755)
-
-
-def item(name: str, *, status: str = "active", **server: Any) -> dict[str, Any]:
-    return {
-        "server": {
-            "name": name,
-            "description": f"{name} (test entry)",
-            "version": "1.0.0",
-            **server,
-        },
-        "_meta": {OFFICIAL: {"status": status, "isLatest": True}},
-    }
-
-
-def npm(identifier: str, version: str, **more: Any) -> dict[str, Any]:
-    return {
-        "registryType": "npm",
-        "identifier": identifier,
-        "version": version,
-        "transport": {"type": "stdio"},
-        **more,
-    }
 
 
 @contextmanager

@@ -1,13 +1,16 @@
 """A loopback MCP registry whose entries are served by this same process, one path each.
 
-    python -m tests.servers.loopback_registry --remotes N [--auth-walls K] [--gone K]
+    python -m tests.servers.loopback_registry [--remotes N] [--auth-walls K] [--gone K]
+                                              [--packages FILE]
 
 One process, one port on 127.0.0.1 (reported as ``MCPCOST_LISTENING <port>`` on stderr):
 
 * ``GET /v0.1/servers?limit=100&version=latest[&cursor=...]``: the registry's pages (the
   official registry's schema: ``servers[]`` of ``{server, _meta}``, ``metadata.nextCursor``),
   ``--remotes`` active entries ``io.github.loopback/remote-<i>`` whose one remote is
-  ``streamable-http`` at ``/mcp/<i>``.
+  ``streamable-http`` at ``/mcp/<i>``, then the entries of ``--packages`` (a JSON list of
+  registry items, ``{server, _meta}``, listed as written: package entries for real servers,
+  ``tests/servers/package_entries.py``; the sweep launches those itself).
 * ``POST /mcp/<i>``: a Streamable HTTP MCP server (JSON answers, ``Mcp-Session-Id`` issued on
   ``initialize`` and required after it) serving the stdio fixture's well-behaved tools; the
   last ``--auth-walls`` entries answer 401 with OAuth protected-resource metadata instead, and
@@ -36,8 +39,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.servers.http_fixtures import rpc_reply
+from tests.servers.package_entries import OFFICIAL
 
-OFFICIAL = "io.modelcontextprotocol.registry/official"
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PAGE = 100
 NAME = "io.github.loopback/remote-{i:05d}"
@@ -65,8 +68,12 @@ def entry(i: int, base: str) -> dict[str, Any]:
 
 
 class Registry:
-    def __init__(self, remotes: int, auth_walls: int, gone: int) -> None:
+    def __init__(
+        self, remotes: int, auth_walls: int, gone: int, listed: list[dict[str, Any]] | None = None
+    ) -> None:
         self.remotes = remotes
+        self.listed = listed or []
+        self.total = remotes + len(self.listed)
         self.walled = range(remotes - auth_walls, remotes)
         self.gone = range(remotes - auth_walls - gone, remotes - auth_walls)
         self.base = ""
@@ -76,12 +83,13 @@ class Registry:
 
     def page(self, cursor: str) -> dict[str, Any]:
         start = int(cursor) if cursor.isdigit() else 0
-        stop = min(start + PAGE, self.remotes)
-        doc: dict[str, Any] = {
-            "servers": [entry(i, self.base) for i in range(start, stop)],
-            "metadata": {"count": stop - start},
-        }
-        if stop < self.remotes:
+        stop = min(start + PAGE, self.total)
+        servers = [
+            entry(i, self.base) if i < self.remotes else self.listed[i - self.remotes]
+            for i in range(start, stop)
+        ]
+        doc: dict[str, Any] = {"servers": servers, "metadata": {"count": stop - start}}
+        if stop < self.total:
             doc["metadata"]["nextCursor"] = str(stop)
         return doc
 
@@ -204,11 +212,16 @@ class _Server(ThreadingHTTPServer):
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    p.add_argument("--remotes", type=int, required=True)
+    p.add_argument("--remotes", type=int, default=0)
     p.add_argument("--auth-walls", type=int, default=0)
     p.add_argument("--gone", type=int, default=0)
+    p.add_argument("--packages", metavar="FILE", help="a JSON list of registry items to list")
     args = p.parse_args()
-    reg = Registry(args.remotes, args.auth_walls, args.gone)
+    listed: list[dict[str, Any]] = []
+    if args.packages:
+        with open(args.packages, encoding="utf-8") as f:
+            listed = json.load(f)
+    reg = Registry(args.remotes, args.auth_walls, args.gone, listed)
     server = _Server(("127.0.0.1", 0), handler(reg))
     port = server.server_address[1]
     reg.base = f"http://127.0.0.1:{port}"

@@ -22,9 +22,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.servers.fixtures.stdio_server import MODES
 from tests.servers.http_fixtures import HTTP_FIXTURE_KINDS, HttpFixture, serve_http
@@ -71,6 +72,7 @@ __all__ = [
     "real_server",
     "real_server_argv",
     "real_server_missing",
+    "real_server_package",
     "sdk_server_argv",
     "serve_everything",
     "serve_http",
@@ -151,6 +153,16 @@ def real_server(name: str) -> RealServer | None:
         return RealServer(name, (node, str(_npm_entry(package)), *extra))
     exe, extra = _PY_SERVERS[name]
     return RealServer(name, (str(PY_VENV / "bin" / exe), *extra))
+
+
+def real_server_package(name: str) -> tuple[str, str, tuple[str, ...]]:
+    """The registry type (``npm`` or ``pypi``), package name and arguments of a pinned real
+    server: what a registry entry for it lists (``package_entries.pinned_entries``)."""
+    if name in _NPM_SERVERS:
+        return ("npm", *_NPM_SERVERS[name])
+    if name in _PY_SERVERS:
+        return ("pypi", *_PY_SERVERS[name])
+    raise ValueError(f"unknown real server {name!r}; expected one of {REAL_STDIO_SERVERS}")
 
 
 def real_server_argv(name: str) -> list[str] | None:
@@ -290,9 +302,19 @@ def pid_alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def serve_loopback_registry(remotes: int, *, auth_walls: int = 0, gone: int = 0) -> Iterator[str]:
+def serve_loopback_registry(
+    remotes: int,
+    *,
+    auth_walls: int = 0,
+    gone: int = 0,
+    packages: Sequence[Mapping[str, Any]] = (),
+) -> Iterator[str]:
     """A loopback MCP registry of ``remotes`` entries whose endpoints the same process serves
-    (``loopback_registry.py``); yields the registry's base URL."""
+    (``loopback_registry.py``), then the registry items ``packages`` as given (package entries:
+    ``package_entries.pinned_entries``); yields the registry's base URL."""
+    import json
+    import tempfile
+
     from tests.helpers.paths import ROOT
 
     argv = [
@@ -307,5 +329,10 @@ def serve_loopback_registry(remotes: int, *, auth_walls: int = 0, gone: int = 0)
         str(gone),
     ]
     env = {**_base_env(), "PYTHONPATH": str(ROOT)}
-    with _serve_process(argv, env, "", cwd=ROOT) as url:
-        yield url
+    with tempfile.TemporaryDirectory(prefix="mcpcost-registry-") as tmp:
+        if packages:
+            listing = Path(tmp) / "packages.json"
+            listing.write_text(json.dumps(list(packages)), encoding="utf-8")
+            argv += ["--packages", str(listing)]
+        with _serve_process(argv, env, "", cwd=ROOT) as url:
+            yield url
