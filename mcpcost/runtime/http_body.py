@@ -100,13 +100,15 @@ class _Timer:
     def schedule(self, when: float, action: Callable[[], None]) -> _Deadline:
         deadline = _Deadline(action)
         with self._changed:
+            earliest = not self._heap or when < self._heap[0][0]
             heapq.heappush(self._heap, (when, next(self._order), deadline))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="mcpcost-read-deadlines", daemon=True
                 )
                 self._thread.start()
-            self._changed.notify()
+            elif earliest:  # the thread sleeps until the earliest deadline; only a new one wakes it
+                self._changed.notify()
         return deadline
 
     def cancel(self, deadline: _Deadline) -> None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from queue import Queue, SimpleQueue
+from functools import partial
+from queue import Empty, Queue, SimpleQueue
 from typing import Generic, TypeVar, cast
 
 T = TypeVar("T")
@@ -81,10 +82,80 @@ class Workers(Generic[T]):
         self.close()
 
 
+class _KeptThreads:
+    """Daemon threads kept idle after a call, for the next one.
+
+    A sweep makes hundreds of short calls a second that must not wait for each other (a
+    capture, one request's POST): starting and ending a thread for each cost more CPU than some
+    of the calls. A call goes to an idle kept thread, or to a new one when none is idle; a
+    thread idle for ``IDLE_S`` ends. A call handles its own failures: one that raises ends its
+    thread, and the next call starts another."""
+
+    IDLE_S = 30.0
+
+    def __init__(self) -> None:
+        self._calls: SimpleQueue[Callable[[], object]] = SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def start(self, call: Callable[[], object]) -> None:
+        with self._lock:
+            if self._idle:
+                self._idle -= 1  # that thread is spoken for: it takes this call
+                self._calls.put(call)
+                return
+        threading.Thread(target=self._work, args=(call,), daemon=True, name="mcpcost-kept").start()
+
+    def _work(self, call: Callable[[], object]) -> None:
+        while True:
+            call()
+            with self._lock:
+                self._idle += 1
+            try:
+                call = self._calls.get(timeout=self.IDLE_S)
+            except Empty:
+                with self._lock:
+                    try:  # a call handed over as the wait ran out is still this thread's
+                        call = self._calls.get_nowait()
+                    except Empty:
+                        self._idle -= 1
+                        return
+
+
+_KEPT = _KeptThreads()
+
+
+def start_on_kept_thread(call: Callable[[], object]) -> None:
+    """Run ``call`` on a daemon thread kept for such calls (see ``_KeptThreads``); it must not
+    raise (catch what it can fail with)."""
+    _KEPT.start(call)
+
+
 def run_side_by_side(tasks: Sequence[Callable[[], T]], *, name: str) -> list[T]:
-    """Every task on a thread of its own; the results in task order."""
-    with Workers(tasks, limit=max(1, len(tasks)), name=name) as workers:
-        return workers.in_order()
+    """Every task at once, each on a kept thread; the results in task order. A task's exception
+    is raised here once every task has ended (the first to finish with one wins). ``name`` says
+    what the tasks are, for a reader of this call."""
+    del name  # kept threads serve every caller and keep one name
+    finished: SimpleQueue[tuple[int, T | None, BaseException | None]] = SimpleQueue()
+
+    def call(index: int, task: Callable[[], T]) -> None:
+        try:
+            finished.put((index, task(), None))
+        except BaseException as exc:  # handed to the caller below
+            finished.put((index, None, exc))
+
+    for index, task in enumerate(tasks):
+        start_on_kept_thread(partial(call, index, task))
+    results: dict[int, T] = {}
+    failure: BaseException | None = None
+    for _ in tasks:
+        index, value, exc = finished.get()
+        if exc is not None and failure is None:
+            failure = exc
+        results[index] = cast(T, value)
+    if failure is not None:
+        raise failure
+    return [results[i] for i in range(len(tasks))]
 
 
 class WorkerStream(Generic[T]):

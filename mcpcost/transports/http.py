@@ -1,12 +1,13 @@
 """Streamable HTTP: every message is a POST; the answer is JSON, an SSE stream, or 202.
 
-Each request POST runs on its own daemon thread and puts what it gets (messages or a typed error)
-on one queue, so ``receive(timeout)`` bounds every wait; notifications and replies are posted
-synchronously so the server sees them in order. ``Mcp-Session-Id`` from any response is echoed
-on later requests; after negotiation ``MCP-Protocol-Version`` is sent (and, for the 2026-07-28
-era, ``Mcp-Method``). 401/403 become HTTPStatusError carrying ``WWW-Authenticate`` and whether
-OAuth protected-resource metadata is advertised. An error status whose body is JSON-RPC (a modern
-server's 400/404 with an error object) is delivered as a message so the session can read the code.
+Each request POST runs on a thread of its own (a kept one, ``runtime.workers``) and puts what it
+gets (messages or a typed error) on one queue, so ``receive(timeout)`` bounds every wait;
+notifications and replies are posted synchronously so the server sees them in order.
+``Mcp-Session-Id`` from any response is echoed on later requests; after negotiation
+``MCP-Protocol-Version`` is sent (and, for the 2026-07-28 era, ``Mcp-Method``). 401/403 become
+HTTPStatusError carrying ``WWW-Authenticate`` and whether OAuth protected-resource metadata is
+advertised. An error status whose body is JSON-RPC (a modern server's 400/404 with an error
+object) is delivered as a message so the session can read the code.
 
 Closing a session that has an ``Mcp-Session-Id`` (the legacy era) sends ``DELETE`` with that id,
 as the spec asks clients to; any answer, 405 included, or none within ``DELETE_TIMEOUT_S`` is fine.
@@ -14,7 +15,7 @@ as the spec asks clients to; any answer, 405 included, or none within ``DELETE_T
 
 from __future__ import annotations
 
-import threading
+from functools import partial
 from typing import Any
 
 import requests
@@ -23,6 +24,7 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.spec import TransportName
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 from mcpcost.runtime.http_body import finish
+from mcpcost.runtime.workers import start_on_kept_thread
 from mcpcost.transports.base import Message
 from mcpcost.transports.failures import (
     ProtocolError,
@@ -61,10 +63,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             # sees them in order (initialized before tools/list); they are answered with 202.
             self._post(body, headers, is_request)
             return
-        worker = threading.Thread(
-            target=self._post, args=(body, headers, is_request), daemon=True, name="mcp-http-post"
-        )
-        worker.start()
+        start_on_kept_thread(partial(self._post, body, headers, is_request))
 
     def negotiated(self, protocol_version: str, *, modern: bool) -> None:
         self._protocol_version = protocol_version
