@@ -21,8 +21,9 @@ both alike:
              runs C entries of two captures each), and does nothing with the answers.
 
 Printed per point: each arm's wall time and entries per second, the throughput ratio
-(sweep / bare; the goal is >= 0.9x), each arm's peak RSS (the goal is <= 300 MiB at 10,000
-entries), and the sweep's seconds per 1,000 entries (constant if its time grows linearly). The
+(sweep / bare; the goal is >= 0.9x), each arm's peak RSS, summed over its process tree (the
+sweep's measuring processes included; the goal is <= 300 MiB at 10,000 entries), and the
+sweep's seconds per 1,000 entries (constant if its time grows linearly). The
 load average is printed before and after every arm.
 
 The packages point (``--packages K``, 0 to leave it out; ``--points ''`` runs it alone): a
@@ -71,12 +72,48 @@ def load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
 
+def tree_rss_mib(root: int) -> float:
+    """The resident memory of ``root`` and every process below it, summed (Linux ``/proc``)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    tree, grew = {root}, True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in tree} - tree
+        grew = bool(below)
+        tree |= below
+    total = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                total += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+
+
+def sample_tree_rss(root: int, stop: threading.Event, peak: list[float]) -> None:
+    """Keep the largest ``tree_rss_mib(root)`` seen in ``peak[0]`` until ``stop``: a sweep's
+    measuring processes are its own, and ``wait4`` reports only the largest single one."""
+    while not stop.wait(0.25):
+        peak[0] = max(peak[0], tree_rss_mib(root))
+
+
 def run_arm(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, int, str]:
-    """(wall seconds, CPU seconds, peak RSS MiB, exit code, output tail) of one child process."""
+    """(wall seconds, CPU seconds, peak RSS MiB of its process tree, exit code, output tail) of
+    one child process (CPU: the process and every process below it that it waited for)."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
+    stop, peak = threading.Event(), [0.0]
+    sampler = threading.Thread(target=sample_tree_rss, args=(proc.pid, stop, peak))
+    sampler.start()
     # drain both pipes on threads: the sweep writes a progress line per entry
     tails: dict[str, bytes] = {}
 
@@ -94,12 +131,14 @@ def run_arm(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, 
         t.start()
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
+    stop.set()
+    sampler.join()
     for t in threads:
         t.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     text = (tails.get("out", b"") + tails.get("err", b"")).decode("utf-8", "replace")
     cpu = usage.ru_utime + usage.ru_stime
-    return elapsed, cpu, usage.ru_maxrss / 1024, proc.returncode, text
+    return elapsed, cpu, max(peak[0], usage.ru_maxrss / 1024), proc.returncode, text
 
 
 def count_results(out: Path) -> int:
