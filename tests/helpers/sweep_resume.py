@@ -32,14 +32,10 @@ def sessions(base: str) -> dict[int, int]:
     return {int(k): v for k, v in doc["initialize"].items()}
 
 
-def kill_when_paused(
-    argv: list[str],
-    point: str,
-    timeout_s: float = 90,
-    on_pause: Callable[[int], None] | None = None,
-) -> None:
-    """Run ``argv`` until it pauses at ``point``, then (after ``on_pause`` is given its pid)
-    kill it outright."""
+def run_until_paused(argv: list[str], point: str, timeout_s: float = 90) -> subprocess.Popen[bytes]:
+    """Start ``argv`` (a command run through ``tests.helpers.crash_points``) and return once it
+    says it is paused at ``point``; a command that ends or never pauses is killed and fails the
+    test."""
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
@@ -53,20 +49,42 @@ def kill_when_paused(
     sel.register(proc.stderr, selectors.EVENT_READ)
     seen = b""
     deadline = time.monotonic() + timeout_s
+    failure = None
+    while f"paused at {point.partition('@')[0]}".encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not sel.select(left):
+            failure = f"never paused at {point}: {seen.decode(errors='replace')}"
+            break
+        chunk = os.read(proc.stderr.fileno(), 65536)
+        if not chunk:
+            failure = f"exited before {point}: {seen.decode(errors='replace')}"
+            break
+        seen += chunk
+    sel.close()
+    if failure is not None:
+        proc.kill()
+        proc.wait(timeout=10)
+        proc.stderr.close()
+        pytest.fail(failure)
+    return proc
+
+
+def kill_when_paused(
+    argv: list[str],
+    point: str,
+    timeout_s: float = 90,
+    on_pause: Callable[[int], None] | None = None,
+) -> None:
+    """Run ``argv`` until it pauses at ``point``, then (after ``on_pause`` is given its pid)
+    kill it outright."""
+    proc = run_until_paused(argv, point, timeout_s)
     try:
-        while f"paused at {point.partition('@')[0]}".encode() not in seen:
-            left = deadline - time.monotonic()
-            if left <= 0 or not sel.select(left):
-                pytest.fail(f"never paused at {point}: {seen.decode(errors='replace')}")
-            chunk = os.read(proc.stderr.fileno(), 65536)
-            if not chunk:
-                pytest.fail(f"exited before {point}: {seen.decode(errors='replace')}")
-            seen += chunk
         if on_pause is not None:
             on_pause(proc.pid)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
+        assert proc.stderr is not None
         proc.stderr.close()
 
 

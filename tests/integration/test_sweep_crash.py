@@ -4,18 +4,17 @@ points (``tests/helpers/crash_points.py`` stops them there), then the tree compa
 from __future__ import annotations
 
 import os
-import selectors
 import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from mcpcost.core.jsonvalue import parse_json
 from tests.helpers.paths import ROOT
+from tests.helpers.sweep_resume import run_until_paused as paused_at
 from tests.servers.registry import fixture_argv
 
 NAMES = [f"srv-{i}" for i in range(6)]
@@ -79,30 +78,7 @@ def run_until_paused(
     servers: Path, out: Path, pause: str, *, timeout_s: float = 60
 ) -> subprocess.Popen[bytes]:
     """Start a sweep of ``servers`` into ``out`` and return once it is paused at ``pause``."""
-    proc = subprocess.Popen(
-        sweep_argv(servers, out, pause=pause),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env(),
-        cwd=ROOT,
-    )
-    assert proc.stderr is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stderr, selectors.EVENT_READ)
-    seen = b""
-    deadline = time.monotonic() + timeout_s
-    while f"paused at {pause}".encode() not in seen:
-        left = deadline - time.monotonic()
-        if left <= 0 or not sel.select(left):
-            kill(proc, signal.SIGKILL)
-            pytest.fail(f"never paused at {pause}: {seen.decode(errors='replace')}")
-        chunk = os.read(proc.stderr.fileno(), 65536)
-        if not chunk:
-            kill(proc, signal.SIGKILL)
-            pytest.fail(f"exited {proc.returncode} before {pause}: {seen.decode(errors='replace')}")
-        seen += chunk
-    return proc
+    return paused_at(sweep_argv(servers, out, pause=pause), pause, timeout_s)
 
 
 def kill(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
