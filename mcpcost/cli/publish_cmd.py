@@ -1,5 +1,6 @@
 """``mcpcost publish [--out DIR]``: regenerate history, leaderboard, pages and dashboard, and
-the ``not yet run`` badges of the catalogued entries without a measurement.
+the state badges (``not yet run``, ``OAuth-gated``) of the catalogued entries without a
+measurement.
 
 A tree without any readable ``results/<name>/measurement.json`` (often a mistyped ``--out``) is
 refused with exit 2 before anything is written, unless ``--allow-empty`` asks for empty pages.
@@ -25,7 +26,8 @@ def build_parser() -> ArgParser:
         description="Regenerate results/history.csv, results/leaderboard.md/.csv, "
         "results/estimator.json, results/data.json, docs/servers/*.md and "
         "docs/dashboard.html from the measurements on disk, and a grey 'not yet run' badge "
-        "for each catalogued entry without a measurement. Deterministic: the same "
+        "for each catalogued entry without a measurement ('OAuth-gated' for a remote listed "
+        "behind a sign-in). Deterministic: the same "
         "measurements give the same bytes.",
     )
     p.add_argument("--out", default=".", metavar="DIR", help="published tree (default: .)")

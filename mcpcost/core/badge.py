@@ -1,12 +1,14 @@
 """The shields.io endpoint badge, byte-identical to the reference project's.
 
-Three states: a number (``12,430 tokens`` in its band's colour), ``unknown`` (a measurement
-without a number) and ``not yet run`` (a catalogued entry the published tree has no
-measurement of yet, spec/METHODOLOGY.md section 10). The last two are grey and carry no number.
+A number (``12,430 tokens`` in its band's colour), ``unknown`` (a measurement without a
+number), or the state of a catalogued entry the published tree has no measurement of
+(``BadgeState``: ``not yet run``, or ``OAuth-gated`` for a remote server the catalog lists as
+behind a sign-in; spec/METHODOLOGY.md section 10). All but the number are grey.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from urllib.parse import quote
 
 from mcpcost.core.bands import UNKNOWN_COLOR, band_for
@@ -16,7 +18,13 @@ from mcpcost.errors import InputError
 
 DEFAULT_LABEL = "context cost"
 CACHE_SECONDS = 3600
-NOT_YET_RUN_MESSAGE = "not yet run"
+
+
+class BadgeState(Enum):
+    """What the badge of an entry without a measurement says (its message)."""
+
+    NOT_YET_RUN = "not yet run"
+    OAUTH_GATED = "OAuth-gated"
 
 
 def format_thousands(n: int) -> str:
@@ -56,20 +64,23 @@ def badge_file_text(measurement: Measurement, label: str = DEFAULT_LABEL) -> str
     return badge_for_measurement(measurement, label) + "\n"
 
 
-def not_yet_run_badge_file_text(label: str = DEFAULT_LABEL) -> str:
-    """``badges/<name>.json`` for an entry with no measurement yet: grey, never a number, so a
+def state_badge_file_text(state: BadgeState, label: str = DEFAULT_LABEL) -> str:
+    """``badges/<name>.json`` for an entry with no measurement: grey, never a number, so a
     README that embeds the endpoint shows an honest state instead of a 404."""
-    return _endpoint_json(label, NOT_YET_RUN_MESSAGE, UNKNOWN_COLOR) + "\n"
+    return _endpoint_json(label, state.value, UNKNOWN_COLOR) + "\n"
 
 
-def is_not_yet_run_badge(data: bytes) -> bool:
-    """Whether a badge file is a ``not yet run`` badge (any label): a JSON object whose message
-    is that state. Anything else, unparseable bytes included, is not."""
+def badge_state(data: bytes) -> BadgeState | None:
+    """The state a badge file shows (any label), or None for a number, ``unknown`` or bytes
+    that are not a badge."""
     try:
         doc = parse_json(data)
     except InputError:
-        return False
-    return isinstance(doc, dict) and doc.get("message") == NOT_YET_RUN_MESSAGE
+        return None
+    if not isinstance(doc, dict):
+        return None
+    message = doc.get("message")
+    return next((s for s in BadgeState if s.value == message), None)
 
 
 def readme_snippet(raw_badge_url: str, link_url: str, label: str = DEFAULT_LABEL) -> str:

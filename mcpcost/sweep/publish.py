@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from mcpcost.core.badge import is_not_yet_run_badge, not_yet_run_badge_file_text
+from mcpcost.core.badge import BadgeState, badge_state, state_badge_file_text
 from mcpcost.core.calibration import CALIBRATION_REL
 from mcpcost.core.divergence import CLAUDE, OPENAI
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
@@ -116,18 +116,27 @@ def remove_stale_pages(txn: TreeTransaction, keep: set[str]) -> list[str]:
     return removed
 
 
-def stage_not_yet_run_badges(txn: TreeTransaction, board: Board) -> tuple[list[str], list[str]]:
-    """Give every not-yet-run row without a measurement its ``not yet run`` badge, and stage the
-    removal of such badges whose entry is no longer not-yet-run and has no measurement (a
-    measured entry's badge is its measurement writer's and is not touched). Returns the paths
+# the rows without a measurement that get a state badge, by their status
+STATE_BADGES = {
+    Status.NOT_YET_RUN: BadgeState.NOT_YET_RUN,
+    Status.REMOTE_AUTH_WALL: BadgeState.OAUTH_GATED,
+}
+
+
+def stage_state_badges(txn: TreeTransaction, board: Board) -> tuple[list[str], list[str]]:
+    """Give every not-yet-run or OAuth-gated row without a measurement its state badge, and
+    stage the removal of state badges whose entry is neither any longer and has no measurement
+    (a measured entry's badge is its measurement writer's and is not touched). Returns the paths
     staged and the paths removed."""
     written: list[str] = []
     pending = {
-        r.name for r in board.all_rows if r.status is Status.NOT_YET_RUN and r.measurement is None
+        r.name: STATE_BADGES[r.status]
+        for r in board.all_rows
+        if r.status in STATE_BADGES and r.measurement is None
     }
     measured = {r.name for r in board.all_rows if r.measurement is not None}
-    for name in sorted(pending):
-        _write_if_changed(txn, badge_rel(name), not_yet_run_badge_file_text(), written)
+    for name, state in sorted(pending.items()):
+        _write_if_changed(txn, badge_rel(name), state_badge_file_text(state), written)
     removed: list[str] = []
     present = set(_file_names(txn.root, BADGES, (".json",))) | txn.staged_names(BADGES)
     for file_name in sorted(present):
@@ -136,7 +145,7 @@ def stage_not_yet_run_badges(txn: TreeTransaction, board: Board) -> tuple[list[s
             continue
         rel = badge_rel(name)
         data = txn.read(rel)
-        if data is not None and is_not_yet_run_badge(data):
+        if data is not None and badge_state(data) is not None:
             txn.remove(rel)
             removed.append(rel)
     return written, removed
@@ -180,7 +189,7 @@ def publish_into(txn: TreeTransaction, catalog: Catalog | None) -> Published:
             keep.add(rel)
             _write_if_changed(txn, rel, text, written)
     removed = remove_stale_pages(txn, keep)
-    badges_written, badges_removed = stage_not_yet_run_badges(txn, board)
+    badges_written, badges_removed = stage_state_badges(txn, board)
     written += badges_written
     removed += badges_removed
     _write_if_changed(txn, f"{SERVER_PAGES}/index.md", pages.index_page(board), written)

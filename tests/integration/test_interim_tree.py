@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcpcost.core.badge import not_yet_run_badge_file_text
+from mcpcost.core.badge import BadgeState, state_badge_file_text
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.status import Status
@@ -107,7 +107,9 @@ def test_the_script_publishes_what_measured_and_lists_the_rest_with_the_reason(
     assert (out / "badges" / "good.json").is_file()
     assert not (out / "results" / "offline").exists()
     # listed, not measured: the grey state badge, so an embedded endpoint does not answer 404
-    assert (out / "badges" / "offline.json").read_text() == not_yet_run_badge_file_text()
+    assert (out / "badges" / "offline.json").read_text() == state_badge_file_text(
+        BadgeState.NOT_YET_RUN
+    )
     board = (out / "results" / "leaderboard.md").read_text()
     offline = next(line for line in board.splitlines() if "offline" in line)
     assert "not-yet-run" in offline and "startup-failure" in offline

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from mcpcost.cli import main
-from mcpcost.core.badge import badge_file_text, not_yet_run_badge_file_text
+from mcpcost.core.badge import BadgeState, badge_file_text, state_badge_file_text
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.status import Status
 from tests.helpers.paths import ROOT
@@ -70,8 +70,9 @@ def test_interim_badge_then_a_real_measurement_replaces_it(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
     assert "  badges/offline.json\n" in proc.stdout  # written by the interim publish
     badge = out / "badges" / "offline.json"
-    assert badge.read_text() == not_yet_run_badge_file_text()
-    assert not (out / "badges" / "walled.json").exists()  # remote-auth-wall: not not-yet-run
+    assert badge.read_text() == state_badge_file_text(BadgeState.NOT_YET_RUN)
+    walled = out / "badges" / "walled.json"  # remote-auth-wall, listed and never measured
+    assert walled.read_text() == state_badge_file_text(BadgeState.OAUTH_GATED)
     listed = json.loads((out / "results" / "not-yet-run.json").read_text())
     assert list(listed["servers"]) == ["offline"]
     dataset = json.loads((out / "results" / "data.json").read_text())
@@ -90,7 +91,7 @@ def test_interim_badge_then_a_real_measurement_replaces_it(tmp_path: Path) -> No
         json.loads((out / "results" / "offline" / "measurement.json").read_text())
     )
     assert m.status is Status.MEASURED and m.has_number
-    assert badge.read_text() == badge_file_text(m) != not_yet_run_badge_file_text()
+    assert badge.read_text() == badge_file_text(m) != state_badge_file_text(BadgeState.NOT_YET_RUN)
     assert "tokens" in json.loads(badge.read_text())["message"]
     dataset = json.loads((out / "results" / "data.json").read_text())
     status = {e["name"]: e["status"] for e in dataset["entries"]}

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcpcost.core.badge import badge_file_text, not_yet_run_badge_file_text
+from mcpcost.core.badge import BadgeState, badge_file_text, state_badge_file_text
 from mcpcost.core.model import Measurement
 from tests.helpers.paths import ROOT
 
@@ -33,16 +33,19 @@ def test_every_entry_has_its_badge_and_every_pending_entry_its_reason() -> None:
     badges = {p.stem: p.read_text() for p in (ROOT / "badges").glob("*.json")}
     pending = json.loads((ROOT / "results" / "not-yet-run.json").read_text())
     assert measured and pending["servers"] and not set(pending["servers"]) & measured
-    assert set(badges) == measured | set(pending["servers"])
+    dataset = json.loads((ROOT / "results" / "data.json").read_text())
+    statuses = {e["name"]: e["status"] for e in dataset["entries"]}
+    gated = {n for n, s in statuses.items() if s == "remote-auth-wall"} - measured
+    assert set(badges) == measured | set(pending["servers"]) | gated
+    for name in gated:  # listed behind a sign-in, never measured: the badge says so
+        assert badges[name] == state_badge_file_text(BadgeState.OAUTH_GATED), name
     for name in measured:
         m = Measurement.from_dict(
             json.loads((ROOT / "results" / name / "measurement.json").read_text())
         )
         assert badges[name] == badge_file_text(m), name
     for name in pending["servers"]:
-        assert badges[name] == not_yet_run_badge_file_text(), name
-    dataset = json.loads((ROOT / "results" / "data.json").read_text())
-    statuses = {e["name"]: e["status"] for e in dataset["entries"]}
+        assert badges[name] == state_badge_file_text(BadgeState.NOT_YET_RUN), name
     assert {n for n, s in statuses.items() if s == "not-yet-run"} == set(pending["servers"])
     assert all(reason.strip() for reason in pending["servers"].values())
     board = (ROOT / "results" / "leaderboard.md").read_text()

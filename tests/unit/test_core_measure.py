@@ -10,11 +10,12 @@ import pytest
 
 from mcpcost.core import tokenizer as tokenizer_module
 from mcpcost.core.badge import (
+    BadgeState,
     badge_file_text,
-    is_not_yet_run_badge,
-    not_yet_run_badge_file_text,
+    badge_state,
     readme_snippet,
     render_badge,
+    state_badge_file_text,
 )
 from mcpcost.core.bands import BANDS, band_for
 from mcpcost.core.jsonvalue import parse_json, stringify
@@ -218,12 +219,16 @@ def test_badge_bytes() -> None:
     assert badge_file_text(failed).endswith('"lightgrey","cacheSeconds":3600}\n')
 
 
-def test_not_yet_run_badge_is_grey_carries_no_number_and_keeps_the_label() -> None:
-    assert not_yet_run_badge_file_text() == (
+def test_state_badges_are_grey_carry_no_number_and_keep_the_label() -> None:
+    assert state_badge_file_text(BadgeState.NOT_YET_RUN) == (
         '{"schemaVersion":1,"label":"context cost","message":"not yet run",'
         '"color":"lightgrey","cacheSeconds":3600}\n'
     )
-    other = not_yet_run_badge_file_text('my "cost"')
+    assert state_badge_file_text(BadgeState.OAUTH_GATED) == (
+        '{"schemaVersion":1,"label":"context cost","message":"OAuth-gated",'
+        '"color":"lightgrey","cacheSeconds":3600}\n'
+    )
+    other = state_badge_file_text(BadgeState.NOT_YET_RUN, 'my "cost"')
     assert parse_json(other) == {
         "schemaVersion": 1,
         "label": 'my "cost"',
@@ -231,14 +236,15 @@ def test_not_yet_run_badge_is_grey_carries_no_number_and_keeps_the_label() -> No
         "color": "lightgrey",
         "cacheSeconds": 3600,
     }
-    assert is_not_yet_run_badge(not_yet_run_badge_file_text().encode())
-    assert is_not_yet_run_badge(other.encode())  # the state, whatever the label
-    # a measurement's badge, number or unknown, is never taken for the state
-    assert not is_not_yet_run_badge(badge_file_text(_measurement()).encode())
+    for state in BadgeState:
+        assert badge_state(state_badge_file_text(state).encode()) is state
+    assert badge_state(other.encode()) is BadgeState.NOT_YET_RUN  # whatever the label
+    # a measurement's badge, number or unknown, is never taken for a state
+    assert badge_state(badge_file_text(_measurement()).encode()) is None
     timed_out = _measurement(status=Status.TIMEOUT, total_tokens=None)
-    assert not is_not_yet_run_badge(badge_file_text(timed_out).encode())
+    assert badge_state(badge_file_text(timed_out).encode()) is None
     for junk in (b"", b"not json", b'["not yet run"]', b'{"message":1}', b"\xff\xfe"):
-        assert not is_not_yet_run_badge(junk)
+        assert badge_state(junk) is None
 
 
 def test_readme_snippet_encodes_like_encode_uri_component() -> None:

@@ -461,17 +461,19 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
 
 
 def test_not_yet_run_entries_get_the_state_badge_and_lose_it_when_they_leave(site: Path) -> None:
-    from mcpcost.core.badge import badge_file_text, not_yet_run_badge_file_text
+    from mcpcost.core.badge import BadgeState, badge_file_text, state_badge_file_text
 
     badges = site / "badges"
     pending = CATALOG_TEXT + "  - name: pending\n    command: npx -y pending\n"
     first = publish(site, load_catalog(pending))
-    state = not_yet_run_badge_file_text()
+    state = state_badge_file_text(BadgeState.NOT_YET_RUN)
     assert (badges / "pending.json").read_text() == state
     assert "badges/pending.json" in first.written
-    # a measured or failed entry's badge is its measurement writer's; a remote is not pending
+    # a measured or failed entry's badge is its measurement writer's
     assert not (badges / "alpha.json").exists() and not (badges / "broken.json").exists()
-    assert not (badges / "walled.json").exists()
+    # a remote the catalog lists behind a sign-in, never measured, says so
+    walled = state_badge_file_text(BadgeState.OAUTH_GATED)
+    assert (badges / "walled.json").read_text() == walled
     assert publish(site, load_catalog(pending)).written == ()
     person = '{"message":"hand made"}\n'
     (badges / "other.json").write_text(person)
