@@ -13,10 +13,10 @@ is not one. The sweep bounds how many jobs are in flight.
 
 Only URLs are measured here: a job that would launch a process is refused, so nothing this
 process starts can outlive it. It ignores SIGINT and SIGTERM and ends when its standard input
-ends and the jobs in flight have answered (each within its budget): the sweep closes the pipe
-when it is done or interrupted, and a sweep killed outright closes it by dying, so an interrupt
-is never recorded as a failure of the endpoints being measured and no child outlives its sweep
-by more than a job's budget.
+ends, dropping any job still in flight: the sweep closes the pipe once every job has answered,
+or when it is interrupted, and a sweep killed outright closes it by dying. So an interrupt
+reaches the sweep alone, which records nothing for the jobs it drops, and no child outlives
+its sweep.
 Nothing is written to standard error; the sweep drops it (a traceback could quote a secret).
 """
 
@@ -125,8 +125,10 @@ def main() -> int:
     while line := stdin.readline(MAX_JOB_BYTES + 1):
         if len(line) > MAX_JOB_BYTES:
             return 2  # not a job this sweep would send; its waits run out
-        threading.Thread(target=run_job, args=(line, opener, answers), name="mcpcost-job").start()
-    return 0  # the jobs in flight end within their budgets, and the process with the last
+        threading.Thread(
+            target=run_job, args=(line, opener, answers), daemon=True, name="mcpcost-job"
+        ).start()
+    return 0  # jobs still in flight end with the process: nothing is waiting for them
 
 
 if __name__ == "__main__":

@@ -132,19 +132,27 @@ def test_the_pool_refuses_a_launch() -> None:
         pool.measure(ServerSpec.stdio("local", ["node", "server.js"]), 10)
 
 
-def child(*lines: bytes) -> list[dict[str, object]]:
-    """What a measuring child answers to ``lines`` on its standard input."""
-    done = subprocess.run(
+def child(*lines: bytes, answers: int) -> list[dict[str, object]]:
+    """The first ``answers`` lines a measuring child answers to ``lines``; then its input is
+    closed, and it must end at once without a word on standard error."""
+    proc = subprocess.Popen(
         [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
-        input=b"".join(lines),
-        capture_output=True,
-        timeout=60,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         cwd=ROOT,
     )
-    assert done.stderr == b""
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert all(isinstance(a, dict) for a in answers)
-    return answers
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(b"".join(lines))
+    proc.stdin.flush()
+    got = [json.loads(proc.stdout.readline()) for _ in range(answers)]
+    proc.stdin.close()
+    assert proc.wait(timeout=10) == 0
+    assert proc.stderr.read() == b""
+    proc.stdout.close()
+    proc.stderr.close()
+    assert all(isinstance(a, dict) for a in got)
+    return got
 
 
 def line(doc: object) -> bytes:
@@ -161,6 +169,7 @@ def test_the_child_refuses_a_launch_and_a_job_that_is_not_one(registry: str) -> 
         line({"id": 3, "spec": remote, "timeout": -1}),
         b"not json\n",
         line({"id": 4, "spec": remote, "timeout": 10}),
+        answers=4,
     )
     by_id = {a["id"]: a for a in answers}
     assert set(by_id) == {1, 2, 3, 4}
@@ -176,7 +185,9 @@ def test_the_child_keeps_the_address_policy(registry: str) -> None:
     """Without allowPrivate a loopback endpoint is refused inside the child, as in the sweep."""
     remote = spec_to_json(ServerSpec.remote("e", f"{registry}/mcp/2"))
     (answer,) = child(
-        line(policy_to_json(AddressPolicy())), line({"id": 1, "spec": remote, "timeout": 10})
+        line(policy_to_json(AddressPolicy())),
+        line({"id": 1, "spec": remote, "timeout": 10}),
+        answers=1,
     )
     m = Measurement.from_dict(answer["measurement"])
     assert not m.has_number and "address policy" in (m.notes or "")
@@ -249,3 +260,19 @@ def killed_and_resumed(registry: str, out: Path) -> None:
     finished = {int(name.rsplit("-", 1)[1]) for name in done}
     assert all(after[i] - before.get(i, 0) == 2 for i in finished), (before, after)
     assert list(statuses(out).values()) == ["measured"] * 12
+
+
+def test_a_child_whose_input_ends_drops_its_jobs_and_ends_at_once(registry: str) -> None:
+    """A job in flight (an endpoint answering in 5 s) does not hold the child past its input."""
+    slow = spec_to_json(ServerSpec.remote("slow", f"{registry}/slow/5000"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    out, err = proc.communicate(
+        line(policy_to_json(LOOPBACK)) + line({"id": 1, "spec": slow, "timeout": 10}), timeout=4
+    )
+    assert (proc.returncode, out, err) == (0, b"", b"")
