@@ -172,3 +172,74 @@ def test_the_wakeup_channel_and_its_watchdog_end_with_the_command() -> None:
     assert watchdogs() == []
     assert set(os.listdir("/proc/self/fd")) == before
     assert signal.set_wakeup_fd(wakeup_before) == wakeup_before
+
+
+def measuring_children(pid: int) -> set[int]:
+    """The measuring processes (``mcpcost.sweep.measuring_child``) whose parent is ``pid``."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"measuring_child" in cmdline:
+            found.add(int(entry))
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_ends_a_sweep_and_its_measuring_processes_promptly(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    """Endpoints in flight in two measuring processes (each answer 20 s late): the sweep exits
+    promptly with 128 + the signal, its measuring processes with it, and records nothing."""
+    from tests.servers.registry import serve_loopback_registry
+
+    site = tmp_path / "site"
+    with serve_loopback_registry(6, delay_ms=20_000) as registry:
+        argv = [sys.executable, "-m", "mcpcost", "sweep", "--registry", registry]
+        argv += ["--allow-private-addresses", "--out", str(site), "--timeout", "60"]
+        argv += ["--concurrency", "4", "--processes", "2"]
+        proc = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while len(measuring_children(proc.pid)) < 2 and time.monotonic() < deadline:
+                assert proc.poll() is None, proc.communicate()
+                time.sleep(0.05)
+            children = measuring_children(proc.pid)
+            assert len(children) == 2, "the measuring processes never started"
+            time.sleep(1.0)  # their jobs are in flight, waiting for the endpoints
+            sent = time.monotonic()
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=30)
+            took = time.monotonic() - sent
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert took < EXIT_WITHIN_S, (took, err)
+        assert proc.returncode == 128 + sig
+        assert b"interrupted" in err and b"Traceback" not in err
+        deadline = time.monotonic() + 5
+        while any(running(p) for p in children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(running(p) for p in children)
+    # nothing answered, so nothing was staged: no failure was recorded for the dropped jobs
+    assert not (site / ".mcpcost-pending" / "tree").exists()
+    assert not (site / "results").exists()

@@ -15,6 +15,8 @@ One process, one port on 127.0.0.1 (reported as ``MCPCOST_LISTENING <port>`` on 
   ``initialize`` and required after it) serving the stdio fixture's well-behaved tools; the
   last ``--auth-walls`` entries answer 401 with OAuth protected-resource metadata instead, and
   the ``--gone`` before them 404.
+* ``--delay-ms M``: every endpoint's answer comes M milliseconds late (a sweep interrupted
+  while its measurements are in flight).
 * ``POST /slow/<ms>``: entry 0's server, each answer ``<ms>`` milliseconds late (a measurement
   in flight long enough for a test to interrupt what is measuring it).
 * ``GET /stats``: ``{"initialize": {"<i>": count}}``, how many sessions each entry was asked
@@ -73,6 +75,7 @@ class Registry:
     ) -> None:
         self.remotes = remotes
         self.listed = listed or []
+        self.delay_s = 0.0  # how late every endpoint answers
         self.total = remotes + len(self.listed)
         self.walled = range(remotes - auth_walls, remotes)
         self.gone = range(remotes - auth_walls - gone, remotes - auth_walls)
@@ -156,6 +159,7 @@ def handler(reg: Registry) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            time.sleep(reg.delay_s)
             index = self._index()
             if index is None or index in reg.gone:
                 self._send(404, b"Not Found", "text/plain")
@@ -216,12 +220,14 @@ def main() -> None:
     p.add_argument("--auth-walls", type=int, default=0)
     p.add_argument("--gone", type=int, default=0)
     p.add_argument("--packages", metavar="FILE", help="a JSON list of registry items to list")
+    p.add_argument("--delay-ms", type=int, default=0, help="every endpoint answers this late")
     args = p.parse_args()
     listed: list[dict[str, Any]] = []
     if args.packages:
         with open(args.packages, encoding="utf-8") as f:
             listed = json.load(f)
     reg = Registry(args.remotes, args.auth_walls, args.gone, listed)
+    reg.delay_s = args.delay_ms / 1000
     server = _Server(("127.0.0.1", 0), handler(reg))
     port = server.server_address[1]
     reg.base = f"http://127.0.0.1:{port}"

@@ -308,6 +308,7 @@ def serve_loopback_registry(
     auth_walls: int = 0,
     gone: int = 0,
     packages: Sequence[Mapping[str, Any]] = (),
+    delay_ms: int = 0,
 ) -> Iterator[str]:
     """A loopback MCP registry of ``remotes`` entries whose endpoints the same process serves
     (``loopback_registry.py``), then the registry items ``packages`` as given (package entries:
@@ -327,6 +328,8 @@ def serve_loopback_registry(
         str(auth_walls),
         "--gone",
         str(gone),
+        "--delay-ms",
+        str(delay_ms),
     ]
     env = {**_base_env(), "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory(prefix="mcpcost-registry-") as tmp:
