@@ -12,7 +12,9 @@ process tree and where the CPU goes to the server, not to us.
 
 A child that ends or answers with what is not an answer fails its jobs in flight with
 ``MeasuringProcessFailed`` (the sweep records each as a harness error) and is replaced for later
-jobs, at most ``MAX_REPLACEMENTS`` times; after that the pool measures in this process. Every
+jobs, at most ``MAX_REPLACEMENTS`` times; after that the pool measures in this process. A child
+that ends before it answered anything (one that cannot start here: a broken installation)
+fails nothing: its jobs and every later one are measured in this process. Every
 answer line is bounded (``MAX_ANSWER_BYTES``) and every wait is bounded by the job's own time
 budget. ``close`` ends the children by closing their standard input (docs/PERFORMANCE.md,
 "Registry sweeps").
@@ -25,7 +27,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from mcpcost.core.jsonvalue import parse_json, stringify
@@ -45,6 +47,7 @@ MAX_REPLACEMENTS = 3
 # The wait for one answer: both captures, the timeout retry at its wider budget, and margin.
 ANSWER_MARGIN_S = 30.0
 MAX_PROCESSES = 4
+CHILD_ARGV = (sys.executable, "-m", "mcpcost.sweep.measuring_child")
 
 Fallback = Callable[[ServerSpec, float], Measurement]
 
@@ -68,23 +71,27 @@ def answer_wait_s(timeout_s: float) -> float:
 
 
 class _Waiting:
-    __slots__ = ("answer", "done")
+    __slots__ = ("answer", "done", "unstarted")
 
     def __init__(self) -> None:
         self.done = threading.Event()
         self.answer: Measurement | str | None = None
+        self.unstarted = False  # the child ended before it answered anything: not its failure
 
 
 class _Child:
     """One measuring process: its pipes, its jobs in flight, and the thread reading answers."""
 
-    def __init__(self, opener_line: bytes, on_end: Callable[[_Child], None]) -> None:
+    def __init__(
+        self, argv: Sequence[str], opener_line: bytes, on_end: Callable[[_Child], None]
+    ) -> None:
         self.waiting: dict[int, _Waiting] = {}
         self.lock = threading.Lock()
         self.ended = False
+        self.answered = 0
         self._on_end = on_end
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
+            list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -128,6 +135,7 @@ class _Child:
                     break
                 with self.lock:
                     waiting = self.waiting.pop(job_id, None)
+                    self.answered += 1
                 if waiting is not None:
                     waiting.answer = answer
                     waiting.done.set()
@@ -147,6 +155,7 @@ class _Child:
         told = f"the measuring process {why}" + ("" if code is None else f" (exit code {code})")
         for waiting in left:
             waiting.answer = told
+            waiting.unstarted = self.answered == 0
             waiting.done.set()
         self._on_end(self)
 
@@ -195,12 +204,20 @@ class MeasuringPool:
     could not be kept running. Use as a context manager.
     """
 
-    def __init__(self, processes: int, policy: AddressPolicy | None, fallback: Fallback) -> None:
+    def __init__(
+        self,
+        processes: int,
+        policy: AddressPolicy | None,
+        fallback: Fallback,
+        *,
+        child_argv: Sequence[str] = CHILD_ARGV,
+    ) -> None:
         if processes < 1:
             raise ValueError("processes must be positive")
         self.processes = processes
         self._opener_line = stringify(policy_to_json(policy)).encode("utf-8") + b"\n"
         self._fallback = fallback
+        self._child_argv = tuple(child_argv)
         self._children: list[_Child] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -228,6 +245,8 @@ class MeasuringPool:
             )
         if isinstance(waiting.answer, Measurement):
             return waiting.answer
+        if waiting.unstarted:  # measuring processes cannot run here: this process measures
+            return self._fallback(spec, timeout_s)
         raise MeasuringProcessFailed(waiting.answer or "the measuring process gave no answer")
 
     def _child(self) -> _Child | None:
@@ -242,7 +261,7 @@ class MeasuringPool:
                 return idle[0]
             if len(live) < self.processes and self._replaced <= MAX_REPLACEMENTS:
                 try:
-                    child = _Child(self._opener_line, self._ended)
+                    child = _Child(self._child_argv, self._opener_line, self._ended)
                 except OSError:
                     self._replaced = MAX_REPLACEMENTS + 1  # cannot start one: measure here
                     child = None
@@ -264,7 +283,8 @@ class MeasuringPool:
             if child in self._children:
                 self._children.remove(child)
                 if not self._closed:
-                    self._replaced += 1
+                    # one that never answered will not start here: none is started again
+                    self._replaced = self._replaced + 1 if child.answered else MAX_REPLACEMENTS + 1
 
     def close(self) -> None:
         """End every child (their input is closed; each ends there)."""

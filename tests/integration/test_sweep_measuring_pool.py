@@ -276,3 +276,21 @@ def test_a_child_whose_input_ends_drops_its_jobs_and_ends_at_once(registry: str)
         line(policy_to_json(LOOPBACK)) + line({"id": 1, "spec": slow, "timeout": 10}), timeout=4
     )
     assert (proc.returncode, out, err) == (0, b"", b"")
+
+
+def test_a_child_that_cannot_start_leaves_the_measuring_to_this_process(registry: str) -> None:
+    """A child that ends before answering anything (it cannot run here) fails no job: the job
+    and every later one are measured in this process, and no child is started again."""
+    broken = (sys.executable, "-c", "import sys; sys.exit(3)")
+    measured_here: list[str] = []
+
+    def fallback(spec: ServerSpec, timeout_s: float) -> Measurement:
+        measured_here.append(spec.name)
+        return here(spec, timeout_s)
+
+    with MeasuringPool(2, LOOPBACK, fallback, child_argv=broken) as pool:
+        first = pool.measure(ServerSpec.remote("first", f"{registry}/mcp/4"), 10)
+        second = pool.measure(ServerSpec.remote("second", f"{registry}/mcp/5"), 10)
+        assert pool.started == 1
+    assert first.status is Status.MEASURED and second.status is Status.MEASURED
+    assert measured_here == ["first", "second"]
