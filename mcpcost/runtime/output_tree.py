@@ -331,6 +331,12 @@ class TreeTransaction:
         self.put(rel, raw)
         return True
 
+    def unstage(self, rel: str) -> None:
+        """Drop what is staged for ``rel``: the commit leaves ``rel`` as the tree has it."""
+        with self._lock:
+            self._puts.discard(rel)
+            self._removes.discard(rel)
+
     def remove(self, rel: str) -> None:
         """Stage the removal of ``rel``."""
         _rel_parts(rel)

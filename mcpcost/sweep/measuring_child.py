@@ -6,10 +6,10 @@ Standard input carries JSON lines. The first says how URLs are opened:
 ``{"policy": {"allowPrivate": ..., "allowedNetworks": [...], "allowCleartext": ...}}`` for URLs
 from the world (a registry's entries: every connection under that address policy), or
 ``{"policy": null}`` for the user's own catalog. Each later line is one job,
-``{"id": N, "spec": <core.spec_wire>, "timeout": SECONDS}``, measured on a thread of its own
-with ``measure_server``; its answer is one line on standard output, ``{"id": N,
-"measurement": <measurement.json's object>}``, or ``{"id": N, "error": "..."}`` for a job that
-is not one. The sweep bounds how many jobs are in flight.
+``{"id": N, "spec": <core.spec_wire>, "timeout": SECONDS}``, measured with ``measure_server``
+on a thread of its own (a kept one, ``runtime.workers``); its answer is one line on standard
+output, ``{"id": N, "measurement": <measurement.json's object>}``, or ``{"id": N, "error":
+"..."}`` for a job that is not one. The sweep bounds how many jobs are in flight.
 
 Only URLs are measured here: a job that would launch a process is refused, so nothing this
 process starts can outlive it. It ignores SIGINT and SIGTERM and ends when its standard input
@@ -25,6 +25,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from functools import partial
 from typing import Any, BinaryIO
 
 from mcpcost.core.jsonvalue import parse_json, stringify
@@ -33,6 +34,7 @@ from mcpcost.errors import InputError
 from mcpcost.measuring.server import measure_server
 from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.runtime.process_exit import leave
+from mcpcost.runtime.workers import start_on_kept_thread
 from mcpcost.transports.base import TransportFactory
 from mcpcost.transports.open import open_transport, world_url_opener
 
@@ -125,9 +127,7 @@ def main() -> int:
     while line := stdin.readline(MAX_JOB_BYTES + 1):
         if len(line) > MAX_JOB_BYTES:
             return 2  # not a job this sweep would send; its waits run out
-        threading.Thread(
-            target=run_job, args=(line, opener, answers), daemon=True, name="mcpcost-job"
-        ).start()
+        start_on_kept_thread(partial(run_job, line, opener, answers))
     return 0  # jobs still in flight end with the process: nothing is waiting for them
 
 

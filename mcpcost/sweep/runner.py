@@ -370,6 +370,20 @@ def measure_all(
     return Swept(statuses, Snapshot(prior), resumed)
 
 
+def drop_unselected(txn: TreeTransaction, swept: set[str]) -> int:
+    """Unstage what a killed sweep had staged for entries this one did not sweep (the registry
+    changed within the day of the resume key); returns how many. Only what this sweep swept is
+    published, and a staged file it never read again (one a machine's crash may have cut) is
+    never published unread."""
+    dropped = 0
+    for name in sorted(txn.staged_names("results") - swept):
+        if txn.is_staged(measurement_rel(name)):
+            txn.unstage(measurement_rel(name))
+            txn.unstage(badge_rel(name))
+            dropped += 1
+    return dropped
+
+
 def conclude(
     txn: TreeTransaction,
     catalog: Catalog | None,
@@ -431,6 +445,12 @@ def run_sweep(
         )
         if swept.resumed:
             progress(f"resumed {counted(swept.resumed, 'result')} a killed sweep had staged")
+        left_over = drop_unselected(txn, set(swept.statuses))
+        if left_over:
+            progress(
+                f"dropped {counted(left_over, 'result')} a killed sweep had staged for entries "
+                "this sweep did not select"
+            )
         final = catalog() if callable(catalog) else catalog
         return conclude(
             txn,

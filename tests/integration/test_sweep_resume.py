@@ -100,3 +100,55 @@ def test_a_different_selection_does_not_resume_what_another_one_staged(
     assert set(measured_now.values()) == {2}
     # what shard 0 had staged was dropped, not published under shard 1's sweep
     assert len(statuses(out)) == len(measured_now)
+
+
+def test_a_resumed_sweep_publishes_only_what_it_selected(tmp_path: Path) -> None:
+    """A killed sweep staged results for a, b and c; resumed under the same key, the selection
+    no longer holds b (the registry changed within the day): a and c are resumed, d measured,
+    and b's staged result is dropped, never published."""
+    import datetime as dt
+
+    from mcpcost.core.model import Measurement
+    from mcpcost.sweep.catalog import load_catalog
+    from mcpcost.sweep.runner import Job, SweepOptions, run_sweep
+    from tests.helpers.sweep_sites import measured, tools
+
+    names = ["a", "b", "c", "d"]
+    text = "servers:\n" + "".join(f"  - name: {n}\n    command: npx -y {n}\n" for n in names)
+    catalog = load_catalog(text, "servers.yaml")
+    entries = {e.name: e for e in catalog.entries}
+    when = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
+    swept: list[str] = []
+    first_run = [True]
+
+    def measure(job: Job) -> Measurement:
+        if job.entry.name == "d" and first_run[0]:
+            raise KeyboardInterrupt  # the first run is cut short before d
+        swept.append(job.entry.name)
+        return measured(job.entry.name, tools(2))
+
+    def run(selected: list[str]) -> list[str]:
+        lines: list[str] = []
+        run_sweep(
+            catalog,
+            [entries[n] for n in selected],
+            tmp_path,
+            measure,
+            SweepOptions(concurrency=1),
+            clock=lambda: when,
+            progress=lines.append,
+            publish_pages=False,
+            resume="same-key",
+        )
+        return lines
+
+    with pytest.raises(KeyboardInterrupt):
+        run(names)
+    first_run[0] = False
+    assert staged(tmp_path) == {"a", "b", "c"}
+    lines = run(["a", "c", "d"])
+    assert swept == ["a", "b", "c", "d"]  # nothing measured twice
+    assert "resumed 2 results a killed sweep had staged" in lines
+    assert any(line.startswith("dropped 1 result a killed sweep had staged") for line in lines)
+    assert sorted(statuses(tmp_path)) == ["a", "c", "d"]
+    assert not (tmp_path / "badges" / "b.json").exists()
