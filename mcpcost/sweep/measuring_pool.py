@@ -89,6 +89,7 @@ class _Child:
         self.lock = threading.Lock()
         self.ended = False
         self.answered = 0
+        self.assigned = 0  # jobs the pool has given this child and not yet had back (pool's lock)
         self._on_end = on_end
         self.proc = subprocess.Popen(
             list(argv),
@@ -232,6 +233,13 @@ class MeasuringPool:
         child = self._child()
         if child is None:
             return self._fallback(spec, timeout_s)
+        try:
+            return self._measure_in(child, spec, timeout_s)
+        finally:
+            with self._lock:
+                child.assigned -= 1
+
+    def _measure_in(self, child: _Child, spec: ServerSpec, timeout_s: float) -> Measurement:
         job_id = next(self._ids)
         job: dict[str, Any] = {"id": job_id, "spec": spec_to_json(spec), "timeout": timeout_s}
         line = stringify(job).encode("utf-8") + b"\n"
@@ -256,22 +264,20 @@ class MeasuringPool:
             if self._closed:
                 raise MeasuringProcessFailed("the measuring pool is closed")
             live = [c for c in self._children if not c.ended]
-            idle = [c for c in live if not c.waiting]
-            if idle:
-                return idle[0]
-            if len(live) < self.processes and self._replaced <= MAX_REPLACEMENTS:
+            chosen = next((c for c in live if not c.assigned), None)
+            if chosen is None and len(live) < self.processes and self._replaced <= MAX_REPLACEMENTS:
                 try:
-                    child = _Child(self._child_argv, self._opener_line, self._ended)
+                    chosen = _Child(self._child_argv, self._opener_line, self._ended)
                 except OSError:
                     self._replaced = MAX_REPLACEMENTS + 1  # cannot start one: measure here
-                    child = None
-                if child is not None:
-                    self._children.append(child)
+                else:
+                    self._children.append(chosen)
                     self.started += 1
-                    return child
-            if not live:
-                return None
-            return min(live, key=lambda c: len(c.waiting))
+            if chosen is None and live:
+                chosen = min(live, key=lambda c: c.assigned)
+            if chosen is not None:
+                chosen.assigned += 1
+            return chosen
 
     def pids(self) -> list[int]:
         """The process ids of the running children."""
