@@ -74,14 +74,9 @@ def load() -> str:
 
 def tree_rss_mib(root: int) -> float:
     """The resident memory of ``root`` and every process below it, summed (Linux ``/proc``)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
+    from mcpcost.runtime.processes.linux import LinuxPlatform
+
+    parents = {pid: ppid for pid, ppid, _ in LinuxPlatform().processes()}
     tree, grew = {root}, True
     while grew:
         below = {pid for pid, parent in parents.items() if parent in tree} - tree

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.live_processes import tagged
+from tests.helpers.live_processes import alive, children_of, tagged
 from tests.helpers.paths import ROOT
 from tests.servers.registry import FIXTURES_DIR
 
@@ -70,6 +70,26 @@ def command(kind: str, tag: str, tmp: Path) -> list[str]:
     ]
 
 
+def interrupt(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Send ``sig`` to a running command and check that it ended within ``EXIT_WITHIN_S`` with
+    128 + the signal and ``interrupted``, no traceback (one still running after 30 s is
+    killed)."""
+    if proc.poll() is not None:
+        pytest.fail(f"the command ended before the signal: {proc.communicate()}")
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    took = time.monotonic() - sent
+    assert took < EXIT_WITHIN_S, (took, err)
+    assert proc.returncode == 128 + sig
+    assert b"interrupted" in err and b"Traceback" not in err
+
+
 def published(root: Path) -> dict[str, bytes]:
     """The tree's files; an interrupted sweep leaves its pending directory to resume from."""
     return {
@@ -103,17 +123,11 @@ def test_a_signal_ends_the_command_promptly_with_nothing_left(
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.05)
         assert len(tagged(tag)) >= expected, "the servers never started"
-        sent = time.monotonic()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert took < EXIT_WITHIN_S, (took, err)
-    assert proc.returncode == 128 + sig
-    assert b"interrupted" in err and b"Traceback" not in err
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    interrupt(proc, sig)
     time.sleep(0.2)  # a SIGKILLed server is reaped by init a moment later
     assert tagged(tag) == set()
     assert published(site) == before
@@ -174,29 +188,6 @@ def test_the_wakeup_channel_and_its_watchdog_end_with_the_command() -> None:
     assert signal.set_wakeup_fd(wakeup_before) == wakeup_before
 
 
-def measuring_children(pid: int) -> set[int]:
-    """The measuring processes (``mcpcost.sweep.measuring_child``) whose parent is ``pid``."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"measuring_child" in cmdline:
-            found.add(int(entry))
-    return found
-
-
-def running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_ends_a_sweep_and_its_measuring_processes_promptly(
     sig: signal.Signals, tmp_path: Path
@@ -219,27 +210,21 @@ def test_a_signal_ends_a_sweep_and_its_measuring_processes_promptly(
         )
         try:
             deadline = time.monotonic() + 60
-            while len(measuring_children(proc.pid)) < 2 and time.monotonic() < deadline:
+            while len(children_of(proc.pid, "measuring_child")) < 2 and time.monotonic() < deadline:
                 assert proc.poll() is None, proc.communicate()
                 time.sleep(0.05)
-            children = measuring_children(proc.pid)
+            children = children_of(proc.pid, "measuring_child")
             assert len(children) == 2, "the measuring processes never started"
             time.sleep(1.0)  # their jobs are in flight, waiting for the endpoints
-            sent = time.monotonic()
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=30)
-            took = time.monotonic() - sent
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        assert took < EXIT_WITHIN_S, (took, err)
-        assert proc.returncode == 128 + sig
-        assert b"interrupted" in err and b"Traceback" not in err
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        interrupt(proc, sig)
         deadline = time.monotonic() + 5
-        while any(running(p) for p in children) and time.monotonic() < deadline:
+        while any(alive(p) for p in children) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not any(running(p) for p in children)
+        assert not any(alive(p) for p in children)
     # nothing answered, so nothing was staged: no failure was recorded for the dropped jobs
     assert not (site / ".mcpcost-pending" / "tree").exists()
     assert not (site / "results").exists()

@@ -24,6 +24,7 @@ from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.sweep.measuring_child import policy_to_json
 from mcpcost.sweep.measuring_pool import MeasuringPool, MeasuringProcessFailed
 from mcpcost.transports.open import world_url_opener
+from tests.helpers.live_processes import alive, children_of
 from tests.helpers.paths import ROOT
 from tests.helpers.sweep_resume import kill_when_paused, sessions, staged, statuses
 from tests.servers.registry import serve_loopback_registry
@@ -44,27 +45,6 @@ def here(spec: ServerSpec, timeout_s: float) -> Measurement:
 
 def without_date(m: Measurement) -> str:
     return render_measurement(m.with_(measured_at=""))
-
-
-def children_of(pid: int) -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_the_pool_measures_what_this_process_measures(registry: str) -> None:
@@ -132,16 +112,21 @@ def test_the_pool_refuses_a_launch() -> None:
         pool.measure(ServerSpec.stdio("local", ["node", "server.js"]), 10)
 
 
-def child(*lines: bytes, answers: int) -> list[dict[str, object]]:
-    """The first ``answers`` lines a measuring child answers to ``lines``; then its input is
-    closed, and it must end at once without a word on standard error."""
-    proc = subprocess.Popen(
+def start_child() -> subprocess.Popen[bytes]:
+    """A measuring child with all three of its streams on pipes."""
+    return subprocess.Popen(
         [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
     )
+
+
+def child(*lines: bytes, answers: int) -> list[dict[str, object]]:
+    """The first ``answers`` lines a measuring child answers to ``lines``; then its input is
+    closed, and it must end at once without a word on standard error."""
+    proc = start_child()
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdin.write(b"".join(lines))
     proc.stdin.flush()
@@ -265,13 +250,7 @@ def killed_and_resumed(registry: str, out: Path) -> None:
 def test_a_child_whose_input_ends_drops_its_jobs_and_ends_at_once(registry: str) -> None:
     """A job in flight (an endpoint answering in 5 s) does not hold the child past its input."""
     slow = spec_to_json(ServerSpec.remote("slow", f"{registry}/slow/5000"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-    )
+    proc = start_child()
     out, err = proc.communicate(
         line(policy_to_json(LOOPBACK)) + line({"id": 1, "spec": slow, "timeout": 10}), timeout=4
     )
