@@ -146,7 +146,7 @@ def _after_sweep(
 class RegistryFeed:
     """The registry as a stream of catalog entries, read page by page as the sweep draws them.
 
-    Holds one page, the URLs and slugs seen (the registry-wide de-duplication), the remotes and
+    Holds one page, the slugs taken (unique registry-wide), the remotes and
     records drawn but not yet pre-checked, and, when the sweep publishes, the entries for its
     pages (a matrix shard, ``--no-publish``, keeps none).
     """
@@ -184,7 +184,7 @@ class RegistryFeed:
         )
         from mcpcost.sweep.shard import name_in_shard
 
-        entries = pages = remotes = packages = 0
+        entries = pages = remotes = packages = deleted = 0
         recorded = dict.fromkeys(RECORDED_STATUSES, 0)
         for items in self._pages:
             pages += 1
@@ -192,6 +192,7 @@ class RegistryFeed:
             entries += listing.entries
             remotes += len(listing.remotes)
             packages += len(listing.packages)
+            deleted += listing.deleted
             for status in RECORDED_STATUSES:
                 recorded[status] += listing.count(status)
             by_slug = {r.slug: r for r in listing.remotes}
@@ -209,7 +210,7 @@ class RegistryFeed:
                     self.entries.append(entry)
                 self.drawn += 1
                 yield entry
-        line = summary_line(entries, pages, remotes, packages, recorded)
+        line = summary_line(entries, pages, remotes, packages, recorded, deleted=deleted)
         self._progress(line + (f"; {self.drawn} in this shard" if self._shard else ""))
 
     def catalog(self) -> Catalog:

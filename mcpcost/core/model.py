@@ -186,8 +186,9 @@ class Measurement(Record, frozen=True, kw_only=True):
     # prompts/resources/resourceTemplates listed beside the tools; None: none declared (or never
     # looked for), so the file of a server without them keeps its bytes
     listings: Mapping[ListingKind, Listing] | None = None
-    # the MCP registry entry a registry sweep measured this for: {"name", "version"}
-    registry_entry: Mapping[str, str] | None = None
+    # the MCP registry entry a registry sweep measured this for: {"name", "version"}, and what
+    # the registry says of it (REGISTRY_DETAIL_KEYS) when it says something
+    registry_entry: Mapping[str, Any] | None = None
     extras: Mapping[str, Any] = field(default_factory=dict)  # fields this version does not know
 
     @property
@@ -357,11 +358,26 @@ def _is_strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+# registryEntry's optional keys: the registry's status (when not active), its statusMessage and
+# statusChangedAt, and the chosen package's postInstallInstructions
+REGISTRY_DETAIL_KEYS = frozenset(
+    {"status", "statusMessage", "statusChangedAt", "postInstallInstructions"}
+)
+
+
 def _is_registry_entry(value: Any) -> bool:
+    if not isinstance(value, dict) or not {"name", "version"} <= set(value):
+        return False
+    if not set(value) <= {"name", "version"} | REGISTRY_DETAIL_KEYS:
+        return False
+    texts = [v for k, v in value.items() if k != "postInstallInstructions"]
+    steps = value.get("postInstallInstructions", [])
     return (
-        isinstance(value, dict)
-        and set(value) == {"name", "version"}
-        and all(isinstance(v, str) for v in value.values())
+        all(isinstance(v, str) for v in texts)
+        and isinstance(steps, list)
+        and all(
+            isinstance(step, dict) and isinstance(step.get("description"), str) for step in steps
+        )
     )
 
 

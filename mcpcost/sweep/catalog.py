@@ -78,6 +78,9 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
     url: str | None = None
     version: str | None = None
     registry_name: str | None = None  # the registry entry's name, for entries a registry lists
+    # what the registry says of that entry (status, statusMessage, statusChangedAt,
+    # postInstallInstructions): registryEntry's other keys
+    registry_details: Mapping[str, Any] = field(default_factory=dict)
     line: int = 0
 
     @property

@@ -49,13 +49,15 @@ def source_of(row: Row) -> dict[str, Any] | None:
     or a catalog entry's package and version; None for a measured directory no catalog lists."""
     m = row.measurement
     if m is not None and m.registry_entry is not None:
-        name, version = m.registry_entry["name"], m.registry_entry["version"]
-        return {"kind": "registry", "name": name, "version": version or None}
+        said = dict(m.registry_entry)
+        name, version = said.pop("name"), said.pop("version")
+        return {"kind": "registry", "name": name, "version": version or None, **said}
     entry = row.entry
     if entry is None:
         return None
     if entry.registry_name is not None:
-        return {"kind": "registry", "name": entry.registry_name, "version": entry.version}
+        said = dict(entry.registry_details)
+        return {"kind": "registry", "name": entry.registry_name, "version": entry.version, **said}
     return {"kind": "catalog", "package": entry.package, "version": entry.version}
 
 

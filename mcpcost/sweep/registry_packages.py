@@ -32,6 +32,7 @@ transport this project does not run is ``other``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from enum import StrEnum
 from typing import Any
 
 from mcpcost.core.patterns import LazyPattern
@@ -44,7 +45,17 @@ MAX_ARGUMENTS = 64
 MAX_VALUE_CHARS = 4096
 MAX_ENV = 64
 SHOWN_CHARS = 80  # registry text quoted in a note
-SUPPORTED_TYPES = ("npm", "pypi", "oci")
+
+
+class RegistryType(StrEnum):
+    """A ``packages[].registryType`` this project launches (npx, uvx, docker run)."""
+
+    NPM = "npm"
+    PYPI = "pypi"
+    OCI = "oci"
+
+
+SUPPORTED_TYPES = tuple(RegistryType)
 # Variables that decide how npx, uvx, node, python or the dynamic loader run, not what the
 # server is configured to do: an entry setting them could change what is launched.
 LAUNCHER_ENV = frozenset(
@@ -80,7 +91,7 @@ _TEMPLATE = LazyPattern(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 class PackageLaunch(Record, frozen=True, kw_only=True):
     """How to start one package: the argv, the variables set and their values."""
 
-    registry_type: str
+    registry_type: RegistryType
     identifier: str
     version: str | None
     argv: tuple[str, ...]
@@ -243,12 +254,12 @@ def _environment(items: Any) -> tuple[list[str], dict[str, str]]:
     return names, values
 
 
-def _pinned(registry_type: str, identifier: str, version: str | None) -> str:
+def _pinned(registry_type: RegistryType, identifier: str, version: str | None) -> str:
     if version is None:
         return identifier
-    if registry_type == "npm":
+    if registry_type is RegistryType.NPM:
         return f"{identifier}@{version}"
-    if registry_type == "pypi":
+    if registry_type is RegistryType.PYPI:
         return f"{identifier}=={version}"
     tail = identifier.rsplit("/", 1)[-1]
     if ":" in tail or "@" in identifier:  # the image reference names its own tag or digest
@@ -256,8 +267,12 @@ def _pinned(registry_type: str, identifier: str, version: str | None) -> str:
     return f"{identifier}:{version}"
 
 
-def _check_identifier(registry_type: str, identifier: str, version: str | None) -> None:
-    pattern = {"npm": _NPM_NAME, "pypi": _PYPI_NAME, "oci": _OCI_REF}[registry_type]
+def _check_identifier(registry_type: RegistryType, identifier: str, version: str | None) -> None:
+    pattern = {
+        RegistryType.NPM: _NPM_NAME,
+        RegistryType.PYPI: _PYPI_NAME,
+        RegistryType.OCI: _OCI_REF,
+    }[registry_type]
     if len(identifier) > 256 or not pattern.match(identifier):
         raise _Refused(f"{registry_type} identifier {_shown(identifier)!r} is not a package name")
     if version is not None and not _VERSION.match(version):
@@ -283,12 +298,13 @@ def _check_docker_options(words: Sequence[str]) -> None:
 def plan_package(package: Any) -> PackageLaunch | NotLaunched:
     """The launch for one ``packages[]`` item, or why there is none."""
     pkg = _obj(package)
-    registry_type = _text(pkg.get("registryType")) or ""
+    written = _text(pkg.get("registryType")) or ""
     identifier = _text(pkg.get("identifier")) or ""
-    if registry_type not in SUPPORTED_TYPES:
+    if written not in SUPPORTED_TYPES:
         return NotLaunched(
-            Status.OTHER, f"package type {_shown(registry_type)!r} is not one this project launches"
+            Status.OTHER, f"package type {_shown(written)!r} is not one this project launches"
         )
+    registry_type = RegistryType(written)
     transport = _obj(pkg.get("transport"))
     kind = _text(transport.get("type")) or "stdio"
     if kind != "stdio":
@@ -304,7 +320,7 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
         runtime = _arguments(pkg.get("runtimeArguments"), "runtimeArguments")
         arguments = _arguments(pkg.get("packageArguments"), "packageArguments")
         env, env_values = _environment(pkg.get("environmentVariables"))
-        if registry_type == "oci":
+        if registry_type is RegistryType.OCI:
             _check_docker_options(runtime)
     except _Needs as need:
         return NotLaunched(Status.NEEDS_CONFIG, f"needs {need.what}; no default to launch with")
@@ -312,9 +328,9 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
         return NotLaunched(Status.OTHER, f"not launched: {refused}")
     target = _pinned(registry_type, identifier, version)
     argv: list[str]
-    if registry_type == "npm":
+    if registry_type is RegistryType.NPM:
         argv = ["npx", "-y", *runtime, target, *arguments]
-    elif registry_type == "pypi":
+    elif registry_type is RegistryType.PYPI:
         argv = ["uvx", *runtime, target, *arguments]
     else:
         passed = [w for name in env for w in ("-e", name)]

@@ -2,13 +2,23 @@
 
 ``GET {base}/v0.1/servers?limit=100&version=latest`` is paged through ``metadata.nextCursor``
 (``next_cursor`` in old responses; empty or missing ends). An entry whose
-``_meta["io.modelcontextprotocol.registry/official"].status`` is not ``active`` (deprecated,
-deleted) is recorded ``inactive`` and never launched. Of an active entry, every ``remotes[]``
-item over ``streamable-http`` or ``sse`` is measured, its ``{variables}`` filled from their
-defaults (one without a default is ``needs-config``), and so is its first launchable
-``packages[]`` item (``sweep/registry_packages.py`` builds the launch). What cannot be launched
-is recorded with its status and the reason (``needs-config``, ``other``) by the pre-check, which
-writes the record without starting anything.
+``_meta["io.modelcontextprotocol.registry/official"].status`` is ``deleted`` is not swept at
+all (the registry lists deleted entries only when asked, or when ``updated_since`` is given,
+which turns ``include_deleted`` on): it is counted, never recorded, so a sweep that is shown
+them publishes what one that is not shown them publishes. One that is otherwise not ``active``
+(deprecated) is recorded ``inactive`` and never launched. Of an active entry, every
+``remotes[]`` item over ``streamable-http`` or ``sse`` is measured, unless its URL holds
+``{variables}``: those stand for the user's own tenant or host, so such a remote is
+``needs-config`` (a default is an example, not the user's endpoint); and so is its first
+launchable ``packages[]`` item (``sweep/registry_packages.py`` builds the launch). What cannot
+be launched is recorded with its status and the reason (``needs-config``, ``other``) by the
+pre-check, which writes the record without starting anything.
+
+Each entry keeps its own rows: two entries that name the same endpoint are each measured (or
+each recorded, one of them behind a required header), since each is an entry a user can pick.
+The registry's ``statusMessage`` and ``statusChangedAt`` and the chosen package's
+``postInstallInstructions`` travel with the entry's record (``registryEntry``, the dataset's
+``source``), shortened and with their whitespace collapsed: they are the registry's text.
 
 A remote that declares a required header is an auth wall before anything is sent; one that
 answers ``initialize`` with 401 and OAuth protected-resource metadata is one too. Both are
@@ -26,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import shlex
 from collections.abc import Callable, Iterator, Mapping
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlencode
 
@@ -35,7 +46,7 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record
+from mcpcost.core.record import Record, field
 from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
@@ -43,7 +54,12 @@ from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
-from mcpcost.sweep.registry_packages import PackageLaunch, choose_package
+from mcpcost.sweep.registry_packages import (
+    PackageLaunch,
+    RegistryType,
+    choose_package,
+    plan_package,
+)
 from mcpcost.sweep.runner import Job, MeasureJob
 from mcpcost.transports.http_answers import names_resource_metadata, probe_oauth_metadata
 from mcpcost.transports.network_failures import classify_request_failure
@@ -57,6 +73,9 @@ PAGE_TIMEOUT_S = 30.0  # one page, connection to last byte
 # The registry's remote types and the transports that speak them.
 TRANSPORTS = {"streamable-http": TransportName.HTTP, "sse": TransportName.SSE}
 _TEMPLATE_VAR = LazyPattern(r"\{[^}]*\}")
+DELETED = "deleted"  # the registry status of an entry that is not swept
+DETAIL_CHARS = 500  # registry text kept in a record, after its whitespace is collapsed
+MAX_INSTRUCTIONS = 8  # postInstallInstructions kept per entry
 _SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
 
 GetJSON = Callable[[str], Any]
@@ -72,6 +91,7 @@ class RegistryRemote(Record, frozen=True):
     transport: TransportName  # http or sse
     required_headers: tuple[str, ...]
     repo: str | None
+    details: Mapping[str, Any] = field(default_factory=dict)  # registry_details
 
 
 class RegistryPackage(Record, frozen=True):
@@ -82,6 +102,7 @@ class RegistryPackage(Record, frozen=True):
     version: str
     launch: PackageLaunch
     repo: str | None
+    details: Mapping[str, Any] = field(default_factory=dict)  # and postInstallInstructions
 
     @property
     def command(self) -> str:
@@ -99,6 +120,7 @@ class RegistryRecord(Record, frozen=True):
     reason: str
     launch: str
     repo: str | None
+    details: Mapping[str, Any] = field(default_factory=dict)
 
 
 class RegistryListing(Record, frozen=True):
@@ -107,6 +129,7 @@ class RegistryListing(Record, frozen=True):
     entries: int
     packages: tuple[RegistryPackage, ...] = ()
     recorded: tuple[RegistryRecord, ...] = ()
+    deleted: int = 0  # entries the registry marks deleted: counted, not swept
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.recorded if r.status is status)
@@ -199,13 +222,26 @@ def slugify(text: str) -> str:
     return slug[:90]
 
 
+class RecordKind(StrEnum):
+    """What a record without a launch stands for; a slug's suffix when the name is taken."""
+
+    INACTIVE = "inactive"
+    REMOTE = "remote"
+    PACKAGE = "package"
+    ENTRY = "entry"
+
+
+# a slug's suffix: a record's kind, a measured remote's transport, a package's registry type
+SlugKind = RecordKind | TransportName | RegistryType
+
+
 class _Slugs:
     """Stable unique slugs: the entry's name, then ``name-<kind>``, then ``name-<n>``."""
 
     def __init__(self) -> None:
         self.taken: set[str] = set()
 
-    def take(self, name: str, kind: str) -> str:
+    def take(self, name: str, kind: SlugKind) -> str:
         base = slugify(name)
         slug = base if base not in self.taken else f"{base}-{kind}"
         n = 2
@@ -215,33 +251,58 @@ class _Slugs:
         return slug
 
 
-def fill_url(remote: dict[str, Any], url: str) -> tuple[str | None, str]:
-    """The URL with its ``{variables}`` filled from their defaults, or None and why not."""
-    variables = _obj(remote.get("variables"))
-    missing: list[str] = []
+def url_variables(url: str) -> list[str]:
+    """The ``{variables}`` a remote's URL holds, in order."""
+    return [str(m.group(0))[1:-1] for m in _TEMPLATE_VAR.finditer(url)]
 
-    def one(match: Any) -> str:
-        name = str(match.group(0))[1:-1]
-        var = _obj(variables.get(name))
-        given = var.get("default", var.get("value"))
-        if isinstance(given, str) and given and not _TEMPLATE_VAR.search(given):
-            return given
-        missing.append(name)
-        return str(match.group(0))
 
-    filled = _TEMPLATE_VAR.sub(one, url)
-    if missing:
-        names = ", ".join("{" + n + "}" for n in missing)
-        return None, f"needs URL variable {names}; no default to connect with"
-    return filled, ""
+def _detail_text(value: Any) -> str | None:
+    """Registry text as a record keeps it: whitespace collapsed, at most ``DETAIL_CHARS``."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())[:DETAIL_CHARS]
+    return text or None
+
+
+def post_install_instructions(package: Any) -> list[dict[str, Any]]:
+    """A package's ``postInstallInstructions`` (informational; nothing is run): each
+    ``{description, command?, documentation?, optional?}``, at most ``MAX_INSTRUCTIONS``."""
+    kept: list[dict[str, Any]] = []
+    for item in _list(_obj(package).get("postInstallInstructions"))[:MAX_INSTRUCTIONS]:
+        one = _obj(item)
+        description = _detail_text(one.get("description"))
+        if description is None:
+            continue
+        out: dict[str, Any] = {"description": description}
+        for key in ("command", "documentation"):
+            text = _detail_text(one.get(key))
+            if text is not None:
+                out[key] = text
+        if isinstance(one.get("optional"), bool):
+            out["optional"] = one["optional"]
+        kept.append(out)
+    return kept
+
+
+def registry_details(official: Mapping[str, Any]) -> dict[str, Any]:
+    """What a record keeps of the registry's own metadata for an entry: its status when it is
+    not ``active``, ``statusMessage`` and ``statusChangedAt``."""
+    details: dict[str, Any] = {}
+    status = official.get("status", "active")
+    if status != "active":
+        details["status"] = _detail_text(status) or "not active"
+    for key in ("statusMessage", "statusChangedAt"):
+        text = _detail_text(official.get(key))
+        if text is not None:
+            details[key] = text
+    return details
 
 
 class Seen:
-    """What the de-duplication remembers across the pages of one registry read as a stream:
-    the URLs measured and the slugs taken (``listing_from``'s ``seen``)."""
+    """What stays the same across the pages of one registry read as a stream: the slugs taken
+    (``listing_from``'s ``seen``) and the deleted entries passed over."""
 
     def __init__(self) -> None:
-        self.urls: set[str] = set()
         self.slugs = _Slugs()
 
 
@@ -253,67 +314,102 @@ class _Collected:
         self.remotes: list[RegistryRemote] = []
         self.packages: list[RegistryPackage] = []
         self.recorded: list[RegistryRecord] = []
-        self.seen_urls = seen.urls
+        self.deleted = 0
         self.slugs = seen.slugs
 
 
-def _collect_entry(server: dict[str, Any], registry_status: Any, out: _Collected) -> None:
+def _collect_entry(server: dict[str, Any], official: Mapping[str, Any], out: _Collected) -> None:
     name = server.get("name")
     if not isinstance(name, str) or not name:
+        return
+    registry_status = official.get("status", "active")
+    if registry_status == DELETED:
+        out.deleted += 1
         return
     raw_version = server.get("version")
     version = raw_version if isinstance(raw_version, str) else ""
     repo_url = _obj(server.get("repository")).get("url")
     repo = repo_url if isinstance(repo_url, str) else None
+    details = registry_details(official)
 
-    def record(kind: str, status: Status, reason: str, launch: str) -> None:
+    def record(
+        kind: RecordKind,
+        status: Status,
+        reason: str,
+        launch: str,
+        more: Mapping[str, Any] | None = None,
+    ) -> None:
         slug = out.slugs.take(name, kind)
-        out.recorded.append(RegistryRecord(slug, name, version, status, reason, launch, repo))
+        out.recorded.append(
+            RegistryRecord(
+                slug,
+                name,
+                version,
+                status,
+                reason,
+                launch,
+                repo,
+                details={**details, **(more or {})},
+            )
+        )
 
     if registry_status != "active":
-        shown = registry_status if isinstance(registry_status, str) else "not active"
-        record("inactive", Status.INACTIVE, f"registry status {shown[:40]}; not launched", name)
+        shown = details["status"][:40]
+        record(RecordKind.INACTIVE, Status.INACTIVE, f"registry status {shown}; not launched", name)
         return
     raw_remotes = _list(server.get("remotes"))
+    urls: set[str] = set()  # one entry naming the same endpoint twice is measured once
     for remote in raw_remotes:
         if not isinstance(remote, dict):
             continue
         kind = str(remote.get("type"))
         transport = TRANSPORTS.get(kind)
         url = remote.get("url")
+        if isinstance(url, str) and url_variables(url):
+            names = ", ".join("{" + n + "}" for n in url_variables(url))
+            why = f"URL holds {names[:80]}: the user's own value, which a sweep does not have"
+            record(RecordKind.REMOTE, Status.NEEDS_CONFIG, why, url)
+            continue
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            record("remote", Status.OTHER, "remote without an http(s) URL", name)
+            record(RecordKind.REMOTE, Status.OTHER, "remote without an http(s) URL", name)
             continue
         if transport is None:
-            record("remote", Status.OTHER, f"remote type {kind[:40]!r} is not one we speak", url)
+            why = f"remote type {kind[:40]!r} is not one we speak"
+            record(RecordKind.REMOTE, Status.OTHER, why, url)
             continue
-        filled, why = fill_url(remote, url)
-        if filled is None:
-            record("remote", Status.NEEDS_CONFIG, why, url)
+        if url in urls:
             continue
-        if filled in out.seen_urls:
-            continue
-        out.seen_urls.add(filled)
+        urls.add(url)
         headers = tuple(
             str(h.get("name"))
             for h in remote.get("headers") or []
             if isinstance(h, dict) and h.get("isRequired") is True and h.get("name")
         )
-        slug = out.slugs.take(name, str(transport))
-        out.remotes.append(RegistryRemote(slug, name, version, filled, transport, headers, repo))
+        slug = out.slugs.take(name, transport)
+        out.remotes.append(
+            RegistryRemote(slug, name, version, url, transport, headers, repo, details=details)
+        )
     raw_packages = _list(server.get("packages"))
     plan = choose_package(raw_packages)
+    if plan is None:
+        if not raw_remotes:
+            why = "the entry lists no remotes and no packages"
+            record(RecordKind.ENTRY, Status.OTHER, why, name)
+        return
+    chosen = next(p for p in raw_packages if plan_package(p) == plan)
+    instructions = post_install_instructions(chosen)
+    more = {"postInstallInstructions": instructions} if instructions else {}
     if isinstance(plan, PackageLaunch):
         slug = out.slugs.take(name, plan.registry_type)
-        out.packages.append(RegistryPackage(slug, name, version, plan, repo))
-    elif plan is not None:
-        record("package", plan.status, plan.reason, name)
-    elif not raw_remotes:
-        record("entry", Status.OTHER, "the entry lists no remotes and no packages", name)
+        out.packages.append(
+            RegistryPackage(slug, name, version, plan, repo, details={**details, **more})
+        )
+    else:
+        record(RecordKind.PACKAGE, plan.status, plan.reason, name, more)
 
 
 def listing_from(items: list[Any], pages: int, *, seen: Seen | None = None) -> RegistryListing:
-    """Every entry: active entries' remotes (de-duplicated by URL) and their first launchable
+    """Every entry but the deleted ones: active entries' remotes and their first launchable
     package, and a record for what is not launched (inactive, needs-config, other). A registry
     read page by page passes the same ``seen`` for each page."""
     out = _Collected(seen)
@@ -321,9 +417,14 @@ def listing_from(items: list[Any], pages: int, *, seen: Seen | None = None) -> R
         if not isinstance(item, dict) or not isinstance(item.get("server"), dict):
             continue
         official = _obj(_obj(item.get("_meta")).get(OFFICIAL_META))
-        _collect_entry(item["server"], official.get("status", "active"), out)
+        _collect_entry(item["server"], official, out)
     return RegistryListing(
-        tuple(out.remotes), pages, len(items), tuple(out.packages), tuple(out.recorded)
+        tuple(out.remotes),
+        pages,
+        len(items),
+        tuple(out.packages),
+        tuple(out.recorded),
+        deleted=out.deleted,
     )
 
 
@@ -331,7 +432,12 @@ def registry_summary(listing: RegistryListing) -> str:
     """One progress line: what the registry listed and what the sweep will do with it."""
     counts = {status: listing.count(status) for status in RECORDED_STATUSES}
     return summary_line(
-        listing.entries, listing.pages, len(listing.remotes), len(listing.packages), counts
+        listing.entries,
+        listing.pages,
+        len(listing.remotes),
+        len(listing.packages),
+        counts,
+        deleted=listing.deleted,
     )
 
 
@@ -339,16 +445,23 @@ RECORDED_STATUSES = (Status.INACTIVE, Status.NEEDS_CONFIG, Status.OTHER)
 
 
 def summary_line(
-    entries: int, pages: int, remotes: int, packages: int, recorded: Mapping[Status, int]
+    entries: int,
+    pages: int,
+    remotes: int,
+    packages: int,
+    recorded: Mapping[Status, int],
+    *,
+    deleted: int = 0,
 ) -> str:
     """``registry_summary`` from the counts (a registry read as a stream keeps only those)."""
     shown = ", ".join(f"{recorded[s]} {s}" for s in RECORDED_STATUSES if recorded.get(s))
+    passed = f"; {deleted} deleted in the registry, not swept" if deleted else ""
     return (
         f"registry: {counted(entries, 'entry', 'entries')} on "
         f"{counted(pages, 'page')}; "
         f"{counted(remotes, 'remote endpoint')} and "
         f"{counted(packages, 'package')} to measure; "
-        f"recorded without launching: {shown or 'none'}"
+        f"recorded without launching: {shown or 'none'}{passed}"
     )
 
 
@@ -368,6 +481,7 @@ def catalog_from(listing: RegistryListing, source: str) -> Catalog:
                 repo=r.repo,
                 version=r.version or None,
                 registry_name=r.server_name,
+                registry_details=r.details,
             )
         )
     for p in listing.packages:
@@ -382,6 +496,7 @@ def catalog_from(listing: RegistryListing, source: str) -> Catalog:
                 repo=p.repo,
                 version=p.version or None,
                 registry_name=p.server_name,
+                registry_details=p.details,
             )
         )
     for rec in listing.recorded:
@@ -394,16 +509,18 @@ def catalog_from(listing: RegistryListing, source: str) -> Catalog:
                 repo=rec.repo,
                 version=rec.version or None,
                 registry_name=rec.server_name,
+                registry_details=rec.details,
             )
         )
     return Catalog(tuple(entries), source)
 
 
-def registry_entry_of(entry: CatalogEntry) -> dict[str, str] | None:
-    """The registry entry a catalog entry stands for, as measurement.json's ``registryEntry``."""
+def registry_entry_of(entry: CatalogEntry) -> dict[str, Any] | None:
+    """The registry entry a catalog entry stands for, as measurement.json's ``registryEntry``:
+    its name and version, and what the registry says of it (``registry_details``)."""
     if entry.registry_name is None:
         return None
-    return {"name": entry.registry_name, "version": entry.version or ""}
+    return {"name": entry.registry_name, "version": entry.version or "", **entry.registry_details}
 
 
 def with_registry_entries(measure: MeasureJob) -> MeasureJob:

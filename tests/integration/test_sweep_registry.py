@@ -17,7 +17,7 @@ from mcpcost.cli.sweep_cmd import run
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.sweep.registry_source import listing_from, slugify
 from tests.servers.http_fixtures import HTML_404
-from tests.servers.registry import serve_http, serve_http_fixture
+from tests.servers.registry import serve_http, serve_http_fixture, serve_loopback_registry
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
@@ -127,6 +127,7 @@ def test_listing_keeps_active_remotes_and_flags_templates() -> None:
     assert [(r.slug, r.transport) for r in listing.remotes] == [
         ("io.github.a-one", "http"),
         ("io.github.a-one-sse", "sse"),
+        ("io.github.d-dup", "http"),  # the same endpoint as io.github.a/one: its own row
         ("io.github.e-key", "http"),
     ]
     assert listing.inactive == 1 and listing.needs_config == 1
@@ -135,7 +136,7 @@ def test_listing_keeps_active_remotes_and_flags_templates() -> None:
         "io.github.c-old",
         "io.github.f-local",
     ]
-    assert listing.remotes[2].required_headers == ("X-API-Key",)
+    assert listing.remotes[3].required_headers == ("X-API-Key",)
     assert slugify("IO.Example/Weird Name!") == "io.example-weird-name"
 
 
@@ -204,20 +205,19 @@ def test_registry_sweep_measures_remotes_and_classifies_auth_walls(tmp_path: Pat
         "io.github.example-oauth": "remote-auth-wall",
         "io.github.example-keyed": "remote-auth-wall",
         "io.github.example-page": "gone",
-        "io.github.example-gone": "inactive",
-    }
+    }  # io.github.example/gone is deleted in the registry: not swept
     keyed = parse_json(
         (tmp_path / "results" / "io.github.example-keyed" / "measurement.json").read_bytes()
     )
     assert isinstance(keyed, dict) and "Authorization" in keyed["notes"]
     board = (tmp_path / "results" / "leaderboard.md").read_text()
     assert (
-        "Measured 2/6 candidates" in board
+        "Measured 2/5 candidates" in board
         and "| io.github.example-oauth | remote-auth-wall |" in board
     )
-    assert "registry: 6 entries on 3 pages; 5 remote endpoints and 0 packages to measure; " in (
-        err.getvalue()
-    )
+    summary = "registry: 6 entries on 3 pages; 5 remote endpoints and 0 packages to measure; "
+    assert summary in err.getvalue()
+    assert "; 1 deleted in the registry, not swept" in err.getvalue()
     # what a registry-sourced server answers with an error status is not published anywhere
     page = parse_json(
         (tmp_path / "results" / "io.github.example-page" / "measurement.json").read_bytes()
@@ -282,3 +282,91 @@ def test_registry_errors_are_one_line(tmp_path: Path) -> None:
 
         code = main(["sweep", "--registry", base, "--out", str(tmp_path)], out, err)
     assert code == 2 and "repeated" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+@pytest.mark.slow
+def test_data_json_keeps_a_row_per_entry_and_what_the_registry_says(tmp_path: Path) -> None:
+    """Against the loopback registry: a second entry behind a measured entry's endpoint (with a
+    required header) keeps its row in data.json; a templated URL is needs-config; a deleted
+    entry has no row; the registry's status text and post-install steps are in ``source``."""
+    keyed = entry(
+        "io.github.example/keyed-twin",
+        [
+            {
+                "type": "streamable-http",
+                "url": "@BASE@/mcp/0",
+                "headers": [{"name": "X-Api-Key", "isRequired": True, "isSecret": True}],
+            }
+        ],
+    )
+    twin = entry(
+        "io.github.example/open-twin", [{"type": "streamable-http", "url": "@BASE@/mcp/0"}]
+    )
+    tenant = entry(
+        "io.github.example/tenant",
+        [
+            {
+                "type": "streamable-http",
+                "url": "https://{tenant}.example/mcp",
+                "variables": {"tenant": {"default": "demo"}},
+            }
+        ],
+    )
+    deleted = entry(
+        "io.github.example/removed", [{"type": "sse", "url": "@BASE@/mcp/0"}], "deleted"
+    )
+    old = entry("io.github.example/old", [{"type": "sse", "url": "@BASE@/mcp/0"}], "deprecated")
+    official = old["_meta"][OFFICIAL]  # type: ignore[index]
+    official.update(
+        statusMessage="Use io.github.example/new", statusChangedAt="2026-11-02T09:00:00Z"
+    )
+    steps = [{"description": "Run `setup` once", "command": "npx tool setup"}]
+    with_steps = entry(
+        "io.github.example/steps",
+        [],
+        packages=[
+            {
+                "registryType": "npm",
+                "identifier": "@example/needs-dir",
+                "version": "1.0.0",
+                "transport": {"type": "stdio"},
+                "packageArguments": [
+                    {"type": "positional", "valueHint": "dir", "isRequired": True}
+                ],
+                "postInstallInstructions": steps,
+            }
+        ],
+    )
+    listed = [keyed, twin, tenant, deleted, old, with_steps]
+    with serve_loopback_registry(1, packages=listed) as base:
+        out, err = io.StringIO(), io.StringIO()
+        args = ["--registry", base, "--allow-private-addresses", "--out", str(tmp_path)]
+        code = run([*args, "--timeout", "15"], out, err)
+    assert code == 0, err.getvalue()
+    doc = parse_json((tmp_path / "results" / "data.json").read_bytes())
+    assert isinstance(doc, dict)
+    rows = {e["name"]: e for e in doc["entries"]}
+    assert {name: row["status"] for name, row in rows.items()} == {
+        "io.github.loopback-remote-00000": "measured",
+        "io.github.example-open-twin": "measured",
+        "io.github.example-keyed-twin": "remote-auth-wall",
+        "io.github.example-tenant": "needs-config",
+        "io.github.example-old": "inactive",
+        "io.github.example-steps": "needs-config",
+    }
+    assert rows["io.github.example-keyed-twin"]["source"] == {
+        "kind": "registry",
+        "name": "io.github.example/keyed-twin",
+        "version": "1.2.0",
+    }
+    assert "{tenant}" in rows["io.github.example-tenant"]["notes"]
+    assert rows["io.github.example-old"]["source"] == {
+        "kind": "registry",
+        "name": "io.github.example/old",
+        "version": "1.2.0",
+        "status": "deprecated",
+        "statusMessage": "Use io.github.example/new",
+        "statusChangedAt": "2026-11-02T09:00:00Z",
+    }
+    assert rows["io.github.example-steps"]["source"]["postInstallInstructions"] == steps
+    assert "1 deleted in the registry, not swept" in err.getvalue()

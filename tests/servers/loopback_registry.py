@@ -9,8 +9,9 @@ One process, one port on 127.0.0.1 (reported as ``MCPCOST_LISTENING <port>`` on 
   official registry's schema: ``servers[]`` of ``{server, _meta}``, ``metadata.nextCursor``),
   ``--remotes`` active entries ``io.github.loopback/remote-<i>`` whose one remote is
   ``streamable-http`` at ``/mcp/<i>``, then the entries of ``--packages`` (a JSON list of
-  registry items, ``{server, _meta}``, listed as written: package entries for real servers,
-  ``tests/servers/package_entries.py``; the sweep launches those itself).
+  registry items, ``{server, _meta}``, listed as written but for ``@BASE@``, which becomes this
+  registry's base URL, so an item can name one of its endpoints: package entries for real
+  servers, ``tests/servers/package_entries.py``; the sweep launches those itself).
 * ``POST /mcp/<i>``: a Streamable HTTP MCP server (JSON answers, ``Mcp-Session-Id`` issued on
   ``initialize`` and required after it) serving the stdio fixture's well-behaved tools; the
   last ``--auth-walls`` entries answer 401 with OAuth protected-resource metadata instead, and
@@ -84,11 +85,15 @@ class Registry:
         self.initialize: Counter[int] = Counter()
         self.lock = threading.Lock()
 
+    def item(self, index: int) -> Any:
+        """A listed item, its ``@BASE@`` made this registry's base URL."""
+        return json.loads(json.dumps(self.listed[index]).replace("@BASE@", self.base))
+
     def page(self, cursor: str) -> dict[str, Any]:
         start = int(cursor) if cursor.isdigit() else 0
         stop = min(start + PAGE, self.total)
         servers = [
-            entry(i, self.base) if i < self.remotes else self.listed[i - self.remotes]
+            entry(i, self.base) if i < self.remotes else self.item(i - self.remotes)
             for i in range(start, stop)
         ]
         doc: dict[str, Any] = {"servers": servers, "metadata": {"count": stop - start}}

@@ -117,3 +117,24 @@ def test_the_registry_entry_travels_in_the_measurement_and_names_the_source(
     jsonschema.Draft202012Validator(SCHEMA).validate(doc)
     (entry,) = doc["entries"]
     assert entry["source"] == {"kind": "registry", "name": "io.github.x/y", "version": "2.1.0"}
+
+
+def test_what_the_registry_says_of_an_entry_travels_to_the_source(tmp_path: Path) -> None:
+    said = {
+        "name": "io.github.x/y",
+        "version": "2.1.0",
+        "status": "deprecated",
+        "statusMessage": "Moved to io.github.x/z",
+        "statusChangedAt": "2026-11-02T09:00:00Z",
+        "postInstallInstructions": [{"description": "Log in once", "command": "y login"}],
+    }
+    m = measured("io.github.x-y", tools(2)).with_(registry_entry=said)
+    back = parse_measurement(render_measurement(m).encode())
+    assert back is not None and back.registry_entry == said and back.extras == {}
+    write(tmp_path, "io.github.x-y", m)
+    publish(tmp_path, None)
+    doc = parse_json((tmp_path / "results" / "data.json").read_bytes())
+    assert isinstance(doc, dict)
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+    (entry,) = doc["entries"]
+    assert entry["source"] == {"kind": "registry", **said}

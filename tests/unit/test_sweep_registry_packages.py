@@ -13,7 +13,7 @@ from mcpcost.sweep.registry_packages import (
     choose_package,
     plan_package,
 )
-from mcpcost.sweep.registry_source import catalog_from, listing_from
+from mcpcost.sweep.registry_source import catalog_from, listing_from, registry_entry_of
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 
@@ -243,7 +243,6 @@ def test_listing_records_every_entry_with_a_status_or_a_launch() -> None:
     listing = listing_from(items, 1)
     assert [(r.slug, r.url) for r in listing.remotes] == [
         ("io.github.e-both", "https://e.example/mcp"),
-        ("io.github.g-region", "https://eu.g.example/mcp"),
     ]
     assert [(p.slug, p.command) for p in listing.packages] == [
         ("io.github.a-pkg", "npx -y @modelcontextprotocol/server-filesystem@2026.8.31"),
@@ -251,20 +250,21 @@ def test_listing_records_every_entry_with_a_status_or_a_launch() -> None:
     ]
     assert {r.slug: r.status for r in listing.recorded} == {
         "io.github.b-old": Status.INACTIVE,
-        "io.github.c-gone": Status.INACTIVE,
         "io.github.d-needs": Status.NEEDS_CONFIG,
         "io.github.f-tenant": Status.NEEDS_CONFIG,
+        "io.github.g-region": Status.NEEDS_CONFIG,
         "io.github.h-empty": Status.OTHER,
         "io.github.i-ws": Status.OTHER,
     }
+    assert listing.deleted == 1  # io.github.c/gone: counted, not swept
     reasons = {r.slug: r.reason for r in listing.recorded}
     assert reasons["io.github.b-old"] == "registry status deprecated; not launched"
-    assert (
-        reasons["io.github.f-tenant"] == "needs URL variable {tenant}; no default to connect with"
+    assert reasons["io.github.f-tenant"] == (
+        "URL holds {tenant}: the user's own value, which a sweep does not have"
     )
     catalog = catalog_from(listing, "http://registry")
     by_name = catalog.by_name()
-    assert len(by_name) == 2 + 2 + 6
+    assert len(by_name) == 1 + 2 + 6
     pkg = by_name["io.github.a-pkg"]
     assert pkg.argv[0] == "npx" and pkg.registry_name == "io.github.a/pkg"
     assert pkg.version == "1.0.0" and pkg.category == "registry" and pkg.url is None
@@ -281,3 +281,85 @@ def test_registry_text_quoted_in_a_note_is_one_line_and_bounded() -> None:
     assert odd.reason == "not launched: packageArguments[0] has an unknown argument type 'dict'"
     long_type = refused({"registryType": "n" * 5000, "identifier": "x"})
     assert len(long_type.reason) < 200
+
+
+def test_a_remote_url_with_variables_is_needs_config_even_with_defaults() -> None:
+    """A URL variable stands for the user's tenant or host: its default is an example, and a
+    URL that starts with one (``{baseUrl}/mcp``) is needs-config, not 'no http(s) URL'."""
+    items = [
+        item(
+            "io.github.t/tenant",
+            remotes=[
+                {
+                    "type": "streamable-http",
+                    "url": "https://{tenant_id}.api.example/mcp",
+                    "variables": {"tenant_id": {"default": "acme", "isRequired": True}},
+                }
+            ],
+        ),
+        item(
+            "io.github.t/base",
+            remotes=[{"type": "sse", "url": "{baseUrl}/sse", "variables": {"baseUrl": {}}}],
+        ),
+    ]
+    listing = listing_from(items, 1)
+    assert listing.remotes == ()
+    assert [(r.slug, r.status, r.launch) for r in listing.recorded] == [
+        ("io.github.t-tenant", Status.NEEDS_CONFIG, "https://{tenant_id}.api.example/mcp"),
+        ("io.github.t-base", Status.NEEDS_CONFIG, "{baseUrl}/sse"),
+    ]
+    assert "{baseUrl}" in listing.recorded[1].reason
+
+
+def test_two_entries_naming_one_endpoint_each_keep_their_row() -> None:
+    url = "https://shared.example/mcp"
+    walled = {"type": "streamable-http", "url": url}
+    walled["headers"] = [{"name": "X-Api-Key", "isRequired": True}]  # type: ignore[assignment]
+    items = [
+        item("io.github.one/open", remotes=[{"type": "streamable-http", "url": url}]),
+        item("io.github.two/keyed", remotes=[walled]),
+        item("io.github.three/twice", remotes=[{"type": "sse", "url": url}] * 2),
+    ]
+    listing = listing_from(items, 1)
+    assert [(r.slug, r.url, r.required_headers) for r in listing.remotes] == [
+        ("io.github.one-open", url, ()),
+        ("io.github.two-keyed", url, ("X-Api-Key",)),
+        ("io.github.three-twice", url, ()),  # named twice by one entry: measured once
+    ]
+    names = {e.name for e in catalog_from(listing, "http://registry").entries}
+    assert names == {"io.github.one-open", "io.github.two-keyed", "io.github.three-twice"}
+
+
+def test_the_registrys_status_message_and_post_install_steps_are_recorded() -> None:
+    deprecated = item("io.github.s/old", status="deprecated", packages=[npm()])
+    deprecated["_meta"][OFFICIAL].update(
+        statusMessage="Moved to\n io.github.s/new", statusChangedAt="2026-10-01T00:00:00Z"
+    )
+    steps = [
+        {"description": "Run the login once", "command": "fs-login  --init", "optional": False},
+        {"description": "x" * 5000, "documentation": "https://s.example/docs"},
+        {"command": "no description: dropped"},
+    ]
+    active = item("io.github.s/new", packages=[npm(postInstallInstructions=steps)])
+    listing = listing_from([deprecated, active], 1)
+    (old,) = listing.recorded
+    assert old.details == {
+        "status": "deprecated",
+        "statusMessage": "Moved to io.github.s/new",
+        "statusChangedAt": "2026-10-01T00:00:00Z",
+    }
+    (new,) = listing.packages
+    kept = new.details["postInstallInstructions"]
+    assert kept[0] == {
+        "description": "Run the login once",
+        "command": "fs-login --init",
+        "optional": False,
+    }
+    assert len(kept) == 2 and len(kept[1]["description"]) == 500
+    entries = catalog_from(listing, "http://registry").by_name()
+    assert registry_entry_of(entries["io.github.s-old"]) == {
+        "name": "io.github.s/old",
+        "version": "1.0.0",
+        **old.details,
+    }
+    assert registry_entry_of(entries["io.github.s-new"])["postInstallInstructions"] == kept  # type: ignore[index]
