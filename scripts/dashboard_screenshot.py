@@ -217,9 +217,16 @@ def browser(timeout_s: float = 60.0) -> Iterator[DevTools]:
 
 
 def layout(
-    tools: DevTools, html: Path, width: int, selectors: Sequence[str], png: Path | None
+    tools: DevTools,
+    html: Path | str,
+    width: int,
+    selectors: Sequence[str],
+    png: Path | None,
+    then: str | None = None,
 ) -> Layout:
-    """Load ``html`` in a new tab emulated at ``width`` and report the boxes of ``selectors``."""
+    """Load ``html`` (a file, or a URL as a string) in a new tab emulated at ``width`` and
+    report the boxes of ``selectors``; with ``then``, an expression evaluated once the page is
+    loaded that leads to another page (a form submitted), that page's boxes."""
     target = tools.call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = tools.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
         "sessionId"
@@ -234,8 +241,12 @@ def layout(
         {**metrics, "mobile": width < MOBILE_BELOW},
         session=session,
     )
-    tools.call("Page.navigate", {"url": html.resolve().as_uri()}, session=session)
+    url = html if isinstance(html, str) else html.resolve().as_uri()
+    tools.call("Page.navigate", {"url": url}, session=session)
     tools.wait_event("Page.loadEventFired")
+    if then is not None:
+        tools.call("Runtime.evaluate", {"expression": then}, session=session)
+        tools.wait_event("Page.loadEventFired")
     found = tools.call(
         "Runtime.evaluate",
         {
@@ -269,12 +280,17 @@ def layout(
 
 
 def layouts(
-    html: Path,
+    html: Path | str,
     selectors: Sequence[str],
     out_dir: Path | None = None,
     widths: Sequence[int] = WIDTHS,
+    *,
+    name: str | None = None,
+    then: str | None = None,
 ) -> list[Layout]:
-    """``html`` at each width, one browser for all; screenshots under ``out_dir`` if given."""
+    """``html`` at each width, one browser for all; screenshots under ``out_dir`` if given, named
+    ``<name>-<width>.png`` (``name`` defaults to the file's stem)."""
+    stem = name or (html.stem if isinstance(html, Path) else "page")
     with browser() as tools:
         return [
             layout(
@@ -282,7 +298,8 @@ def layouts(
                 html,
                 w,
                 selectors,
-                None if out_dir is None else out_dir / f"{html.stem}-{w}.png",
+                None if out_dir is None else out_dir / f"{stem}-{w}.png",
+                then,
             )
             for w in widths
         ]

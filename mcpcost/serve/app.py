@@ -2,8 +2,12 @@
 
 Routes: ``/api/measure`` (GET with query parameters, POST with a JSON body), ``/data.json``,
 ``/api/servers/{name}`` (each also OPTIONS, a browser's preflight), ``/healthz`` and the OpenAPI
-document. Every answer is JSON and carries ``Access-Control-Allow-Origin: *`` (any page may call
-the API; no credentials are ever read), ``X-Mcpcost-Version`` and ``X-Content-Type-Options``.
+document answer JSON. ``/`` is the measure page, whose form posts form-encoded to
+``/api/measure`` and gets the page back with the answer in it; with ``--out`` every other path
+is the published tree's file there (its pages, badges, dashboard, ``serve.site``), else a JSON
+404. Every answer carries ``Access-Control-Allow-Origin: *`` (any page may call the API; no
+credentials are ever read), ``X-Mcpcost-Version`` and ``X-Content-Type-Options``; every page
+a Content-Security-Policy that runs no script.
 
 ``ServiceEdge`` wraps the app: it adds those headers, writes one structured access-log line per
 request (JSON on stderr: the path without its query string, which may carry a URL with a
@@ -39,6 +43,14 @@ from mcpcost.serve.dataset import Dataset, Representation, load_dataset, tree_si
 from mcpcost.serve.on_demand import OnDemand
 from mcpcost.serve.openapi import OPENAPI_PATH, openapi_document
 from mcpcost.serve.options import ServeSettings
+from mcpcost.serve.site import (
+    FORM_TYPE,
+    HTML_TYPE,
+    PAGE_HEADERS,
+    form_fields,
+    measure_page,
+    tree_file,
+)
 from mcpcost.version import __version__
 
 if TYPE_CHECKING:  # starlette is the serve extra's: imported when an app is built
@@ -151,6 +163,19 @@ def build_app(
     tree = PublishedTree(settings, log)
     openapi = json_body(openapi_document())
 
+    async def read_body(request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+            raise RequestProblem(
+                f"the body is larger than {MAX_BODY_BYTES} bytes", status=413, code="too-large"
+            )
+        try:
+            return await asyncio.wait_for(_bounded_body(request), BODY_DEADLINE_S)
+        except TimeoutError:
+            raise RequestProblem(
+                f"the body did not arrive within {BODY_DEADLINE_S:g}s", status=408, code="slow-body"
+            ) from None
+
     async def read_fields(request: Request) -> dict[str, object]:
         if request.method == "GET":
             items = request.query_params.multi_items()
@@ -158,17 +183,7 @@ def build_app(
             if len(names) != len(set(names)):
                 raise RequestProblem("a query parameter is given twice")
             return dict(items)
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
-            raise RequestProblem(
-                f"the body is larger than {MAX_BODY_BYTES} bytes", status=413, code="too-large"
-            )
-        try:
-            data = await asyncio.wait_for(_bounded_body(request), BODY_DEADLINE_S)
-        except TimeoutError:
-            raise RequestProblem(
-                f"the body did not arrive within {BODY_DEADLINE_S:g}s", status=408, code="slow-body"
-            ) from None
+        data = await read_body(request)
         try:
             value = parse_json(data)
         except InputError:
@@ -183,6 +198,9 @@ def build_app(
         if request.method == "HEAD":  # routing adds HEAD to GET; a measurement is not a probe
             body = error_body("method-not-allowed", "HEAD does not measure: use GET or POST")
             return _json(body, 405, {"Allow": "GET, POST, OPTIONS", "Cache-Control": "no-store"})
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if request.method == "POST" and content_type == FORM_TYPE:
+            return await measure_form(request)
         try:
             target = measure_target(await read_fields(request), allow_http=settings.allow_http)
         except RequestProblem as problem:
@@ -190,6 +208,66 @@ def build_app(
         client = client_key(request.client.host if request.client else None)
         answer = await measuring.answer(target, client)
         return _json(answer.body, answer.status, dict(answer.headers))
+
+    def page(body: bytes, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+        from starlette.responses import Response
+
+        extra = {**PAGE_HEADERS, "Cache-Control": "no-store", **(headers or {})}
+        return Response(body, status_code=status, headers=extra, media_type=HTML_TYPE)
+
+    def has_tree() -> bool:
+        return settings.out is not None and tree.current is not None
+
+    async def measure_form(request: Request) -> Response:
+        """A person's form post: the measure page with the API's answer, or why not."""
+        fields: dict[str, str] = {}
+        try:
+            fields = form_fields(await read_body(request))
+            target = measure_target(fields, allow_http=settings.allow_http)
+        except RequestProblem as problem:
+            url, transport = fields.get("url", ""), fields.get("transport", "auto")
+            body = measure_page(
+                tree=has_tree(),
+                timeout_s=settings.timeout_s,
+                url=url,
+                transport=transport,
+                problem=str(problem),
+            )
+            return page(body, problem.status)
+        client = client_key(request.client.host if request.client else None)
+        answer = await measuring.answer(target, client)
+        value = parse_json(answer.body)
+        ok = answer.status == 200 and isinstance(value, dict)
+        message = value.get("message") if isinstance(value, dict) else None
+        body = measure_page(
+            tree=has_tree(),
+            timeout_s=settings.timeout_s,
+            url=target.url,
+            transport=str(target.transport),
+            answer=value if ok else None,
+            problem=None if ok else (message if isinstance(message, str) else "not measured"),
+        )
+        kept = {k: v for k, v in answer.headers.items() if k.lower() == "retry-after"}
+        return page(body, answer.status, kept)
+
+    async def home(request: Request) -> Response:
+        return page(measure_page(tree=has_tree(), timeout_s=settings.timeout_s))
+
+    async def published_file(request: Request) -> Response:
+        from starlette.responses import Response
+
+        root = settings.out
+        found = None
+        if root is not None:
+            loop = asyncio.get_running_loop()
+            found = await loop.run_in_executor(None, tree_file, root, request.url.path)
+        if found is None:
+            return _json(error_body("not-found", "no such path"), 404)
+        data, content_type = found
+        headers = {"Cache-Control": fresh_for}
+        if not content_type.startswith("application/json"):
+            headers.update(PAGE_HEADERS)
+        return Response(data, headers=headers, media_type=content_type)
 
     def dataset_or_404() -> Dataset:
         if tree.current is None:
@@ -265,6 +343,8 @@ def build_app(
         Route("/api/servers/{name}", server, methods=["GET", "OPTIONS"]),
         Route("/healthz", health, methods=["GET"]),
         Route(OPENAPI_PATH, document, methods=["GET"]),
+        Route("/", home, methods=["GET"]),
+        Route("/{path:path}", published_file, methods=["GET"]),
     ]
     app = Starlette(
         routes=routes,

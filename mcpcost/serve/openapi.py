@@ -282,7 +282,11 @@ def openapi_document() -> dict[str, Any]:
                     "summary": "Measure one remote MCP server",
                     "requestBody": {
                         "required": True,
-                        "content": {"application/json": {"schema": _ref("MeasureRequest")}},
+                        "content": {
+                            "application/json": {"schema": _ref("MeasureRequest")},
+                            # the measure page's form: answered with that page (text/html)
+                            "application/x-www-form-urlencoded": {"schema": _ref("MeasureRequest")},
+                        },
                     },
                     "responses": _measure_responses(),
                 },
