@@ -36,7 +36,7 @@ import contextlib
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -72,6 +72,7 @@ from mcpcost.cli.measure_inputs import (
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import ListingKind, Measurement, render_measurement
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
@@ -275,15 +276,43 @@ def spec_from_args(
     ), args
 
 
-def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[Path, Path]:
-    """Write the measurement and its badge under ``out_dir``, both or neither."""
+def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[Path, Path | None]:
+    """Write the measurement under ``out_dir``, and its badge when it has a number (a failure
+    is recorded, never shown on a badge); both in one transaction."""
     result_rel = f"results/{name}/measurement.json"
-    badge_rel = f"badges/{name}.json"
+    badge_rel = f"badges/{name}.json" if measurement.has_number else None
     with open_tree(out_dir) as txn:
         txn.put(result_rel, render_measurement(measurement))
-        txn.put(badge_rel, badge_file_text(measurement))
+        if badge_rel is not None:
+            txn.put(badge_rel, badge_file_text(measurement))
         txn.commit()
-    return out_dir / result_rel, out_dir / badge_rel
+    return out_dir / result_rel, None if badge_rel is None else out_dir / badge_rel
+
+
+# An environment variable's name as a server's error names it (BRAVE_API_KEY, GITHUB_TOKEN).
+_ENV_NAME = LazyPattern(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_SECRET_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PAT")
+
+
+def env_hint(m: Measurement, given: Sequence[str], own_env: Mapping[str, str]) -> str | None:
+    """One line for a server that failed naming a variable it was not given: ``measure``
+    passes the shell's environment to no server, so the fix is ``--env-from NAME``."""
+    if m.has_number or not m.notes:
+        return None
+    names = []
+    for found in _ENV_NAME.finditer(m.notes):
+        name = found.group(0)
+        if name in given or name in names:
+            continue
+        if name in own_env or name.endswith(_SECRET_ENDINGS):
+            names.append(name)
+    if not names:
+        return None
+    flags = " ".join(f"--env-from {n}" for n in names[:3])
+    return (
+        f"hint: the server names {', '.join(names[:3])}; measure does not pass your shell's "
+        f"environment to a server: add {flags}"
+    )
 
 
 def summary_line(name: str, m: Measurement) -> str:
@@ -379,7 +408,10 @@ def run(
             raise InputError(
                 f"mcpcost measure: cannot write under {args.out}: {exc.strerror or exc}"
             ) from None
-        err.write(f"wrote {terminal_line(paths[0])} and {terminal_line(paths[1])}\n")
+        if paths[1] is None:
+            err.write(f"wrote {terminal_line(paths[0])} (no badge: no number)\n")
+        else:
+            err.write(f"wrote {terminal_line(paths[0])} and {terminal_line(paths[1])}\n")
     if clients and measurement.has_number:
         views = client_views(spec.name, measurement, clients)
         if args.json:
@@ -394,6 +426,9 @@ def run(
         also = listings_line(measurement)
         if also is not None:
             out.write(also + "\n")
+    hint = None if spec.is_remote else env_hint(measurement, spec.env_names, env)
+    if hint is not None:
+        err.write(terminal_line(hint) + "\n")
     return EXIT_OK if measurement.has_number else EXIT_CHECK_FAILED
 
 
