@@ -7,7 +7,10 @@
 # comes from scripts/image-deps.sh on either, so what is built here is what is released.
 # Fast path for local tests: --build-arg BASE="$(scripts/setup-podman.sh --print-prebuilt)",
 # the runtime already installed by Dockerfile.base, so a build only copies the code.
-ARG BASE=debian:bookworm-slim
+# The default is pinned by digest: the multi-arch index debian:bookworm-slim resolved to on
+# 2026-08-24 (Debian 12.15), so what GitHub builds does not move when the tag does. Moving it is
+# a reviewed change to this line. A local build passes BASE and never reads it.
+ARG BASE=debian:bookworm-slim@sha256:88200866dfff7ea7f5cbcb6ec7c8a701889efe6fe859fe64d6990e4b07ea4171
 FROM ${BASE}
 
 # Runtime layer: Python's venv with the dependencies listed in pyproject.toml (read with tomllib,
