@@ -52,9 +52,32 @@ def test_test_command_is_the_ci_entry_point() -> None:
 def test_pypi_commands_name_this_distribution_and_its_console_script() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
     section = " ".join(_setup_section().split())
-    inline = re.findall(r"`([^`]+)`", section)
+    prose = re.sub(r"```sh.*?```", "", section)  # the fenced commands out, the inline ones left
+    inline = re.findall(r"`([^`]+)`", prose)
     name = project["name"]
-    assert f"pipx install {name}" in inline
+    assert f"pipx install {name}" in inline and f"uv tool install {name}" in inline
+    # what works from a clone comes first; the released spellings after, as the release's,
+    # and the released install is led by uv tool install
+    first_fence = section.index("```sh")
+    released = section.index("What the first release makes")
+    assert first_fence < released
+    for spelling in (f"uv tool install {name}", f"pipx install {name}", "uvx ", "action@v1"):
+        assert section.index(spelling) > released, spelling
+    assert section.index(f"uv tool install {name}") < section.index(f"pipx install {name}")
     uvx = next(shlex.split(c) for c in inline if c.startswith("uvx "))
     assert uvx == ["uvx", "--from", name, "mcpcost", "audit"]
     assert "mcpcost" in project["scripts"]
+
+
+def test_the_action_example_works_today_and_says_what_budget_counts() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme.split("\n### The GitHub Action\n", 1)[1].split("\n### ", 1)[0]
+    (example,) = re.findall(r"^```yaml\n(.*?)^```$", section, re.S | re.M)
+    assert "- uses: mcp-context-cost/mcp-context-cost@<full commit SHA>" in example
+    assert "budget: 20000" in example and "budget-full: true" in example
+    prose = " ".join(section.split())
+    assert "Claude Code defers MCP tools by default" in prose
+    assert "`budget-full: true` judges the budget against every tool definition" in prose
+    assert section.index("mcp-context-cost/action@v1") > section.index("```yaml")
+    for word in ("budget", "budget-full"):
+        assert f"\n  {word}:" in (ROOT / "action.yml").read_text("utf-8")
