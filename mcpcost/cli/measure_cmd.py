@@ -342,7 +342,10 @@ def listings_line(m: Measurement) -> str | None:
         if listing.error is not None:
             parts.append(f"{kind.words}: {plain_reason(listing.error)}")
         else:
-            parts.append(f"{listing.count} {kind.words} ({listing.tokens} tokens)")
+            listed = counted(listing.count or 0, kind.word, kind.words)
+            # an empty list's few tokens ("[]") are not worth a figure beside "0 prompts"
+            cost = f" ({counted(listing.tokens or 0, 'token')})" if listing.count else ""
+            parts.append(listed + cost)
     return terminal_line("  also listed, not in the number: " + "; ".join(parts))
 
 

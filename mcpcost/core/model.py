@@ -104,6 +104,11 @@ class ListingKind(StrEnum):
         """How a page or a line names it."""
         return "resource templates" if self is ListingKind.RESOURCE_TEMPLATES else self.value
 
+    @property
+    def word(self) -> str:
+        """One of it: ``1 prompt``, ``1 resource template``."""
+        return self.words.removesuffix("s")
+
 
 LISTING_KINDS = tuple(ListingKind)
 

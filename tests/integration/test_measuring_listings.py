@@ -99,8 +99,8 @@ def test_measure_shows_them_in_text_and_json_and_publish_on_the_detail_page(
     lines = out.getvalue().splitlines()
     p, r, t = counted(PROMPTS), counted(RESOURCES), counted(TEMPLATES)
     assert lines[1] == (
-        f"  also listed, not in the number: 2 prompts ({p.tokens} tokens); "
-        f"3 resources ({r.tokens} tokens); 1 resource templates ({t.tokens} tokens)"
+        f"  also listed, not in the number: 2 prompts ({p.tokens:,} tokens); "
+        f"3 resources ({r.tokens:,} tokens); 1 resource template ({t.tokens:,} tokens)"
     )
     out = io.StringIO()
     assert main(["measure", "--json", "--", *argv], out, io.StringIO()) == 0

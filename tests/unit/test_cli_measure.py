@@ -127,3 +127,22 @@ def test_an_unknown_flag_of_ours_is_still_named_as_one() -> None:
     code, _, err = run_cli("--nme", "x", "--", "npx", "pkg")
     assert code == 2 and "unrecognized arguments: --nme; did you mean --name?" in err
     assert "go after --" not in err
+
+
+def test_the_listings_line_counts_its_nouns() -> None:
+    from mcpcost.cli.measure_cmd import listings_line
+    from mcpcost.core.model import Listing, ListingKind
+
+    m = Measurement.from_dict(
+        {"status": "measured", "serverName": "x", "launchCommand": "x", "measuredAt": "t"}
+    ).with_(
+        listings={
+            ListingKind.PROMPTS: Listing(count=0, tokens=1),
+            ListingKind.RESOURCES: Listing(count=1, tokens=1),
+            ListingKind.RESOURCE_TEMPLATES: Listing(count=2, tokens=1234),
+        }
+    )
+    assert listings_line(m) == (
+        "  also listed, not in the number: 0 prompts; 1 resource (1 token); "
+        "2 resource templates (1,234 tokens)"
+    )
