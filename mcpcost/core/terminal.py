@@ -16,9 +16,15 @@ those characters visibly escaped instead:
 
 Both forms are also valid JSON string escapes for the same character, so a JSON document passed
 through ``terminal_text`` still parses to the same value.
+
+``without_terminal_codes`` is for text a program wrote to a terminal (a server's stderr, kept in
+a measurement's notes): its colour, cursor and title sequences are removed rather than shown
+escaped, so what is kept is the words it meant; the result still goes through the sinks above.
 """
 
 from __future__ import annotations
+
+from mcpcost.core.patterns import LazyPattern
 
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -56,3 +62,16 @@ def terminal_line(value: object) -> str:
 def terminal_text(text: str) -> str:
     """Text of several lines for a terminal or log: as ``terminal_line`` but ``\\n`` kept."""
     return text.translate(_ESCAPES_KEEP_NEWLINE)
+
+
+# ESC [ ... final byte (CSI: colours, cursor moves), ESC ] ... BEL or ESC \ (OSC: titles, links),
+# ESC and one more character (other two-byte sequences), and the 8-bit CSI
+_TERMINAL_CODES = LazyPattern(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
+)
+
+
+def without_terminal_codes(text: str) -> str:
+    """``text`` without the escape sequences a program writes for a terminal (colours, cursor
+    moves, titles, hyperlinks): the words are kept, the codes dropped."""
+    return _TERMINAL_CODES.sub("", text) if "\x1b" in text or "\x9b" in text else text

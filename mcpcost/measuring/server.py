@@ -39,6 +39,7 @@ from mcpcost.core.model import (
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.terminal import without_terminal_codes
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.measuring.masking import mask_measurement
 from mcpcost.runtime.clock import iso_utc, utc_now
@@ -126,8 +127,11 @@ def load_counting() -> None:
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
     """The notes of a failed measurement: message, stderr tail, secrets masked, <= 700 chars."""
-    text = redact_text(prefix + failure.message, secrets)
-    raw_tail = failure.diagnostics.stderr_tail if failure.diagnostics else ""
+    # a server's colour codes are dropped before masking (a code inside a secret would hide it)
+    text = redact_text(without_terminal_codes(prefix + failure.message), secrets)
+    raw_tail = without_terminal_codes(
+        failure.diagnostics.stderr_tail if failure.diagnostics else ""
+    )
     # masked whole before it is cut: a cut through a secret would let part of it through
     tail = redact_text(raw_tail, secrets, cut_head=True).strip()
     if tail and tail not in text:

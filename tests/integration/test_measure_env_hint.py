@@ -1,8 +1,10 @@
-"""``mcpcost measure`` of a server that fails for want of a variable: one hint line naming
-``--env-from``, and ``--out`` records the failure without a badge."""
+"""``mcpcost measure`` of a server that fails: for want of a variable, one hint line naming
+``--env-from``, and ``--out`` records the failure without a badge; its colour codes are not kept
+in the notes."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -53,3 +55,20 @@ def test_a_server_naming_a_missing_variable_gets_an_env_from_hint_and_no_badge(
     given = measure("--name", "brave", "--env-from", "BRAVE_API_KEY", env=env)
     assert given.returncode == 1 and "has the key" in given.stdout + given.stderr
     assert "hint:" not in given.stderr
+
+
+def test_a_servers_colour_codes_are_not_kept_in_the_notes() -> None:
+    coloured = (
+        "import sys\n"
+        "sys.stderr.write('\\x1b[31mError:\\x1b[0m no \\x1b[1mconfig\\x1b[0m '"
+        " '\\x1b]0;title\\x07here\\n')\n"
+        "sys.exit(1)\n"
+    )
+    argv = [sys.executable, "-m", "mcpcost", "measure", "--json", "--", sys.executable, "-c"]
+    done = subprocess.run(
+        [*argv, coloured], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    notes = json.loads(done.stdout)["notes"]
+    assert notes.endswith("stderr tail: Error: no config here"), notes
+    assert "\x1b" not in done.stdout and "\\u001b" not in done.stdout
