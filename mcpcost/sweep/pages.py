@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -457,11 +458,18 @@ def measured_dates(rows: Sequence[Row]) -> str:
     return days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
 
 
+def median_text(tokens: Sequence[int]) -> str:
+    """The median of the counts (of an even number, the mean of the middle two: ``150.5``)."""
+    if not tokens:
+        return thousands(None)
+    middle = statistics.median(tokens)
+    return f"{middle:,.1f}" if middle != int(middle) else thousands(int(middle))
+
+
 def dashboard(board: Board, est: Estimator | None) -> str:
     measured = board.measured
     top = max((r.tokens or 0 for r in measured), default=0) or 1
-    tokens_sorted = sorted(r.tokens or 0 for r in measured)
-    median = tokens_sorted[len(tokens_sorted) // 2] if tokens_sorted else None
+    median = median_text([r.tokens or 0 for r in measured])
     bars = []
     for rank, r in enumerate(measured, 1):
         tokens = r.tokens or 0
@@ -494,7 +502,7 @@ def dashboard(board: Board, est: Estimator | None) -> str:
         methodology=METHODOLOGY_VERSION,
         measured_count=len(measured),
         total=board.total,
-        median=thousands(median),
+        median=median,
         priciest=bars[0] if bars else None,
         pending=pending,
         bars=bars,

@@ -13,7 +13,7 @@ from mcpcost.sweep.catalog import load_catalog
 from mcpcost.sweep.estimator import fit
 from mcpcost.sweep.guard import Snapshot, judge
 from mcpcost.sweep.history import HistoryRow, fold, parse_history, plottable, render_history
-from mcpcost.sweep.pages import md_cell, sparkline
+from mcpcost.sweep.pages import md_cell, median_text, sparkline
 from mcpcost.sweep.publish import publish
 from tests.helpers.sweep_sites import (
     CATALOG,
@@ -438,6 +438,12 @@ def test_dashboard_from_the_21_reference_captures(tmp_path: Path) -> None:
     assert len(names) == 20 and names[0] == "github" and names[-1] == "postgres"
     assert "<b>54,422</b><span>priciest: github</span>" in html
     assert "<b>20/21</b>" in html
+    # 20 numbers: the median is the mean of the 10th and 11th, not the 11th
+    shown = re.findall(r'<span class="val">([\d,]+)</span>', html)
+    numbers = sorted(int(v.replace(",", "")) for v in shown)
+    assert len(numbers) == 20
+    assert f"<b>{median_text(numbers)}</b><span>median tokens</span>" in html
+    assert median_text(numbers) != f"{numbers[10]:,}"
     colours = re.findall(r'class="fill band-(\w+)"', html)
     # band counts of these captures: 1 red, 3 orange, 9 green, 7 brightgreen
     assert {c: colours.count(c) for c in set(colours)} == {
@@ -492,3 +498,10 @@ def test_not_yet_run_entries_get_the_state_badge_and_lose_it_when_they_leave(sit
     assert not (badges / "pending.json").exists() and not (badges / "pending.json").is_symlink()
     assert (badges / "other.json").read_text() == person  # not a state badge: left alone
     assert (badges / "linked.json").is_symlink()
+
+
+def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two() -> None:
+    assert median_text([]) == "—"
+    assert median_text([5]) == "5"
+    assert median_text([100, 201, 4000, 7]) == "150.5"
+    assert median_text([1000, 3000]) == "2,000"
