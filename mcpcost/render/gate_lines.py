@@ -34,6 +34,11 @@ def _fit_lines(fit: BudgetFit, limit: int) -> list[str]:
             f"    No subset fits: with every measured server dropped, {thousands(fit.kept_tokens)} "
             "tokens remain."
         )
+    elif fit.kept_count == 0 and len(fit.drop) == 1:
+        out.append(
+            "    It is the session's only server: only dropping it, or switching enough of its "
+            "tools off, gets under the budget."
+        )
     elif fit.kept_count == 0:
         out.append("    Only dropping every server gets under the budget.")
     return out

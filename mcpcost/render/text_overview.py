@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from mcpcost.audit.gates import UPFRONT, GateResult, SessionCost, session_cost
 from mcpcost.audit.report_model import AuditReport, ClientSession, Unlaunched, first_line
 from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
-from mcpcost.configs.config_file import ClientName
+from mcpcost.configs.config_file import EXPLICIT, ClientName
 from mcpcost.core.plural import counted
 from mcpcost.render.gate_lines import budget_verdict, increase_verdict
 from mcpcost.render.text_format import table, thousands
@@ -147,12 +147,16 @@ def remedy(s: ClientSession) -> str | None:
         return None
     names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
     how = tool_filter_how(s.client)
-    fix = (
-        f"switch them off with {how}"
-        if how is not None
-        else f"how {_label(s.client)} switches single tools off is not on record here; drop "
-        f"server {t.tools[0].server} instead"
-    )
+    drop = f"drop server {t.tools[0].server} instead"
+    if how is not None:
+        fix = f"switch them off with {how}"
+    elif s.client == EXPLICIT:  # a --config file: the client that reads it has the rule
+        fix = (
+            "switch them off the way the client that reads this file does, or drop server "
+            f"{t.tools[0].server}"
+        )
+    else:
+        fix = f"how {_label(s.client)} switches single tools off is not on record here; {drop}"
     return (
         f"{s.label}: {counted(len(t.tools), 'tool')} ({names}) are "
         f"{thousands(t.recoverable_tokens)} tokens; fix: {fix}."
