@@ -162,3 +162,11 @@ def test_each_rule_in_the_page_bites_on_a_capture_that_crosses_it(
 ) -> None:
     presentation = next(c.presentation for c in CLIENTS if c.name == client)
     _crosses(client, presentation, row)
+
+
+def test_every_rows_kind_is_a_rule_kind() -> None:
+    from mcpcost.configs.clients.rules_doc import RuleKind
+
+    kinds = {row.kind for _, row in ROWS}
+    assert all(isinstance(k, RuleKind) for k in kinds)
+    assert {RuleKind.DEFERRAL, RuleKind.TOOL_FILTER} <= kinds

@@ -363,3 +363,19 @@ def test_the_registrys_status_message_and_post_install_steps_are_recorded() -> N
         **old.details,
     }
     assert registry_entry_of(entries["io.github.s-new"])["postInstallInstructions"] == kept  # type: ignore[index]
+
+
+def test_slug_suffixes_are_words_of_enums_and_stable() -> None:
+    from mcpcost.core.spec import TransportName
+    from mcpcost.sweep.registry_packages import RegistryType
+    from mcpcost.sweep.registry_source import RecordKind, Seen
+
+    slugs = Seen().slugs
+    taken = [
+        slugs.take("io.x/y", RecordKind.REMOTE),
+        slugs.take("io.x/y", TransportName.SSE),
+        slugs.take("io.x/y", RegistryType.PYPI),
+        slugs.take("io.x/y", RecordKind.INACTIVE),
+        slugs.take("io.x/y", RecordKind.INACTIVE),
+    ]
+    assert taken == ["io.x-y", "io.x-y-sse", "io.x-y-pypi", "io.x-y-inactive", "io.x-y-2"]

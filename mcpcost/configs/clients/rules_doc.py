@@ -8,6 +8,8 @@ the repository differs from what the rules say.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from mcpcost.configs.clients.presentation import (
     DeferralRegime,
     HiddenTools,
@@ -42,17 +44,39 @@ Rule = (
 )
 
 
+class RuleKind(StrEnum):
+    """A rule's type, in the page's words (the table's first column)."""
+
+    MODEL_VISIBLE_NAME = "model-visible name"
+    NAME_LENGTH = "name length"
+    NAME_CHARACTERS = "name characters"
+    API_SHAPE = "API shape"
+    DESCRIPTION_LENGTH = "description length"
+    INSTRUCTIONS_LENGTH = "instructions length"
+    TOOL_COUNT = "tool count"
+    SCHEMA = "schema"
+    HIDDEN_TOOLS = "hidden tools"
+    DEFERRAL = "deferral"
+    TOOL_FILTER = "tool filter"
+
+
+TEXT_LENGTH = {
+    "description": RuleKind.DESCRIPTION_LENGTH,
+    "instructions": RuleKind.INSTRUCTIONS_LENGTH,
+}
+
+
 class RuleRow(Record, frozen=True, kw_only=True):
     """One rule as the page shows it; ``rule`` is the value it was made from."""
 
-    kind: str  # the rule's type, in the page's words
+    kind: RuleKind
     says: str
     then: str
     provenance: Provenance
     rule: Rule
 
 
-def _row(kind: str, says: str, then: str, rule: Rule) -> RuleRow:
+def _row(kind: RuleKind, says: str, then: str, rule: Rule) -> RuleRow:
     return RuleRow(kind=kind, says=says, then=then, provenance=rule.provenance, rule=rule)
 
 
@@ -74,7 +98,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     if p.name is not None:
         rows.append(
             _row(
-                "model-visible name",
+                RuleKind.MODEL_VISIBLE_NAME,
                 f"`{p.name.template}`; {p.name.rewrite}",
                 "renames" + (" (colliding names made unique)" if p.name.dedupes else ""),
                 p.name,
@@ -85,7 +109,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
         when = " (deferred tools only)" if limit.deferred_only else ""
         rows.append(
             _row(
-                "name length",
+                RuleKind.NAME_LENGTH,
                 f"{subject} at most {limit.max_length} characters{when}: {limit.rule}",
                 limit.effect,
                 limit,
@@ -94,7 +118,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     if p.name_pattern is not None:
         rows.append(
             _row(
-                "name characters",
+                RuleKind.NAME_CHARACTERS,
                 f"`{p.name_pattern.pattern}`: {p.name_pattern.rule}",
                 p.name_pattern.effect,
                 p.name_pattern,
@@ -103,7 +127,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     if p.projection is not None:
         rows.append(
             _row(
-                "API shape",
+                RuleKind.API_SHAPE,
                 f"{p.projection.shape}, the schema under `{p.projection.schema_key}`",
                 "drops "
                 + ", ".join(f"`{d}`" for d in p.projection.drops)
@@ -115,7 +139,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     for text in p.text_limits:
         rows.append(
             _row(
-                f"{text.subject} length",
+                TEXT_LENGTH[text.subject],
                 f"at most {text.max_chars:,} characters, then `{text.marker}`",
                 "cuts",
                 text,
@@ -124,7 +148,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     for cap in p.tool_limits:
         rows.append(
             _row(
-                "tool count",
+                RuleKind.TOOL_COUNT,
                 f"at most {cap.max_tools} tools per {cap.scope}: {cap.rule}",
                 cap.effect,
                 cap,
@@ -132,14 +156,21 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
         )
     for schema in p.schema_rules:
         rows.append(
-            _row("schema", f"{', '.join(schema.keywords)}: {schema.rule}", schema.effect, schema)
+            _row(
+                RuleKind.SCHEMA,
+                f"{', '.join(schema.keywords)}: {schema.rule}",
+                schema.effect,
+                schema,
+            )
         )
     if p.hidden is not None:
-        rows.append(_row("hidden tools", p.hidden.rule, "hides", p.hidden))
+        rows.append(_row(RuleKind.HIDDEN_TOOLS, p.hidden.rule, "hides", p.hidden))
     if p.regime is not None:
-        rows.append(_row("deferral", _deferral(p.regime), "defers", p.regime))
+        rows.append(_row(RuleKind.DEFERRAL, _deferral(p.regime), "defers", p.regime))
     if p.tool_filter is not None:
-        rows.append(_row("tool filter", p.tool_filter.how, "(the remedy names it)", p.tool_filter))
+        rows.append(
+            _row(RuleKind.TOOL_FILTER, p.tool_filter.how, "(the remedy names it)", p.tool_filter)
+        )
     return rows
 
 
