@@ -7,6 +7,7 @@ a published tree (the ``serve`` extra: uvicorn and starlette).
 * ``on_demand``  one measurement per request, off the event loop, within those bounds
 * ``dataset``    the published tree's ``/data.json`` and per-server records
 * ``openapi``    the OpenAPI 3.1 document the app serves
+* ``site``       the pages: the measure page at ``/``, the published tree's files
 * ``app``        the ASGI app: routes, headers every answer carries, the access log
 * ``listener``   the listening socket and the run under uvicorn
 

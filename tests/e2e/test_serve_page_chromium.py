@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_sweep_dashboard_chromium import load_screenshot_module
+from tests.helpers.screenshots import load_screenshot_module
 from tests.helpers.serve_process import running_service
 from tests.servers.http_fixtures import serve_http
 

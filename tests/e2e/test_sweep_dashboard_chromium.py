@@ -4,7 +4,6 @@ messages, every measured server's row drawn whole inside the viewport, no sidewa
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,23 +13,12 @@ import pytest
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
 from mcpcost.sweep.publish import publish
-from tests.helpers.paths import ROOT
+from tests.helpers.screenshots import load_screenshot_module
 from tests.helpers.sweep_sites import (
     CATALOG,
     reference_site,
     site_fixture,  # noqa: F401  (the fixture)
 )
-
-
-def load_screenshot_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "shot", ROOT / "scripts" / "dashboard_screenshot.py"
-    )
-    assert spec is not None and spec.loader is not None
-    shot = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(shot)
-    return shot
-
 
 ROW_PARTS = (".bars .row .name", ".bars .row .val", ".bars .row .lab", ".bars .row .fill")
 TOP_DATE = ".meta b"
