@@ -300,7 +300,7 @@ def registry_details(official: Mapping[str, Any]) -> dict[str, Any]:
 
 class Seen:
     """What stays the same across the pages of one registry read as a stream: the slugs taken
-    (``listing_from``'s ``seen``) and the deleted entries passed over."""
+    (``listing_from``'s ``seen``), so a slug is unique registry-wide."""
 
     def __init__(self) -> None:
         self.slugs = _Slugs()
