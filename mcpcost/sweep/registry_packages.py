@@ -16,12 +16,18 @@ required argument (or variable) with neither is ``needs-config``, with what it n
 reason: it is never launched with a guess. An optional one with neither is left out.
 ``positional`` arguments are one word; ``named`` ones are two, the name then the value. An OCI
 entry's runtime arguments reach ``docker run`` on the host's engine, so only ``-e``/``--env``
-pass; any other docker option is ``other``.
+pass; any other docker option is ``other``. An npm or PyPI entry's runtime arguments reach
+``npx``/``uvx`` before the package, so only the runner flags that change neither the package,
+its version, its index nor the runner's configuration pass (``RUNNER_FLAGS``): anything else
+(``--registry``, ``--index-url``, ``--from``, ``--with``, ``--python``, ``--``, a value after a
+flag) is ``other``, with the word in the reason. Package arguments come after the package,
+where both runners hand every word to the server.
 
 Environment variables take their fixed ``value`` or ``default``; a required one without either
 gets the methodology's dummy value (``core.redact.DUMMY_VALUE``), as catalog entries do; an optional
-one without either is not set. Names that change how the launcher itself runs (``PATH``,
-``NODE_OPTIONS``, ``LD_PRELOAD``, ...) are never set from a registry entry.
+one without either is not set. Only the names ``sweep.server_variables`` allows a server are set
+(an allow rule); ``PATH``, ``NODE_OPTIONS``, ``LD_PRELOAD``, proxies, TLS switches, ``XDG_*``
+and the container client's ``DOCKER_*`` never are.
 
 Everything here is the registry's text, so it is hostile: identifiers and versions must look
 like package names and versions (a leading ``-`` would be read as an option by the launcher), no
@@ -39,33 +45,21 @@ from mcpcost.core.record import Record, field
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.sweep.catalog import ENV_NAME_RE
+from mcpcost.sweep.server_variables import server_may_be_given
 
 MAX_ARGUMENTS = 64
 MAX_VALUE_CHARS = 4096
 MAX_ENV = 64
 SHOWN_CHARS = 80  # registry text quoted in a note
 SUPPORTED_TYPES = ("npm", "pypi", "oci")
-# Variables that decide how npx, uvx, node, python or the dynamic loader run, not what the
-# server is configured to do: an entry setting them could change what is launched.
-LAUNCHER_ENV = frozenset(
-    {
-        "PATH",
-        "HOME",
-        "NODE_OPTIONS",
-        "NODE_PATH",
-        "NPM_CONFIG_REGISTRY",
-        "PYTHONPATH",
-        "PYTHONHOME",
-        "PYTHONSTARTUP",
-        "UV_INDEX_URL",
-        "UV_EXTRA_INDEX_URL",
-        "UV_DEFAULT_INDEX",
-        "UV_INDEX",
-        "PIP_INDEX_URL",
-        "DOCKER_HOST",
-    }
-)
-LAUNCHER_ENV_PREFIXES = ("LD_", "DYLD_", "NPM_CONFIG_", "UV_", "PIP_")
+# The runner options an npm or PyPI entry's runtime arguments may hold: each changes only how
+# much the runner prints or that it asks no question, never the package, its version, the index
+# it comes from, the interpreter or the runner's configuration; each is one word (a value after
+# it would be read as the package to run).
+RUNNER_FLAGS = {
+    "npm": frozenset({"-y", "--yes", "--quiet", "--silent"}),
+    "pypi": frozenset({"-q", "--quiet", "--no-progress"}),
+}
 DOCKER_ENV_OPTIONS = ("-e", "--env")
 _NPM_NAME = LazyPattern(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
 _PYPI_NAME = LazyPattern(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
@@ -204,12 +198,6 @@ def _arguments(items: Any, where: str) -> list[str]:
     return words
 
 
-def is_launcher_env(name: str) -> bool:
-    """True for a variable that changes how the launcher runs (never set from a registry)."""
-    upper = name.upper()
-    return upper in LAUNCHER_ENV or upper.startswith(LAUNCHER_ENV_PREFIXES)
-
-
 def _environment(items: Any) -> tuple[list[str], dict[str, str]]:
     """Names to set and the values that are not the dummy."""
     if items is None:
@@ -226,7 +214,7 @@ def _environment(items: Any) -> tuple[list[str], dict[str, str]]:
         if not name or not ENV_NAME_RE.match(name):
             shown = None if name is None else _shown(name)
             raise _Refused(f"environment variable name {shown!r} is not a variable name")
-        if is_launcher_env(name) or name in names:
+        if not server_may_be_given(name) or name in names:
             continue
         given = _given(var)
         what = f"environment variable {name}"
@@ -262,6 +250,20 @@ def _check_identifier(registry_type: str, identifier: str, version: str | None) 
         raise _Refused(f"{registry_type} identifier {_shown(identifier)!r} is not a package name")
     if version is not None and not _VERSION.match(version):
         raise _Refused(f"version {_shown(version)!r} is not a version")
+
+
+def _check_runner_options(registry_type: str, words: Sequence[str]) -> None:
+    """An npm or PyPI entry's runtime arguments go to ``npx``/``uvx`` before the package, where
+    ``--registry``, ``--index-url``, ``--from``, ``--with``, ``--package``, ``--python``, a
+    ``--`` or a second package would change what runs: only ``RUNNER_FLAGS`` pass."""
+    allowed = RUNNER_FLAGS[registry_type]
+    for word in words:
+        if word not in allowed:
+            runner = "npx" if registry_type == "npm" else "uvx"
+            raise _Refused(
+                f"runtime argument {_shown(word)[:40]!r} is not run from a registry entry "
+                f"({runner} takes only {', '.join(sorted(allowed))} from one)"
+            )
 
 
 def _check_docker_options(words: Sequence[str]) -> None:
@@ -306,6 +308,8 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
         env, env_values = _environment(pkg.get("environmentVariables"))
         if registry_type == "oci":
             _check_docker_options(runtime)
+        else:
+            _check_runner_options(registry_type, runtime)
     except _Needs as need:
         return NotLaunched(Status.NEEDS_CONFIG, f"needs {need.what}; no default to launch with")
     except _Refused as refused:

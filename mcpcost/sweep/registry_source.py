@@ -33,6 +33,7 @@ import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
+from mcpcost.core.names import name_problem
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.record import Record
@@ -200,19 +201,24 @@ def slugify(text: str) -> str:
 
 
 class _Slugs:
-    """Stable unique slugs: the entry's name, then ``name-<kind>``, then ``name-<n>``."""
+    """Stable unique slugs: the entry's name, then ``name-<kind>``, then ``name-<n>``; a name
+    the published tree keeps for itself (``core.names.RESERVED_NAMES``) is never one."""
 
     def __init__(self) -> None:
         self.taken: set[str] = set()
 
     def take(self, name: str, kind: str) -> str:
         base = slugify(name)
-        slug = base if base not in self.taken else f"{base}-{kind}"
+        slug = base if self._free(base) else f"{base}-{kind}"
         n = 2
-        while slug in self.taken:
+        while not self._free(slug):
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
         return slug
+
+    def _free(self, slug: str) -> bool:
+        """Not taken, and a name a result may have (never one of the tree's own files)."""
+        return slug not in self.taken and name_problem(slug) is None
 
 
 def fill_url(remote: dict[str, Any], url: str) -> tuple[str | None, str]:
