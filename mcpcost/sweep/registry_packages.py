@@ -16,7 +16,9 @@ required argument (or variable) with neither is ``needs-config``, with what it n
 reason: it is never launched with a guess. An optional one with neither is left out.
 ``positional`` arguments are one word; ``named`` ones are two, the name then the value. An OCI
 entry's runtime arguments reach ``docker run`` on the host's engine, so only ``-e``/``--env``
-pass; any other docker option is ``other``. An npm or PyPI entry's runtime arguments reach
+pass; any other docker option is ``other``. An image whose registry host is an address
+(``169.254.169.254/x``, ``127.1/x``, ``localhost/x``) goes through the sweep's address policy
+(``runtime.addresses``) as a URL from the world does. An npm or PyPI entry's runtime arguments reach
 ``npx``/``uvx`` before the package, so only the runner flags that change neither the package,
 its version, its index nor the runner's configuration pass (``RUNNER_FLAGS``): anything else
 (``--registry``, ``--index-url``, ``--from``, ``--with``, ``--python``, ``--``, a value after a
@@ -44,6 +46,7 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
+from mcpcost.runtime.addresses import PUBLIC_ONLY, AddressPolicy, literal_address
 from mcpcost.sweep.catalog import ENV_NAME_RE
 from mcpcost.sweep.server_variables import server_may_be_given
 
@@ -266,6 +269,32 @@ def _check_runner_options(registry_type: str, words: Sequence[str]) -> None:
             )
 
 
+def image_registry_host(reference: str) -> str | None:
+    """The registry host an image reference names, or None for Docker Hub: as the engine reads
+    a reference, the first of two or more components when it holds a ``.`` or a ``:`` or is
+    ``localhost``."""
+    first, slash, _ = reference.partition("/")
+    if slash and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return None
+
+
+def _check_image_host(reference: str, policy: AddressPolicy) -> None:
+    """An image's registry host that is an address goes through the address policy, as a URL
+    from the world does: the engine would pull from this machine, the local network or a
+    cloud's metadata service."""
+    host = image_registry_host(reference)
+    address = None if host is None else literal_address(host)
+    if host is None or address is None:
+        return
+    kind = policy.refusal(address)
+    if kind is not None:
+        shown = address if host == address else f"{host} ({address})"
+        raise _Refused(
+            f"image registry {_shown(shown)} is a {kind} address, refused by the address policy"
+        )
+
+
 def _check_docker_options(words: Sequence[str]) -> None:
     """An OCI entry's runtime arguments go to ``docker run`` on the host's engine, so only
     environment options pass (``-e``/``--env``): a mount, a device or a privilege from a
@@ -282,8 +311,9 @@ def _check_docker_options(words: Sequence[str]) -> None:
         raise _Refused(f"docker option {word[:40]!r} is not run from a registry entry")
 
 
-def plan_package(package: Any) -> PackageLaunch | NotLaunched:
-    """The launch for one ``packages[]`` item, or why there is none."""
+def plan_package(package: Any, policy: AddressPolicy = PUBLIC_ONLY) -> PackageLaunch | NotLaunched:
+    """The launch for one ``packages[]`` item, or why there is none; ``policy`` is the address
+    policy an image's registry host must pass."""
     pkg = _obj(package)
     registry_type = _text(pkg.get("registryType")) or ""
     identifier = _text(pkg.get("identifier")) or ""
@@ -307,6 +337,7 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
         arguments = _arguments(pkg.get("packageArguments"), "packageArguments")
         env, env_values = _environment(pkg.get("environmentVariables"))
         if registry_type == "oci":
+            _check_image_host(identifier, policy)
             _check_docker_options(runtime)
         else:
             _check_runner_options(registry_type, runtime)
@@ -333,10 +364,12 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
     )
 
 
-def choose_package(packages: Sequence[Any]) -> PackageLaunch | NotLaunched | None:
+def choose_package(
+    packages: Sequence[Any], policy: AddressPolicy = PUBLIC_ONLY
+) -> PackageLaunch | NotLaunched | None:
     """The entry's first launchable package; else its first needs-config, else its first other
     (None when it lists no packages)."""
-    plans = [plan_package(p) for p in packages]
+    plans = [plan_package(p, policy) for p in packages]
     launchable = [p for p in plans if isinstance(p, PackageLaunch)]
     if launchable:
         return launchable[0]

@@ -41,6 +41,7 @@ from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.runtime.addresses import PUBLIC_ONLY, AddressPolicy
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
@@ -244,11 +245,13 @@ def fill_url(remote: dict[str, Any], url: str) -> tuple[str | None, str]:
 
 class Seen:
     """What the de-duplication remembers across the pages of one registry read as a stream:
-    the URLs measured and the slugs taken (``listing_from``'s ``seen``)."""
+    the URLs measured and the slugs taken (``listing_from``'s ``seen``), and the address policy
+    of the hosts entries name."""
 
-    def __init__(self) -> None:
+    def __init__(self, policy: AddressPolicy = PUBLIC_ONLY) -> None:
         self.urls: set[str] = set()
         self.slugs = _Slugs()
+        self.policy = policy  # what an OCI image's registry host must pass
 
 
 class _Collected:
@@ -261,6 +264,7 @@ class _Collected:
         self.recorded: list[RegistryRecord] = []
         self.seen_urls = seen.urls
         self.slugs = seen.slugs
+        self.policy = seen.policy
 
 
 def _collect_entry(server: dict[str, Any], registry_status: Any, out: _Collected) -> None:
@@ -308,7 +312,7 @@ def _collect_entry(server: dict[str, Any], registry_status: Any, out: _Collected
         slug = out.slugs.take(name, str(transport))
         out.remotes.append(RegistryRemote(slug, name, version, filled, transport, headers, repo))
     raw_packages = _list(server.get("packages"))
-    plan = choose_package(raw_packages)
+    plan = choose_package(raw_packages, out.policy)
     if isinstance(plan, PackageLaunch):
         slug = out.slugs.take(name, plan.registry_type)
         out.packages.append(RegistryPackage(slug, name, version, plan, repo))

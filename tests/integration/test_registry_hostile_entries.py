@@ -1,6 +1,7 @@
 """Hostile entries of a loopback registry (``serve_loopback_registry``) swept through the offline
 ``npx``/``uvx`` shims: an entry that names another index, another package or runner options is
-recorded ``other`` with the word in its reason and never launched, and an entry whose name slugs
+recorded ``other`` with the word in its reason and never launched, so is an image whose registry
+host is an internal address, and an entry whose name slugs
 to a file the published tree keeps is measured under another slug while the sweep publishes."""
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def sweep(
     with serve_loopback_registry(0, packages=items) as base:
         argv = [
             sys.executable, "-m", "mcpcost", "sweep", "--registry", base,
-            "--allow-private-addresses", "--out", str(tmp_path / "site"),
+            "--out", str(tmp_path / "site"),
             "--concurrency", "2", "--timeout", "30", *more,
         ]  # fmt: skip
         return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
@@ -67,6 +68,15 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
         item(name, packages=[npm(MEMORY, version, runtimeArguments=words)])
         for name, words in hostile.items()
     ]
+    # images from this machine or a cloud's metadata service (the sweep's policy: public only)
+    images = {
+        "io.example/loopback-image": "127.0.0.1/evil/server",
+        "io.example/imds": "169.254.169.254/x/y",
+    }
+    for name, image in images.items():
+        items.append(
+            item(name, packages=[{"registryType": "oci", "identifier": image, "version": "1"}])
+        )
     items.append(item("history.csv", packages=[npm(MEMORY, version)]))
     items.append(item("index", status="deprecated"))
     items.append(item("data.json", status="deleted"))
@@ -78,6 +88,10 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
         _, record = by_entry[name]
         assert record["status"] == "other"
         assert f"runtime argument {words[0]['value']!r}" in record["notes"]
+    for name in images:
+        _, record = by_entry[name]
+        assert record["status"] == "other"
+        assert "address, refused by the address policy" in record["notes"]
     # the one launch is the reserved-name entry's, exactly as its record names it
     launches = [json.loads(line) for line in (tmp_path / "launches.jsonl").read_text().splitlines()]
     assert {tuple(a) for a in launches} == {("npx", "-y", f"{MEMORY}@{version}")}

@@ -382,3 +382,41 @@ def test_variables_outside_the_allow_rule_are_never_set_for_any_launcher(name: s
         plan = launch(pkg)
         assert plan.env == ("API_KEY",) and name not in plan.env_values
         assert name not in plan.argv
+
+
+def oci(identifier: str) -> dict[str, Any]:
+    return {"registryType": "oci", "identifier": identifier, "version": "1"}
+
+
+@pytest.mark.parametrize(
+    ("identifier", "kind"),
+    [
+        ("169.254.169.254/evil/image", "cloud metadata"),
+        ("169.254.1.1/evil/image", "link-local"),
+        ("127.0.0.1/evil/image:2", "loopback"),
+        ("127.1/evil/image", "loopback"),
+        ("0x7f.1/evil/image", "loopback"),
+        ("localhost/evil/image", "loopback"),
+        ("registry.localhost/evil/image", "loopback"),
+        ("10.0.0.5/evil/image", "private"),
+        ("192.168.1.1/evil/image", "private"),
+    ],
+)
+def test_an_image_from_an_internal_address_is_refused_by_the_address_policy(
+    identifier: str, kind: str
+) -> None:
+    plan = refused(oci(identifier))
+    assert plan.status is Status.OTHER
+    assert f"is a {kind} address, refused by the address policy" in plan.reason
+
+
+def test_private_image_hosts_pass_only_when_the_policy_allows_them_and_metadata_never() -> None:
+    from mcpcost.runtime.addresses import AddressPolicy
+
+    private = AddressPolicy(allow_private=True)
+    assert isinstance(plan_package(oci("127.0.0.1/a/b"), private), PackageLaunch)
+    assert isinstance(plan_package(oci("10.0.0.5/a/b"), private), PackageLaunch)
+    assert isinstance(plan_package(oci("169.254.169.254/a/b"), private), NotLaunched)
+    # names are left to the engine's resolver; Docker Hub's short forms name no host
+    for public in ("ghcr.io/a/b", "a/b", "b", "8.8.8.8/a/b"):
+        assert isinstance(plan_package(oci(public)), PackageLaunch), public
