@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.paths import ROOT
-from tests.servers.package_entries import installed_npm, item, npm, write_shims
+from tests.servers.package_entries import installed_npm, item, npm, pypi, write_shims
 from tests.servers.registry import real_server_missing, serve_loopback_registry
 
 MEMORY = "@modelcontextprotocol/server-memory"
@@ -68,6 +68,12 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
         item(name, packages=[npm(MEMORY, version, runtimeArguments=words)])
         for name, words in hostile.items()
     ]
+    items.append(
+        item(
+            "io.example/other-index",
+            packages=[pypi("mcp-server-time", "1.0", runtimeArguments=positional("--with", "x"))],
+        )
+    )
     # images from this machine or a cloud's metadata service (the sweep's policy: public only)
     images = {
         "io.example/loopback-image": "127.0.0.1/evil/server",
@@ -77,7 +83,19 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
         items.append(
             item(name, packages=[{"registryType": "oci", "identifier": image, "version": "1"}])
         )
-    items.append(item("history.csv", packages=[npm(MEMORY, version)]))
+    # the one entry launched also names variables for the launcher, not the server
+    launcher_env = [
+        "HTTPS_PROXY",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "SSL_CERT_FILE",
+        "XDG_CONFIG_HOME",
+    ]
+    launcher_env += ["DOCKER_CONTEXT", "CONTAINER_HOST", "npm_config_registry"]
+    variables = [{"name": n, "default": "http://127.0.0.1:9/"} for n in launcher_env]
+    variables.append({"name": "MEMORY_FILE_PATH", "default": str(tmp_path / "memory.json")})
+    items.append(
+        item("history.csv", packages=[npm(MEMORY, version, environmentVariables=variables)])
+    )
     items.append(item("index", status="deprecated"))
     items.append(item("data.json", status="deleted"))
     done = sweep(tmp_path, items)
@@ -88,6 +106,8 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
         _, record = by_entry[name]
         assert record["status"] == "other"
         assert f"runtime argument {words[0]['value']!r}" in record["notes"]
+    _, record = by_entry["io.example/other-index"]
+    assert record["status"] == "other" and "runtime argument '--with'" in record["notes"]
     for name in images:
         _, record = by_entry[name]
         assert record["status"] == "other"
@@ -97,6 +117,7 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
     assert {tuple(a) for a in launches} == {("npx", "-y", f"{MEMORY}@{version}")}
     slug, record = by_entry["history.csv"]
     assert slug != "history.csv" and record["status"] == "measured"
+    assert record["envVarNames"] == ["MEMORY_FILE_PATH"]
     assert by_entry["index"][0] != "index" and by_entry["data.json"][0] != "data.json"
     # the tree's own files were published where they belong
     assert (site / "results" / "history.csv").is_file()
