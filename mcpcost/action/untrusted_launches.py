@@ -64,7 +64,7 @@ CREDENTIAL_WORDS = frozenset(
 )
 PACKAGE_MANAGER_PREFIXES = tuple(p for p in PASSTHROUGH_PREFIXES if p != "XDG_")
 _WORDS = LazyPattern(r"[A-Z0-9]+")
-_USERINFO = LazyPattern(r"(?<=://)[^/@\s]*@")
+_USERINFO = LazyPattern(r"(?<=://)[^/\s]*@")
 
 
 def is_package_manager_setting(name: str) -> bool:

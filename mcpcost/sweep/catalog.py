@@ -26,7 +26,6 @@ from mcpcost.core.spec import REMOTE_TRANSPORTS, ServerSpec, TransportName
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
-from mcpcost.sweep.server_variables import ALLOW_RULE, server_may_be_given
 
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
 ENV_NAME_RE = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -287,8 +286,6 @@ def _entry(
         for item in env_raw:
             if not isinstance(item, str) or not ENV_NAME_RE.match(item):
                 bad("env", f"has an invalid variable name {item!r}")
-            elif not server_may_be_given(item):
-                bad("env", f"names {item!r}, which a server is not given: use {ALLOW_RULE}")
             elif item not in env:
                 env.append(item)
     env_values_raw = values.get("envValues") or {}

@@ -1,6 +1,6 @@
-"""Which variables a catalog or registry entry may give its server. Pure.
+"""Which variables a registry entry may give its server. Pure.
 
-An entry's variables are set in the environment of the launcher (``npx``, ``uvx``, ``pipx``,
+An entry's variables are set in the environment of the launcher (``npx``, ``uvx``,
 ``docker``/``podman``), which hands them on to the server; so a variable the launcher, the
 runtime under it, the dynamic loader, a TLS library or the container client reads would change
 where the code comes from or how it runs, not what the server is configured to do. The rule is an
@@ -51,10 +51,3 @@ def server_may_be_given(name: str) -> bool:
     if "PROXY" in name.split("_"):
         return False
     return not name.startswith(RUNTIME_PREFIXES)
-
-
-ALLOW_RULE = (
-    "upper-case words joined by '_', outside the launchers' and runtimes' namespaces "
-    "(no NODE*, NPM_, UV_, PYTHON*, PIP*, DOCKER_, CONTAINER*, SSL_, XDG_, LD_..., "
-    "no PROXY word, not PATH, HOME or another shell variable)"
-)

@@ -85,7 +85,7 @@ CREDENTIALS = {
     "PIP_CLIENT_CERT": "/secrets/client.pem",
 }
 INDEXES = {
-    "PIP_INDEX_URL": "https://me:pip-pass@pypi.example/simple",
+    "PIP_INDEX_URL": "https://me:pip@pass@pypi.example/simple",
     "PIP_EXTRA_INDEX_URL": "https://a.example/simple https://me:extra-pass@b.example/simple",
     "UV_INDEX": "private=https://me:uv-pass@uv.example/simple",
     "NPM_CONFIG_REGISTRY": "https://me:npm-pass@registry.example/",

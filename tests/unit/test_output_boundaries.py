@@ -116,6 +116,15 @@ def test_cli_stream_neutralises_commands_split_across_writes() -> None:
     assert raw.getvalue() == " \\u003a:error::x\nok ##\\u005bgroup]y\n\\u003a:tail"
 
 
+def test_cli_stream_keeps_the_markdown_boundarys_joiners_and_escapes_a_values() -> None:
+    raw = io.StringIO()
+    stream = SafeStream(raw, ci_log=False)
+    stream.write(md_text("@octocat read\u200d_file\u200b") + "\n")
+    stream.finish()
+    # Markdown shows the value's escapes as written (its backslashes escaped in turn)
+    assert raw.getvalue() == "@" + ZWJ + "octocat read\\\\u200d\\_file\\\\u200b\n"
+
+
 def test_cli_stream_outside_ci_only_escapes() -> None:
     raw = io.StringIO()
     stream = SafeStream(raw, ci_log=False)
