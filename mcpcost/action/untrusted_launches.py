@@ -8,7 +8,8 @@ runs in that process nor in one that ever held those values:
 - the parent makes itself non-dumpable (``undumpable``), so another process of its uid without
   ``CAP_SYS_PTRACE`` cannot read ``/proc/<pid>/environ`` or its memory;
 - each local launch is measured by a fresh child (``python -m mcpcost.action.measure_child``)
-  started with a scrubbed environment (``child_environ``: no job variable, a private ``HOME``),
+  started with a scrubbed environment (``child_environ``: no job variable, no package-manager
+  credential, a private ``HOME``),
   which gets the spec on stdin and answers one measurement on stdout, read bounded;
 - as root (a container Action always is), the child runs as an unprivileged user (``nobody``)
   through ``setpriv``, with no supplementary groups and no new privileges: it cannot open the runner's file commands, the parent's
@@ -33,13 +34,14 @@ from typing import Any
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement
+from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.spec_wire import spec_to_json
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.processes import StartRefused, current_platform, start_tree, stop_tree
-from mcpcost.transports.stdio import safe_base_env
+from mcpcost.transports.stdio import PASSTHROUGH_PREFIXES, safe_base_env
 
 # Variables of the Action and of the runner: a config's ``${VAR}``/``${env:VAR}`` never resolves
 # to them and no server is given them, whatever a config names.
@@ -51,6 +53,52 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024  # one spec sent to the child
 CHILD_GRACE_S = 60.0  # beyond the measuring's own budget (3x timeout, with its retry)
 CHILD_STOP_GRACE_S = 2.0  # for what the child left in its session after answering
 _PR_SET_DUMPABLE = 4  # <linux/prctl.h>
+# Words that make a package manager's setting a credential (``NPM_CONFIG__AUTH``,
+# ``NPM_CONFIG__AUTHTOKEN``, ``UV_PUBLISH_TOKEN``, ``UV_INDEX_<NAME>_PASSWORD``,
+# ``YARN_NPM_AUTH_TOKEN``, ``BUN_AUTH_TOKEN``, npm's ``certfile``/``keyfile``...).
+CREDENTIAL_WORDS = frozenset(
+    {
+        *("AUTH", "AUTHTOKEN", "TOKEN", "PASSWORD", "PASSWD", "SECRET", "USERNAME"),
+        *("CREDENTIAL", "CREDENTIALS", "KEYFILE", "CERTFILE", "IDENT", "OTP"),
+    }
+)
+PACKAGE_MANAGER_PREFIXES = tuple(p for p in PASSTHROUGH_PREFIXES if p != "XDG_")
+_WORDS = LazyPattern(r"[A-Z0-9]+")
+_USERINFO = LazyPattern(r"(?<=://)[^/\s]*@")
+
+
+def is_package_manager_setting(name: str) -> bool:
+    """True for a variable of npm, pnpm, yarn, bun, uv or pip (in any case)."""
+    return name.upper().startswith(PACKAGE_MANAGER_PREFIXES)
+
+
+def is_package_manager_credential(name: str) -> bool:
+    """True for a package manager's setting that is a credential: one of ``CREDENTIAL_WORDS``
+    among its words, a client certificate, or npm's per-registry form (``//host/:_authToken``,
+    every setting of which is a credential or names one)."""
+    if not is_package_manager_setting(name):
+        return False
+    upper = name.upper()
+    if "//" in upper or "CLIENT_CERT" in upper:
+        return True
+    return any(word in CREDENTIAL_WORDS for word in _WORDS.findall(upper))
+
+
+def without_userinfo(value: str) -> str:
+    """Every URL in ``value`` without its ``user:password@`` (an index URL carrying its login)."""
+    return str(_USERINFO.sub("", value))
+
+
+def pull_request_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The step's variables a pull request's server may be given or name: none of the job's
+    (``is_job_variable``), no package-manager credential, and package-manager settings' URLs
+    without their userinfo (``PIP_INDEX_URL=https://user:pass@host/`` keeps only the index)."""
+    out: dict[str, str] = {}
+    for name, value in environ.items():
+        if is_job_variable(name) or is_package_manager_credential(name):
+            continue
+        out[name] = without_userinfo(value) if is_package_manager_setting(name) else value
+    return out
 
 
 def is_job_variable(name: str) -> bool:
@@ -59,17 +107,19 @@ def is_job_variable(name: str) -> bool:
 
 
 def config_environ(environ: Mapping[str, str]) -> dict[str, str]:
-    """The variables a pull request's config may reference: the step's, minus the job's own."""
-    return {k: v for k, v in environ.items() if not is_job_variable(k)}
+    """The variables a pull request's config may reference: the step's, minus the job's own and
+    the package managers' credentials (``pull_request_environ``)."""
+    return pull_request_environ(environ)
 
 
 def child_environ(
     environ: Mapping[str, str], *, home: str, python_path: str | None
 ) -> dict[str, str]:
     """The measuring child's whole environment: the base a server may inherit
-    (``safe_base_env``) without any job variable, a private ``HOME`` and ``TMPDIR``, and the
+    (``safe_base_env``) as ``pull_request_environ`` leaves it (no job variable, no
+    package-manager credential), a private ``HOME`` and ``TMPDIR``, and the
     ``PYTHONPATH`` the Action itself was started with (so the child imports the same code)."""
-    env = {k: v for k, v in safe_base_env(environ).items() if not is_job_variable(k)}
+    env = pull_request_environ(safe_base_env(environ))
     env["HOME"] = home
     env["TMPDIR"] = home
     env.pop("USER", None)

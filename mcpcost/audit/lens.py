@@ -26,6 +26,7 @@ from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.model_view import LensFinding, ModelTool, ModelView
 from mcpcost.configs.clients.presentation import (
     ApiShape,
+    Confidence,
     DeferralMode,
     DeferralRegime,
     Effect,
@@ -41,6 +42,7 @@ from mcpcost.configs.clients.presentation import (
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record
+from mcpcost.core.terminal import has_invisible, terminal_line
 from mcpcost.core.tokenizer import count_tokens
 
 __all__ = ["LensServer", "lens", "project", "schema_keywords"]
@@ -164,6 +166,31 @@ def _renamed(server: str, pairs: Sequence[tuple[str, str]], rule: ModelName) -> 
     )
 
 
+# Unicode's own definition of the characters a renderer shows as nothing (UAX #44), the same the
+# terminal, Markdown and HTML boundaries escape: a property of the name, whatever the client.
+INVISIBLE_SOURCE = Provenance(
+    source="https://www.unicode.org/reports/tr44/#Default_Ignorable_Code_Point",
+    date="2026-12-05",
+    confidence=Confidence.DOCUMENTED,
+)
+
+
+def _invisible(server: str, tool: str) -> LensFinding:
+    """A tool name that holds characters a person does not see (its escaped form as ``actual``)."""
+    return _finding(
+        FindingKind.NAME_INVISIBLE,
+        Effect.DISGUISES,
+        server,
+        tool,
+        "no zero-width, tag, default-ignorable or bidi characters",
+        terminal_line(tool),
+        "the name holds characters that display as nothing or reorder text: a person reading it "
+        "sees another name than the one the client and its model use",
+        "rename the tool with visible characters only; do not approve it as the name it looks like",
+        INVISIBLE_SOURCE,
+    )
+
+
 def _defers(
     regime: DeferralRegime | None, verdict: DeferralVerdict | None, tool_count: int
 ) -> tuple[bool, str]:
@@ -251,6 +278,8 @@ def lens(
         deferred = deferring and not server.always_load
         name = tool_name
         dropped = False
+        if has_invisible(tool_name):
+            findings.append(_invisible(server.name, tool_name))
         if p.name is not None:
             name = p.name.build(server.name, tool_name)
             plain = p.name.template.format(server=server.name, tool=tool_name)

@@ -32,6 +32,7 @@ _EFFECT_VERBS: dict[Effect, str] = {
     Effect.CUTS: "cuts",
     Effect.RENAMES: "renames",
     Effect.HIDES: "hides from the model",
+    Effect.DISGUISES: "shows as another name",
 }
 
 

@@ -1,8 +1,9 @@
 """The CLI's stdout and stderr, with the output boundary built in.
 
 ``main`` wraps both streams once, so no command can forget: every write is passed through
-``mcpcost.core.terminal.terminal_text`` (control characters, ANSI/OSC sequences and bidi controls
-shown escaped; ``\\n`` kept), and when ``GITHUB_ACTIONS`` is ``true`` every line through
+``mcpcost.core.terminal.document_text`` (control characters, ANSI/OSC sequences, bidi controls
+and invisible characters shown escaped; ``\\n`` and the Markdown boundary's zero-width joiners
+kept), and when ``GITHUB_ACTIONS`` is ``true`` every line through
 ``mcpcost.core.cilog.neutralize_workflow_commands`` (complete lines only: a partial line waits for
 its end, or for ``finish``). Commands still escape each untrusted value where they format it
 (``terminal_line``), so a value cannot forge a line break either; this is the net under them.
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from mcpcost.core.cilog import neutralize_workflow_commands
-from mcpcost.core.terminal import terminal_text
+from mcpcost.core.terminal import document_text
 
 
 def terminal_width(environ: Mapping[str, str], stream: Any, default: int) -> int:
@@ -44,7 +45,7 @@ class SafeStream:
         self._pending = ""
 
     def write(self, text: str) -> int:
-        safe = terminal_text(text)
+        safe = document_text(text)
         if self.ci_log:
             lines = (self._pending + safe).split("\n")
             self._pending = lines.pop()

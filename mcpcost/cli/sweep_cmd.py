@@ -27,6 +27,7 @@ from mcpcost.sweep.runner import PostCheck, SweepOptions, run_sweep
 from mcpcost.sweep.shard import parse_shard, select_shard
 
 if TYPE_CHECKING:
+    from mcpcost.runtime.addresses import AddressPolicy
     from mcpcost.sweep.registry_source import RegistryRecord, RegistryRemote
 
 T = TypeVar("T")
@@ -160,6 +161,7 @@ class RegistryFeed:
         only: frozenset[str] | None = None,
         keep_entries: bool,
         progress: Callable[[str], None],
+        policy: AddressPolicy | None = None,
     ) -> None:
         from mcpcost.sweep.registry_source import Seen
 
@@ -169,7 +171,7 @@ class RegistryFeed:
         self._only = only
         self._keep = keep_entries
         self._progress = progress
-        self._seen = Seen()
+        self._seen = Seen() if policy is None else Seen(policy)
         self.remotes: dict[str, RegistryRemote] = {}  # drawn, not yet pre-checked
         self.recorded: dict[str, RegistryRecord] = {}
         self.entries: list[CatalogEntry] = []
@@ -306,6 +308,7 @@ def _run(
             only=frozenset(n.strip() for n in args.only.split(",")) if args.only else None,
             keep_entries=not args.no_publish,
             progress=progress,
+            policy=policy,
         )
         # Required headers are an auth wall before anything is sent. An endpoint is asked for
         # its OAuth metadata only when its measurement was refused with 401 or 403: probing

@@ -8,11 +8,14 @@ Whatever the input, the output has no raw HTML (tags, comments, so no spoofed co
 link, image or autolink (``<...>``, ``https://``, ``www.``), no character entity (``&commat;``,
 ``&#64;``), no @mention or issue reference, and cannot break a table row or start a new line.
 
-* ``one_line``: line breaks and runs of white space folded to one space; control and bidi
-  characters shown escaped (``\\x1b``, ``\\u202e``) as on a terminal.
+* ``one_line``: line breaks and runs of white space folded to one space; control, bidi and
+  invisible characters (zero-width, tag characters, every Default_Ignorable_Code_Point) shown
+  escaped (``\\x1b``, ``\\u202e``, ``\\u200b``) as on a terminal, so a name with hidden characters
+  never reads as the name without them.
 * ``truncate``: at most ``limit`` characters, an ellipsis marking a cut, never ending on a lone
   backslash (which would escape the ellipsis or the cell's closing pipe).
-* ``escape_html``: ``&``, ``<``, ``>`` and quotes as entities.
+* ``escape_html``: ``&``, ``<``, ``>`` and quotes as entities, and the control, bidi and
+  invisible characters shown escaped (``\\u200b``) as on a terminal.
 * ``neutralize_mentions``: ``@name`` and ``#123`` broken with a zero-width joiner so GitHub links
   and notifies no one.
 * ``neutralize_urls``: a zero-width joiner after the scheme of ``http://``, ``https://`` and
@@ -30,7 +33,7 @@ link, image or autolink (``<...>``, ``https://``, ``www.``), no character entity
 from __future__ import annotations
 
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.terminal import terminal_line
+from mcpcost.core.terminal import terminal_line, terminal_text
 
 ELLIPSIS = "…"
 ZWJ = "\u200d"
@@ -67,8 +70,9 @@ def truncate(text: str, limit: int | None) -> str:
 
 
 def escape_html(text: str) -> str:
-    """HTML's five special characters as entities."""
-    return "".join(_HTML.get(c, c) for c in text)
+    """HTML's five special characters as entities; control, bidi and invisible characters
+    shown escaped (``mcpcost.core.terminal``), line breaks kept."""
+    return "".join(_HTML.get(c, c) for c in terminal_text(text))
 
 
 def neutralize_urls(text: str) -> str:

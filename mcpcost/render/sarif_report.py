@@ -122,6 +122,12 @@ LENS_RULES: Mapping[FindingKind, tuple[str, str]] = {
         "The tool is marked for the app only (MCP Apps): the client does not show it to its "
         "model, by design.",
     ),
+    FindingKind.NAME_INVISIBLE: (
+        "A tool's name holds characters that display as nothing",
+        "The tool's name holds zero-width, tag or other default-ignorable characters, or bidi "
+        "controls: a person reading it (an approval prompt, a tool list) sees another name "
+        "than the one the client and its model use.",
+    ),
 }
 
 

@@ -245,6 +245,25 @@ def resolve_allowed(
     return found
 
 
+def literal_address(host: str) -> str | None:
+    """The address a host names without any lookup, or None for a name to resolve: an IP
+    literal (bracketed IPv6 too), the short and hexadecimal IPv4 forms the system's resolver
+    accepts (``127.1``, ``0x7f.1``), and ``localhost`` (and ``*.localhost``) as loopback."""
+    name = host.strip("[]").rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return "127.0.0.1"
+    try:
+        return parse_address(name).compressed
+    except ValueError:
+        pass
+    if not name or not all(c in "0123456789abcdefx." for c in name):
+        return None
+    try:
+        return socket.inet_ntoa(socket.inet_aton(name))
+    except OSError:
+        return None
+
+
 def url_host_port(url: str) -> tuple[str, int]:
     """(host, port) of an http(s) URL; ValueError for another scheme or no host."""
     parts = urlsplit(url)

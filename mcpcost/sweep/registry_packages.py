@@ -16,12 +16,20 @@ required argument (or variable) with neither is ``needs-config``, with what it n
 reason: it is never launched with a guess. An optional one with neither is left out.
 ``positional`` arguments are one word; ``named`` ones are two, the name then the value. An OCI
 entry's runtime arguments reach ``docker run`` on the host's engine, so only ``-e``/``--env``
-pass; any other docker option is ``other``.
+pass; any other docker option is ``other``. An image whose registry host is an address
+(``169.254.169.254/x``, ``127.1/x``, ``localhost/x``) goes through the sweep's address policy
+(``runtime.addresses``) as a URL from the world does. An npm or PyPI entry's runtime arguments reach
+``npx``/``uvx`` before the package, so only the runner flags that change neither the package,
+its version, its index nor the runner's configuration pass (``RUNNER_FLAGS``): anything else
+(``--registry``, ``--index-url``, ``--from``, ``--with``, ``--python``, ``--``, a value after a
+flag) is ``other``, with the word in the reason. Package arguments come after the package,
+where both runners hand every word to the server.
 
 Environment variables take their fixed ``value`` or ``default``; a required one without either
 gets the methodology's dummy value (``core.redact.DUMMY_VALUE``), as catalog entries do; an optional
-one without either is not set. Names that change how the launcher itself runs (``PATH``,
-``NODE_OPTIONS``, ``LD_PRELOAD``, ...) are never set from a registry entry.
+one without either is not set. Only the names ``sweep.server_variables`` allows a server are set
+(an allow rule); ``PATH``, ``NODE_OPTIONS``, ``LD_PRELOAD``, proxies, TLS switches, ``XDG_*``
+and the container client's ``DOCKER_*`` never are.
 
 Everything here is the registry's text, so it is hostile: identifiers and versions must look
 like package names and versions (a leading ``-`` would be read as an option by the launcher), no
@@ -39,7 +47,9 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import Record, field
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
+from mcpcost.runtime.addresses import PUBLIC_ONLY, AddressPolicy, literal_address
 from mcpcost.sweep.catalog import ENV_NAME_RE
+from mcpcost.sweep.server_variables import server_may_be_given
 
 MAX_ARGUMENTS = 64
 MAX_VALUE_CHARS = 4096
@@ -56,27 +66,14 @@ class RegistryType(StrEnum):
 
 
 SUPPORTED_TYPES = tuple(RegistryType)
-# Variables that decide how npx, uvx, node, python or the dynamic loader run, not what the
-# server is configured to do: an entry setting them could change what is launched.
-LAUNCHER_ENV = frozenset(
-    {
-        "PATH",
-        "HOME",
-        "NODE_OPTIONS",
-        "NODE_PATH",
-        "NPM_CONFIG_REGISTRY",
-        "PYTHONPATH",
-        "PYTHONHOME",
-        "PYTHONSTARTUP",
-        "UV_INDEX_URL",
-        "UV_EXTRA_INDEX_URL",
-        "UV_DEFAULT_INDEX",
-        "UV_INDEX",
-        "PIP_INDEX_URL",
-        "DOCKER_HOST",
-    }
-)
-LAUNCHER_ENV_PREFIXES = ("LD_", "DYLD_", "NPM_CONFIG_", "UV_", "PIP_")
+# The runner options an npm or PyPI entry's runtime arguments may hold: each changes only how
+# much the runner prints or that it asks no question, never the package, its version, the index
+# it comes from, the interpreter or the runner's configuration; each is one word (a value after
+# it would be read as the package to run).
+RUNNER_FLAGS = {
+    RegistryType.NPM: frozenset({"-y", "--yes", "--quiet", "--silent"}),
+    RegistryType.PYPI: frozenset({"-q", "--quiet", "--no-progress"}),
+}
 DOCKER_ENV_OPTIONS = ("-e", "--env")
 _NPM_NAME = LazyPattern(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
 _PYPI_NAME = LazyPattern(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
@@ -215,12 +212,6 @@ def _arguments(items: Any, where: str) -> list[str]:
     return words
 
 
-def is_launcher_env(name: str) -> bool:
-    """True for a variable that changes how the launcher runs (never set from a registry)."""
-    upper = name.upper()
-    return upper in LAUNCHER_ENV or upper.startswith(LAUNCHER_ENV_PREFIXES)
-
-
 def _environment(items: Any) -> tuple[list[str], dict[str, str]]:
     """Names to set and the values that are not the dummy."""
     if items is None:
@@ -237,7 +228,7 @@ def _environment(items: Any) -> tuple[list[str], dict[str, str]]:
         if not name or not ENV_NAME_RE.match(name):
             shown = None if name is None else _shown(name)
             raise _Refused(f"environment variable name {shown!r} is not a variable name")
-        if is_launcher_env(name) or name in names:
+        if not server_may_be_given(name) or name in names:
             continue
         given = _given(var)
         what = f"environment variable {name}"
@@ -279,6 +270,46 @@ def _check_identifier(registry_type: RegistryType, identifier: str, version: str
         raise _Refused(f"version {_shown(version)!r} is not a version")
 
 
+def _check_runner_options(registry_type: RegistryType, words: Sequence[str]) -> None:
+    """An npm or PyPI entry's runtime arguments go to ``npx``/``uvx`` before the package, where
+    ``--registry``, ``--index-url``, ``--from``, ``--with``, ``--package``, ``--python``, a
+    ``--`` or a second package would change what runs: only ``RUNNER_FLAGS`` pass."""
+    allowed = RUNNER_FLAGS[registry_type]
+    for word in words:
+        if word not in allowed:
+            runner = "npx" if registry_type is RegistryType.NPM else "uvx"
+            raise _Refused(
+                f"runtime argument {_shown(word)[:40]!r} is not run from a registry entry "
+                f"({runner} takes only {', '.join(sorted(allowed))} from one)"
+            )
+
+
+def image_registry_host(reference: str) -> str | None:
+    """The registry host an image reference names, or None for Docker Hub: as the engine reads
+    a reference, the first of two or more components when it holds a ``.`` or a ``:`` or is
+    ``localhost``."""
+    first, slash, _ = reference.partition("/")
+    if slash and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return None
+
+
+def _check_image_host(reference: str, policy: AddressPolicy) -> None:
+    """An image's registry host that is an address goes through the address policy, as a URL
+    from the world does: the engine would pull from this machine, the local network or a
+    cloud's metadata service."""
+    host = image_registry_host(reference)
+    address = None if host is None else literal_address(host)
+    if host is None or address is None:
+        return
+    kind = policy.refusal(address)
+    if kind is not None:
+        shown = address if host == address else f"{host} ({address})"
+        raise _Refused(
+            f"image registry {_shown(shown)} is a {kind} address, refused by the address policy"
+        )
+
+
 def _check_docker_options(words: Sequence[str]) -> None:
     """An OCI entry's runtime arguments go to ``docker run`` on the host's engine, so only
     environment options pass (``-e``/``--env``): a mount, a device or a privilege from a
@@ -295,8 +326,9 @@ def _check_docker_options(words: Sequence[str]) -> None:
         raise _Refused(f"docker option {word[:40]!r} is not run from a registry entry")
 
 
-def plan_package(package: Any) -> PackageLaunch | NotLaunched:
-    """The launch for one ``packages[]`` item, or why there is none."""
+def plan_package(package: Any, policy: AddressPolicy = PUBLIC_ONLY) -> PackageLaunch | NotLaunched:
+    """The launch for one ``packages[]`` item, or why there is none; ``policy`` is the address
+    policy an image's registry host must pass."""
     pkg = _obj(package)
     written = _text(pkg.get("registryType")) or ""
     identifier = _text(pkg.get("identifier")) or ""
@@ -321,7 +353,10 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
         arguments = _arguments(pkg.get("packageArguments"), "packageArguments")
         env, env_values = _environment(pkg.get("environmentVariables"))
         if registry_type is RegistryType.OCI:
+            _check_image_host(identifier, policy)
             _check_docker_options(runtime)
+        else:
+            _check_runner_options(registry_type, runtime)
     except _Needs as need:
         return NotLaunched(Status.NEEDS_CONFIG, f"needs {need.what}; no default to launch with")
     except _Refused as refused:
@@ -345,10 +380,12 @@ def plan_package(package: Any) -> PackageLaunch | NotLaunched:
     )
 
 
-def choose_package(packages: Sequence[Any]) -> PackageLaunch | NotLaunched | None:
+def choose_package(
+    packages: Sequence[Any], policy: AddressPolicy = PUBLIC_ONLY
+) -> PackageLaunch | NotLaunched | None:
     """The entry's first launchable package; else its first needs-config, else its first other
     (None when it lists no packages)."""
-    plans = [plan_package(p) for p in packages]
+    plans = [plan_package(p, policy) for p in packages]
     launchable = [p for p in plans if isinstance(p, PackageLaunch)]
     if launchable:
         return launchable[0]

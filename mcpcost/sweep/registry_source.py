@@ -44,6 +44,7 @@ import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
+from mcpcost.core.names import name_problem
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.record import Record, field
@@ -51,6 +52,7 @@ from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.runtime.addresses import PUBLIC_ONLY, AddressPolicy
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
@@ -236,19 +238,24 @@ SlugKind = RecordKind | TransportName | RegistryType
 
 
 class _Slugs:
-    """Stable unique slugs: the entry's name, then ``name-<kind>``, then ``name-<n>``."""
+    """Stable unique slugs: the entry's name, then ``name-<kind>``, then ``name-<n>``; a name
+    the published tree keeps for itself (``core.names.RESERVED_NAMES``) is never one."""
 
     def __init__(self) -> None:
         self.taken: set[str] = set()
 
     def take(self, name: str, kind: SlugKind) -> str:
         base = slugify(name)
-        slug = base if base not in self.taken else f"{base}-{kind}"
+        slug = base if self._free(base) else f"{base}-{kind}"
         n = 2
-        while slug in self.taken:
+        while not self._free(slug):
             slug, n = f"{base}-{n}", n + 1
         self.taken.add(slug)
         return slug
+
+    def _free(self, slug: str) -> bool:
+        """Not taken, and a name a result may have (never one of the tree's own files)."""
+        return slug not in self.taken and name_problem(slug) is None
 
 
 def url_variables(url: str) -> list[str]:
@@ -300,10 +307,12 @@ def registry_details(official: Mapping[str, Any]) -> dict[str, Any]:
 
 class Seen:
     """What stays the same across the pages of one registry read as a stream: the slugs taken
-    (``listing_from``'s ``seen``), so a slug is unique registry-wide."""
+    (``listing_from``'s ``seen``), so a slug is unique registry-wide, and the address policy of
+    the hosts entries name."""
 
-    def __init__(self) -> None:
+    def __init__(self, policy: AddressPolicy = PUBLIC_ONLY) -> None:
         self.slugs = _Slugs()
+        self.policy = policy  # what an OCI image's registry host must pass
 
 
 class _Collected:
@@ -316,6 +325,7 @@ class _Collected:
         self.recorded: list[RegistryRecord] = []
         self.deleted = 0
         self.slugs = seen.slugs
+        self.policy = seen.policy
 
 
 def _collect_entry(server: dict[str, Any], official: Mapping[str, Any], out: _Collected) -> None:
@@ -390,13 +400,13 @@ def _collect_entry(server: dict[str, Any], official: Mapping[str, Any], out: _Co
             RegistryRemote(slug, name, version, url, transport, headers, repo, details=details)
         )
     raw_packages = _list(server.get("packages"))
-    plan = choose_package(raw_packages)
+    plan = choose_package(raw_packages, out.policy)
     if plan is None:
         if not raw_remotes:
             why = "the entry lists no remotes and no packages"
             record(RecordKind.ENTRY, Status.OTHER, why, name)
         return
-    chosen = next(p for p in raw_packages if plan_package(p) == plan)
+    chosen = next(p for p in raw_packages if plan_package(p, out.policy) == plan)
     instructions = post_install_instructions(chosen)
     more = {"postInstallInstructions": instructions} if instructions else {}
     if isinstance(plan, PackageLaunch):

@@ -98,12 +98,17 @@ def test_a_pull_requests_server_reaches_no_credential_and_no_runner_file(
         },
     )
     proc_file = thief(sim, writes, envFile="/proc/self/environ")
-    head_servers = {**base_servers, "named": named, "procfile": proc_file}
+    # one that names a package manager's credential the step holds
+    publisher = thief(sim, writes, env={"E": "${env:UV_PUBLISH_TOKEN}"})
+    head_servers = {**base_servers, "named": named, "procfile": proc_file, "publisher": publisher}
     (sim.repo / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": head_servers}))
     git(sim.repo, "commit", "-q", "-am", "head")
     head = git(sim.repo, "rev-parse", "HEAD")
     environ = {name: str(path) for name, path in files.items()}
     environ.update(ACTIONS_RUNTIME_TOKEN=RUNTIME_TOKEN, RUNNER_TEMP=str(sim.tmp))
+    # the step's package-manager credentials (the thief counts values holding the token)
+    environ.update(NPM_CONFIG__AUTHTOKEN=RUNTIME_TOKEN, UV_PUBLISH_TOKEN=RUNTIME_TOKEN)
+    environ["PIP_INDEX_URL"] = f"https://me:{RUNTIME_TOKEN}@pypi.example/simple"
     code, log, _, summary_text = sim.run_with(
         "pull_request",
         pr_payload(41, base, head),
@@ -118,10 +123,13 @@ def test_a_pull_requests_server_reaches_no_credential_and_no_runner_file(
     measured = {s["name"]: s for s in config["servers"]}
     assert set(measured) == {"thief", "procfile"}, audit[:2000]
     # the job's variables never resolve: the server naming them is not launched with them
-    (skipped,) = config["skipped"]
-    assert skipped["name"] == "named", skipped
+    skipped_by_name = {s["name"]: s for s in config["skipped"]}
+    assert set(skipped_by_name) == {"named", "publisher"}, config["skipped"]
+    skipped = skipped_by_name["named"]
     names = ("INPUT_GITHUB-TOKEN", "ACTIONS_RUNTIME_TOKEN", "GITHUB_ENV", "RUNNER_TEMP")
     assert {f"${{env:{n}}}" for n in names} <= set(skipped["unresolved"]), skipped
+    # nor do the package managers' credentials
+    assert skipped_by_name["publisher"]["unresolved"] == ["${env:UV_PUBLISH_TOKEN}"]
     for name, server in measured.items():
         assert server["status"] == "measured", (name, server)
     every_output = "\n".join(

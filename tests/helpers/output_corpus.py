@@ -14,7 +14,7 @@ import cmarkgfm
 from cmarkgfm.cmark import Options
 
 from mcpcost.core.cilog import is_workflow_command
-from mcpcost.core.terminal import is_unsafe
+from mcpcost.core.terminal import ZERO_WIDTH_JOINER, is_unsafe
 
 CASES: dict[str, str] = {
     "ansi-colour": "\x1b[31mred\x1b[0m",
@@ -55,8 +55,9 @@ def names() -> list[str]:
 
 
 def terminal_violations(text: str) -> list[str]:
-    """Characters a terminal sink printed raw that it must escape (all but ``\\n``)."""
-    return sorted({repr(c) for c in text if c != "\n" and is_unsafe(c)})
+    """Characters a terminal sink printed raw that it must escape (all but ``\\n``, and the
+    zero-width joiner the Markdown boundary itself puts in a document)."""
+    return sorted({repr(c) for c in text if c not in ("\n", ZERO_WIDTH_JOINER) and is_unsafe(c)})
 
 
 def ci_log_violations(text: str) -> list[str]:

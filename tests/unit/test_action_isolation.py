@@ -67,3 +67,38 @@ def test_a_spec_crosses_to_the_child_whole() -> None:
     back = spec_from_json(spec_to_json(spec))
     assert back == spec and back.secrets == ("v",) and back.launch_command == "node x.js"
     assert back.public_env == ("K",)
+
+
+CREDENTIALS = {
+    "NPM_CONFIG__AUTH": "dXNlcjpwYXNz",
+    "NPM_CONFIG__AUTHTOKEN": "npm_secret",
+    "npm_config__authToken": "npm_secret2",
+    "NPM_CONFIG_//registry.example/:_authToken": "npm_secret3",
+    "npm_config_//registry.example/:_password": "cGFzcw==",
+    "UV_PUBLISH_TOKEN": "pypi-secret",
+    "UV_PUBLISH_PASSWORD": "pw",
+    "UV_INDEX_PRIVATE_PASSWORD": "pw2",
+    "UV_INDEX_PRIVATE_USERNAME": "me",
+    "YARN_NPM_AUTH_TOKEN": "yarn_secret",
+    "YARN_NPM_AUTH_IDENT": "me:pw",
+    "BUN_AUTH_TOKEN": "bun_secret",
+    "PIP_CLIENT_CERT": "/secrets/client.pem",
+}
+INDEXES = {
+    "PIP_INDEX_URL": "https://me:pip@pass@pypi.example/simple",
+    "PIP_EXTRA_INDEX_URL": "https://a.example/simple https://me:extra-pass@b.example/simple",
+    "UV_INDEX": "private=https://me:uv-pass@uv.example/simple",
+    "NPM_CONFIG_REGISTRY": "https://me:npm-pass@registry.example/",
+}
+
+
+def test_a_pull_requests_server_gets_no_package_manager_credential() -> None:
+    step = {**STEP, **CREDENTIALS, **INDEXES, "PIP_CERT": "/ca.pem", "UV_NATIVE_TLS": "1"}
+    for env in (config_environ(step), child_environ(step, home="/h", python_path=None)):
+        assert not set(CREDENTIALS) & set(env), env
+        assert env["PIP_INDEX_URL"] == "https://pypi.example/simple"
+        assert env["PIP_EXTRA_INDEX_URL"] == "https://a.example/simple https://b.example/simple"
+        assert env["UV_INDEX"] == "private=https://uv.example/simple"
+        assert env["NPM_CONFIG_REGISTRY"] == "https://registry.example/"
+        assert env["PIP_CERT"] == "/ca.pem" and env["UV_NATIVE_TLS"] == "1"
+        assert not any("pass" in v for v in env.values()), env

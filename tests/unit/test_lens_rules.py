@@ -433,3 +433,21 @@ def test_claude_desktop_refuses_a_dotted_or_long_tool_name() -> None:
         (FindingKind.NAME_INVALID, Effect.REJECTS, "m" * 65),
     ]
     assert all(f.confidence == "reported" for f in v.findings)
+
+
+# --------------------------------------------------------------------------- every client
+
+
+def test_every_client_reports_a_tool_name_with_invisible_characters() -> None:
+    from mcpcost.configs.clients.registry import KNOWN_CLIENTS
+
+    tagged = "read_file" + "".join(chr(0xE0000 + ord(c)) for c in "rm")
+    names = ["read\u200bfile", "read_file\u2060", tagged, "list\u202eelif", "plain_name"]
+    for client in KNOWN_CLIENTS:
+        v = view(client, one("files", *(tool(n) for n in names)), shell=UPFRONT)
+        found = [f for f in v.findings if f.kind is FindingKind.NAME_INVISIBLE]
+        assert sorted(str(f.tool) for f in found) == sorted(names[:4]), client
+        assert {f.effect for f in found} == {Effect.DISGUISES}
+        shown = {f.tool: f.actual for f in found}
+        assert shown[tagged] == "read_file\\udb40\\udc72\\udb40\\udc6d"
+        assert shown["read\u200bfile"] == "read\\u200bfile"

@@ -131,6 +131,10 @@ def test_figures_in_different_units_are_never_ranked_together() -> None:
             "servers:\n  - name: a\n    command: 'x \"unterminated'\n",
             "x.yaml:3: servers[0] (a).command cannot be split",
         ),
+        (
+            "servers:\n  - name: history.csv\n    command: x\n",
+            "x.yaml:2: servers[0].name 'history.csv' cannot name a results directory: it is",
+        ),
         ("servers: [\n", "x.yaml:2:"),
         ("other: 1\n", "x.yaml:1: missing top-level 'servers:' list"),
         ("", "x.yaml:1: empty file"),

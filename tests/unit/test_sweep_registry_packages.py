@@ -81,7 +81,7 @@ def test_oci_runs_the_image_with_environment_names_only() -> None:
 def test_arguments_take_value_then_default_and_optional_empty_ones_are_left_out() -> None:
     plan = launch(
         npm(
-            runtimeArguments=[{"type": "named", "name": "--quiet", "value": "true"}],
+            runtimeArguments=[{"type": "positional", "value": "--quiet"}],
             packageArguments=[
                 {"type": "positional", "valueHint": "root", "default": "/tmp"},
                 {
@@ -99,7 +99,6 @@ def test_arguments_take_value_then_default_and_optional_empty_ones_are_left_out(
         "npx",
         "-y",
         "--quiet",
-        "true",
         "@modelcontextprotocol/server-filesystem@2026.8.31",
         "/tmp",
         "--mode",
@@ -379,3 +378,143 @@ def test_slug_suffixes_are_words_of_enums_and_stable() -> None:
         slugs.take("io.x/y", RecordKind.INACTIVE),
     ]
     assert taken == ["io.x-y", "io.x-y-sse", "io.x-y-pypi", "io.x-y-inactive", "io.x-y-2"]
+
+
+def pypi(**more: Any) -> dict[str, Any]:
+    return {"registryType": "pypi", "identifier": "mcp-server-time", "version": "2026.1.7", **more}
+
+
+def positional(*words: str) -> list[dict[str, Any]]:
+    return [{"type": "positional", "value": w} for w in words]
+
+
+@pytest.mark.parametrize(
+    ("pkg", "word"),
+    [
+        (npm(runtimeArguments=positional("--registry", "http://127.0.0.1:9/")), "--registry"),
+        (npm(runtimeArguments=positional("--registry=http://127.0.0.1:9/")), "--registry="),
+        (npm(runtimeArguments=positional("-p", "evil-pkg")), "-p"),
+        (npm(runtimeArguments=positional("--package=evil-pkg")), "--package=evil-pkg"),
+        (npm(runtimeArguments=positional("--prefix", "/tmp/x")), "--prefix"),
+        (npm(runtimeArguments=positional("--userconfig", "/tmp/npmrc")), "--userconfig"),
+        (npm(runtimeArguments=positional("--", "evil-pkg")), "--"),
+        (npm(runtimeArguments=positional("evil-pkg")), "evil-pkg"),
+        (npm(runtimeArguments=[{"type": "named", "name": "--yes", "value": "evil"}]), "evil"),
+        (npm(runtimeArguments=positional("--yes=false")), "--yes=false"),
+        (pypi(runtimeArguments=positional("--index-url", "http://127.0.0.1:9/")), "--index-url"),
+        (pypi(runtimeArguments=positional("--extra-index-url=http://x/")), "--extra-index-url"),
+        (pypi(runtimeArguments=positional("--from", "evil")), "--from"),
+        (pypi(runtimeArguments=positional("--with", "evil")), "--with"),
+        (pypi(runtimeArguments=positional("--python", "3.9")), "--python"),
+        (pypi(runtimeArguments=positional("-p", "3.9")), "-p"),
+        (pypi(runtimeArguments=positional("--default-index", "http://x/")), "--default-index"),
+        (pypi(runtimeArguments=positional("--config-file", "/tmp/uv.toml")), "--config-file"),
+        (pypi(runtimeArguments=positional("evil")), "evil"),
+    ],
+)
+def test_runner_arguments_that_change_the_source_or_the_runner_are_refused(
+    pkg: dict[str, Any], word: str
+) -> None:
+    plan = refused(pkg)
+    assert plan.status is Status.OTHER
+    assert "runtime argument" in plan.reason and repr(word)[:-1] in plan.reason
+
+
+def test_runner_flags_that_change_neither_pass_and_package_arguments_follow_the_package() -> None:
+    plan = launch(npm(runtimeArguments=positional("--yes", "--quiet")))
+    assert plan.argv[:4] == ("npx", "-y", "--yes", "--quiet")
+    plan = launch(
+        pypi(
+            runtimeArguments=positional("-q"),
+            packageArguments=positional("--index-url", "http://example.test/"),
+        )
+    )
+    # after the package both runners hand every word to the server, not to themselves
+    assert plan.argv == (
+        "uvx",
+        "-q",
+        "mcp-server-time==2026.1.7",
+        "--index-url",
+        "http://example.test/",
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "https_proxy",
+        "NODE_TLS_REJECT_UNAUTHORIZED",
+        "NODE_EXTRA_CA_CERTS",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "REQUESTS_CA_BUNDLE",
+        "CURL_CA_BUNDLE",
+        "PYTHONHTTPSVERIFY",
+        "XDG_CONFIG_HOME",
+        "DOCKER_CONTEXT",
+        "DOCKER_CONFIG",
+        "DOCKER_CERT_PATH",
+        "DOCKER_TLS_VERIFY",
+        "CONTAINER_HOST",
+        "CONTAINERS_CONF",
+        "npm_config_registry",
+        "NPM_CONFIG__AUTH",
+        "UV_INDEX_URL",
+        "PIP_INDEX_URL",
+        "PIPX_HOME",
+        "GIT_SSL_NO_VERIFY",
+        "LD_PRELOAD",
+        "TMPDIR",
+    ],
+)
+def test_variables_outside_the_allow_rule_are_never_set_for_any_launcher(name: str) -> None:
+    env = [{"name": name, "isRequired": True, "default": "x"}, {"name": "API_KEY", "default": "k"}]
+    oci = {"registryType": "oci", "identifier": "ghcr.io/a/b", "version": "1"}
+    for pkg in (
+        npm(environmentVariables=env),
+        pypi(environmentVariables=env),
+        oci | {"environmentVariables": env},
+    ):
+        plan = launch(pkg)
+        assert plan.env == ("API_KEY",) and name not in plan.env_values
+        assert name not in plan.argv
+
+
+def oci(identifier: str) -> dict[str, Any]:
+    return {"registryType": "oci", "identifier": identifier, "version": "1"}
+
+
+@pytest.mark.parametrize(
+    ("identifier", "kind"),
+    [
+        ("169.254.169.254/evil/image", "cloud metadata"),
+        ("169.254.1.1/evil/image", "link-local"),
+        ("127.0.0.1/evil/image:2", "loopback"),
+        ("127.1/evil/image", "loopback"),
+        ("0x7f.1/evil/image", "loopback"),
+        ("localhost/evil/image", "loopback"),
+        ("registry.localhost/evil/image", "loopback"),
+        ("10.0.0.5/evil/image", "private"),
+        ("192.168.1.1/evil/image", "private"),
+    ],
+)
+def test_an_image_from_an_internal_address_is_refused_by_the_address_policy(
+    identifier: str, kind: str
+) -> None:
+    plan = refused(oci(identifier))
+    assert plan.status is Status.OTHER
+    assert f"is a {kind} address, refused by the address policy" in plan.reason
+
+
+def test_private_image_hosts_pass_only_when_the_policy_allows_them_and_metadata_never() -> None:
+    from mcpcost.runtime.addresses import AddressPolicy
+
+    private = AddressPolicy(allow_private=True)
+    assert isinstance(plan_package(oci("127.0.0.1/a/b"), private), PackageLaunch)
+    assert isinstance(plan_package(oci("10.0.0.5/a/b"), private), PackageLaunch)
+    assert isinstance(plan_package(oci("169.254.169.254/a/b"), private), NotLaunched)
+    # names are left to the engine's resolver; Docker Hub's short forms name no host
+    for public in ("ghcr.io/a/b", "a/b", "b", "8.8.8.8/a/b"):
+        assert isinstance(plan_package(oci(public)), PackageLaunch), public

@@ -158,6 +158,7 @@ class Effect(StrEnum):
     CUTS = "cuts"  # text is truncated before the model sees it
     RENAMES = "renames"  # the name the model sees differs from the server's (no loss)
     HIDES = "hides"  # kept from the model on purpose (app-only tools): not a failure
+    DISGUISES = "disguises"  # a name reads as another to a person (hidden characters)
 
     @property
     def breaks(self) -> bool:
@@ -176,6 +177,7 @@ class FindingKind(StrEnum):
     INSTRUCTIONS_TRUNCATED = "instructions-truncated"
     SCHEMA_UNSUPPORTED = "schema-unsupported"
     HIDDEN_FROM_MODEL = "hidden-from-model"
+    NAME_INVISIBLE = "name-invisible"  # a tool name holds characters that display as nothing
 
 
 # --------------------------------------------------------------------------- lens rules
