@@ -97,7 +97,7 @@ def test_registry_entries_that_choose_their_source_are_refused_and_reserved_slug
         item("history.csv", packages=[npm(MEMORY, version, environmentVariables=variables)])
     )
     items.append(item("index", status="deprecated"))
-    items.append(item("data.json", status="deleted"))
+    items.append(item("data.json", status="deprecated"))
     done = sweep(tmp_path, items)
     assert done.returncode == 0, done.stderr
     site = tmp_path / "site"
