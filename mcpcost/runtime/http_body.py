@@ -8,27 +8,25 @@
   compressed bomb stops at the cap however small it is on the wire. A coding we did not ask
   for (br, zstd, compress) is refused (``UnwantedEncoding``) rather than passed on undecoded.
 - ``limits.seconds`` for the whole read (``ReadDeadlinePassed``), however slowly the bytes
-  trickle in: one shared timer thread cuts the connection at the deadline, which wakes a
-  reader blocked on it. ``seconds=None`` is for a long-lived event stream whose owner cuts it
+  trickle in: the time left is checked before each read and bounds that read's socket timeout
+  (the request's own read timeout when that is shorter), so no read outlives the deadline.
+  ``seconds=None`` is for a long-lived event stream whose owner ends it from another thread
   when it is done (``cut``).
 - a connection that fails or is cut (``BodyCut``).
 
 ``requests`` must not read the body first: responses come from ``runtime.http_session``'s
-``BoundedSession`` (always streamed) and are read here through their ``raw`` stream, one
-socket read at a time.
+``BoundedSession`` (always streamed) and are read here through their ``raw`` stream (urllib3's
+``HTTPResponse``: ``read1``, ``connection``, ``shutdown``), one socket read at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import heapq
 import http.client
-import itertools
 import socket
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from mcpcost.core.record import Record
@@ -78,110 +76,20 @@ class UnwantedEncoding(BodyReadFailed):
     """The body is in a content coding we did not ask for, or is not valid in its coding."""
 
 
-# -- the deadline timer ----------------------------------------------------------------------
-def _nothing() -> None:
-    return None
-
-
-class _Deadline:
-    __slots__ = ("action", "cancelled", "fired")
-
-    def __init__(self, action: Callable[[], None]) -> None:
-        self.action = action
-        self.cancelled = False
-        self.fired = False
-
-
-class _Timer:
-    """One daemon thread that runs each scheduled action at its time unless cancelled first.
-
-    The thread sleeps until the earliest deadline and is woken only by an earlier one. A
-    cancelled deadline lets go of its action (which holds a response) at once and leaves the
-    queue when it reaches the front, or when cancelled ones are most of it (``_compact``), so
-    a sweep's thousands of reads a minute, each cancelled when its body ends, hold nothing."""
-
-    COMPACT_AT = 64  # the queue is swept of cancelled deadlines past this size
-
-    def __init__(self) -> None:
-        self._heap: list[tuple[float, int, _Deadline]] = []
-        self._order = itertools.count()
-        self._changed = threading.Condition()
-        self._thread: threading.Thread | None = None
-        self._cancelled = 0  # cancelled deadlines still in the queue
-
-    def schedule(self, when: float, action: Callable[[], None]) -> _Deadline:
-        deadline = _Deadline(action)
-        with self._changed:
-            earliest = not self._heap or when < self._heap[0][0]
-            heapq.heappush(self._heap, (when, next(self._order), deadline))
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="mcpcost-read-deadlines", daemon=True
-                )
-                self._thread.start()
-            elif earliest:  # the thread sleeps until the earliest deadline; only a new one wakes it
-                self._changed.notify()
-        return deadline
-
-    def cancel(self, deadline: _Deadline) -> None:
-        with self._changed:
-            if deadline.cancelled or deadline.fired:
-                return
-            deadline.cancelled = True
-            deadline.action = _nothing
-            self._cancelled += 1
-            if len(self._heap) > self.COMPACT_AT and 2 * self._cancelled > len(self._heap):
-                self._compact()
-
-    def _compact(self) -> None:
-        """Drop every cancelled deadline from the queue (the caller holds the lock)."""
-        self._heap = [item for item in self._heap if not item[2].cancelled]
-        heapq.heapify(self._heap)
-        self._cancelled = 0
-
-    def _next_due(self) -> _Deadline:
-        with self._changed:
-            while True:
-                while self._heap and self._heap[0][2].cancelled:
-                    heapq.heappop(self._heap)
-                    self._cancelled -= 1
-                if not self._heap:
-                    self._changed.wait()
-                    continue
-                wait = self._heap[0][0] - time.monotonic()
-                if wait <= 0:
-                    deadline = heapq.heappop(self._heap)[2]
-                    deadline.fired = True
-                    return deadline
-                self._changed.wait(wait)
-
-    def _run(self) -> None:
-        while True:
-            deadline = self._next_due()
-            with contextlib.suppress(Exception):  # a cut that fails leaves the read to end
-                deadline.action()
-
-
-_TIMER = _Timer()
-
-
 # -- the connection under a response ---------------------------------------------------------
-def response_socket(resp: requests.Response) -> socket.socket | None:
-    """The socket a streaming response is read from, when it can be found."""
-    raw: Any = resp.raw
-    sock = getattr(getattr(raw, "_connection", None), "sock", None)
-    if sock is None:
-        fp = getattr(getattr(raw, "_fp", None), "fp", None)
-        sock = getattr(getattr(fp, "raw", None), "_sock", None)
+def _response_socket(resp: requests.Response) -> socket.socket | None:
+    """The socket a streaming response is read from while it holds its connection (urllib3's
+    ``HTTPResponse.connection`` and the connection's ``sock``), else None."""
+    sock = getattr(getattr(resp.raw, "connection", None), "sock", None)
     return sock if isinstance(sock, socket.socket) else None
 
 
 def cut(resp: requests.Response) -> None:
-    """Close a streaming response from any thread, waking a reader blocked on it."""
-    sock = response_socket(resp)
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)
+    """Close a streaming response from any thread, waking a reader blocked on it (urllib3's
+    ``HTTPResponse.shutdown``; it refuses a response whose connection went back to the pool,
+    which no reader is blocked on)."""
+    with contextlib.suppress(Exception):
+        resp.raw.shutdown()
     with contextlib.suppress(Exception):
         resp.close()
 
@@ -263,35 +171,45 @@ class _Codings:
 
 
 # -- reading -----------------------------------------------------------------------------------
-def _read_failures() -> tuple[type[BaseException], ...]:
+def _read_failures() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """What a read of a failing or closed stream raises, and which of those are timeouts."""
     import urllib3
 
-    return (
+    failures = (
         urllib3.exceptions.HTTPError,
         OSError,
         ValueError,
         AttributeError,
         http.client.HTTPException,
     )
+    return failures, (TimeoutError, urllib3.exceptions.TimeoutError)
 
 
-def _wire_chunks(
-    resp: requests.Response, deadline: _Deadline | None, seconds: float | None
-) -> Iterator[bytes]:
-    """The body as it comes off the connection (still content-coded), one read at a time."""
+def _wire_chunks(resp: requests.Response, seconds: float | None) -> Iterator[bytes]:
+    """The body as it comes off the connection (still content-coded), one read at a time, each
+    ending by the deadline ``seconds`` from now (when given)."""
     raw: Any = resp.raw
-    read = raw.read1 if hasattr(raw, "read1") else raw.read
-    failures = _read_failures()
+    sock = _response_socket(resp)
+    per_read = sock.gettimeout() if sock is not None else None  # the request's read timeout
+    ends = None if seconds is None else time.monotonic() + seconds
+    failures, timeouts = _read_failures()
     while True:
+        until_deadline = False  # whether this read waits at most until the deadline
+        if ends is not None:
+            left = ends - time.monotonic()
+            if left <= 0:
+                raise ReadDeadlinePassed(seconds or 0.0)
+            if sock is not None and (per_read is None or left < per_read):
+                sock.settimeout(left)
+                until_deadline = True
         try:
-            chunk = read(CHUNK)
+            chunk = raw.read1(CHUNK)
         except failures as exc:
-            if deadline is not None and deadline.fired:
+            timed_out = until_deadline and isinstance(exc, timeouts)
+            if ends is not None and (timed_out or time.monotonic() >= ends):
                 raise ReadDeadlinePassed(seconds or 0.0) from None
             raise BodyCut(type(exc).__name__) from None
         if not chunk:
-            if deadline is not None and deadline.fired:  # the cut at the deadline ended it
-                raise ReadDeadlinePassed(seconds or 0.0)
             return
         yield chunk
 
@@ -299,20 +217,13 @@ def _wire_chunks(
 def body_chunks(resp: requests.Response, limits: ReadLimits) -> Iterator[bytes]:
     """The decoded body, piece by piece (each at most ``CHUNK`` bytes), within ``limits``."""
     codings = _Codings(resp.headers.get("Content-Encoding"))
-    deadline = None
-    if limits.seconds is not None:
-        deadline = _TIMER.schedule(time.monotonic() + limits.seconds, lambda: cut(resp))
     total = 0
-    try:
-        for wire in _wire_chunks(resp, deadline, limits.seconds):
-            for piece in codings.feed(wire):
-                total += len(piece)
-                if total > limits.max_bytes:
-                    raise BodyTooLarge(limits.max_bytes)
-                yield piece
-    finally:
-        if deadline is not None:
-            _TIMER.cancel(deadline)
+    for wire in _wire_chunks(resp, limits.seconds):
+        for piece in codings.feed(wire):
+            total += len(piece)
+            if total > limits.max_bytes:
+                raise BodyTooLarge(limits.max_bytes)
+            yield piece
 
 
 def read_body(resp: requests.Response, limits: ReadLimits) -> bytes:

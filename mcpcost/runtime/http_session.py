@@ -5,34 +5,32 @@ Bodies. ``requests`` reads a whole body into memory in two places its caller doe
 request sent without ``stream=True``, and each redirect response it follows (or merely looks
 at), which it reads to release the connection. A server that answers with an endless or
 compressed-bomb body would exhaust memory there. A ``BoundedSession`` sends every request with
-``stream=True``, never reads a redirect's body (the connection is closed instead), and asks
-only for the content codings ``runtime.http_body`` decodes within its caps. Every body is then
-read by the caller, through ``runtime.http_body``.
+``stream=True``, closes a redirect's connection before ``requests`` reads its body (a closed
+stream reads as empty), and asks only for the content codings ``runtime.http_body`` decodes
+within its caps. Every body is then read by the caller, through ``runtime.http_body``.
 
 Addresses. With a policy (``runtime.addresses``) the session's connections are made by
-``GuardedAdapter``: a ``requests`` transport adapter whose connection pools make their sockets
-with ``_guarded_socket``, which resolves the host, refuses the connection unless every address
-is allowed, and connects to those same addresses. Of the three ways to make ``requests``
-connect only to checked addresses, this is the one that leaves no gap and changes nothing
-else: checking a URL and then letting ``requests`` resolve it again leaves a window in which
-the name can be re-bound to an internal address (DNS rebinding); resolving once and rewriting
-the URL to the address would need the ``Host`` header, TLS SNI and certificate checks
-re-targeted by hand, and breaks virtual hosting and redirects. Replacing only the socket
-creation keeps the URL, ``Host``, SNI and certificate verification as ``requests`` does them.
-Because every connection (the first request's, each redirect's, a retry's) is made there, a
-redirect to an internal address is refused when it is followed, and a reused pooled
-connection was checked when it was made. A proxy would make the connection to the target
-itself, out of our sight, so a guarded request that the environment would send through a
-proxy is refused rather than sent unchecked.
+``GuardedAdapter``: a ``requests`` transport adapter whose urllib3 connection pools use
+``PinnedHTTPConnection``/``PinnedHTTPSConnection``. When one connects it resolves the URL's
+host, refuses the connection unless every address is allowed, and connects to those same
+addresses, while the ``Host`` header, TLS SNI and the certificate check keep the URL's host.
+Of the three ways to make ``requests`` connect only to checked addresses, this is the one that
+leaves no gap and changes nothing else: checking a URL and then letting ``requests`` resolve
+it again leaves a window in which the name can be re-bound to an internal address (DNS
+rebinding); rewriting the URL to the address breaks virtual hosting and redirects. Because
+every connection (the first request's, each redirect's, a retry's) is made there, a redirect
+to an internal address is refused when it is followed, and a reused pooled connection was
+checked when it was made. A proxy would make the connection to the target itself, out of our
+sight, so a guarded request that the environment would send through a proxy is refused rather
+than sent unchecked.
 """
 
 from __future__ import annotations
 
 import functools
 import socket
-import sys
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import requests
@@ -40,74 +38,78 @@ from requests.adapters import HTTPAdapter
 from requests.utils import select_proxy
 from urllib3 import HTTPConnectionPool, HTTPSConnectionPool, PoolManager
 from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.exceptions import ConnectTimeoutError, NameResolutionError, NewConnectionError
+from urllib3.exceptions import NameResolutionError, NewConnectionError
 from urllib3.util.connection import allowed_gai_family
 
 from mcpcost.runtime.addresses import AddressPolicy, AddressRefused, resolve_allowed
 from mcpcost.runtime.http_body import ACCEPT_ENCODING
 
 
-def _guarded_socket(conn: HTTPConnection, policy: AddressPolicy) -> socket.socket:
-    """A connected socket for ``conn``'s host, to an address ``policy`` allows.
+def _connect_pinned(
+    conn: HTTPConnection, policy: AddressPolicy, connect: Callable[[], None]
+) -> None:
+    """Run urllib3's own ``connect`` for ``conn`` against each address its host resolves to,
+    all of them allowed by ``policy``, until one connects.
 
-    Raised errors are those urllib3's own connection raises, so ``requests`` reports them the
-    same way (a refusal is a ``NewConnectionError`` caused by ``AddressRefused``).
-    """
-    host = conn.host.strip("[]")  # the name to resolve (a trailing dot is not kept)
+    The connection's public ``host`` names the address only while ``connect`` runs, so urllib3
+    opens the socket there (and resolves nothing itself); before and after it is the URL's
+    host, which the ``Host`` header is made from. Raised errors are those urllib3 raises, so
+    ``requests`` reports them the same way (a refusal is a ``NewConnectionError`` caused by
+    ``AddressRefused``); an address that refuses the connection gives way to the next one, a
+    timeout or a TLS failure ends the attempt."""
+    name = conn.host
     try:
-        found = resolve_allowed(host, conn.port or 0, policy, family=allowed_gai_family())
+        found = resolve_allowed(
+            name.strip("[]"), conn.port or 0, policy, family=allowed_gai_family()
+        )
     except AddressRefused as exc:
         raise NewConnectionError(conn, str(exc)) from exc
     except socket.gaierror as exc:
-        raise NameResolutionError(conn.host, conn, exc) from exc
-    error: OSError | None = None
-    for family, kind, proto, _name, address in found:
-        sock = None
+        raise NameResolutionError(name, conn, exc) from exc
+    error: NewConnectionError | None = None
+    try:
+        for address in dict.fromkeys(str(info[4][0]) for info in found):
+            conn.host = address
+            try:
+                connect()
+                return
+            except NewConnectionError as exc:
+                error = exc
+    finally:
+        conn.host = name
+    raise error or NewConnectionError(conn, "Failed to establish a new connection: no address")
+
+
+class PinnedHTTPConnection(HTTPConnection):
+    """A urllib3 connection that reaches only addresses ``policy`` allows (``_connect_pinned``)."""
+
+    policy: ClassVar[AddressPolicy]
+
+    def connect(self) -> None:
+        _connect_pinned(self, self.policy, super().connect)
+
+
+class PinnedHTTPSConnection(HTTPSConnection):
+    """As ``PinnedHTTPConnection``, over TLS: SNI and the certificate check name the URL's host
+    (urllib3's public ``server_hostname``), not the address connected to."""
+
+    policy: ClassVar[AddressPolicy]
+
+    def connect(self) -> None:
+        given = self.server_hostname
+        if given is None:
+            self.server_hostname = self.host
         try:
-            sock = socket.socket(family, kind, proto)
-            for option in conn.socket_options or ():
-                sock.setsockopt(*option)
-            timeout: Any = conn.timeout
-            if timeout is None or isinstance(timeout, int | float):  # else urllib3's "default"
-                sock.settimeout(timeout)
-            if conn.source_address:
-                sock.bind(conn.source_address)
-            sock.connect(address)
-            sys.audit("http.client.connect", conn, conn.host, conn.port)
-            return sock
-        except TimeoutError as exc:
-            if sock is not None:
-                sock.close()
-            raise ConnectTimeoutError(
-                conn, f"Connection to {conn.host} timed out. (connect timeout={conn.timeout})"
-            ) from exc
-        except OSError as exc:
-            error = exc
-            if sock is not None:
-                sock.close()
-    detail = error or OSError("getaddrinfo returned no address")
-    raise NewConnectionError(conn, f"Failed to establish a new connection: {detail}") from error
-
-
-class _GuardedHTTPConnection(HTTPConnection):
-    policy: AddressPolicy
-
-    def _new_conn(self) -> socket.socket:
-        return _guarded_socket(self, self.policy)
-
-
-class _GuardedHTTPSConnection(HTTPSConnection):
-    policy: AddressPolicy
-
-    def _new_conn(self) -> socket.socket:
-        return _guarded_socket(self, self.policy)
+            _connect_pinned(self, self.policy, super().connect)
+        finally:
+            self.server_hostname = given
 
 
 @functools.cache
 def _pool_classes(policy: AddressPolicy) -> dict[str, type[HTTPConnectionPool]]:
     """Connection pool classes whose connections carry ``policy`` (made once per policy)."""
-    plain = type("GuardedHTTP", (_GuardedHTTPConnection,), {"policy": policy})
-    tls = type("GuardedHTTPS", (_GuardedHTTPSConnection,), {"policy": policy})
+    plain = type("GuardedHTTP", (PinnedHTTPConnection,), {"policy": policy})
+    tls = type("GuardedHTTPS", (PinnedHTTPSConnection,), {"policy": policy})
     return {
         "http": type("GuardedHTTPPool", (HTTPConnectionPool,), {"ConnectionCls": plain}),
         "https": type("GuardedHTTPSPool", (HTTPSConnectionPool,), {"ConnectionCls": tls}),
@@ -195,18 +197,13 @@ class BoundedSession(requests.Session):
 
 
 def discard_redirect_body(resp: requests.Response) -> None:
-    """Close a redirect response's connection and let its body read as empty.
+    """Close a redirect response's connection before its body is read.
 
     ``requests`` reads a redirect's whole body (``resp.content``) to release its connection:
-    an unbounded read of a body the world chose. It has no public way to mark a body consumed,
-    so this is the one place that sets ``Response``'s private ``_content`` fields. Should a
-    ``requests`` release lack them, only the connection is closed, and what is read then comes
-    from a closed stream (nothing). ``tests/integration/test_runtime_http_body.py`` follows a
-    redirect whose body never ends, on the installed ``requests``."""
-    if hasattr(resp, "_content") and hasattr(resp, "_content_consumed"):
-        body: Any = resp
-        body._content = b""
-        body._content_consumed = True
+    an unbounded read of a body the world chose. Closed first (urllib3's public
+    ``HTTPResponse.close``), the stream reads as empty, so that read takes nothing from the
+    server. ``tests/integration/test_runtime_http_body.py`` follows redirects whose bodies
+    never end, on the installed ``requests``."""
     raw: Any = resp.raw
     if raw is not None:
         raw.close()

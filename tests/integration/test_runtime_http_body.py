@@ -5,6 +5,8 @@ read with the failure that names it."""
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -17,11 +19,13 @@ import pytest
 from mcpcost.runtime.http_body import (
     ACCEPT_ENCODING,
     BodyCut,
+    BodyReadFailed,
     BodyTooLarge,
     ReadDeadlinePassed,
     ReadLimits,
     UnwantedEncoding,
     body_chunks,
+    cut,
     read_body,
 )
 from mcpcost.runtime.http_session import BoundedSession
@@ -69,6 +73,27 @@ def redirect_with_body(h: BaseHTTPRequestHandler) -> None:
     h.wfile.write(gzip.compress(b" " * (64 << 20)))  # 64 MiB of spaces, about 64 KiB sent
 
 
+def stall(h: BaseHTTPRequestHandler) -> None:
+    h.send_response(200)
+    h.send_header("Content-Length", "100")
+    h.end_headers()
+    h.wfile.write(b"x")
+    h.wfile.flush()
+    time.sleep(20)
+
+
+def redirect_chunked_forever(h: BaseHTTPRequestHandler) -> None:
+    h.send_response(307)
+    h.send_header("Location", "/plain")
+    h.send_header("Transfer-Encoding", "chunked")
+    h.end_headers()
+    piece = b"x" * 4096
+    for _ in range(5000):  # 20 MiB at most, a chunk every millisecond
+        h.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        h.wfile.flush()
+        time.sleep(0.001)
+
+
 def deflate_raw(data: bytes) -> bytes:
     packer = zlib.compressobj(6, zlib.DEFLATED, -15)
     return packer.compress(data) + packer.flush()
@@ -91,6 +116,8 @@ ANSWERS: dict[str, Answer] = {
     "/trickle": trickle,
     "/cut": cut_short,
     "/redirect": redirect_with_body,
+    "/redirect-chunked": redirect_chunked_forever,
+    "/stall": stall,
 }
 
 
@@ -188,6 +215,78 @@ def test_a_redirect_body_is_never_read(base: str) -> None:
 def test_the_session_streams_even_when_asked_not_to(base: str) -> None:
     with BoundedSession() as session:
         resp = session.get(base + "/plain", timeout=5, stream=False)
-        assert not resp._content_consumed  # type: ignore[attr-defined]
+        assert resp.raw.tell() == 0  # nothing read from the connection yet
         assert read_body(resp, ReadLimits(1 << 20, 5.0)) == TEXT
         resp.close()
+
+
+def test_a_stall_ends_at_the_deadline_before_the_read_timeout(base: str) -> None:
+    """The deadline bounds each read, not only the time between reads: a server that sends a
+    byte and then nothing is cut at the body's deadline, though the request's own read timeout
+    (30 s) is far longer."""
+    started = time.monotonic()
+    with (
+        BoundedSession() as session,
+        session.get(base + "/stall", timeout=30) as resp,
+        pytest.raises(ReadDeadlinePassed),
+    ):
+        read_body(resp, ReadLimits(1 << 20, 1.0))
+    assert 0.9 < time.monotonic() - started < 3.0
+
+
+NO_THREAD_CLIENT = """
+import sys, threading
+from mcpcost.runtime.http_body import ReadDeadlinePassed, ReadLimits, read_body
+from mcpcost.runtime.http_session import BoundedSession
+with BoundedSession() as session:
+    with session.get(sys.argv[1] + "/plain", timeout=5) as resp:
+        read_body(resp, ReadLimits(1 << 20, 5.0))
+    with session.get(sys.argv[1] + "/trickle", timeout=5) as resp:
+        try:
+            read_body(resp, ReadLimits(1 << 20, 0.5))
+        except ReadDeadlinePassed:
+            pass
+print(sorted(t.name for t in threading.enumerate()))
+"""
+
+
+def test_reads_within_a_deadline_start_no_thread(base: str) -> None:
+    """In a fresh process (a thread started by an earlier test would hide one here)."""
+    done = subprocess.run(
+        [sys.executable, "-c", NO_THREAD_CLIENT, base],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == "['MainThread']"
+
+
+def test_a_stream_without_a_deadline_is_cut_from_another_thread(base: str) -> None:
+    ended: list[str] = []
+    with BoundedSession() as session, session.get(base + "/stall", timeout=30) as resp:
+
+        def reader() -> None:
+            try:
+                read_body(resp, ReadLimits(1 << 20, None))
+                ended.append("end")
+            except BodyReadFailed as exc:
+                ended.append(type(exc).__name__)
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        time.sleep(0.3)
+        assert not ended  # blocked on the stalled connection
+        started = time.monotonic()
+        cut(resp)
+        thread.join(5)
+        assert not thread.is_alive() and time.monotonic() - started < 2.0
+    assert ended == ["BodyCut"]
+
+
+def test_a_chunked_redirect_body_is_never_read(base: str) -> None:
+    started = time.monotonic()
+    with BoundedSession() as session, session.get(base + "/redirect-chunked", timeout=5) as resp:
+        assert resp.history[0].status_code == 307 and resp.history[0].content == b""
+        assert read_body(resp, ReadLimits(1 << 20, 5.0)) == TEXT
+    assert time.monotonic() - started < 2.0
