@@ -111,6 +111,38 @@ def client_approval(
     return answer.config, answer.runs
 
 
+def client_context(
+    client: ClientName, context: ParseContext, settings: Mapping[ClientName, ClientSettings]
+) -> ParseContext:
+    """The parse context of ``client``'s configs: the shell's environment with what the
+    client's settings files set for the servers it starts laid over it (``SettingsEnv``), so
+    a reference to such a variable resolves as the client resolves it (pure)."""
+    rule = client_named(client).settings_env if client in KNOWN_CLIENTS else None
+    if rule is None:
+        return context
+    values = rule.values(settings.get(client) or ClientSettings(files=()), context)
+    if not values:
+        return context
+    environ = dict(context.environ)
+    if context.platform == "win32":  # names are case-insensitive there: the setting replaces
+        wanted = {name.upper() for name in values}
+        environ = {k: v for k, v in environ.items() if k.upper() not in wanted}
+    return replace(context, environ={**environ, **values})
+
+
+def apply_server_policy(
+    cf: ConfigFile, settings: Mapping[ClientName, ClientSettings], context: ParseContext
+) -> ConfigFile:
+    """``cf`` with the servers its client's administrator policy forbids switched off (pure);
+    a client with no such policy on record, or an explicit file: unchanged."""
+    if cf.client not in KNOWN_CLIENTS or cf.state is ConfigState.ERROR:
+        return cf
+    policy = client_named(cf.client).server_policy
+    if policy is None:
+        return cf
+    return policy.apply(cf, settings.get(cf.client) or ClientSettings(files=()), context)
+
+
 def withheld(files: Sequence[ConfigFile]) -> list[tuple[ConfigFile, str]]:
     """(config, server name) of every server ``consent`` kept from launching."""
     return [(f, e.name) for f in files for e in f.entries if e.problem == UNTRUSTED_PROJECT]
@@ -265,6 +297,7 @@ def discover(
             system_root=system_root,
         )
     context = _context(home, cwd, platform, environ)
+    contexts: dict[ClientName, ParseContext] = {}
     seen: set[tuple[str, Path]] = set()
     out: list[ConfigFile] = []
     for loc in locations(
@@ -293,10 +326,14 @@ def discover(
                     )
                 )
                 continue
-            cf = _parse_guarded(loc.client, str(path), text, context, loc.scope)
+            if loc.client not in contexts:
+                contexts[loc.client] = client_context(loc.client, context, settings)
+            ctx = contexts[loc.client]
+            cf = _parse_guarded(loc.client, str(path), text, ctx, loc.scope)
             if loc.optional_section and not _has_section(cf):
                 continue
-            cf, runs = client_approval(cf, settings, context)
+            cf = apply_server_policy(cf, settings, ctx)
+            cf, runs = client_approval(cf, settings, ctx)
             if platform == "darwin":
                 cf = note_shell_path_only(cf, environ)
             out.append(consent(cf, trusted=trust_project, runs=runs))
