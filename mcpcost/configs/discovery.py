@@ -70,8 +70,11 @@ def parse_project_config(relative_path: str, text: str, context: ParseContext) -
 # ---------------------------------------------------------------- consent (pure)
 
 TRUST_FLAG = "--trust-project"
+# mcpcost's own rule, not a client's: a config that came with a repository runs only as far as
+# its client would run it unasked (its consent hook), or with the user's flag
 UNTRUSTED_PROJECT = (
-    f"not launched: a project config the client has not approved here; {TRUST_FLAG} runs it"
+    "held back by mcpcost: a project config's servers start only where its client would "
+    f"start them unasked; {TRUST_FLAG} starts them"
 )
 
 
