@@ -14,6 +14,7 @@ from mcpcost.audit.model_view import ModelView
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     Confidence,
+    DeferralMode,
     DeferralRegime,
     Effect,
     FindingKind,
@@ -36,6 +37,9 @@ from tests.helpers.paths import ROOT
 
 ROWS = [(c.name, row) for c in CLIENTS for row in rule_rows(c.presentation)]
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+VENDOR_GATED = DeferralMode.VENDOR_GATED
 
 
 def tool(name: str, **extra: Any) -> dict[str, Any]:
@@ -131,8 +135,11 @@ def _crosses(client: str, p: Presentation, row: RuleRow) -> None:
         count = rule.min_tools or 1
         tools = tuple(tool(f"t{i}") for i in range(count))
         v = seen(client, p, LensServer(name="s", tools=tools))
+        gated = p.deferral is not None and p.deferral.resolve({}, None).mode is VENDOR_GATED
         if rule.trigger is Trigger.MODEL_DEPENDENT:
             assert v.regime == "model-dependent" and v.deferred_tokens == 0
+        elif gated:  # the vendor decides: nothing is claimed deferred
+            assert v.regime == VENDOR_GATED and not any(t.deferred for t in v.tools)
         else:  # Claude Code's default verdict defers everything
             assert v.regime == rule.mechanism and all(t.deferred for t in v.tools)
         if rule.trigger is Trigger.TOOL_COUNT:

@@ -54,6 +54,9 @@ class DeferralMode(StrEnum):
     LOADS_UPFRONT = "loads-upfront"  # deferral is off here
     DEFERS_ALL = "defers-all"  # every definition is deferred, at any size
     THRESHOLD = "threshold"  # deferred once the definitions reach a share of the context
+    # the vendor decides per account, out of this machine's sight, whether it defers: that it
+    # does cannot be said here, whatever the files and the shell hold
+    VENDOR_GATED = "vendor-gated"
 
     @property
     def defers(self) -> bool:
