@@ -1,19 +1,24 @@
 """``docs/CLIENTS.md``, generated from the clients' ``Presentation`` rules (pure).
 
-``rule_rows`` lists one client's rules as rows (what the rule is, what the client then does, its
-source, date and confidence); ``clients_doc`` is the whole page, one table per client in the
-registry's order. ``scripts/render-clients-doc.py`` writes it, and a test fails when the file in
+``rule_rows`` lists one client's lens rules as rows (what the rule is, what the client then does,
+its source, date and confidence), ``noted_rows`` the rules on record that the lens does not apply
+(what its settings files do to its servers, what it is noted doing with tool names and prompts);
+``clients_doc`` is the whole page, one table per client in the registry's order. ``scripts/render-clients-doc.py`` writes it, and a test fails when the file in
 the repository differs from what the rules say.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+from mcpcost.configs.clients.client import Client, ServerPolicy, SettingsEnv
 from mcpcost.configs.clients.presentation import (
     DeferralRegime,
     HiddenTools,
     ModelName,
     NameLimit,
     NamePattern,
+    NotedRule,
     Presentation,
     Projection,
     Provenance,
@@ -39,21 +44,51 @@ Rule = (
     | HiddenTools
     | DeferralRegime
     | ToolFilter
+    | NotedRule
+    | SettingsEnv
+    | ServerPolicy
 )
+
+
+class RuleKind(StrEnum):
+    """A rule's type, in the page's words (its first column)."""
+
+    MODEL_NAME = "model-visible name"
+    NAME_LENGTH = "name length"
+    NAME_CHARACTERS = "name characters"
+    API_SHAPE = "API shape"
+    DESCRIPTION_LENGTH = "description length"
+    INSTRUCTIONS_LENGTH = "instructions length"
+    TOOL_COUNT = "tool count"
+    SCHEMA = "schema"
+    HIDDEN_TOOLS = "hidden tools"
+    DEFERRAL = "deferral"
+    TOOL_FILTER = "tool filter"
+    NOTED = "noted"  # a ``NotedRule``: its own topic is shown
+    SETTINGS_ENV = "settings env"
+    SERVER_POLICY = "server policy"
 
 
 class RuleRow(Record, frozen=True, kw_only=True):
     """One rule as the page shows it; ``rule`` is the value it was made from."""
 
-    kind: str  # the rule's type, in the page's words
+    kind: RuleKind
+    topic: str  # the first column: the kind's words, or a noted rule's own topic
     says: str
     then: str
     provenance: Provenance
     rule: Rule
 
 
-def _row(kind: str, says: str, then: str, rule: Rule) -> RuleRow:
-    return RuleRow(kind=kind, says=says, then=then, provenance=rule.provenance, rule=rule)
+def _row(kind: RuleKind, says: str, then: str, rule: Rule, topic: str | None = None) -> RuleRow:
+    return RuleRow(
+        kind=kind,
+        topic=topic or str(kind),
+        says=says,
+        then=then,
+        provenance=rule.provenance,
+        rule=rule,
+    )
 
 
 def _deferral(r: DeferralRegime) -> str:
@@ -74,7 +109,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     if p.name is not None:
         rows.append(
             _row(
-                "model-visible name",
+                RuleKind.MODEL_NAME,
                 f"`{p.name.template}`; {p.name.rewrite}",
                 "renames" + (" (colliding names made unique)" if p.name.dedupes else ""),
                 p.name,
@@ -85,7 +120,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
         when = " (deferred tools only)" if limit.deferred_only else ""
         rows.append(
             _row(
-                "name length",
+                RuleKind.NAME_LENGTH,
                 f"{subject} at most {limit.max_length} characters{when}: {limit.rule}",
                 limit.effect,
                 limit,
@@ -94,7 +129,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     if p.name_pattern is not None:
         rows.append(
             _row(
-                "name characters",
+                RuleKind.NAME_CHARACTERS,
                 f"`{p.name_pattern.pattern}`: {p.name_pattern.rule}",
                 p.name_pattern.effect,
                 p.name_pattern,
@@ -103,7 +138,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     if p.projection is not None:
         rows.append(
             _row(
-                "API shape",
+                RuleKind.API_SHAPE,
                 f"{p.projection.shape}, the schema under `{p.projection.schema_key}`",
                 "drops "
                 + ", ".join(f"`{d}`" for d in p.projection.drops)
@@ -115,7 +150,9 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     for text in p.text_limits:
         rows.append(
             _row(
-                f"{text.subject} length",
+                RuleKind.DESCRIPTION_LENGTH
+                if text.subject == "description"
+                else RuleKind.INSTRUCTIONS_LENGTH,
                 f"at most {text.max_chars:,} characters, then `{text.marker}`",
                 "cuts",
                 text,
@@ -124,7 +161,7 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
     for cap in p.tool_limits:
         rows.append(
             _row(
-                "tool count",
+                RuleKind.TOOL_COUNT,
                 f"at most {cap.max_tools} tools per {cap.scope}: {cap.rule}",
                 cap.effect,
                 cap,
@@ -132,14 +169,43 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
         )
     for schema in p.schema_rules:
         rows.append(
-            _row("schema", f"{', '.join(schema.keywords)}: {schema.rule}", schema.effect, schema)
+            _row(
+                RuleKind.SCHEMA,
+                f"{', '.join(schema.keywords)}: {schema.rule}",
+                schema.effect,
+                schema,
+            )
         )
     if p.hidden is not None:
-        rows.append(_row("hidden tools", p.hidden.rule, "hides", p.hidden))
+        rows.append(_row(RuleKind.HIDDEN_TOOLS, p.hidden.rule, "hides", p.hidden))
     if p.regime is not None:
-        rows.append(_row("deferral", _deferral(p.regime), "defers", p.regime))
+        rows.append(_row(RuleKind.DEFERRAL, _deferral(p.regime), "defers", p.regime))
     if p.tool_filter is not None:
-        rows.append(_row("tool filter", p.tool_filter.how, "(the remedy names it)", p.tool_filter))
+        rows.append(
+            _row(
+                RuleKind.TOOL_FILTER,
+                p.tool_filter.how,
+                "(the remedy names it)"
+                if p.tool_filter.removes_definition
+                else "(saves no tokens: the remedy does not offer it)",
+                p.tool_filter,
+            )
+        )
+    return rows
+
+
+def noted_rows(c: Client) -> list[RuleRow]:
+    """The rules on record about ``c`` that the lens does not apply: what its settings files do
+    to the servers it starts (applied when its configs are read), then what it is noted doing."""
+    rows: list[RuleRow] = []
+    if c.settings_env is not None:
+        env = c.settings_env
+        rows.append(_row(RuleKind.SETTINGS_ENV, env.rule, "sets variables", env))
+    if c.server_policy is not None:
+        policy = c.server_policy
+        rows.append(_row(RuleKind.SERVER_POLICY, policy.rule, "starts fewer servers", policy))
+    for n in c.presentation.noted:
+        rows.append(_row(RuleKind.NOTED, n.says, n.then, n, topic=n.topic))
     return rows
 
 
@@ -183,6 +249,25 @@ CHECKED_NOT_RULED = """
 - **Claude Code's 128-character name**: from a wiki and an issue, so `reported`.
 - **Codex's schema conversion** into its own JSON Schema type is not modelled: the schema is
   counted as the server sends it.
+- **Gemini CLI's name rewriting** (the `mcp_` prefix, characters outside its set made `_`, a
+  leading `_` where a name would start with something else, the middle cut past 63) is read
+  from its source; a later third-party summary (Jamkris/everything-gemini-code PR #35,
+  2026-04-22) says the same.
+- **Zed and OpenCode** were read in the index's copies of their source at the commits named
+  (both repositories are larger than a whole copy can bring here); what a newer commit does may
+  differ, and the date says when it was read.
+
+## mcpcost's own rules (not a client's)
+
+- **A project config is held back.** A config that comes with a repository (`.mcp.json`,
+  `.vscode/mcp.json`, ...) holds commands someone else wrote, so mcpcost starts its servers
+  only where the client would start them unasked (Claude Code's recorded approvals, counted
+  once its trust dialog was accepted for the folder); `--trust-project` starts every one. The
+  report says `held back by mcpcost`: no client is claimed to have refused them.
+- **A project's own Claude Code settings files** (`.claude/settings.json`,
+  `.claude/settings.local.json`) count for the settings env and the server policy above only
+  once the folder's trust dialog was accepted, as they do for approvals: until then a cloned
+  repository could point a user's server, and the credentials in its headers, elsewhere.
 """
 
 
@@ -191,7 +276,7 @@ def clients_doc() -> str:
     parts = [INTRO]
     for client in CLIENTS:
         parts.append(f"\n## {md_text(client.label)} (`{client.name}`)\n")
-        rows = rule_rows(client.presentation)
+        rows = [*rule_rows(client.presentation), *noted_rows(client)]
         if not rows:
             parts.append("\nNo rule on record.\n")
             continue
@@ -200,7 +285,7 @@ def clients_doc() -> str:
             "|---|---|---|---|---|---|\n"
         )
         for r in rows:
-            cells = (r.kind, r.says, r.then)
+            cells = (r.topic, r.says, r.then)
             shown = " | ".join(_cell(c) for c in cells)
             source = _source(r.provenance.source)
             date, confidence = r.provenance.date, r.provenance.confidence
