@@ -70,3 +70,41 @@ def test_a_variable_from_the_settings_env_block_resolves_and_is_measured(tmp_pat
     assert server["tokens"] == own.total_tokens
     assert not result.get("skipped")
     assert SECRET not in out and SECRET not in err
+
+
+def test_a_server_the_policy_denies_is_not_launched(tmp_path: Path) -> None:
+    argv = real_server_argv("time")
+    if argv is None:
+        pytest.skip("pinned servers not installed; run scripts/setup-test-env.sh")
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    cwd.mkdir()
+    home.mkdir()
+    entry = {"command": argv[0], "args": argv[1:]}
+    servers = {"time": entry, "clock": entry}
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": servers}))
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"deniedMcpServers": [{"serverName": "clock"}]}))
+    launched: list[str] = []
+
+    def measure(spec: ServerSpec) -> Any:
+        launched.append(spec.name)
+        return measure_server(spec, timeout_s=60)
+
+    out, err = io.StringIO(), io.StringIO()
+    code = audit_cmd.run(
+        ["--json", "--client", "claude-code"],
+        out,
+        err,
+        measure=measure,
+        environ={"PATH": "/usr/bin:/bin"},
+        home=home,
+        cwd=cwd,
+        platform="linux",
+    )
+    assert code == 0, err.getvalue()
+    assert launched == ["time"]
+    (result,) = json.loads(out.getvalue())["configs"]
+    assert [s["name"] for s in result["servers"]] == ["time"]
+    assert "clock" in json.dumps(result.get("disabled", result))
+    assert f"deniedMcpServers in {settings}" in out.getvalue()
