@@ -3,10 +3,12 @@
 Each client module builds one ``Client``; the registry collects them. Everything else (discovery,
 variable resolution, consent, the deferral verdict, the Action) asks the registry, and reaches
 what is particular to a client only through the hooks of its ``Client``: its files and their
-parser, its settings files (``settings_files``), its project-config approvals (``consent``), its
-loading and precedence rule (``session``), how it presents tools to its model
-(``presentation``, whose ``deferral`` is its deferral regime) and what it does with a file it
-cannot parse (``broken_files``). Shared code never names a client.
+parser, its settings files (``settings_files``), its project-config approvals (``consent``), the
+variables those files set for the servers it starts (``settings_env``), its administrator's list
+of the servers it may start (``server_policy``), its loading and precedence rule (``session``),
+how it presents tools to its model (``presentation``, whose ``deferral`` is its deferral regime)
+and what it does with a file it cannot parse (``broken_files``). Shared code never names a
+client.
 """
 
 from __future__ import annotations
