@@ -63,9 +63,9 @@ def build_parser() -> ArgParser:
     p.add_argument(
         "--trust-project",
         action="store_true",
-        help="launch the servers of this directory's project configs (.mcp.json, "
-        ".vscode/mcp.json...) even where the client has not approved them; "
-        "without it only approved ones run (a --config file always runs)",
+        help="launch every server of this directory's project configs (.mcp.json, "
+        ".vscode/mcp.json...); without it mcpcost starts only the ones their client would "
+        "start unasked (a --config file always runs)",
     )
     p.add_argument(
         "--list-configs", action="store_true", help="print the configs found, launch nothing"

@@ -179,9 +179,9 @@ def run(
     held = withheld(files)
     if held and not args.list_configs:
         err.write(
-            f"{len(held)} server(s) of project configs not launched (not approved by "
-            f"their client): {', '.join(name for _, name in held)}; {TRUST_FLAG} runs "
-            f"them\n"
+            f"{len(held)} server(s) of project configs held back (mcpcost starts a "
+            "project config's servers only where its client would start them unasked): "
+            f"{', '.join(name for _, name in held)}; {TRUST_FLAG} starts them\n"
         )
     if args.list_configs:
         from mcpcost.cli.config_listing import listing_json, listing_text

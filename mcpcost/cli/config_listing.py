@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpcost.configs.config_file import ConfigFile, ConfigState
-from mcpcost.configs.discovery import (
-    config_listing,
-)
+from mcpcost.configs.discovery import UNTRUSTED_PROJECT, config_listing
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.terminal import terminal_line
 
@@ -25,7 +23,9 @@ def listing_text(files: list[ConfigFile]) -> str:
             tags = []
             if s.disabled:
                 tags.append("disabled")
-            if not s.launchable:
+            if s.note == UNTRUSTED_PROJECT:  # says itself that it is not launched
+                tags.append(s.note)
+            elif not s.launchable:
                 tags.append(f"not launchable: {s.note}" if s.note else "not launchable")
             lines.append(f"  {s.name}" + (f"  [{'; '.join(tags)}]" if tags else ""))
         lines += [f"  problem: {p}" for p in item.problems]

@@ -70,8 +70,11 @@ def parse_project_config(relative_path: str, text: str, context: ParseContext) -
 # ---------------------------------------------------------------- consent (pure)
 
 TRUST_FLAG = "--trust-project"
+# mcpcost's own rule, not a client's: a config that came with a repository runs only as far as
+# its client would run it unasked (its consent hook), or with the user's flag
 UNTRUSTED_PROJECT = (
-    f"not launched: a project config the client has not approved here; {TRUST_FLAG} runs it"
+    "held back by mcpcost: a project config's servers start only where its client would "
+    f"start them unasked; {TRUST_FLAG} starts them"
 )
 
 
@@ -109,6 +112,38 @@ def client_approval(
     if answer is None:
         return cf, frozenset()
     return answer.config, answer.runs
+
+
+def client_context(
+    client: ClientName, context: ParseContext, settings: Mapping[ClientName, ClientSettings]
+) -> ParseContext:
+    """The parse context of ``client``'s configs: the shell's environment with what the
+    client's settings files set for the servers it starts laid over it (``SettingsEnv``), so
+    a reference to such a variable resolves as the client resolves it (pure)."""
+    rule = client_named(client).settings_env if client in KNOWN_CLIENTS else None
+    if rule is None:
+        return context
+    values = rule.values(settings.get(client) or ClientSettings(files=()), context)
+    if not values:
+        return context
+    environ = dict(context.environ)
+    if context.platform == "win32":  # names are case-insensitive there: the setting replaces
+        wanted = {name.upper() for name in values}
+        environ = {k: v for k, v in environ.items() if k.upper() not in wanted}
+    return replace(context, environ={**environ, **values})
+
+
+def apply_server_policy(
+    cf: ConfigFile, settings: Mapping[ClientName, ClientSettings], context: ParseContext
+) -> ConfigFile:
+    """``cf`` with the servers its client's administrator policy forbids switched off (pure);
+    a client with no such policy on record, or an explicit file: unchanged."""
+    if cf.client not in KNOWN_CLIENTS or cf.state is ConfigState.ERROR:
+        return cf
+    policy = client_named(cf.client).server_policy
+    if policy is None:
+        return cf
+    return policy.apply(cf, settings.get(cf.client) or ClientSettings(files=()), context)
 
 
 def withheld(files: Sequence[ConfigFile]) -> list[tuple[ConfigFile, str]]:
@@ -265,6 +300,7 @@ def discover(
             system_root=system_root,
         )
     context = _context(home, cwd, platform, environ)
+    contexts: dict[ClientName, ParseContext] = {}
     seen: set[tuple[str, Path]] = set()
     out: list[ConfigFile] = []
     for loc in locations(
@@ -293,10 +329,14 @@ def discover(
                     )
                 )
                 continue
-            cf = _parse_guarded(loc.client, str(path), text, context, loc.scope)
+            if loc.client not in contexts:
+                contexts[loc.client] = client_context(loc.client, context, settings)
+            ctx = contexts[loc.client]
+            cf = _parse_guarded(loc.client, str(path), text, ctx, loc.scope)
             if loc.optional_section and not _has_section(cf):
                 continue
-            cf, runs = client_approval(cf, settings, context)
+            cf = apply_server_policy(cf, settings, ctx)
+            cf, runs = client_approval(cf, settings, ctx)
             if platform == "darwin":
                 cf = note_shell_path_only(cf, environ)
             out.append(consent(cf, trusted=trust_project, runs=runs))

@@ -146,30 +146,28 @@ def remedy(s: ClientSession) -> str | None:
     if t is None:
         return None
     names = ", ".join(f"{h.server}·{h.tool}" for h in t.tools)
-    how = tool_filter_how(s.client)
-    drop = f"drop server {t.tools[0].server} instead"
-    if how is not None:
-        fix = f"switch them off with {how}"
+    rule = presentation_of(s.client).tool_filter if s.client in KNOWN_CLIENTS else None
+    server = t.tools[0].server
+    if rule is not None and rule.removes_definition:
+        fix = f"switch them off with {rule.how}"
+    elif rule is not None:  # on record, but it saves no tokens: only what does is offered
+        fix = (
+            f"drop server {server} ({_label(s.client)} has no per-tool switch on record that "
+            "takes a definition out of its model's context)"
+        )
     elif s.client == EXPLICIT:  # a --config file: the client that reads it has the rule
         fix = (
-            "switch them off the way the client that reads this file does, or drop server "
-            f"{t.tools[0].server}"
+            f"switch them off the way the client that reads this file does, or drop server {server}"
         )
     else:
-        fix = f"how {_label(s.client)} switches single tools off is not on record here; {drop}"
+        fix = (
+            f"how {_label(s.client)} switches single tools off is not on record here; drop "
+            f"server {server} instead"
+        )
     return (
         f"{s.label}: {counted(len(t.tools), 'tool')} ({names}) are "
         f"{thousands(t.recoverable_tokens)} tokens; fix: {fix}."
     )
-
-
-def tool_filter_how(client: ClientName) -> str | None:
-    """How a user switches single tools off in ``client``, in its own terms (None: not on
-    record), from its presentation rules (``Presentation.tool_filter``)."""
-    if client not in KNOWN_CLIENTS:
-        return None
-    rule = presentation_of(client).tool_filter
-    return rule.how if rule is not None else None
 
 
 def act_on(report: AuditReport, gates: GateResult | None) -> list[str]:

@@ -150,7 +150,8 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
     home, cwd = tmp_path / "home", tmp_path / "project"
     cwd.mkdir()
     files = populate(home, cwd, resolved)
-    assert {client for client, _ in files.values()} == set(KNOWN_CLIENTS)
+    # the GitHub Copilot app reads the Copilot CLI's file: one file, two clients
+    assert {client for client, _ in files.values()} | {"github-app"} == set(KNOWN_CLIENTS)
 
     launches: list[str] = []
 
@@ -173,9 +174,13 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
     report = json.loads(out.getvalue())
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
 
-    # every file is its own config: nothing merged across files
-    by_source = {c["source"]: c for c in report["configs"]}
-    assert set(by_source) == set(files)
+    # every file is its own config: nothing merged across files (the Copilot file is read by
+    # the CLI and the app alike, as two configs)
+    by_source = {(c["source"], c["client"]): c for c in report["configs"]}
+    copilot = next(source for source, (client, _) in files.items() if client == "copilot")
+    assert set(by_source) == {(s, c) for s, (c, _) in files.items()} | {(copilot, "github-app")}
+    app, cli = by_source[(copilot, "github-app")], by_source[(copilot, "copilot")]
+    assert app["servers"] == cli["servers"] and app["deferral"]["mode"] == "vendor-gated"
     # each distinct launch measured once across all 16 files
     assert len(launches) == len(set(launches)) == len(SERVERS)
 
@@ -184,7 +189,7 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
         for name in SERVERS
     }
     for source, (client, server_key) in files.items():
-        config = by_source[source]
+        config = by_source[(source, client)]
         assert config["client"] == client
         (server,) = config["servers"]
         assert server["name"] == server_key

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from mcpcost.cli import audit_cmd
+from mcpcost.configs.discovery import UNTRUSTED_PROJECT
 from tests.helpers.nine_configs import SERVERS, normalise, populate
 from tests.helpers.paths import TEST_FIXTURES
 from tests.helpers.readme_sample import first_screen, write_readme_sample
@@ -107,10 +108,7 @@ def test_the_consent_note_is_whole_and_names_the_flag(
     for width in (80, 120):
         _, out, _ = reports[width]
         flat = " ".join(out.split())
-        assert (
-            "not launched: a project config the client has not approved here; --trust-project "
-            "runs it" in flat
-        )
+        assert UNTRUSTED_PROJECT in flat
         assert "…" not in out
 
 

@@ -69,8 +69,8 @@ def test_the_text_table_has_a_row_per_client_and_a_line_per_finding(tmp_path: Pa
     assert code == 0
     lines = out.splitlines()
     assert lines[1].split()[:3] == ["client", "up", "front"]
-    assert sum(1 for line in lines if line.startswith("Zed ")) == 1
-    assert "no rule on record" in next(line for line in lines if line.startswith("Zed "))
+    assert sum(1 for line in lines if line.startswith("LM Studio ")) == 1
+    assert "no rule on record" in next(line for line in lines if line.startswith("LM Studio "))
     cuts = [line for line in lines if line.startswith("Claude Code: description-truncated")]
     assert len(cuts) == 1 and "fix: trim the description" in cuts[0]
 
@@ -91,6 +91,6 @@ def test_a_reference_server_through_every_lens_beside_its_wire_number() -> None:
     assert [c["client"] for c in doc["clients"]] == list(KNOWN_CLIENTS)
     by = {c["client"]: c["modelView"] for c in doc["clients"]}
     wire = doc["wireTokens"]
-    assert by["zed"]["upfrontTokens"] == wire and by["zed"]["rulesOnRecord"] is False
+    assert by["lmstudio"]["upfrontTokens"] == wire and by["lmstudio"]["rulesOnRecord"] is False
     assert by["cursor"]["deferredTokens"] == wire  # the wire definitions, all deferred
     assert 0 < by["claude-desktop"]["upfrontTokens"] <= wire  # the Anthropic projection drops

@@ -162,6 +162,13 @@ def test_list_configs_names_the_flag_and_launches_nothing(cloned: tuple[Path, Pa
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("--trust-project") == 2
     assert list(markers.iterdir()) == []
+    # the note says once that the server is not launched, and whose rule that is
+    held = [line for line in done.stdout.splitlines() if "--trust-project" in line]
+    assert len(held) == 2
+    for line in held:
+        assert line.endswith(f"[{UNTRUSTED_PROJECT}]")
+        assert "not launchable" not in line and "not launched" not in line
+        assert "by mcpcost" in line and "has not approved" not in line
 
 
 def test_the_library_call_follows_the_same_rule(cloned: tuple[Path, Path, Path]) -> None:

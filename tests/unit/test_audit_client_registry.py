@@ -43,7 +43,7 @@ def _string_constants(path: Path) -> set[str]:
 
 def test_every_client_module_is_registered_once() -> None:
     modules = _client_modules()
-    assert len(modules) == 15
+    assert len(modules) == 16
     assert sorted(c.name for c in modules.values()) == sorted(KNOWN_CLIENTS)
     assert [c.name for c in CLIENTS] == list(KNOWN_CLIENTS)
     assert len(set(KNOWN_CLIENTS)) == len(KNOWN_CLIENTS)

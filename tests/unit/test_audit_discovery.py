@@ -73,8 +73,13 @@ def test_env_overrides_for_codex_claude_and_copilot_homes(tmp_path: Path) -> Non
     place_config(copilot_home / "mcp-config.json", "copilot-mcp-config.json", cwd)
     environ = {"CODEX_HOME": str(codex_home), "COPILOT_HOME": str(copilot_home)}
     found = discover(home=home, cwd=cwd, platform="linux", environ=environ)
-    assert sorted(cf.source for cf in found) == sorted(
-        [str(codex_home / "config.toml"), str(copilot_home / "mcp-config.json")]
+    copilot_file = str(copilot_home / "mcp-config.json")
+    assert sorted((cf.client, cf.source) for cf in found) == sorted(
+        [
+            ("codex", str(codex_home / "config.toml")),
+            ("copilot", copilot_file),
+            ("github-app", copilot_file),  # the Copilot app reads the CLI's file
+        ]
     )
 
 

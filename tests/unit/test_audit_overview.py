@@ -46,6 +46,22 @@ def test_a_few_heavy_tools_are_switched_off_the_clients_own_way() -> None:
     assert line is not None and line.endswith(f"fix: switch them off with {rule.how}.")
 
 
+def test_claude_codes_remedy_offers_only_what_saves_tokens() -> None:
+    """Claude Code's deny rules leave a tool's definition in context: the one sentence offers
+    dropping the server, not the rule."""
+    report = report_for(
+        [config("claude-code", "/home/ana/.claude.json", entry("alpha"))],
+        T,
+        shell_environ={"ENABLE_TOOL_SEARCH": "false"},
+        settings={},
+    )
+    line = remedy(_session(report, "Claude Code"))
+    assert line is not None and line.startswith("Claude Code: ")
+    fix = line.split("fix: ", 1)[1]
+    assert fix.startswith("drop server alpha (") and fix.endswith(".")
+    assert "deny" not in line and "permission" not in line and "." not in fix[:-1]
+
+
 def test_a_session_that_defers_its_definitions_gets_no_advice() -> None:
     report = report_for(
         [config("claude-code", "/home/ana/.claude.json", entry("big"), entry("small"))],

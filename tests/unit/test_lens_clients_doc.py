@@ -14,6 +14,7 @@ from mcpcost.audit.model_view import ModelView
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     Confidence,
+    DeferralMode,
     DeferralRegime,
     Effect,
     FindingKind,
@@ -31,11 +32,14 @@ from mcpcost.configs.clients.presentation import (
     Trigger,
 )
 from mcpcost.configs.clients.registry import CLIENTS
-from mcpcost.configs.clients.rules_doc import RuleRow, clients_doc, rule_rows
+from mcpcost.configs.clients.rules_doc import RuleKind, RuleRow, clients_doc, noted_rows, rule_rows
 from tests.helpers.paths import ROOT
 
 ROWS = [(c.name, row) for c in CLIENTS for row in rule_rows(c.presentation)]
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
+
+
+VENDOR_GATED = DeferralMode.VENDOR_GATED
 
 
 def tool(name: str, **extra: Any) -> dict[str, Any]:
@@ -64,7 +68,7 @@ def test_every_client_has_a_table_or_says_nothing_is_on_record() -> None:
     page = clients_doc()
     for c in CLIENTS:
         section = page.split(f"(`{c.name}`)\n", 1)[1].split("\n## ", 1)[0]
-        has_rules = bool(rule_rows(c.presentation))
+        has_rules = bool(rule_rows(c.presentation) or noted_rows(c))
         assert ("| rule |" in section) is has_rules
         assert ("No rule on record." in section) is (not has_rules)
         assert c.presentation.on_record is has_rules or c.presentation.deferral is not None
@@ -78,7 +82,13 @@ def test_every_rule_has_a_source_a_date_and_a_confidence() -> None:
 
 def _crosses(client: str, p: Presentation, row: RuleRow) -> None:
     rule = row.rule
-    if isinstance(rule, ModelName):
+    if isinstance(rule, ModelName) and rule.build("My.Server X", "t") == "t":
+        # the name as written: a clash of two servers' names is the client's to settle
+        a, b = (LensServer(name=n, tools=(tool("t"),)) for n in ("a", "b"))
+        v = seen(client, p, a, b)
+        assert rule.dedupes and [t.model_name for t in v.tools] == ["t", "t"]
+        assert not any(f.kind is FindingKind.NAME_COLLISION for f in v.findings)
+    elif isinstance(rule, ModelName):
         v = seen(client, p, LensServer(name="My.Server X", tools=(tool("t"),)))
         assert (FindingKind.NAME_INVALID, Effect.RENAMES) in [
             (f.kind, f.effect) for f in v.findings
@@ -131,8 +141,11 @@ def _crosses(client: str, p: Presentation, row: RuleRow) -> None:
         count = rule.min_tools or 1
         tools = tuple(tool(f"t{i}") for i in range(count))
         v = seen(client, p, LensServer(name="s", tools=tools))
+        gated = p.deferral is not None and p.deferral.resolve({}, None).mode is VENDOR_GATED
         if rule.trigger is Trigger.MODEL_DEPENDENT:
             assert v.regime == "model-dependent" and v.deferred_tokens == 0
+        elif gated:  # the vendor decides: nothing is claimed deferred
+            assert v.regime == VENDOR_GATED and not any(t.deferred for t in v.tools)
         else:  # Claude Code's default verdict defers everything
             assert v.regime == rule.mechanism and all(t.deferred for t in v.tools)
         if rule.trigger is Trigger.TOOL_COUNT:
@@ -170,3 +183,27 @@ def test_every_rows_kind_is_a_rule_kind() -> None:
     kinds = {row.kind for _, row in ROWS}
     assert all(isinstance(k, RuleKind) for k in kinds)
     assert {RuleKind.DEFERRAL, RuleKind.TOOL_FILTER} <= kinds
+
+
+def test_the_rules_applied_when_configs_are_read_are_on_the_page_with_their_sources() -> None:
+    """Claude Code's settings env and server policy, and each noted rule, are rows of its
+    table made from the very values discovery and the docs use, each with its source."""
+    page = clients_doc()
+    claude = next(c for c in CLIENTS if c.name == "claude-code")
+    rows = noted_rows(claude)
+    kinds = [r.kind for r in rows]
+    assert kinds[:2] == [RuleKind.SETTINGS_ENV, RuleKind.SERVER_POLICY]
+    assert rows[0].rule is claude.settings_env and rows[1].rule is claude.server_policy
+    assert {r.topic for r in rows if r.kind is RuleKind.NOTED} >= {
+        "alwaysLoad",
+        "tool-level alwaysLoad",
+        "disabled servers",
+    }
+    section = page.split("(`claude-code`)\n", 1)[1].split("\n## ", 1)[0]
+    for r in rows:
+        assert f"| {r.topic} |" in section
+        assert r.provenance.source.split(" ")[0] in section
+    for name in ("zed", "opencode", "goose", "github-app"):
+        section = page.split(f"(`{name}`)\n", 1)[1].split("\n## ", 1)[0]
+        assert "| rule |" in section and "No rule on record." not in section
+    assert "source-code" in page.split("(`zed`)\n", 1)[1].split("\n## ", 1)[0]

@@ -19,6 +19,7 @@ from mcpcost.configs.clients.presentation import (
 from mcpcost.configs.clients.registry import presentation_of
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import stringify
+from mcpcost.core.record import replace
 from mcpcost.core.tokenizer import count_tokens
 
 SERVER13 = "thirteen-char"  # 13 characters, as in the fixtures
@@ -352,10 +353,38 @@ def test_roo_builds_its_double_dash_name_and_cuts_it_at_64() -> None:
 
 def test_a_client_with_nothing_on_record_gets_the_wire_definitions() -> None:
     array = (tool("a", outputSchema={"type": "object"}), tool("b"))
-    v = view("zed", one("s", *array))
+    v = view("lmstudio", one("s", *array))
     assert v.rules_on_record is False and v.findings == () and v.api_shape is None
     assert v.regime == DeferralMode.NONE_ON_RECORD
     assert v.upfront_tokens == count_tokens(stringify(list(array)))  # the wire number
+
+
+# --------------------------------------------------------------------------- Zed, OpenCode (source)
+
+
+def test_zed_sends_names_as_written_and_cuts_past_64() -> None:
+    v = view("zed", one("My.Server", tool("get.item"), tool("c" * 65)))
+    assert [t.model_name for t in v.tools] == ["get.item", "c" * 64]
+    assert kinds(v) == [(FindingKind.NAME_TOO_LONG, Effect.RENAMES, "c" * 65)]
+    twice = view("zed", one("a", tool("echo")), one("b", tool("echo")))
+    assert not any(f.kind is FindingKind.NAME_COLLISION for f in twice.findings)
+
+
+def test_opencode_joins_and_sanitizes_and_hashes_a_long_name() -> None:
+    v = view("opencode", one("my.db server", tool("query-all"), tool("q" * 70)))
+    short, long = (t.model_name for t in v.tools)
+    assert short == "my_db_server_query-all"
+    assert len(long) == 64 and long.startswith("my_db_server_" + "q" * 42 + "_")
+    clash = view("opencode", one("a.b", tool("t")), one("a b", tool("t")))
+    assert any(f.kind is FindingKind.NAME_COLLISION for f in clash.findings)
+
+
+def test_a_tools_own_always_load_meta_does_not_keep_it_up_front_in_claude_code() -> None:
+    pinned_tool = tool("t", _meta={"anthropic/alwaysLoad": True})
+    v = view("claude-code", one("s", pinned_tool))
+    assert all(t.deferred for t in v.tools)
+    server = replace(one("s", tool("t")), always_load=True)
+    assert not any(t.deferred for t in view("claude-code", server).tools)
 
 
 # --------------------------------------------------------------------------- Cline, Continue, Goose
@@ -420,7 +449,7 @@ def test_the_measured_wire_number_is_reused_only_for_unchanged_tools() -> None:
     array = (tool("a", outputSchema={"type": "object"}), tool("b"))
     wire = count_tokens(stringify(list(array)))
     server = LensServer(name="s", tools=array, wire_tokens=wire)
-    assert view("zed", server).upfront_tokens == wire
+    assert view("lmstudio", server).upfront_tokens == wire
     desktop = view("claude-desktop", server)
     projected = [t.definition for t in desktop.tools]
     assert desktop.upfront_tokens == count_tokens(stringify(projected)) != wire

@@ -16,7 +16,7 @@ def test_every_known_client_session_gets_a_model_view_and_explicit_files_none() 
         [
             config("claude-code", "/home/u/.claude.json", entry("alpha"), entry("wide")),
             config("cursor", "/home/u/.cursor/mcp.json", entry("beta")),
-            config("zed", "/home/u/.config/zed/settings.json", entry("gamma")),
+            config("lmstudio", "/home/u/.lmstudio/mcp.json", entry("gamma")),
             config(EXPLICIT, "/tmp/x.json", entry("alpha")),
         ],
         table,
@@ -45,9 +45,9 @@ def test_every_known_client_session_gets_a_model_view_and_explicit_files_none() 
     assert cursor is not None and cursor.regime == "dynamic-context-discovery"
     assert cursor.deferred_tokens == TABLE_TOKENS["beta"]
 
-    zed = by_client["zed"].model_view
-    assert zed is not None and zed.rules_on_record is False
-    assert zed.upfront_tokens == TABLE_TOKENS["gamma"]  # nothing on record: the wire number
+    bare = by_client["lmstudio"].model_view
+    assert bare is not None and bare.rules_on_record is False
+    assert bare.upfront_tokens == TABLE_TOKENS["gamma"]  # nothing on record: the wire number
 
 
 def test_findings_land_in_the_session_that_loads_the_server_once_each() -> None:

@@ -3,10 +3,12 @@
 Each client module builds one ``Client``; the registry collects them. Everything else (discovery,
 variable resolution, consent, the deferral verdict, the Action) asks the registry, and reaches
 what is particular to a client only through the hooks of its ``Client``: its files and their
-parser, its settings files (``settings_files``), its project-config approvals (``consent``), its
-loading and precedence rule (``session``), how it presents tools to its model
-(``presentation``, whose ``deferral`` is its deferral regime) and what it does with a file it
-cannot parse (``broken_files``). Shared code never names a client.
+parser, its settings files (``settings_files``), its project-config approvals (``consent``), the
+variables those files set for the servers it starts (``settings_env``), its administrator's list
+of the servers it may start (``server_policy``), its loading and precedence rule (``session``),
+how it presents tools to its model (``presentation``, whose ``deferral`` is its deferral regime)
+and what it does with a file it cannot parse (``broken_files``). Shared code never names a
+client.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from mcpcost.configs.clients.broken_files import BrokenFileRule
 from mcpcost.configs.clients.formats import FileFormat
-from mcpcost.configs.clients.presentation import NOTHING_ON_RECORD, Presentation
+from mcpcost.configs.clients.presentation import NOTHING_ON_RECORD, Presentation, Provenance
 from mcpcost.configs.clients.raw_server import ParseContext, RawServer
 from mcpcost.configs.clients.settings_files import ClientSettings, SettingsFile
 from mcpcost.configs.config_file import ClientName, ConfigFile, Scope
@@ -38,6 +40,8 @@ __all__ = [
     "Places",
     "ProjectFile",
     "Scope",
+    "ServerPolicy",
+    "SettingsEnv",
 ]
 
 
@@ -202,6 +206,27 @@ def no_settings_files(at: Places) -> tuple[SettingsFile, ...]:
     return ()
 
 
+class SettingsEnv(Record, frozen=True, kw_only=True):
+    """Variables a client's own settings files put in the environment of the servers it starts,
+    so a reference to one in its configs resolves. ``values``: the client's settings files as
+    read and the parse context -> name -> value (pure; the highest-precedence file wins, and a
+    value here wins over the shell's). ``rule`` says it in words for ``docs/CLIENTS.md``."""
+
+    values: Callable[[ClientSettings, ParseContext], Mapping[str, str]]
+    rule: str
+    provenance: Provenance
+
+
+class ServerPolicy(Record, frozen=True, kw_only=True):
+    """An administrator's list of the servers a client may start, from its settings files.
+    ``apply``: one of the client's configs, its settings as read, the parse context -> the
+    config with the servers the policy forbids switched off (each naming the rule and file)."""
+
+    apply: Callable[[ConfigFile, ClientSettings, ParseContext], ConfigFile]
+    rule: str
+    provenance: Provenance
+
+
 class Client(Record, frozen=True, kw_only=True):
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
@@ -222,3 +247,7 @@ class Client(Record, frozen=True, kw_only=True):
     session: ClientSessionRule = NEAREST_WINS  # how its files form one session, and who wins a name
     # what it does with a file of its own it cannot parse, where that is on record
     broken_files: tuple[BrokenFileRule, ...] = ()
+    # the variables its settings files set for the servers it starts (None: none on record)
+    settings_env: SettingsEnv | None = None
+    # which servers its administrator lets it start (None: no such policy on record)
+    server_policy: ServerPolicy | None = None

@@ -9,7 +9,13 @@ from mcpcost.configs.clients.api_rules import CHECKED, app_only_hidden
 from mcpcost.configs.clients.client import Claim, Client, Location, Parsed, Places, Scope
 from mcpcost.configs.clients.dialect import own_entries
 from mcpcost.configs.clients.formats import FileFormat
-from mcpcost.configs.clients.presentation import Confidence, ModelName, Presentation, Provenance
+from mcpcost.configs.clients.presentation import (
+    Confidence,
+    ModelName,
+    NotedRule,
+    Presentation,
+    Provenance,
+)
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, set_transport
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
@@ -79,6 +85,27 @@ PRESENTATION = Presentation(
         ),
     ),
     hidden=app_only_hidden(),
+    noted=(
+        NotedRule(
+            topic="tool-count nudge",
+            says=(
+                "from 5 enabled extensions or 50 tools it adds a suggestion to disable "
+                "extensions to its system prompt (a few sentences; it drops nothing); its "
+                "removal was agreed in 2026-08 (issue #10841, PR #10869), so a current version "
+                "may not have it; not counted here"
+            ),
+            then="nudges",
+            provenance=Provenance(
+                source=(
+                    "https://github.com/aaif-goose/goose/pull/2319 "
+                    "(crates/goose/src/agents/extension_manager.rs: MIN_EXTENSIONS 5, "
+                    "MIN_TOOLS 50); removal: issue #10841"
+                ),
+                date="2026-08-10",
+                confidence=Confidence.SOURCE_CODE,
+            ),
+        ),
+    ),
 )
 
 

@@ -11,6 +11,7 @@ supplies for its tool search and the audit's deferral verdict uses. And the clie
 ``ToolCountLimit``, ``SchemaRule``, ``HiddenTools``, ``DeferralRegime``, ``ToolFilter``): the
 name the model sees, the API shape definitions are projected onto, truncation, limits per
 request, hidden tools and what deferral keeps; one entry per rule in the client's module.
+``NotedRule`` records what is on record and not applied, for the docs.
 
 The deferral model resolves a client's posture (``Posture``) from the shell the client starts in
 and the settings files it reads (``SettingsSource`` per file, ``Setting`` for the value that
@@ -54,6 +55,9 @@ class DeferralMode(StrEnum):
     LOADS_UPFRONT = "loads-upfront"  # deferral is off here
     DEFERS_ALL = "defers-all"  # every definition is deferred, at any size
     THRESHOLD = "threshold"  # deferred once the definitions reach a share of the context
+    # the vendor decides per account, out of this machine's sight, whether it defers: that it
+    # does cannot be said here, whatever the files and the shell hold
+    VENDOR_GATED = "vendor-gated"
 
     @property
     def defers(self) -> bool:
@@ -324,6 +328,18 @@ class ToolFilter(Record, frozen=True, kw_only=True):
     removes_definition: bool = True  # False: on record as leaving the definition in context
 
 
+class NotedRule(Record, frozen=True, kw_only=True):
+    """A rule on record about how a client presents tools that the lens does not apply (a
+    nudge in its prompt, a key it ignores, names it keeps listed): ``docs/CLIENTS.md`` shows
+    it with its source, so the report's silence about it is not read as its absence.
+    ``topic`` is the page's rule column, ``then`` what the client then does."""
+
+    topic: str
+    says: str
+    then: str
+    provenance: Provenance
+
+
 class Presentation(Record, frozen=True, kw_only=True):
     """How one client presents MCP tools to its model; an empty field: no rule on record.
 
@@ -343,6 +359,7 @@ class Presentation(Record, frozen=True, kw_only=True):
     hidden: HiddenTools | None = None
     regime: DeferralRegime | None = None
     tool_filter: ToolFilter | None = None
+    noted: tuple[NotedRule, ...] = ()  # on record, not applied by the lens
 
     @property
     def on_record(self) -> bool:
@@ -360,6 +377,7 @@ class Presentation(Record, frozen=True, kw_only=True):
                 self.hidden,
                 self.regime,
                 self.tool_filter,
+                self.noted,
             )
         )
 

@@ -19,6 +19,7 @@ from mcpcost.configs.clients import (
     copilot,
     cursor,
     gemini,
+    github_app,
     goose,
     lmstudio,
     opencode,
@@ -57,6 +58,7 @@ CLIENTS: tuple[Client, ...] = (
     continue_dev.CLIENT,
     goose.CLIENT,
     copilot.CLIENT,
+    github_app.CLIENT,
     opencode.CLIENT,
     lmstudio.CLIENT,
 )

@@ -1,21 +1,25 @@
 """``docs/CLIENTS.md``, generated from the clients' ``Presentation`` rules (pure).
 
-``rule_rows`` lists one client's rules as rows (what the rule is, what the client then does, its
-source, date and confidence); ``clients_doc`` is the whole page, one table per client in the
-registry's order. ``scripts/render-clients-doc.py`` writes it, and a test fails when the file in
-the repository differs from what the rules say.
+``rule_rows`` lists one client's lens rules as rows (what the rule is, what the client then does,
+its source, date and confidence), ``noted_rows`` the rules on record that the lens does not apply
+(what its settings files do to its servers, what it is noted doing with tool names and prompts);
+``clients_doc`` is the whole page, one table per client in the registry's order.
+``scripts/render-clients-doc.py`` writes it, and a test fails when the file in the repository
+differs from what the rules say.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
+from mcpcost.configs.clients.client import Client, ServerPolicy, SettingsEnv
 from mcpcost.configs.clients.presentation import (
     DeferralRegime,
     HiddenTools,
     ModelName,
     NameLimit,
     NamePattern,
+    NotedRule,
     Presentation,
     Projection,
     Provenance,
@@ -41,11 +45,14 @@ Rule = (
     | HiddenTools
     | DeferralRegime
     | ToolFilter
+    | NotedRule
+    | SettingsEnv
+    | ServerPolicy
 )
 
 
 class RuleKind(StrEnum):
-    """A rule's type, in the page's words (the table's first column)."""
+    """A rule's type, in the page's words (its first column)."""
 
     MODEL_VISIBLE_NAME = "model-visible name"
     NAME_LENGTH = "name length"
@@ -58,6 +65,9 @@ class RuleKind(StrEnum):
     HIDDEN_TOOLS = "hidden tools"
     DEFERRAL = "deferral"
     TOOL_FILTER = "tool filter"
+    NOTED = "noted"  # a ``NotedRule``: its own topic is shown
+    SETTINGS_ENV = "settings env"
+    SERVER_POLICY = "server policy"
 
 
 TEXT_LENGTH = {
@@ -70,14 +80,22 @@ class RuleRow(Record, frozen=True, kw_only=True):
     """One rule as the page shows it; ``rule`` is the value it was made from."""
 
     kind: RuleKind
+    topic: str  # the first column: the kind's words, or a noted rule's own topic
     says: str
     then: str
     provenance: Provenance
     rule: Rule
 
 
-def _row(kind: RuleKind, says: str, then: str, rule: Rule) -> RuleRow:
-    return RuleRow(kind=kind, says=says, then=then, provenance=rule.provenance, rule=rule)
+def _row(kind: RuleKind, says: str, then: str, rule: Rule, topic: str | None = None) -> RuleRow:
+    return RuleRow(
+        kind=kind,
+        topic=topic or str(kind),
+        says=says,
+        then=then,
+        provenance=rule.provenance,
+        rule=rule,
+    )
 
 
 def _deferral(r: DeferralRegime) -> str:
@@ -169,8 +187,30 @@ def rule_rows(p: Presentation) -> list[RuleRow]:
         rows.append(_row(RuleKind.DEFERRAL, _deferral(p.regime), "defers", p.regime))
     if p.tool_filter is not None:
         rows.append(
-            _row(RuleKind.TOOL_FILTER, p.tool_filter.how, "(the remedy names it)", p.tool_filter)
+            _row(
+                RuleKind.TOOL_FILTER,
+                p.tool_filter.how,
+                "(the remedy names it)"
+                if p.tool_filter.removes_definition
+                else "(saves no tokens: the remedy does not offer it)",
+                p.tool_filter,
+            )
         )
+    return rows
+
+
+def noted_rows(c: Client) -> list[RuleRow]:
+    """The rules on record about ``c`` that the lens does not apply: what its settings files do
+    to the servers it starts (applied when its configs are read), then what it is noted doing."""
+    rows: list[RuleRow] = []
+    if c.settings_env is not None:
+        env = c.settings_env
+        rows.append(_row(RuleKind.SETTINGS_ENV, env.rule, "sets variables", env))
+    if c.server_policy is not None:
+        policy = c.server_policy
+        rows.append(_row(RuleKind.SERVER_POLICY, policy.rule, "starts fewer servers", policy))
+    for n in c.presentation.noted:
+        rows.append(_row(RuleKind.NOTED, n.says, n.then, n, topic=n.topic))
     return rows
 
 
@@ -214,6 +254,25 @@ CHECKED_NOT_RULED = """
 - **Claude Code's 128-character name**: from a wiki and an issue, so `reported`.
 - **Codex's schema conversion** into its own JSON Schema type is not modelled: the schema is
   counted as the server sends it.
+- **Gemini CLI's name rewriting** (the `mcp_` prefix, characters outside its set made `_`, a
+  leading `_` where a name would start with something else, the middle cut past 63) is read
+  from its source; a later third-party summary (Jamkris/everything-gemini-code PR #35,
+  2026-04-22) says the same.
+- **Zed and OpenCode** were read in the index's copies of their source at the commits named
+  (both repositories are larger than a whole copy can bring here); what a newer commit does may
+  differ, and the date says when it was read.
+
+## mcpcost's own rules (not a client's)
+
+- **A project config is held back.** A config that comes with a repository (`.mcp.json`,
+  `.vscode/mcp.json`, ...) holds commands someone else wrote, so mcpcost starts its servers
+  only where the client would start them unasked (Claude Code's recorded approvals, counted
+  once its trust dialog was accepted for the folder); `--trust-project` starts every one. The
+  report says `held back by mcpcost`: no client is claimed to have refused them.
+- **A project's own Claude Code settings files** (`.claude/settings.json`,
+  `.claude/settings.local.json`) count for the settings env and the server policy above only
+  once the folder's trust dialog was accepted, as they do for approvals: until then a cloned
+  repository could point a user's server, and the credentials in its headers, elsewhere.
 """
 
 
@@ -222,7 +281,7 @@ def clients_doc() -> str:
     parts = [INTRO]
     for client in CLIENTS:
         parts.append(f"\n## {md_text(client.label)} (`{client.name}`)\n")
-        rows = rule_rows(client.presentation)
+        rows = [*rule_rows(client.presentation), *noted_rows(client)]
         if not rows:
             parts.append("\nNo rule on record.\n")
             continue
@@ -231,7 +290,7 @@ def clients_doc() -> str:
             "|---|---|---|---|---|---|\n"
         )
         for r in rows:
-            cells = (r.kind, r.says, r.then)
+            cells = (r.topic, r.says, r.then)
             shown = " | ".join(_cell(c) for c in cells)
             source = _source(r.provenance.source)
             date, confidence = r.provenance.date, r.provenance.confidence

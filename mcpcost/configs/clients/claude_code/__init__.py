@@ -4,8 +4,10 @@ Its MCP configs: ``~/.claude.json`` (user servers, and a block per project whose
 ``local`` scope), a project's ``.mcp.json``, the managed ``managed-mcp.json`` (``layout``). Its four
 settings files (managed, project-local, project, user) and the project's block of
 ``~/.claude.json`` are its settings files (``settings_files``): read once at the edge, they decide
-which ``.mcp.json`` servers it runs without asking (``approvals``: its consent hook) and whether
-it defers tool definitions (``tool_search``: its deferral model).
+which ``.mcp.json`` servers it runs without asking (``approvals``: its consent hook), whether
+it defers tool definitions (``tool_search``: its deferral model), the variables the servers it
+starts see (``settings_env``) and which servers an administrator lets it start
+(``server_policy``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from mcpcost.configs.clients.claude_code.claude_files import (
     settings_paths,
 )
 from mcpcost.configs.clients.claude_code.lens_rules import PRESENTATION
+from mcpcost.configs.clients.claude_code.server_policy import SERVER_POLICY
+from mcpcost.configs.clients.claude_code.settings_env import SETTINGS_ENV, settings_environment
 from mcpcost.configs.clients.claude_code.tool_search import (
     BASE_URL,
     BETAS,
@@ -60,6 +64,7 @@ __all__ = [
     "parse_approval_settings",
     "parse_settings",
     "resolve_posture",
+    "settings_environment",
     "settings_files",
     "settings_paths",
 ]
@@ -83,4 +88,6 @@ CLIENT = Client(
         scope_phrases={Scope.LOCAL: "local (this project's block of ~/.claude.json)"},
     ),
     broken_files=BROKEN_FILES,
+    settings_env=SETTINGS_ENV,
+    server_policy=SERVER_POLICY,
 )

@@ -18,6 +18,7 @@ from mcpcost.configs.clients.presentation import (
     ModelName,
     NameLimit,
     NamePattern,
+    NotedRule,
     Presentation,
     Provenance,
     TextLimit,
@@ -142,6 +143,66 @@ PRESENTATION = Presentation(
             source="https://github.com/anthropics/claude-code/issues/30839 (and #6320, #20617)",
             date="2026-03-04",
             confidence=Confidence.REPORTED,
+        ),
+    ),
+    noted=(
+        NotedRule(
+            topic="alwaysLoad",
+            says=(
+                'a server\'s own "alwaysLoad": true keeps its tools up front while tool search '
+                "defers the rest (Claude Code 2.1.120 on); the audit counts such a server up "
+                "front"
+            ),
+            then="loads up front",
+            provenance=Provenance(
+                source=f"{MCP_DOCS} (alwaysLoad; added in 2.1.120)",
+                date="2026-04-28",
+                confidence=Confidence.DOCUMENTED,
+            ),
+        ),
+        NotedRule(
+            topic="alwaysLoad elsewhere",
+            says=(
+                "the key is reported ignored in the Desktop app's Claude Code sessions and for "
+                "servers a plugin provides, which are deferred like the rest; the audit reads "
+                "the CLI's files and counts a pinned server up front"
+            ),
+            then="ignores the key",
+            provenance=Provenance(
+                source=(
+                    "https://github.com/anthropics/claude-code/issues/86284 (Desktop app); "
+                    "#56551 (plugin servers, 2026-05-06)"
+                ),
+                date="2026-08-13",
+                confidence=Confidence.REPORTED,
+            ),
+        ),
+        NotedRule(
+            topic="tool-level alwaysLoad",
+            says=(
+                "a tool's own _meta[\"anthropic/alwaysLoad\"] has no effect: only the server's "
+                "key pins, and the audit reads only that"
+            ),
+            then="ignores the key",
+            provenance=Provenance(
+                source="https://github.com/anthropics/claude-code/issues/82900",
+                date="2026-07-31",
+                confidence=Confidence.REPORTED,
+            ),
+        ),
+        NotedRule(
+            topic="disabled servers",
+            says=(
+                "the tool names of servers switched off stay listed for tool search (142 names, "
+                "about 1,500 tokens, in the report); names only, and the audit, which launches "
+                "no disabled server, does not count them"
+            ),
+            then="keeps names",
+            provenance=Provenance(
+                source="https://github.com/anthropics/claude-code/issues/41809",
+                date="2026-04-01",
+                confidence=Confidence.REPORTED,
+            ),
         ),
     ),
 )
