@@ -16,7 +16,18 @@ from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.audit.gates import Gate
-from mcpcost.audit.model_view import ApiShape, Effect, FindingKind, LensFinding, ModelView
+from mcpcost.audit.model_view import (
+    ApiShape,
+    Effect,
+    Evidence,
+    EvidenceKind,
+    FindingKind,
+    LensFinding,
+    Loading,
+    LoadVerdict,
+    ModelView,
+    ServerLoad,
+)
 from mcpcost.audit.report_model import ServerStatus, server_status
 from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.configs.config_file import ClientName
@@ -374,7 +385,8 @@ def _lens_from(d: Mapping[str, Any]) -> SessionLensView:
     v = d["modelView"]
     shape = _opt_str(v["apiShape"])
     upfront, deferred = _opt_int(v["upfrontTokens"]), _opt_int(v["deferredTokens"])
-    if upfront is None or deferred is None:
+    wire = _opt_int(v["wireTokens"])
+    if upfront is None or deferred is None or wire is None:
         raise TypeError("a model view's token counts must be integers")
     return SessionLensView(
         client=ClientName(_str(d["client"])),
@@ -383,7 +395,35 @@ def _lens_from(d: Mapping[str, Any]) -> SessionLensView:
             api_shape=ApiShape(shape) if shape is not None else None,
             upfront_tokens=upfront,
             deferred_tokens=deferred,
-            regime=_str(v["regime"]),
+            wire_tokens=wire,
+            loading=Loading(  # the verdict as the report carries it; its particulars are not
+                client=ClientName(_str(d["client"])),
+                verdict=LoadVerdict(_str(v["verdict"])),
+                condition=_str(v["condition"]),
+                evidence=tuple(
+                    Evidence(
+                        kind=EvidenceKind(_str(e["kind"])),
+                        text=_str(e["text"]),
+                        source=_opt_str(e["source"]),
+                    )
+                    for e in v["evidence"]
+                ),
+                regime=_str(v["regime"]),
+                mode=DeferralMode.CLIENT_UNKNOWN,
+                mechanism=None,
+                sources=(),
+            ),
+            servers=tuple(
+                ServerLoad(
+                    name=_str(x["name"]),
+                    upfront_tokens=_opt_int(x["upfrontTokens"]) or 0,
+                    deferred_tokens=_opt_int(x["deferredTokens"]) or 0,
+                    wire_tokens=_opt_int(x["wireTokens"]) or 0,
+                    always_load=x["alwaysLoad"] is True,
+                )
+                for x in v["servers"]
+            ),
+            unmeasured=tuple(_str(n) for n in v["unmeasured"]),
             rules_on_record=v["rulesOnRecord"] is True,
             findings=tuple(_lens_finding_from(f) for f in v["findings"]),
         ),

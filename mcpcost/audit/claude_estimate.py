@@ -4,8 +4,9 @@ else estimated from o200k_base through a calibration (``core.calibration.estimat
 always labelled as one or the other.
 
 Which sessions: where the client lens says the client projects onto ``ApiShape.ANTHROPIC``
-(``ModelView.api_shape``); where the lens has not filled a view, a client whose deferral model
-is Anthropic's tool search (it sends the Messages API's tools, or it could not defer them).
+(its ``Projection``); without a projection on record, a client whose deferral model is
+Anthropic's tool search (it sends the Messages API's tools, or it could not defer them). The
+estimate is made before the session's load verdict, which judges a threshold on it.
 
 The calibration: a ``--claude`` run's own fit (``fit_calibration``) when it has usable rows;
 else the fit of the reference project's published Claude run, as spec/METHODOLOGY.md section
@@ -18,10 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from mcpcost.audit.deferral import with_request_estimate
-from mcpcost.audit.report_model import ClientSession
+from mcpcost.audit.deferral import RequestTokens
+from mcpcost.audit.report_model import ServerResult
 from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.clients.presentation import ApiShape
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.calibration import Calibration, RequestEstimate, estimate_request, fit_calibration
 from mcpcost.core.divergence import CountApi, DivergenceRun
 from mcpcost.core.model import Measurement
@@ -44,13 +46,13 @@ REFERENCE_FIT = Calibration(
 REFERENCE_FIT_ROWS = 19  # the rows the reference fit came from (not bundled)
 
 
-def sends_anthropic_tools(session: ClientSession) -> bool:
-    """Whether the session's client sends its tools in the Anthropic Messages API's shape."""
-    mv = session.model_view
-    if mv is not None and mv.api_shape is not None:
-        return mv.api_shape is ApiShape.ANTHROPIC
-    model = presentation_of(session.client).deferral
-    return model is not None and model.mechanism == TOOL_SEARCH_MECHANISM
+def sends_anthropic_tools(client: ClientName) -> bool:
+    """Whether ``client`` sends its tools in the Anthropic Messages API's shape: its lens's
+    projection says so, or (without one) its deferral model is Anthropic's tool search."""
+    p = presentation_of(client)
+    if p.projection is not None:
+        return p.projection.shape is ApiShape.ANTHROPIC
+    return p.deferral is not None and p.deferral.mechanism == TOOL_SEARCH_MECHANISM
 
 
 def calibration_for(divergence: DivergenceRun | None) -> Calibration:
@@ -63,46 +65,31 @@ def calibration_for(divergence: DivergenceRun | None) -> Calibration:
 
 
 def session_estimate(
-    session: ClientSession,
+    client: ClientName,
+    servers: Sequence[ServerResult],
     measurements: Mapping[str, Measurement],
     calibration: Calibration,
     divergence: DivergenceRun | None,
 ) -> RequestEstimate | None:
-    """The Claude tokens the session's measured definitions add to a request (None: the client
+    """The Claude tokens a session's measured ``servers`` add to a request (None: the client
     does not send Anthropic-shaped tools, or nothing has a number)."""
-    if not sends_anthropic_tools(session):
+    if not sends_anthropic_tools(client):
         return None
     # under the session's own names: one launch may be loaded under another name elsewhere
     named = [
-        replace(measurements[key], server_name=e.server.name)
-        for e in session.servers
-        if (key := e.server.launch_key) is not None and key in measurements
+        replace(measurements[key], server_name=s.name)
+        for s in servers
+        if (key := s.launch_key) is not None and key in measurements
     ]
     return estimate_request(named, calibration, divergence)
 
 
-def with_estimates(
-    sessions: Sequence[ClientSession],
-    measurements: Mapping[str, Measurement],
-    divergence: DivergenceRun | None,
-) -> list[ClientSession]:
-    """Each session with its Claude estimate attached where its client sends Anthropic tools."""
-    calibration = calibration_for(divergence)
-    out = []
-    for s in sessions:
-        estimate = session_estimate(s, measurements, calibration, divergence)
-        if estimate is None:
-            out.append(s)
-            continue
-        verdict = s.deferral
-        if verdict is not None:
-            exact = sum(1 for p in estimate.parts if p.exact)
-            verdict = with_request_estimate(
-                verdict,
-                estimate.tokens - estimate.band_tokens,
-                estimate.tokens + estimate.band_tokens,
-                exact,
-                len(estimate.parts) - exact,
-            )
-        out.append(replace(s, claude_estimate=estimate, deferral=verdict))
-    return out
+def request_band(estimate: RequestEstimate) -> RequestTokens:
+    """A Claude estimate as the request tokens a threshold is judged on (its band)."""
+    exact = sum(1 for p in estimate.parts if p.exact)
+    return RequestTokens(
+        low=estimate.tokens - estimate.band_tokens,
+        high=estimate.tokens + estimate.band_tokens,
+        exact=exact,
+        estimated=len(estimate.parts) - exact,
+    )

@@ -4,16 +4,16 @@
 returns ``GateResult(passed, reasons, budget, increase)``.
 
 Budget: an absolute ceiling on each client session (``AuditReport.sessions``: the union of the
-files one client loads in this project, as the client pays it). By default it judges what the
-session loads up front on every request (``BudgetCost`` ``upfront``: the client lens's
-``ModelView.upfront_tokens`` when the lens filled it, else the deferral verdict's up-front cost,
-so a client that defers every definition is not failed for definitions it never sends up
-front); where the verdict cannot say what loads up front, the full definitions are judged and
-the finding says so. ``full`` (``--budget-full``) judges every definition, deferred or not.
-Every session over the ceiling is a finding of its own, with its own heaviest-first drop plan
-(``plan_fit``: one ordering, not advice) where the judged cost is a sum of whole servers. A
-session holding a server that could not be measured, and that would count towards the judged
-cost, has only a floor for it: if that floor is within the budget, whether the session fits
+files one client loads in this project, as the client pays it), judged on the session's one
+``ModelView`` in its client's projected tokens. By default it judges what the session loads up
+front on every request under the view's verdict (``BudgetCost`` ``upfront``), so a client that
+defers its definitions is not failed for definitions it never sends up front; where the verdict
+cannot be said, that figure is the cost if everything loads (basis ``ceiling``), so a budget never
+passes on what cannot be seen. ``full`` (``--budget-full``) judges every projected definition,
+up front or deferred. Every session over the ceiling is a finding of its own, with its own
+heaviest-first drop plan (``plan_fit``: one ordering, not advice) over the view's per-server
+figures. A session holding a server that could not be measured, and that would count towards the
+judged cost, has only a floor for it: if that floor is within the budget, whether the session fits
 cannot be established and the budget fails. With nothing measured at all the budget fails too.
 
 Increase: needs a diff. Each paired config's known increase (its delta when exact, else the sum
@@ -46,8 +46,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from mcpcost.audit.deferral import upfront_tokens
-
 # the gate vocabulary lives in gate_findings (the limits gate uses it too); named here for callers
 from mcpcost.audit.gate_findings import Gate as Gate
 from mcpcost.audit.gate_findings import GateFinding as GateFinding
@@ -55,12 +53,11 @@ from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
     ConfigResult,
-    ServerResult,
     ServerStatus,
     first_line,
 )
-from mcpcost.configs.clients.presentation import DeferralMode
-from mcpcost.core.record import Record, replace
+from mcpcost.configs.clients.presentation import LoadVerdict
+from mcpcost.core.record import Record
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
@@ -80,16 +77,16 @@ class BudgetFit(Record, frozen=True, kw_only=True):
     feasible: bool
 
 
-def plan_fit(total: int, servers: Sequence[ServerResult], limit: int) -> BudgetFit:
-    """Drop measured servers (heaviest first, as given) until the remainder fits the limit."""
+def plan_fit(total: int, servers: Sequence[tuple[str, int]], limit: int) -> BudgetFit:
+    """Drop servers ((name, tokens), heaviest first, as given) until the remainder fits."""
     remaining = total
     steps: list[BudgetFitStep] = []
-    candidates = [s for s in servers if (s.tokens or 0) > 0]
-    for s in candidates:
+    candidates = [(name, tokens) for name, tokens in servers if tokens > 0]
+    for name, tokens in candidates:
         if remaining <= limit:
             break
-        remaining -= s.tokens or 0
-        steps.append(BudgetFitStep(name=s.name, tokens=s.tokens or 0, remaining=remaining))
+        remaining -= tokens
+        steps.append(BudgetFitStep(name=name, tokens=tokens, remaining=remaining))
     return BudgetFit(
         over_by=max(0, total - limit),
         drop=tuple(steps),
@@ -101,7 +98,7 @@ def plan_fit(total: int, servers: Sequence[ServerResult], limit: int) -> BudgetF
 
 def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
     """``plan_fit`` for one config file."""
-    return plan_fit(config.total_tokens, config.servers, limit)
+    return plan_fit(config.total_tokens, [(s.name, s.tokens or 0) for s in config.servers], limit)
 
 
 # Which cost of a session the budget judges (``audit --json``'s ``budget.judged``): what it
@@ -110,13 +107,11 @@ BudgetCost = Literal["upfront", "full"]
 UPFRONT: BudgetCost = "upfront"
 FULL: BudgetCost = "full"
 
-# Where a session's judged figure comes from (``budget.sessions[].basis``): the client lens, the
-# deferral verdict, or the full definitions (asked for, or because what loads up front cannot be
-# said from this machine).
-CostBasis = Literal["lens", "deferral", "full-asked", "full-undecided"]
-
-# deferral modes under which a server without a number is deferred too (unless pinned)
-_DEFERS = (DeferralMode.DEFERS_ALL, DeferralMode.THRESHOLD)
+# Where a session's judged figure comes from (``budget.sessions[].basis``), all the session's
+# ``ModelView``: its up-front tokens under its verdict (``upfront``), the same figure when the
+# verdict cannot be said, which is then the cost if everything loads (``ceiling``), or every
+# projected definition, up front or deferred (``full``, asked for with --budget-full).
+CostBasis = Literal["upfront", "ceiling", "full"]
 
 
 class SessionCost(Record, frozen=True, kw_only=True):
@@ -124,53 +119,33 @@ class SessionCost(Record, frozen=True, kw_only=True):
 
     tokens: int
     basis: CostBasis
-    deferred: int  # what the session holds but keeps back (the lens's count, else total - tokens)
+    deferred: int  # what the session keeps back (the view's deferred tokens)
     unmeasured: tuple[str, ...]  # servers without a number that would count towards it
-    # the measured servers the figure is the sum of (None: not a sum of whole servers, as a
-    # lens's projected count is), which is what a drop plan may drop
-    servers: tuple[ServerResult, ...] | None
+    servers: tuple[tuple[str, int], ...]  # (name, its part of ``tokens``), heaviest first
 
 
 def session_cost(session: ClientSession, judged: BudgetCost) -> SessionCost:
-    """What the budget judges for ``session``: see the module docstring."""
-    every = tuple(e.server for e in session.servers)
-    skipped = tuple(e.server.name for e in session.skipped)
-    full = SessionCost(
-        tokens=session.total_tokens,
-        basis="full-asked",
-        deferred=0,
-        unmeasured=skipped,
-        servers=every,
-    )
-    if judged == FULL:
-        return full
-    v = session.deferral
-    up = upfront_tokens(v) if v is not None else session.total_tokens
-    if v is None or up is None:
-        return full if v is None else replace(full, basis="full-undecided")
-    deferring = v.mode in _DEFERS and up == v.always_load.tokens and up != v.wire_tokens
-    if deferring:
-        pinned = set(v.always_load.servers)
-        unmeasured = tuple(v.always_load.unmeasured)
-        plan: tuple[ServerResult, ...] | None = tuple(s for s in every if s.name in pinned)
-    else:
-        unmeasured, plan = skipped, every
+    """What the budget judges for ``session``, from its ``ModelView``: see the module
+    docstring."""
     mv = session.model_view
-    if mv is not None:
-        same = plan is not None and mv.upfront_tokens == sum(s.tokens or 0 for s in plan)
+    skipped = tuple(e.server.name for e in session.skipped)
+    if judged == FULL:
+        parts = [(x.name, x.projected_tokens) for x in mv.servers]
         return SessionCost(
-            tokens=mv.upfront_tokens,
-            basis="lens",
+            tokens=mv.projected_tokens,
+            basis="full",
             deferred=mv.deferred_tokens,
-            unmeasured=unmeasured,
-            servers=plan if same else None,
+            unmeasured=skipped,
+            servers=tuple(sorted(parts, key=lambda p: -p[1])),
         )
+    deferred = mv.verdict is LoadVerdict.DEFERRED
+    parts = [(x.name, x.upfront_tokens) for x in mv.servers]
     return SessionCost(
-        tokens=up,
-        basis="deferral",
-        deferred=max(0, session.total_tokens - up),
-        unmeasured=unmeasured,
-        servers=plan,
+        tokens=mv.upfront_tokens,
+        basis="ceiling" if mv.ceiling else "upfront",
+        deferred=mv.deferred_tokens,
+        unmeasured=mv.loading.always_load.unmeasured if deferred else skipped,
+        servers=tuple(sorted(parts, key=lambda p: -p[1])),
     )
 
 
@@ -182,12 +157,12 @@ class ClientSessionBudget(Record, frozen=True, kw_only=True):
     label: str
     total: int  # measured servers only: a floor when the session has unmeasured servers
     over: bool
-    fit: BudgetFit | None  # when over and the judged cost is a sum of whole servers
+    fit: BudgetFit | None  # when over: which servers to drop, heaviest first
     unmeasured: tuple[str, ...]  # server names without a number that count towards ``cost``
     sources: tuple[str, ...]
     cost: int = 0
     judged: BudgetCost = UPFRONT
-    basis: CostBasis = "deferral"
+    basis: CostBasis = "upfront"
     deferred: int = 0  # definitions the session holds but does not load up front
 
 
@@ -249,8 +224,8 @@ def _client_session_budget(
     cost = session_cost(session, judged)
     over = cost.tokens > limit
     fit = None
-    if over and cost.servers is not None:
-        fit = plan_fit(cost.tokens, sorted(cost.servers, key=lambda s: -(s.tokens or 0)), limit)
+    if over:
+        fit = plan_fit(cost.tokens, cost.servers, limit)
     return ClientSessionBudget(
         key=session.key,
         label=session.label,
@@ -269,14 +244,15 @@ def _client_session_budget(
 def _over_text(b: ClientSessionBudget, limit: int) -> str:
     floor = "at least " if b.unmeasured else ""
     over = f"{b.cost - limit:,} over the {limit:,} budget"
-    if b.basis == "full-asked":
+    if b.basis == "full":
         return (
-            f"{b.label}'s tool definitions total {floor}{b.cost:,} tokens, {over} (--budget-full)."
+            f"{b.label}'s tool definitions total {floor}{b.cost:,} tokens as its model gets "
+            f"them, {over} (--budget-full)."
         )
-    if b.basis == "full-undecided":
+    if b.basis == "ceiling":
         return (
-            f"{b.label} carries {floor}{b.cost:,} tokens of tool definitions, {over}: what it "
-            "loads up front cannot be said from this machine, so the full definitions are judged."
+            f"{b.label} carries {floor}{b.cost:,} tokens of tool definitions, {over}: whether "
+            "it defers them cannot be said, so the cost if everything loads is judged."
         )
     deferred = f" ({b.deferred:,} more are deferred)" if b.deferred else ""
     return f"{b.label} loads {floor}{b.cost:,} tokens up front per request{deferred}, {over}."
@@ -321,7 +297,7 @@ def evaluate_budget(report: AuditReport, limit: int, judged: BudgetCost = UPFRON
             continue
         unestablished.append((b.label, b.unmeasured))
         one = len(b.unmeasured) == 1
-        what = "up front" if b.judged == UPFRONT and b.basis != "full-undecided" else "measured"
+        what = "up front" if b.basis == "upfront" else "projected"
         text = (
             f"{b.label} carries {b.cost:,} {what} tokens, within the {limit:,} budget, but "
             f"{_names(b.unmeasured)} {'has' if one else 'have'} no number, so whether the "

@@ -6,8 +6,8 @@ built (``ModelName``) and its length and character rules applied (``NameLimit``,
 ``NamePattern``); the description is cut (``TextLimit``); the schema is checked
 (``SchemaRule``); the definition is projected onto the client's API shape (``Projection``;
 without one, the wire definition with the model's name and description). Per session: names
-that collide, the tool count (``ToolCountLimit``), and the deferral regime (``DeferralRegime``;
-``Trigger.VERDICT`` follows the audit's deferral verdict).
+that collide, the tool count (``ToolCountLimit``), and the session's load verdict
+(``audit.deferral.decide``, the one place it is made: every deferral regime is evaluated there).
 
 Counting: per server, the o200k_base count of ``JSON.stringify`` of the list of definitions the
 model gets up front (a deferred tool contributes only what its regime keeps: its name, or its
@@ -22,22 +22,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcpcost.audit.deferral import DeferralVerdict
-from mcpcost.audit.model_view import LensFinding, ModelTool, ModelView
+from mcpcost.audit.deferral import LoadInputs, decide
+from mcpcost.audit.model_view import LensFinding, ModelTool, ModelView, ServerLoad
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     Confidence,
-    DeferralMode,
-    DeferralRegime,
     Effect,
     FindingKind,
     Kept,
+    LoadVerdict,
     ModelName,
     Presentation,
     Projection,
     Provenance,
     TextLimit,
-    Trigger,
 )
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.patterns import LazyPattern
@@ -60,6 +58,15 @@ class LensServer(Record, frozen=True, kw_only=True):
     # a measured server whose capture was withheld (it repeated a secret): its wire number,
     # counted where the regime puts its tools, since no rule can be checked on tools unseen
     unseen_tokens: int | None = None
+    measured_tokens: int | None = None  # the measurement's wire number (the server's, whole)
+
+    @property
+    def wire(self) -> int:
+        """The server's wire number, as measured."""
+        for n in (self.measured_tokens, self.wire_tokens, self.unseen_tokens):
+            if n is not None:
+                return n
+        return 0
 
 
 def project(
@@ -191,30 +198,6 @@ def _invisible(server: str, tool: str) -> LensFinding:
     )
 
 
-def _defers(
-    regime: DeferralRegime | None, verdict: DeferralVerdict | None, tool_count: int
-) -> tuple[bool, str]:
-    """Whether the session's tools are deferred, and the regime's name for the report."""
-    fallback = str(verdict.mode) if verdict is not None else str(DeferralMode.NONE_ON_RECORD)
-    if regime is None:
-        return False, fallback
-    if regime.trigger is Trigger.ALWAYS:
-        return True, regime.mechanism
-    if regime.trigger is Trigger.TOOL_COUNT:
-        if regime.min_tools is not None and tool_count >= regime.min_tools:
-            return True, regime.mechanism
-        return False, str(DeferralMode.LOADS_UPFRONT)
-    if regime.trigger is Trigger.MODEL_DEPENDENT:
-        return False, str(Trigger.MODEL_DEPENDENT)
-    if verdict is None:
-        return False, fallback
-    if verdict.mode is DeferralMode.DEFERS_ALL or (
-        verdict.mode is DeferralMode.THRESHOLD and verdict.crosses is True
-    ):
-        return True, regime.mechanism
-    return False, str(verdict.mode)
-
-
 def _stub(definition: Mapping[str, Any], keeps: Sequence[Kept]) -> dict[str, Any] | None:
     """What a deferred tool leaves in context (None: nothing per tool)."""
     out: dict[str, Any] = {}
@@ -238,7 +221,7 @@ def _count(values: Sequence[JSONValue], server: LensServer) -> int:
 def lens(
     servers: Sequence[LensServer],
     presentation: Presentation,
-    verdict: DeferralVerdict | None,
+    inputs: LoadInputs,
 ) -> ModelView:
     """What the session's model gets under ``presentation`` (see the module's docstring)."""
     p = presentation
@@ -269,7 +252,8 @@ def lens(
                 )
                 continue
             visible.append((server, tool))
-    deferring, regime_name = _defers(p.regime, verdict, len(visible))
+    loading = decide(inputs, p, len(visible))
+    deferring = loading.verdict is LoadVerdict.DEFERRED
 
     kept: list[ModelTool] = []
     renamed: dict[str, list[tuple[str, str]]] = {}  # server -> (tool, model name) rewritten
@@ -422,7 +406,7 @@ def lens(
             )
 
     keeps = p.regime.keeps if p.regime is not None else ()
-    upfront = deferred_total = 0
+    loads: list[ServerLoad] = []
     for server in servers:
         mine = [t for t in kept if t.server == server.name]
         up: list[JSONValue] = []
@@ -435,8 +419,8 @@ def lens(
                     up.append(stub)
             else:
                 up.append(t.definition)
-        upfront += _count(up, server)
-        deferred_total += _count(back, server)
+        upfront = _count(up, server)
+        deferred_total = _count(back, server)
         if server.unseen_tokens is not None and not server.tools:
             if deferring and not server.always_load:
                 deferred_total += server.unseen_tokens
@@ -460,13 +444,25 @@ def lens(
                         instr_limit.provenance,
                     )
                 )
+        loads.append(
+            ServerLoad(
+                name=server.name,
+                upfront_tokens=upfront,
+                deferred_tokens=deferred_total,
+                wire_tokens=server.wire,
+                always_load=server.always_load,
+            )
+        )
 
     findings.sort(key=lambda f: (f.server or "", f.tool or "", f.kind, f.rule))
     return ModelView(
         api_shape=shape,
-        upfront_tokens=upfront,
-        deferred_tokens=deferred_total,
-        regime=regime_name,
+        loading=loading,
+        upfront_tokens=sum(x.upfront_tokens for x in loads),
+        deferred_tokens=sum(x.deferred_tokens for x in loads),
+        wire_tokens=sum(x.wire_tokens for x in loads),
+        servers=tuple(loads),
+        unmeasured=inputs.unmeasured,
         findings=tuple(findings),
         rules_on_record=p.on_record,
         tools=tuple(kept),

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcpcost.audit.deferral import DeferralServer, DeferralVerdict, decide
+from mcpcost.audit.deferral import DeferralServer, LoadInputs, load_inputs
 from mcpcost.audit.lens import LensServer, lens
 from mcpcost.audit.model_view import ModelView
 from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW, ServerResult
 from mcpcost.configs.clients import registry
-from mcpcost.configs.config_file import EXPLICIT, ClientName
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import JSONValue
 from mcpcost.core.model import Measurement
 from mcpcost.core.record import Record
@@ -42,6 +42,7 @@ def measured_server(name: str, m: Measurement) -> LensServer:
         instructions=instructions,
         wire_tokens=m.total_tokens,
         unseen_tokens=m.total_tokens if capture is None else None,
+        measured_tokens=m.total_tokens,
     )
 
 
@@ -49,22 +50,22 @@ def server_views(
     server: LensServer, wire_tokens: int, clients: Sequence[ClientName]
 ) -> list[ClientView]:
     """One measured server through each client's lens, under each client's defaults (the
-    deferral verdict from an empty shell and no settings files: Claude Code's tool search on)."""
+    posture from an empty shell and no settings files: Claude Code's tool search on)."""
     out: list[ClientView] = []
     for name in clients:
         client = registry.client_named(name)
-        verdict = decide(
+        inputs = load_inputs(
             client=name,
             sources=[],
             servers=[
                 DeferralServer(name=server.name, tokens=wire_tokens, always_load=server.always_load)
             ],
-            is_floor=False,
+            unmeasured=[],
             context_window=DEFAULT_CONTEXT_WINDOW,
             shell_environ={},
             settings=(),
         )
-        view = lens([server], client.presentation, verdict)
+        view = lens([server], client.presentation, inputs)
         out.append(ClientView(client=name, label=client.label, model_view=view))
     return out
 
@@ -90,6 +91,7 @@ def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
         instructions=instructions if isinstance(instructions, str) else None,
         always_load=server.always_load,
         unseen_tokens=server.tokens if not isinstance(tools, list) else None,
+        measured_tokens=server.tokens,
         wire_tokens=server.tokens
         if isinstance(tools, list) and len(kept_tools) == len(tools)
         else None,
@@ -99,12 +101,11 @@ def lens_server(server: ServerResult, m: Measurement | None) -> LensServer:
 def session_view(
     client: ClientName,
     servers: Sequence[ServerResult],
-    verdict: DeferralVerdict,
+    inputs: LoadInputs,
     measurements: Mapping[str, Measurement],
-) -> ModelView | None:
+) -> ModelView:
     """What one audit session's model gets under its client's rules, from the measurements by
-    launch key (None: a --config file's session, whose client nobody named)."""
-    if client == EXPLICIT:
-        return None
+    launch key (a --config file's session, whose client nobody named: its wire definitions, with
+    no rule on record)."""
     found = [lens_server(s, measurements.get(s.launch_key or "")) for s in servers]
-    return lens(found, registry.presentation_of(client), verdict)
+    return lens(found, registry.presentation_of(client), inputs)

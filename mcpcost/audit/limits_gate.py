@@ -20,6 +20,7 @@ from mcpcost.audit.gate_findings import Gate, GateFinding
 from mcpcost.audit.model_view import Effect, LensFinding
 from mcpcost.audit.report_model import AuditReport, ClientSession
 from mcpcost.configs.clients.presentation import Confidence
+from mcpcost.configs.config_file import EXPLICIT
 
 
 def _listed(names: Sequence[str]) -> str:
@@ -86,10 +87,7 @@ def lens_findings(report: AuditReport, *, breaking: bool | None = None) -> tuple
     (``breaking``: only those whose effect breaks, True, or only the others, False)."""
     out: list[GateFinding] = []
     for session in report.sessions:
-        view = session.model_view
-        if view is None:
-            continue
-        for f in view.findings:
+        for f in session.model_view.findings:
             if breaking is not None and f.effect.breaks is not breaking:
                 continue
             out.append(
@@ -115,7 +113,7 @@ def evaluate_limits(report: AuditReport) -> tuple[GateFinding, ...]:
         return (GateFinding(gate=Gate.UNMEASURED, source=None, text=reason),)
     found = list(lens_findings(report, breaking=True))
     for session in report.sessions:
-        if session.model_view is None:
+        if session.client == EXPLICIT:
             found.append(
                 GateFinding(
                     gate=Gate.LIMITS,

@@ -5,18 +5,38 @@ A ``ModelView`` is computed (purely) from a session's measured captures and its 
 truncated as the client does, their o200k_base count up front and deferred under the client's
 regime, and one ``LensFinding`` per rule that bites. Everything in it is a model of another
 product's documented or reported behaviour (each finding carries its rule's provenance), never
-an observation of the product. ``audit --json`` writes it as a session's ``modelView``.
+an observation of the product. ``audit --json`` writes it as a session's ``modelView``, and
+every figure the audit shows for a session comes from it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcpcost.configs.clients.presentation import ApiShape, Confidence, Effect, FindingKind
+from mcpcost.audit.deferral import Evidence, EvidenceKind, Loading
+from mcpcost.configs.clients.presentation import (
+    ApiShape,
+    Confidence,
+    Effect,
+    FindingKind,
+    LoadVerdict,
+)
 from mcpcost.core.jsonvalue import JSONValue
 from mcpcost.core.record import Record
 
-__all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelTool", "ModelView"]
+__all__ = [
+    "ApiShape",
+    "Effect",
+    "Evidence",
+    "EvidenceKind",
+    "FindingKind",
+    "LensFinding",
+    "LoadVerdict",
+    "Loading",
+    "ModelTool",
+    "ModelView",
+    "ServerLoad",
+]
 
 
 class LensFinding(Record, frozen=True, kw_only=True):
@@ -65,26 +85,83 @@ class ModelTool(Record, frozen=True, kw_only=True):
     definition: JSONValue
 
 
+class ServerLoad(Record, frozen=True, kw_only=True):
+    """One measured server of a session as its model gets it: its projected tokens up front and
+    kept back, and its wire number (the measurement's)."""
+
+    name: str
+    upfront_tokens: int
+    deferred_tokens: int
+    wire_tokens: int
+    always_load: bool = False
+
+    @property
+    def projected_tokens(self) -> int:
+        """Every projected token of it, up front or deferred (what dropping it saves)."""
+        return self.upfront_tokens + self.deferred_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "upfrontTokens": self.upfront_tokens,
+            "deferredTokens": self.deferred_tokens,
+            "wireTokens": self.wire_tokens,
+            "alwaysLoad": self.always_load,
+        }
+
+
 class ModelView(Record, frozen=True, kw_only=True):
-    """What one client session's model gets. ``api_shape`` None: no projection on record, and
-    the up-front count is then of the wire definitions. ``regime`` names the deferral regime
-    that applies (a ``DeferralMode`` value, or the client's mechanism name when it defers)."""
+    """What one client session's model gets: the one model of a session's loading.
+
+    ``loading`` holds the verdict (loaded up front, deferred, cannot be said), the condition that
+    decides it and its evidence (``audit.deferral.decide``). Every number is o200k_base of what
+    the lens says the model gets (projected onto ``api_shape``; None: no projection on record,
+    the wire definitions): ``upfront_tokens`` at the start of every request under the verdict
+    (with cannot-be-said: as if everything loads, the ceiling), ``deferred_tokens`` kept back;
+    ``wire_tokens`` is the measured servers' wire number, a second figure."""
 
     api_shape: ApiShape | None
-    upfront_tokens: int  # o200k_base tokens of what the model gets at the start of each request
-    deferred_tokens: int  # o200k_base tokens of what is kept back until the model asks
-    regime: str
+    loading: Loading
+    upfront_tokens: int
+    deferred_tokens: int
+    wire_tokens: int = 0
+    servers: tuple[ServerLoad, ...] = ()  # measured servers, in the session's order
+    unmeasured: tuple[str, ...] = ()  # the session's servers without a number
     findings: tuple[LensFinding, ...] = ()
     rules_on_record: bool = True  # False: nothing about this client is on record
     tools: tuple[ModelTool, ...] = ()  # what the model gets, per tool (dropped and hidden left out)
 
+    @property
+    def verdict(self) -> LoadVerdict:
+        return self.loading.verdict
+
+    @property
+    def regime(self) -> str:
+        return self.loading.regime
+
+    @property
+    def ceiling(self) -> bool:
+        """True when ``upfront_tokens`` is the cost if everything loads (cannot be said)."""
+        return self.loading.verdict is LoadVerdict.CANNOT_BE_SAID
+
+    @property
+    def projected_tokens(self) -> int:
+        """Every projected token of the session, up front or deferred (``--budget-full``)."""
+        return self.upfront_tokens + self.deferred_tokens
+
     def to_dict(self) -> dict[str, Any]:
         """The ``modelView`` object of the JSON outputs (the per-tool definitions stay out)."""
         return {
+            "verdict": self.loading.verdict,
+            "condition": self.loading.condition,
+            "evidence": [e.to_dict() for e in self.loading.evidence],
+            "regime": self.regime,
             "apiShape": self.api_shape,
             "upfrontTokens": self.upfront_tokens,
             "deferredTokens": self.deferred_tokens,
-            "regime": self.regime,
+            "wireTokens": self.wire_tokens,
+            "servers": [s.to_dict() for s in self.servers],
+            "unmeasured": list(self.unmeasured),
             "rulesOnRecord": self.rules_on_record,
             "findings": [f.to_dict() for f in self.findings],
         }

@@ -8,7 +8,7 @@ Per config: measured servers sorted by tokens (``servers``), everything that has
 (``skipped``: failures, unresolved variable references, entries that cannot be launched),
 switched-off names (``disabled``), totals over measured servers only, share of the context
 window, the five heaviest tools, trim advice (top three tools), session-start cost per server
-and the deferral verdict of the client session the file belongs to (the files one client loads
+and the loading (``ModelView.loading``) of the client session the file belongs to (the files one client loads
 together, by its ``ClientSessionRule``; a ``--config`` file is a session of its own).
 
 Measuring policy: the launch key includes env, cwd and headers, so two entries that run the same
@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
 from mcpcost.audit.deferral import (
     DeferralServer,
-    DeferralVerdict,
+    Loading,
     client_posture_sources,
-    decide,
+    load_inputs,
 )
 from mcpcost.audit.lens_sessions import session_view
+from mcpcost.audit.model_view import ModelView
 from mcpcost.audit.report_model import (
     DEFAULT_CONTEXT_WINDOW,
     HEAVIEST_TOOLS,
@@ -74,6 +75,7 @@ from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_free_text
 from mcpcost.core.spec import ServerSpec, TransportName
+from mcpcost.core.tokenizer import count_tokens
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
@@ -220,11 +222,42 @@ def heaviest_tools(
 def trim_advice(servers: Sequence[ServerResult], total: int) -> TrimAdvice | None:
     if total <= 0 or sum(len(s.tools) for s in servers) < 2:
         return None
-    top = heaviest_tools(servers, TRIM_TOOLS)
+    return _trim(heaviest_tools(servers, TRIM_TOOLS), total)
+
+
+def _trim(top: Sequence[HeaviestTool], total: int) -> TrimAdvice:
     recoverable = sum(t.tokens for t in top)
     return TrimAdvice(
         tools=tuple(top), recoverable_tokens=recoverable, recoverable_share=recoverable / total
     )
+
+
+def projected_tools(view: ModelView) -> list[HeaviestTool]:
+    """Each tool the session's model can get, at its projected definition's count, heaviest
+    first (what switching it off saves, up front or deferred)."""
+    tools = [
+        HeaviestTool(server=t.server, tool=t.tool, tokens=count_tokens(stringify(t.definition)))
+        for t in view.tools
+    ]
+    return sorted(tools, key=lambda h: -h.tokens)
+
+
+def by_view(entries: Sequence[ClientSessionEntry], view: ModelView) -> list[ClientSessionEntry]:
+    """A session's measured servers with their shares of its projected total, heaviest (by
+    projected tokens) first."""
+    projected = {x.name: x.projected_tokens for x in view.servers}
+    total = view.projected_tokens
+    out = [
+        replace(
+            e,
+            server=replace(
+                e.server, share=projected.get(e.server.name, 0) / total if total else 0.0
+            ),
+        )
+        for e in entries
+    ]
+    out.sort(key=lambda e: (-projected.get(e.server.name, 0), e.server.name))
+    return out
 
 
 def config_result(
@@ -297,8 +330,12 @@ def build_client_sessions(
     measurements: Mapping[str, Measurement] | None = None,
 ) -> list[ClientSession]:
     """The client sessions these configs form (``sessions.plan_client_sessions``), with their totals,
-    one deferral verdict each and, for a known client, what its model gets (the client lens, from
-    the ``measurements`` by launch key); heaviest first."""
+    each with its one ``ModelView`` (the client lens, from the ``measurements`` by launch key:
+    its load verdict and every figure) and, where its client sends Anthropic tools, its Claude
+    estimate (made first: a threshold is judged on it); heaviest first."""
+    from mcpcost.audit.claude_estimate import calibration_for, request_band, session_estimate
+
+    fit = calibration_for(divergence)
     by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients
     out: list[ClientSession] = []
     for plan in plan_client_sessions(_client_session_files(configs, files)):
@@ -311,14 +348,9 @@ def build_client_sessions(
         skipped = [e for e in entries if not e.server.measured]
         total = sum(e.server.tokens or 0 for e in measured)
         measured.sort(key=lambda e: (-(e.server.tokens or 0), e.server.name))
-        measured = [
-            replace(
-                e, server=replace(e.server, share=(e.server.tokens or 0) / total if total else 0.0)
-            )
-            for e in measured
-        ]
         servers = [e.server for e in measured]
-        verdict = decide(
+        estimate = session_estimate(plan.client, servers, measurements or {}, fit, divergence)
+        inputs = load_inputs(
             client=plan.client,
             sources=list(plan.sources),
             servers=[
@@ -330,13 +362,16 @@ def build_client_sessions(
                 )
                 for s in servers
             ],
-            is_floor=bool(skipped),
+            unmeasured=[e.server.name for e in skipped],
+            pinned_unmeasured=[e.server.name for e in skipped if e.server.always_load],
             context_window=context_window,
             shell_environ=shell_environ,
             settings=client_posture_sources(plan.client, settings),
             divergence=divergence,
-            pinned_unmeasured=[e.server.name for e in skipped if e.server.always_load],
+            estimate=request_band(estimate) if estimate is not None else None,
         )
+        view = session_view(plan.client, servers, inputs, measurements or {})
+        tools = projected_tools(view)
         out.append(
             ClientSession(
                 key=plan.key,
@@ -346,32 +381,34 @@ def build_client_sessions(
                 total_tokens=total,
                 tool_count=sum(s.tool_count or 0 for s in servers),
                 server_count=len(servers),
-                context_share=total / context_window,
-                servers=tuple(measured),
+                context_share=view.upfront_tokens / context_window,
+                servers=tuple(by_view(measured, view)),
                 skipped=tuple(skipped),
                 overridden=plan.overridden,
-                heaviest_tools=tuple(heaviest_tools(servers)),
-                trim_advice=trim_advice(servers, total),
+                heaviest_tools=tuple(tools[:HEAVIEST_TOOLS]),
+                trim_advice=_trim(tools[:TRIM_TOOLS], view.projected_tokens)
+                if len(tools) >= 2 and view.projected_tokens > 0
+                else None,
                 precedence=plan.precedence,
                 precedence_documented=plan.documented,
                 precedence_source=plan.rule_source,
-                deferral=verdict,
-                model_view=session_view(plan.client, servers, verdict, measurements or {}),
+                model_view=view,
+                claude_estimate=estimate,
             )
         )
-    out.sort(key=lambda x: -x.total_tokens)
+    # heaviest first: what a session loads up front, then every projected token of it
+    out.sort(key=lambda x: (-x.model_view.upfront_tokens, -x.model_view.projected_tokens, x.label))
     return out
 
 
 def attach_deferral(
     configs: Sequence[ConfigResult], sessions: Sequence[ClientSession]
 ) -> list[ConfigResult]:
-    """Each config file carries the verdict of the (first) session that loads it."""
-    verdicts: dict[tuple[str, str], DeferralVerdict] = {}
+    """Each config file carries the loading of the (first) session that loads it."""
+    verdicts: dict[tuple[str, str], Loading] = {}
     for session in sessions:
         for source in session.sources:
-            if session.deferral is not None:
-                verdicts.setdefault((session.client, source), session.deferral)
+            verdicts.setdefault((session.client, source), session.model_view.loading)
     return [replace(c, deferral=verdicts.get((c.client, c.source))) for c in configs]
 
 
@@ -459,9 +496,6 @@ def build_report(
         divergence=divergence,
         measurements=measurements,
     )
-    from mcpcost.audit.claude_estimate import with_estimates
-
-    sessions = with_estimates(sessions, measurements, divergence)
     results = attach_deferral(results, sessions)
     return AuditReport(
         unreadable=tuple(unreadable_config(c) for c in configs if c.state == ConfigState.ERROR),

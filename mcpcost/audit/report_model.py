@@ -7,9 +7,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
 from mcpcost.audit.client_sessions import Overridden
-from mcpcost.audit.deferral import (
-    DeferralVerdict,
-)
+from mcpcost.audit.deferral import Loading
 from mcpcost.audit.model_view import ModelView
 from mcpcost.configs.clients.presentation import Provenance
 from mcpcost.configs.config_file import EXPLICIT, ClientName, ConfigState, ReadFailure, Scope
@@ -28,7 +26,7 @@ DEFAULT_CONTEXT_WINDOW = 200_000
 
 # The shape of ``audit --json`` (mcpcost/schemas/audit-report.schema.json). Adding optional
 # fields keeps it; renaming, removing or changing the meaning of a field raises it.
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
 HEAVIEST_TOOLS = 5
@@ -126,7 +124,7 @@ class ConfigResult(Record, frozen=True, kw_only=True):
     disabled: tuple[str, ...]
     heaviest_tools: tuple[HeaviestTool, ...]
     trim_advice: TrimAdvice | None
-    deferral: DeferralVerdict | None = None
+    deferral: Loading | None = None  # its session's (ModelView.loading), reference-compatible
     problems: tuple[str, ...] = ()
     disabled_reasons: tuple[tuple[str, str], ...] = ()  # (name, why) when a setting switched it off
 
@@ -162,8 +160,7 @@ class ClientSession(Record, frozen=True, kw_only=True):
     precedence: tuple[Scope, ...]  # scopes, winning first
     precedence_documented: bool
     precedence_source: str | None
-    deferral: DeferralVerdict | None = None
-    model_view: ModelView | None = None  # the client lens; None for a --config file's session
+    model_view: ModelView  # the one model: its load verdict and every figure shown for it
     # Claude tokens of its measured definitions, where its client sends Anthropic-shaped tools
     claude_estimate: RequestEstimate | None = None
 

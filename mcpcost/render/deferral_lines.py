@@ -1,21 +1,23 @@
-"""The deferral verdict in the human report: whether the client defers tool definitions, where
-that was read, and what it means for this session. What is particular to a client (where it
-reads its setting, the values it documents) comes from its deferral model."""
+"""A session's loading in the human report (``ModelView.loading``, the one verdict): whether the
+client defers tool definitions, where that was read, and what it means for this session, as the
+rendering of its regime. What is particular to a client (where it reads its setting, the values
+it documents) comes from its deferral model; a regime without one says its condition and
+evidence."""
 
 from __future__ import annotations
 
-from mcpcost.audit.deferral import PUBLISHED_BAND, DeferralVerdict
+from mcpcost.audit.deferral import PUBLISHED_BAND, Loading
 from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
 from mcpcost.configs.clients.presentation import SHELL_SOURCE, DeferralMode
 from mcpcost.configs.clients.settings_files import ReadState
 from mcpcost.render.text_format import share_percent, thousands
 
 
-def _label(v: DeferralVerdict) -> str:
+def _label(v: Loading) -> str:
     return client_named(v.client).label if v.client in KNOWN_CLIENTS else v.client
 
 
-def _where_read(v: DeferralVerdict) -> list[str]:
+def _where_read(v: Loading) -> list[str]:
     st = v.setting
     if st is None:
         return []
@@ -46,7 +48,7 @@ def _where_read(v: DeferralVerdict) -> list[str]:
     return out
 
 
-def _exceptions(v: DeferralVerdict) -> list[str]:
+def _exceptions(v: Loading) -> list[str]:
     out = ["  The full number is paid where deferral does not apply:"]
     out += [f"    {e}" for e in v.exceptions]
     al = v.always_load
@@ -62,23 +64,26 @@ def _exceptions(v: DeferralVerdict) -> list[str]:
     return out
 
 
-def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
+def deferral_block(v: Loading, context_window: int) -> list[str]:
     out: list[str] = []
     if v.mode is DeferralMode.CLIENT_UNKNOWN:
         out.append(
-            "  The client reading this file is not known (--config), so these tokens are read "
-            "as loaded up front on every request."
+            "  The client reading this file is not known (--config), so whether these tokens "
+            "load up front cannot be said; the up-front figure is the cost if everything loads."
         )
         return out
     if v.mode is DeferralMode.NONE_ON_RECORD:
         out.append(
-            f"  No default deferral is on record for {v.client}, so every request carries these "
-            "tokens before you type anything — an absence of a record about the client, not a "
-            "measurement of it."
+            f"  No deferral rule is on record for {_label(v)}, so whether it keeps these tokens "
+            "back cannot be said — an absence of a record about the client, not a measurement "
+            "of it; the up-front figure is the cost if everything loads."
         )
         return out
     st = v.setting
-    assert st is not None
+    if st is None:  # a regime of the lens's rules: its condition and evidence say it
+        out.append(f"  {v.condition}")
+        out += [f"    {e.text}" + (f" ({e.source})" if e.source else "") for e in v.evidence]
+        return out
     where = st.source if st.source and st.source != SHELL_SOURCE else "this shell"
     if v.mode is DeferralMode.SETTING_UNRESOLVED:
         if st.unresolved == "sources-disagree":
@@ -88,14 +93,16 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
         else:
             why = f"{st.source} exists and could not be read"
         out.append(
-            f"  {why}; whether {v.client} defers these tokens cannot be said from this machine."
+            f"  {why}; whether {v.client} defers these tokens cannot be said from this machine;"
+            " the up-front figure is the cost if everything loads."
         )
     elif v.mode is DeferralMode.SETTING_UNRECOGNIZED:
         model = presentation_of(v.client).deferral
         documented = ", ".join(model.documented_values) if model is not None else "none on record"
         out.append(
             f"  {st.variable}={st.value} (read from {where}) is not a documented value "
-            f"({documented}), so nothing is claimed from it."
+            f"({documented}), so nothing is claimed from it: whether {v.client} defers these "
+            "tokens cannot be said; the up-front figure is the cost if everything loads."
         )
     elif v.mode is DeferralMode.LOADS_UPFRONT:
         if st.value_is_host:
@@ -124,12 +131,12 @@ def deferral_block(v: DeferralVerdict, context_window: int) -> list[str]:
     return out
 
 
-def mechanism_words(v: DeferralVerdict) -> str:
+def mechanism_words(v: Loading) -> str:
     """The mechanism as prose: ``tool-search`` reads "tool search"."""
     return (v.mechanism or "deferral").replace("-", " ")
 
 
-def _threshold(v: DeferralVerdict, where: str) -> list[str]:
+def _threshold(v: Loading, where: str) -> list[str]:
     st = v.setting
     assert st is not None and v.threshold_tokens is not None and v.threshold_share is not None
     out = [
@@ -139,22 +146,23 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
     ]
     wire = ("at least " if v.is_floor else "") + thousands(v.wire_tokens)
     out.append(f"  This session's wire total is {wire} tokens (o200k).")
-    ct, band = v.client_tokens, v.ratio or PUBLISHED_BAND
+    ct = v.request
+    band = (ct.ratio if ct is not None else None) or PUBLISHED_BAND
     if ct is None:
         out.append(
             "  Its size in request tokens cannot be stated, so no side of the threshold is claimed."
         )
         return out
-    if ct["estimated"] == 0:
-        out.append(f"  Counted exactly for Anthropic requests: {thousands(ct['low'])} tokens.")
-    elif v.ratio is None:
+    if ct.estimated == 0:
+        out.append(f"  Counted exactly for Anthropic requests: {thousands(ct.low)} tokens.")
+    elif ct.ratio is None:
         out.append(
-            f"  In Claude request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "
+            f"  In Claude request tokens that is {thousands(ct.low)}–{thousands(ct.high)} "
             "(a calibrated estimate with its band; --json has its parts)."
         )
     else:
         out.append(
-            f"  In request tokens that is {thousands(ct['low'])}–{thousands(ct['high'])} "
+            f"  In request tokens that is {thousands(ct.low)}–{thousands(ct.high)} "
             f"(measured ratios {band.low:.2f}×–{band.high:.2f}× across {band.servers} servers)."
         )
     if v.crosses is True:
@@ -166,10 +174,10 @@ def _threshold(v: DeferralVerdict, where: str) -> list[str]:
         reasons = []
         if v.is_floor:
             reasons.append("some servers could not be measured")
-        if ct["high"] >= v.threshold_tokens > ct["low"]:
+        if ct.high >= v.threshold_tokens > ct.low:
             reasons.append("the range straddles the threshold")
         out.append(f"  Which side it falls on cannot be said: {'; '.join(reasons)}.")
-        if ct["estimated"]:
+        if ct.estimated:
             out.append(
                 "  --claude with a published divergence run can replace estimates with exact counts."
             )

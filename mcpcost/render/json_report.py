@@ -114,7 +114,7 @@ def _config(c: ConfigResult, claude: bool) -> dict[str, Any]:
         "disabled": list(c.disabled),
         "heaviestTools": [_heaviest(h) for h in c.heaviest_tools],
         "trimAdvice": _trim(c),
-        "deferral": c.deferral.to_dict() if c.deferral else None,
+        "deferral": c.deferral.reference_dict() if c.deferral else None,
         **({"disabledReasons": dict(c.disabled_reasons)} if c.disabled_reasons else {}),
     }
 
@@ -135,7 +135,7 @@ def _overridden(o: Overridden) -> dict[str, Any]:
 
 
 def model_view_to_json(v: ModelView | None) -> dict[str, Any] | None:
-    """The client lens of a session: what its model gets (None: a ``--config`` file's session)."""
+    """A session's one model: its load verdict, condition, evidence and every figure."""
     return None if v is None else v.to_dict()
 
 
@@ -160,7 +160,6 @@ def session_to_json(s: ClientSession, claude: bool) -> dict[str, Any]:
         },
         "heaviestTools": [_heaviest(h) for h in s.heaviest_tools],
         "trimAdvice": _trim(s),
-        "deferral": s.deferral.to_dict() if s.deferral else None,
         **_claude_estimate(s),
         "modelView": model_view_to_json(s.model_view),
     }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.deferral import DeferralVerdict
+from mcpcost.audit.deferral import Loading
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.model_view import ApiShape, LensFinding, ModelView
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, first_line
@@ -41,15 +41,21 @@ def prose(text: str) -> str:
     return md_text(text)
 
 
-def deferral_sentence(v: DeferralVerdict) -> str:
+def deferral_sentence(v: Loading) -> str:
     mode = v.mode
     if mode is DeferralMode.CLIENT_UNKNOWN:
-        return "Client not known (`--config`): read as loaded up front on every request."
+        return (
+            "Client not known (`--config`): whether it defers cannot be said; the up-front "
+            "figure is the cost if everything loads."
+        )
     if mode is DeferralMode.NONE_ON_RECORD:
         return (
-            f"No default deferral is on record for {prose(v.client)}: every request carries these "
-            "tokens (an absence of a record about the client, not a measurement of it)."
+            f"No deferral rule is on record for {prose(v.client)}: whether it defers cannot be "
+            "said (an absence of a record about the client, not a measurement of it); the "
+            "up-front figure is the cost if everything loads."
         )
+    if v.setting is None:
+        return prose(v.condition)
     st = v.setting
     var = prose(st.variable or "") if st else ""
     if mode is DeferralMode.LOADS_UPFRONT:
@@ -257,8 +263,7 @@ def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
             for o in s.overridden
         ]
         out.append("")
-    if s.deferral is not None:
-        out += [deferral_sentence(s.deferral), ""]
+    out += [deferral_sentence(s.model_view.loading), ""]
     return out
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from mcpcost.audit.deferral import upfront_tokens
 from mcpcost.audit.gates import UPFRONT, session_cost
+from mcpcost.audit.model_view import LoadVerdict, ModelView
 from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
@@ -18,7 +18,6 @@ from mcpcost.audit.report_model import (
     TrimAdvice,
     first_line,
 )
-from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.plural import counted
@@ -28,8 +27,23 @@ from mcpcost.render.text_format import share_percent, table, thousands
 from mcpcost.render.text_overview import upfront_cell
 
 RULE = "─"
-# deferral modes whose up-front cost is the wire total, with no deferral to speak of
-NOTHING_TO_SAY = (DeferralMode.NONE_ON_RECORD, DeferralMode.CLIENT_UNKNOWN)
+# the verdict as the text report says it
+VERDICT_WORDS = {
+    LoadVerdict.LOADED_UP_FRONT: "loaded up front",
+    LoadVerdict.DEFERRED: "deferred",
+    LoadVerdict.CANNOT_BE_SAID: "cannot be said",
+}
+
+
+def upfront_line(mv: ModelView) -> str:
+    """The view's up-front figure in a sentence, labelled as a ceiling where it is one."""
+    floor = "at least " if mv.unmeasured else ""
+    if mv.ceiling:
+        return (
+            f"  If everything loads: {floor}{thousands(mv.upfront_tokens)} tokens up front on "
+            "every request (whether it defers them cannot be said)."
+        )
+    return f"  Loaded up front on every request: {floor}{thousands(mv.upfront_tokens)} tokens."
 
 
 def session_start_cell(s: ServerResult) -> str:
@@ -50,15 +64,22 @@ def _files(sources: Sequence[str]) -> dict[str, str]:
 def client_session_table(
     s: ClientSession, anthropic: bool, numbered: Mapping[str, str]
 ) -> list[str]:
+    """The session's servers as its model gets them (the view's projected tokens up front and
+    deferred), with each one's wire number and share of the projected total."""
     many = len(numbered) > 1
-    head = ["server", "tools", "tokens", "share", "start"]
+    mv = s.model_view
+    loads = {x.name: x for x in mv.servers}
+    head = ["server", "tools", "up front", "deferred", "wire", "share", "start"]
     head += (["claude"] if anthropic else []) + (["from"] if many else [])
     rows: list[list[str]] = [head]
     for e in s.servers:
         v = e.server
+        load = loads.get(v.name)
         row = [
             v.name,
             thousands(v.tool_count or 0),
+            thousands(load.upfront_tokens) if load is not None else "—",
+            thousands(load.deferred_tokens) if load is not None else "—",
             thousands(v.tokens or 0),
             share_percent(v.share or 0.0),
             session_start_cell(v),
@@ -68,11 +89,29 @@ def client_session_table(
         if many:
             row.append(numbered[e.source])
         rows.append(row)
-    total = ["total", thousands(s.tool_count), thousands(s.total_tokens)] + [""] * (len(head) - 3)
+    total = [
+        "total",
+        thousands(s.tool_count),
+        thousands(mv.upfront_tokens),
+        thousands(mv.deferred_tokens),
+        thousands(mv.wire_tokens),
+    ] + [""] * (len(head) - 5)
     right = [False] + [True] * (len(head) - 1)
     lines = table([*rows, total], right)
     width = max(len(x) for x in lines) - 2
     return [*lines[:-1], "  " + RULE * width, lines[-1]]
+
+
+def session_figures(s: ClientSession) -> str:
+    """The session's figures in its heading, all the view's: up front (a ceiling labelled as
+    one), deferred, the verdict, and the wire number as a second figure."""
+    cost = session_cost(s, UPFRONT)
+    mv = s.model_view
+    out = f"{upfront_cell(s, cost)} up front"
+    if mv.deferred_tokens:
+        out += f" · {thousands(mv.deferred_tokens)} kept back"
+    wire = ("≥" if s.skipped else "") + thousands(mv.wire_tokens)
+    return out + f" ({VERDICT_WORDS[mv.verdict]}) · wire {wire}"
 
 
 def cut(text: str, width: int) -> str:
@@ -132,28 +171,24 @@ def client_session_block(
 ) -> list[str]:
     anthropic = report.anthropic_divergence is not None
     numbered = _files(s.sources)
-    floor = "at least " if s.skipped else ""
-    count = f"{s.server_count} server{'s' if s.server_count != 1 else ''}"
+    mv = s.model_view
+    floor = "at least " if mv.unmeasured else ""
     files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
-    out = [f"{s.label} — {floor}{thousands(s.total_tokens)} tokens · {count} measured · {files}"]
+    measured = f"{s.server_count} measured" + (f", {len(s.skipped)} not" if s.skipped else "")
+    out = [f"{s.label} — {session_figures(s)} · {measured} · {files}"]
     out += source_lines(s, by_file, numbered)
     if s.servers:
         out += client_session_table(s, anthropic, numbered)
         out.append("")
     out.append(
-        f"  {floor}{thousands(s.total_tokens)} tokens of tool schemas — {share_percent(s.context_share)} of a "
-        f"{thousands(report.context_window)}-token context window."
+        f"  {floor}{thousands(mv.upfront_tokens)} tokens up front — "
+        f"{share_percent(s.context_share)} of a {thousands(report.context_window)}-token context "
+        "window."
     )
     out += claude_line(s)
     out += lens_finding_lines(s)
-    lens = lens_deferral_line(s)
-    if lens:
-        out += lens
-    elif s.deferral is not None:
-        out += deferral_block(s.deferral, report.context_window)
-        up = upfront_tokens(s.deferral)
-        if up is not None and s.deferral.mode not in NOTHING_TO_SAY:
-            out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
+    out += deferral_block(mv.loading, report.context_window)
+    out.append(upfront_line(mv))
 
     def tag(source: str) -> str:
         return f" [{numbered[source]}]" if len(s.sources) > 1 else ""
@@ -190,7 +225,7 @@ def lens_finding_lines(s: ClientSession) -> list[str]:
     report but the vendor does not document says so. A client with nothing on record reads as
     such (docs/CLIENTS.md)."""
     mv = s.model_view
-    if mv is None:
+    if mv.loading.mode is DeferralMode.CLIENT_UNKNOWN:
         return []
     if not mv.rules_on_record:
         return [f"  client lens: no rule of {s.label}'s is on record (docs/CLIENTS.md)."]
@@ -202,65 +237,37 @@ def lens_finding_lines(s: ClientSession) -> list[str]:
     return out
 
 
-def lens_deferral_line(s: ClientSession) -> list[str]:
-    """Where the client lens's regime defers definitions that the deferral verdict has no
-    posture model for (a rule like Cursor's names-only loading): the lens's figures and its rule,
-    in place of "no deferral on record"."""
-    v, mv = s.deferral, s.model_view
-    if (
-        v is None
-        or mv is None
-        or mv.deferred_tokens == 0
-        or v.mode is not DeferralMode.NONE_ON_RECORD
-    ):
-        return []
-    regime = presentation_of(s.client).regime
-    rule = regime.note if regime is not None and regime.note else mv.regime.replace("-", " ")
-    source = f"; {regime.provenance.source}" if regime is not None else ""
-    return [
-        f"  deferral: {s.label} keeps {thousands(mv.deferred_tokens)} tokens back until the "
-        f"model asks and loads {thousands(mv.upfront_tokens)} up front ({mv.regime}: {rule}"
-        f"{source})."
-    ]
-
-
 def _deferral_line(s: ClientSession, width: int) -> list[str]:
-    """The session's deferral verdict in the default report: one line where the verdict is a
-    common one (the boilerplate is said once at the end), else the verdict as --details has it
-    without where it was read."""
-    v = s.deferral
-    if v is None:
-        return []
-    lens = lens_deferral_line(s)
-    if lens:
-        return lens
+    """The session's verdict in the default report: one line where it is a common one (the
+    boilerplate is said once at the end), else the verdict as --details has it without where
+    it was read."""
+    v = s.model_view.loading
     if v.mode is DeferralMode.NONE_ON_RECORD:
-        return [f"  deferral: none on record for {s.label}; every request carries these tokens.*"]
+        return [
+            f"  deferral: none on record for {s.label}; whether it defers cannot be said, so the"
+            " figure is the cost if everything loads.*"
+        ]
     if v.mode is DeferralMode.CLIENT_UNKNOWN:
         return [
-            "  deferral: which client reads this file is not known (--config); read as loaded"
-            " up front."
+            "  deferral: which client reads this file is not known (--config); whether it defers"
+            " cannot be said, so the figure is the cost if everything loads."
         ]
-    if v.mode is DeferralMode.DEFERS_ALL:
+    if v.mode is DeferralMode.DEFERS_ALL and v.setting is not None:
         st = v.setting
-        how = ""
-        if st is not None:
-            how = (
-                f"; {st.variable}={st.value}"
-                if st.read_from_machine
-                else f"; {st.variable} unset, the documented default"
-            )
+        how = (
+            f"; {st.variable}={st.value}"
+            if st.read_from_machine
+            else f"; {st.variable} unset, the documented default"
+        )
         al = v.always_load
         pinned = ", ".join((*al.servers, *al.unmeasured))
-        loads = (
-            f'; pinned "alwaysLoad": {pinned} ({thousands(al.tokens)} tokens load up front)'
-            if pinned
-            else ""
-        )
+        loads = f'; pinned "alwaysLoad": {pinned} (they stay up front)' if pinned else ""
         return [
             f"  deferral: {s.label} defers every MCP tool definition ({mechanism_words(v)}{how}){loads};"
             " where it does not apply: --details."
         ]
+    if v.setting is None:
+        return [f"  deferral: {v.condition}"]
     return [line for line in deferral_block(v, 0) if not line.startswith("  Where this was read")]
 
 
@@ -270,8 +277,7 @@ def claude_line(s: ClientSession) -> list[str]:
     e = s.claude_estimate
     if e is None:
         return []
-    v = s.deferral
-    deferring = v is not None and upfront_tokens(v) == v.always_load.tokens != v.wire_tokens
+    deferring = s.model_view.verdict is LoadVerdict.DEFERRED
     when = "sent in full, these definitions are" if deferring else "these definitions are"
     floor = " (the servers with a number)" if s.skipped else ""
     return [f"  Claude: {when} {e.describe()}{floor}."]
@@ -287,24 +293,9 @@ def compact_session_block(
     what has no number and why (wrapped, never cut)."""
     anthropic = report.anthropic_divergence is not None
     numbered = _files(s.sources)
-    cost = session_cost(s, UPFRONT)
     files = f"{len(s.sources)} file{'s' if len(s.sources) != 1 else ''}"
     measured = f"{s.server_count} measured" + (f", {len(s.skipped)} not" if s.skipped else "")
-    deferred = cost.deferred
-    out = [
-        f"{s.label} — {upfront_cell(s, cost)} tokens up front"
-        + (
-            f" (of {thousands(s.total_tokens)} on the wire)"
-            if cost.basis == "lens" and s.total_tokens and s.total_tokens != cost.tokens
-            else ""
-        )
-        + (
-            f" · {thousands(deferred)} deferred"
-            if deferred and cost.basis != "full-undecided"
-            else ""
-        )
-        + f" · {measured} · {files}"
-    ]
+    out = [f"{s.label} — {session_figures(s)} · {measured} · {files}"]
     out += source_lines(s, by_file, numbered)
     if s.servers:
         out += client_session_table(s, anthropic, numbered)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcpcost.audit.gates import UPFRONT, GateResult, SessionCost, session_cost
+from mcpcost.audit.model_view import LoadVerdict
 from mcpcost.audit.report_model import AuditReport, ClientSession, Unlaunched, first_line
 from mcpcost.configs.clients import KNOWN_CLIENTS, client_named, presentation_of
 from mcpcost.configs.config_file import EXPLICIT, ClientName
@@ -32,15 +33,15 @@ def _label(client: ClientName) -> str:
 
 
 def upfront_cell(s: ClientSession, cost: SessionCost) -> str:
-    """What the session loads up front, as the overview shows it: ``≥`` a floor (a server that
-    would count has no number), ``≤`` at most (whether the client defers cannot be said)."""
-    if cost.basis == "full-undecided":
-        return f"≤{thousands(cost.tokens)}" + ("+" if s.skipped else "")
-    return ("≥" if cost.unmeasured else "") + thousands(cost.tokens)
+    """What the session loads up front, as every text part shows it: ``≥`` a floor (a server
+    that would count has no number); ``(all)`` when whether the client defers cannot be said,
+    so the figure is the cost if everything loads."""
+    cell = ("≥" if cost.unmeasured else "") + thousands(cost.tokens)
+    return cell + " (all)" if cost.basis == "ceiling" else cell
 
 
 def _deferred_cell(s: ClientSession, cost: SessionCost) -> str:
-    if cost.basis == "full-undecided":
+    if cost.basis == "ceiling":
         return "?"
     return thousands(cost.deferred) if cost.deferred else "—"
 
@@ -78,15 +79,17 @@ def overview_table(report: AuditReport) -> list[str]:
 def sessions_by_weight(sessions: Sequence[ClientSession]) -> list[ClientSession]:
     """Most important first: what a session loads up front, then its full total."""
     return sorted(
-        sessions, key=lambda s: (-session_cost(s, UPFRONT).tokens, -s.total_tokens, s.label)
+        sessions,
+        key=lambda s: (-s.model_view.upfront_tokens, -s.model_view.projected_tokens, s.label),
     )
 
 
 OVERVIEW_KEY = (
     "up front = o200k_base tokens of what the client's model gets on every request, in the "
-    "shape its API takes (the client lens; ≥ a floor, ≤ when its deferral cannot be said); "
-    "deferred = what it keeps back until the model asks; servers = measured / not; the "
-    "session tables below count the wire definitions."
+    "shape its API takes (the client lens; ≥ a floor; (all) = whether it defers cannot be said, "
+    "so the cost if everything loads); deferred = what it keeps back until the model asks (? when "
+    "that cannot be said); servers = measured / not; wire = the tools/list definitions as "
+    "measured."
 )
 
 
@@ -119,8 +122,6 @@ def _lens_lines(report: AuditReport) -> list[str]:
     out: list[str] = []
     for s in sessions_by_weight(report.sessions):
         mv = s.model_view
-        if mv is None:
-            continue
         for f in mv.breaking:
             where = ".".join(x for x in (f.server, f.tool) if x) or "the session"
             out.append(f"{s.label}: {where}: {f.rule}; fix: {f.fix}.")
@@ -132,15 +133,16 @@ def remedy(s: ClientSession) -> str | None:
     drop the server that is most of them, else switch off its heaviest tools. A session that
     defers them gets none: what it defers costs nothing up front."""
     cost = session_cost(s, UPFRONT)
-    if cost.tokens <= 0 or cost.deferred > 0 or not s.servers:
+    mv = s.model_view
+    if cost.tokens <= 0 or mv.verdict is LoadVerdict.DEFERRED or not s.servers:
         return None
     top = s.servers[0].server
     share = top.share or 0.0
     if share >= DOMINANT_SHARE and len(s.servers) > 1:
         return (
             f"{s.label}: {top.name} is {round(share * 100)}% of its "
-            f"{thousands(s.total_tokens)} tokens of definitions; fix: drop server {top.name} "
-            "from its config if you do not use it."
+            f"{thousands(mv.projected_tokens)} tokens of definitions as its model gets them; "
+            f"fix: drop server {top.name} from its config if you do not use it."
         )
     t = s.trim_advice
     if t is None:

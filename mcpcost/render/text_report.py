@@ -21,8 +21,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from mcpcost.audit.deferral import upfront_tokens
-from mcpcost.audit.gates import GateResult
+from mcpcost.audit.gates import UPFRONT, GateResult, session_cost
 from mcpcost.audit.report_model import AuditReport, ConfigResult, first_line
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.model import METHODOLOGY_URL
@@ -45,19 +44,18 @@ from mcpcost.render.text_overview import (
     overview_table,
     passed_gates,
     sessions_by_weight,
+    upfront_cell,
 )
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
 
 from mcpcost.render.session_lines import (
-    NOTHING_TO_SAY,
     RULE,
     client_session_block,
     compact_session_block,
     cut,
     heaviest_lines,
-    lens_deferral_line,
     session_start_cell,
     shared_servers,
 )
@@ -102,9 +100,7 @@ def config_block(c: ConfigResult, report: AuditReport, shown: set[int]) -> list[
     if c.deferral is not None and id(c.deferral) not in shown:
         shown.add(id(c.deferral))
         out += deferral_block(c.deferral, report.context_window)
-        up = upfront_tokens(c.deferral)
-        if up is not None and c.deferral.mode not in NOTHING_TO_SAY:
-            out.append(f"  Loaded up front on every request: {thousands(up)} tokens.")
+        out.append(f"  Its session's verdict: {c.deferral.verdict}.")
     elif c.deferral is not None:
         out.append(f"  (deferral: see {c.deferral.sources[0]} above — one session)")
     out += heaviest_lines(c.heaviest_tools, c.trim_advice, "config")
@@ -135,17 +131,12 @@ def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) 
     out += [f"Cannot be read (exit 2): {u.sentence()}" for u in report.unreadable]
     if report.sessions:
         top = report.sessions[0]
-        floor = "at least " if top.skipped else ""
-        up = upfront_tokens(top.deferral) if top.deferral is not None else None
-        if up is None or up == top.total_tokens:
-            paid = ""
-        elif up == 0:
-            paid = "; the client defers them all"
-        else:
-            paid = f"; {thousands(up)} of them load up front on every request"
+        mv = top.model_view
+        cell = upfront_cell(top, session_cost(top, UPFRONT))
         out.append(
-            f"Heaviest session: {top.label}, {floor}{thousands(top.total_tokens)} tokens of tool "
-            f"definitions ({share_percent(top.context_share)} of the context window){paid}."
+            f"Heaviest session: {top.label}, {cell} tokens up front on every request "
+            f"({share_percent(top.context_share)} of the context window; verdict {mv.verdict}; "
+            f"wire {thousands(mv.wire_tokens)})."
         )
     if gates is not None and gates.budget is not None:
         out.append(budget_verdict(gates.budget))
@@ -157,10 +148,18 @@ def summary_block(report: AuditReport, gates: GateResult | None, by_file: bool) 
 
 
 LEGEND = (
-    "Columns: tools = tools the server lists; tokens = its tool definitions in "
-    "{encoding} tokens; share = of the {unit} total; start = what it costs at session start "
-    "even when definitions are deferred (tool names and instructions; ≥ when only partly "
-    "known){claude}{source}. Long notes are cut to the width; --json has them whole."
+    "Columns: tools = tools the server lists; up front, deferred = its tool definitions as the "
+    "client's model gets them ({encoding} tokens, the client lens), under the session's verdict; "
+    "wire = its tools/list definitions as measured; share = of the {unit}'s projected total; "
+    "start = what it costs at session start even when definitions are deferred (tool names and "
+    "instructions; ≥ when only partly known){claude}{source}. Long notes are cut to the width; "
+    "--json has them whole."
+)
+LEGEND_BY_FILE = (
+    "Columns: tools = tools the server lists; tokens = its tools/list definitions in {encoding} "
+    "tokens (wire, as measured); share = of the config's wire total; start = what it costs at "
+    "session start even when definitions are deferred (tool names and instructions; ≥ when only "
+    "partly known){claude}. Long notes are cut to the width; --json has them whole."
 )
 
 
@@ -170,13 +169,10 @@ def legend(report: AuditReport, by_file: bool) -> str:
         if (report.anthropic_divergence is not None)
         else ""
     )
-    source = "" if by_file else "; from = the file that declares it, numbered above the table"
-    return LEGEND.format(
-        encoding=report.encoding,
-        unit="config's" if by_file else "session's",
-        claude=claude,
-        source=source,
-    )
+    if by_file:
+        return LEGEND_BY_FILE.format(encoding=report.encoding, claude=claude)
+    source = "; from = the file that declares it, numbered above the table"
+    return LEGEND.format(encoding=report.encoding, unit="session", claude=claude, source=source)
 
 
 def fit_width(lines: Sequence[str], width: int) -> list[str]:
@@ -313,17 +309,15 @@ def render_text(
         out += ["", *diff_block(diff, report.context_window)]
     out.append("")
     if not details and any(
-        s.deferral is not None
-        and s.deferral.mode is DeferralMode.NONE_ON_RECORD
-        and not lens_deferral_line(s)
-        for s in report.sessions
+        s.model_view.loading.mode is DeferralMode.NONE_ON_RECORD for s in report.sessions
     ):
         out.append(
             "* No deferral is on record for that client: an absence of a record about it, not a "
             "measurement of it (docs/AUDIT.md, deferral)."
         )
     out += [
-        f"These are wire tokens ({report.encoding}) of the tools/list definitions.",
+        f"Up front and deferred are {report.encoding} tokens of what each client's model gets "
+        f"(the client lens); wire is {report.encoding} of the tools/list definitions as measured.",
         f"Methodology {report.methodology_version}: {METHODOLOGY_URL}.",
     ]
     safe = [terminal_line(line.rstrip()) for line in out]

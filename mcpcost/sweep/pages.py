@@ -58,6 +58,10 @@ CSV_HEADER = (
     "openaiModel",
 )
 
+# How each client loads a server's definitions (up front, deferred, or cannot be said): a
+# server page's number is the wire number, and this is where each client's rule is on record.
+CLIENTS_URL = "https://github.com/mcp-context-cost/mcp-context-cost/blob/main/docs/CLIENTS.md"
+
 
 def md_cell(value: object, limit: int = MD_CELL_MAX) -> str:
     """Third-party text made safe for a markdown table cell (and for markdown prose)."""
@@ -382,12 +386,19 @@ def server_facts(
 
 def server_page(row: Row, all_history: Sequence[HistoryRow]) -> str:
     """``docs/servers/<name>.md``."""
-    return render("server.md.j2", **server_facts(row, all_history, md_cell))
+    return render(
+        "server.md.j2", clients_url=CLIENTS_URL, **server_facts(row, all_history, md_cell)
+    )
 
 
 def server_html(row: Row, all_history: Sequence[HistoryRow]) -> str:
     """``docs/servers/<name>.html``, the page the dashboard's rows link to."""
-    return render("server.html.j2", bands=BANDS, **server_facts(row, all_history, html_cell))
+    return render(
+        "server.html.j2",
+        bands=BANDS,
+        clients_url=CLIENTS_URL,
+        **server_facts(row, all_history, html_cell),
+    )
 
 
 def index_page(board: Board) -> str:

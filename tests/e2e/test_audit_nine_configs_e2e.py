@@ -94,12 +94,14 @@ def test_the_first_screen_fits_80_by_50_with_every_session_up_front(
     assert len(judged) == 8  # nine files, eight clients: Claude Code's two are one session
     for s in judged:
         row = next(line for line in screen if line.startswith(f"  {s['label']}  "))
-        cells = row[len(s["label"]) + 2 :].split()
-        assert cells[0].lstrip("≥") == f"{s['judgedTokens']:,}"
-        assert cells[1] == (f"{s['deferredTokens']:,}" if s["deferredTokens"] else "—")
+        cells = row[len(s["label"]) + 2 :].replace(" (all)", "").split()
+        ceiling = s["basis"] == "ceiling"  # the verdict cannot be said: labelled as such
+        assert cells[0].lstrip("≥") == f"{s['judgedTokens']:,}" and ("(all)" in row) is ceiling
+        deferred = f"{s['deferredTokens']:,}" if s["deferredTokens"] else "—"
+        assert cells[1] == ("?" if ceiling else deferred)
     # Claude Code defers its definitions (tool search): far less up front than on the wire
     claude = next(s for s in judged if s["label"] == "Claude Code")
-    assert claude["basis"] == "lens" and claude["judgedTokens"] * 10 < claude["total"]
+    assert claude["basis"] == "upfront" and claude["judgedTokens"] * 10 < claude["total"]
 
 
 def test_the_consent_note_is_whole_and_names_the_flag(

@@ -237,13 +237,18 @@ def test_every_session_over_the_budget_is_named_with_its_own_plan(
     home, cwd, report = place
     totals = sorted(s["totalTokens"] for s in report["sessions"])
     limit = totals[0]  # every session but the lightest is over
-    # every definition, deferred or not: what each session holds (the default judges what it
-    # loads up front, and Claude Code and Cursor defer theirs)
+    # every definition, deferred or not, as each session's model gets them (the default judges
+    # what it loads up front, and Claude Code and Cursor defer theirs)
     code, out, _ = audit(home, cwd, "--budget", str(limit), "--budget-full", "--json")
     assert code == 1
-    budget = json.loads(out)["budget"]
+    obj = json.loads(out)
+    budget = obj["budget"]
+    views = {s["key"]: s["modelView"] for s in obj["sessions"]}
+    for s in budget["sessions"]:
+        mv = views[s["key"]]
+        assert s["judgedTokens"] == mv["upfrontTokens"] + mv["deferredTokens"]
     over = {s["label"] for s in budget["sessions"] if s["over"]}
-    assert len(over) == len([t for t in totals if t > limit]) >= 3
+    assert len(over) == len([s for s in budget["sessions"] if s["judgedTokens"] > limit]) >= 3
     for s in budget["sessions"]:
         if s["over"]:
             assert s["fit"]["feasible"] and s["fit"]["drop"]
@@ -251,10 +256,10 @@ def test_every_session_over_the_budget_is_named_with_its_own_plan(
     assert code == 1
     flat = " ".join(text.split())
     for label in over:
-        total = next(s["total"] for s in budget["sessions"] if s["label"] == label)
+        total = next(s["judgedTokens"] for s in budget["sessions"] if s["label"] == label)
         assert (
-            f"{label}'s tool definitions total {total:,} tokens, {total - limit:,} over the "
-            in flat
+            f"{label}'s tool definitions total {total:,} tokens as its model gets them, "
+            f"{total - limit:,} over the " in flat
         )
     assert flat.count("Dropping the heaviest servers first") == len(over)
 

@@ -62,7 +62,11 @@ def _part(stdout: str, part: str) -> str:
     if part == "budget":
         end = next((i for i in range(start, len(lines)) if not lines[i]), len(lines))
     else:
-        end = next(i for i in range(start, len(lines)) if lines[i].startswith("These are wire"))
+        end = next(
+            i
+            for i in range(start, len(lines))
+            if lines[i].startswith(("These are wire", "Up front and deferred are"))
+        )
     return "\n".join(lines[start:end]).rstrip("\n")
 
 

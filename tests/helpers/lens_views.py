@@ -8,8 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpcost.audit.model_view import ApiShape, Effect, FindingKind, LensFinding, ModelView
-from mcpcost.configs.clients.presentation import Confidence
+from mcpcost.audit.model_view import (
+    ApiShape,
+    Effect,
+    FindingKind,
+    LensFinding,
+    Loading,
+    LoadVerdict,
+    ModelView,
+)
+from mcpcost.configs.clients.presentation import Confidence, DeferralMode
+from mcpcost.configs.config_file import ClientName
 from mcpcost.core.record import replace
 from tests.helpers.audit_builders import TABLE, config, entry, report_for
 
@@ -75,12 +84,26 @@ TOO_MANY = finding(
 )
 
 
-def view(*findings: LensFinding, upfront: int = 1234, deferred: int = 0) -> ModelView:
+def view(
+    *findings: LensFinding,
+    upfront: int = 1234,
+    deferred: int = 0,
+    verdict: LoadVerdict = LoadVerdict.LOADED_UP_FRONT,
+) -> ModelView:
     return ModelView(
         api_shape=ApiShape.OPENAI_FUNCTION,
+        loading=Loading(
+            client=ClientName("cursor"),
+            verdict=verdict,
+            condition="a hand-made verdict",
+            evidence=(),
+            regime="hand-made",
+            mode=DeferralMode.LOADS_UPFRONT,
+            mechanism=None,
+            sources=(),
+        ),
         upfront_tokens=upfront,
         deferred_tokens=deferred,
-        regime="no-deferral-on-record",
         findings=findings,
     )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpcost.audit.compose import AuditOptions, read_inputs, run_audit
+from mcpcost.audit.model_view import LoadVerdict
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.tokenizer import count_tokens
@@ -90,7 +91,7 @@ def test_each_crossing_is_reported_once_in_the_session_of_its_client(tmp_path: P
 
     # Claude Code's up-front count, recomputed from the server's own tools
     view = by["claude-code"]
-    assert view is not None and view.regime == "loads-upfront"
+    assert view.verdict is LoadVerdict.LOADED_UP_FRONT and view.regime == "tool-search"
     projected = []
     for t in limits_tools(133):
         description = t["description"]

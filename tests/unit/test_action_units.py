@@ -207,7 +207,8 @@ def test_the_comment_names_the_clients_the_audit_says_defer_base_against_head() 
     assert dict(judgement.changes) == {".cursor/mcp.json": ConfigChange.NEW}
     views = {v.source: v for v in config_views(judgement, {})}
     assert views[".mcp.json"].deferral is DeferralMode.DEFERS_ALL
-    assert views[".cursor/mcp.json"].deferral is DeferralMode.NONE_ON_RECORD
+    # Cursor's names-only loading is a regime of the one model: it defers
+    assert views[".cursor/mcp.json"].deferral is DeferralMode.DEFERS_ALL
     assert views[".mcp.json"].delta == (views[".mcp.json"].head_total or 0) - (
         views[".mcp.json"].base_total or 0
     )
@@ -217,7 +218,7 @@ def test_the_comment_names_the_clients_the_audit_says_defer_base_against_head() 
     assert Outcome.from_dict(outcome.to_dict()) == outcome
     body = render_comment(outcome, key="k", limit=10**6).body
     assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
-    assert "`cursor` defers" not in body
+    assert "`cursor` defers MCP tool definitions by default (dynamic context discovery)" in body
 
 
 def test_known_unknowns_survive_the_saved_outcome() -> None:

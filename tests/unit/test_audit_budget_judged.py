@@ -27,7 +27,8 @@ T: dict[str, list[Any] | Status] = {**TABLE, "big": tools("g", 12, 9)}
 BIG = measure_tools(T["big"]).total_tokens  # type: ignore[arg-type]
 ALPHA = measure_tools(T["alpha"]).total_tokens  # type: ignore[arg-type]
 LIMIT = 200  # over alpha's definitions alone, under big's
-LENS = -1  # the expected figure is the client lens's up-front count
+LENS = -1  # the expected figure is the session view's up-front count
+PROJECTED = -2  # ... its every projected definition, up front or deferred
 
 
 def _claude(*, pinned: bool = False, dead: bool = False) -> list[ConfigFile]:
@@ -43,8 +44,8 @@ def _one(client: str, source: str) -> list[ConfigFile]:
 
 # (case, configs, shell, judged, passed, judged tokens, basis)
 TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, int, str]] = [
-    ("defers all: only names up front", _claude(), {}, "upfront", True, LENS, "lens"),
-    ("defers all, full asked", _claude(), {}, "full", False, BIG + ALPHA, "full-asked"),
+    ("defers all: only names up front", _claude(), {}, "upfront", True, LENS, "upfront"),
+    ("defers all, full asked", _claude(), {}, "full", False, PROJECTED, "full"),
     (
         "defers all, one pinned over the limit",
         _claude(pinned=True),
@@ -52,7 +53,7 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         "upfront",
         False,
         LENS,
-        "lens",
+        "upfront",
     ),
     (
         "tool search off: all up front",
@@ -61,7 +62,7 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         "upfront",
         False,
         LENS,
-        "lens",
+        "upfront",
     ),
     (
         "defers all, an unmeasured server is deferred too",
@@ -70,43 +71,43 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         "upfront",
         True,
         LENS,
-        "lens",
+        "upfront",
     ),
     (
-        "threshold undecided with an unmeasured server: full judged",
+        "threshold undecided with an unmeasured server: the ceiling judged",
         _claude(dead=True),
         {TOOL_SEARCH: "auto"},
         "upfront",
         False,
-        BIG + ALPHA,
-        "full-undecided",
+        LENS,
+        "ceiling",
     ),
     (
-        "no deferral: all up front",
+        "no deferral rule on record: the ceiling judged",
         _one("gemini", "/home/ana/.gemini/settings.json"),
         {},
         "upfront",
         False,
         LENS,
-        "lens",
+        "ceiling",
     ),
     (
-        "no deferral, full asked",
+        "no deferral rule on record, full asked",
         _one("gemini", "/home/ana/.gemini/settings.json"),
         {},
         "full",
         False,
-        BIG + ALPHA,
-        "full-asked",
+        PROJECTED,
+        "full",
     ),
     (
-        "an explicit file: no lens, all up front",
+        "an explicit file: the wire definitions, a ceiling",
         [config("explicit", "/tmp/x/mcp.json", entry("alpha"))],
         {},
         "upfront",
         True,
         ALPHA,
-        "deferral",
+        "ceiling",
     ),
     (
         "an explicit file over the limit",
@@ -115,7 +116,7 @@ TABLE_ROWS: list[tuple[str, list[ConfigFile], dict[str, str], BudgetCost, bool, 
         "upfront",
         False,
         BIG,
-        "deferral",
+        "ceiling",
     ),
 ]
 IDS = [row[0] for row in TABLE_ROWS]
@@ -138,12 +139,11 @@ def test_budget_gate_table(
     assert g.budget is not None
     (session,) = g.budget.sessions
     mv = report.sessions[0].model_view
-    expected = mv.upfront_tokens if tokens == LENS and mv is not None else tokens
+    expected = {LENS: mv.upfront_tokens, PROJECTED: mv.projected_tokens}.get(tokens, tokens)
     assert (session.cost, session.basis, session.judged) == (expected, basis, judged)
     assert session.total == report.sessions[0].total_tokens
     assert g.passed is passed and g.budget.passed is passed
-    if basis == "lens" and mv is not None:
-        assert session.deferred == mv.deferred_tokens
+    assert session.deferred == mv.deferred_tokens
 
 
 def test_the_gate_line_names_the_cost_it_judged() -> None:
@@ -171,8 +171,9 @@ def test_an_over_finding_says_what_loads_up_front_and_what_is_deferred() -> None
         f"({mv.deferred_tokens:,} more are deferred), {mv.upfront_tokens - LIMIT:,} over the "
         f"{LIMIT:,} budget."
     )
-    # the lens's count is not a sum of whole wire servers: no drop plan pretends it is
-    assert g.budget.sessions[0].fit is None
+    # the plan drops the view's per-server up-front figures: the pinned server first
+    fit = g.budget.sessions[0].fit
+    assert fit is not None and fit.drop[0].name == "alpha" and fit.feasible
 
 
 def test_a_drop_plan_where_the_figure_is_a_sum_of_servers() -> None:
@@ -194,7 +195,7 @@ def test_json_keeps_the_reference_fields_and_adds_what_was_judged() -> None:
     assert mv is not None
     assert (s["judged"], s["basis"], s["judgedTokens"], s["deferredTokens"]) == (
         "upfront",
-        "lens",
+        "upfront",
         mv.upfront_tokens,
         mv.deferred_tokens,
     )

@@ -8,7 +8,7 @@ import json
 
 from mcpcost.audit.claude_estimate import REFERENCE_FIT, calibration_for, sends_anthropic_tools
 from mcpcost.configs.clients.claude_code import TOOL_SEARCH
-from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.clients.presentation import DeferralMode, LoadVerdict
 from mcpcost.render.json_report import render_json
 from mcpcost.render.text_report import render_text
 from tests.helpers.audit_builders import TABLE, config, entry, report_for
@@ -38,7 +38,7 @@ def test_only_sessions_whose_client_sends_anthropic_tools_get_an_estimate() -> N
     assert shown["Claude Code"] is not None and shown["Claude Desktop"] is not None
     assert shown["Cursor"] is None and shown["/tmp/x/mcp.json"] is None
     for s in report.sessions:  # type: ignore[attr-defined]
-        assert sends_anthropic_tools(s) is (s.claude_estimate is not None)
+        assert sends_anthropic_tools(s.client) is (s.claude_estimate is not None)
 
 
 def test_the_estimate_is_labelled_with_its_band_in_text_and_json() -> None:
@@ -62,15 +62,16 @@ def test_no_run_means_the_reference_fit() -> None:
 def test_a_threshold_verdict_judges_the_calibrated_estimate() -> None:
     report = _report({TOOL_SEARCH: "auto"})
     s = next(s for s in report.sessions if s.label == "Claude Code")  # type: ignore[attr-defined]
-    v, est = s.deferral, s.claude_estimate
-    assert v is not None and est is not None and v.mode is DeferralMode.THRESHOLD
-    assert v.ratio is None  # no ratio band: the estimate and its band
-    assert v.client_tokens == {
+    v, est = s.model_view.loading, s.claude_estimate
+    assert est is not None and v.mode is DeferralMode.THRESHOLD and v.request is not None
+    assert v.request.ratio is None  # no ratio band: the estimate and its band
+    assert v.request.to_dict() == {
         "low": est.tokens - est.band_tokens,
         "high": est.tokens + est.band_tokens,
         "exact": 0,
         "estimated": len(est.parts),
     }
     assert v.crosses is False  # a few hundred tokens, far under 10% of 200,000
+    assert s.model_view.verdict is LoadVerdict.LOADED_UP_FRONT
     text = render_text(report, width=200, details=True)  # type: ignore[arg-type]
     assert "0.20" not in text and "1.92" not in text

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.deferral import DeferralServer, decide, upfront_tokens
+from mcpcost.audit.deferral import DeferralServer, Loading, decide, load_inputs
+from mcpcost.configs.clients import client_named, presentation_of
 from mcpcost.configs.clients.claude_code import (
     BASE_URL,
     BETAS,
@@ -18,7 +19,7 @@ from mcpcost.configs.clients.claude_code import (
     parse_settings,
     settings_paths,
 )
-from mcpcost.configs.clients.presentation import SHELL_SOURCE, SettingsSource
+from mcpcost.configs.clients.presentation import SHELL_SOURCE, LoadVerdict, SettingsSource
 from mcpcost.configs.clients.settings_files import SettingsFile, read_settings
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
@@ -41,18 +42,20 @@ def verdict(
     shell: dict[str, str] | None = None,
     settings: list[SettingsSource] | None = None,
     servers: tuple[DeferralServer, ...] = SERVERS,
+    client: str = "claude-code",
     **kw: Any,
-) -> Any:
-    return decide(
-        client="claude-code",
+) -> Loading:
+    inputs = load_inputs(
+        client=client,
         sources=["/h/.claude.json"],
         servers=servers,
-        is_floor=kw.pop("is_floor", False),
+        unmeasured=["u"] if kw.pop("is_floor", False) else [],
         context_window=kw.pop("context_window", 200_000),
         shell_environ=shell or {},
         settings=settings if settings is not None else [],
         **kw,
     )
+    return decide(inputs, presentation_of(client), 0)
 
 
 # --------------------------------------------------------------------- README rows
@@ -62,7 +65,7 @@ def test_nothing_set_defers_all_with_no_threshold() -> None:
     v = verdict()
     assert v.mode == "defers-all" and v.threshold_tokens is None
     assert v.setting is not None and v.setting.read_from_machine is False
-    assert upfront_tokens(v) == 0
+    assert v.verdict is LoadVerdict.DEFERRED
     assert len(v.exceptions) == 3
 
 
@@ -74,7 +77,7 @@ def test_tool_search_true_defers_all() -> None:
 
 def test_tool_search_false_string_loads_upfront() -> None:
     v = verdict(settings=[settings_file({TOOL_SEARCH: "false"})])
-    assert v.mode == "loads-upfront" and upfront_tokens(v) == 32_000
+    assert v.mode == "loads-upfront" and v.verdict is LoadVerdict.LOADED_UP_FRONT
     assert v.setting is not None and v.setting.source == "/h/.claude/settings.json"
 
 
@@ -82,7 +85,7 @@ def test_json_boolean_false_is_unresolved_not_false() -> None:
     v = verdict(settings=[settings_file({TOOL_SEARCH: False})])
     assert v.mode == "setting-unresolved"
     assert v.setting is not None and v.setting.unresolved == "value-unreadable"
-    assert upfront_tokens(v) is None
+    assert v.verdict is LoadVerdict.CANNOT_BE_SAID
 
 
 @pytest.mark.parametrize(
@@ -119,7 +122,7 @@ def test_base_url_consulted_only_while_tool_search_unset(
     assert v.mode == mode
     if shown is not None:
         assert v.setting is not None and v.setting.value == shown
-        assert "sekrit" not in stringify(v.to_dict())
+        assert "sekrit" not in stringify(v.reference_dict())
     assert verdict({BASE_URL: url, TOOL_SEARCH: "true"}).mode == "defers-all"
 
 
@@ -184,14 +187,17 @@ def test_precedence_first_settings_file_holding_the_variable_wins() -> None:
 
 def test_threshold_estimate_uses_the_published_band() -> None:
     v = verdict({TOOL_SEARCH: "auto"})  # threshold 20,000; wire 32,000 -> 6,400 .. 61,440
-    assert v.client_tokens == {"low": 6400, "high": 61440, "exact": 0, "estimated": 2}
-    assert v.ratio is not None and (v.ratio.low, v.ratio.high, v.ratio.source) == (
+    assert v.request is not None
+    assert v.request.to_dict() == {"low": 6400, "high": 61440, "exact": 0, "estimated": 2}
+    ratio = v.request.ratio
+    assert ratio is not None and (ratio.low, ratio.high, ratio.source) == (
         0.20,
         1.92,
         "published",
     )
-    assert v.crosses is None  # straddles
-    assert v.distance_tokens == {"low": 6400 - 20000, "high": 61440 - 20000}
+    assert v.crosses is None and v.verdict is LoadVerdict.CANNOT_BE_SAID  # straddles
+    distance = {"low": 6400 - 20000, "high": 61440 - 20000}
+    assert v.reference_dict()["distanceTokens"] == distance
 
 
 def test_threshold_clearly_over_and_clearly_under() -> None:
@@ -199,14 +205,15 @@ def test_threshold_clearly_over_and_clearly_under() -> None:
     assert verdict({TOOL_SEARCH: "auto"}, servers=big).crosses is True
     small = (DeferralServer(name="a", tokens=1_000),)
     under = verdict({TOOL_SEARCH: "auto"}, servers=small)
-    assert under.crosses is False and upfront_tokens(under) == 1_000
+    assert under.crosses is False and under.verdict is LoadVerdict.LOADED_UP_FRONT
     assert verdict({TOOL_SEARCH: "auto"}, servers=small, is_floor=True).crosses is None
 
 
 def test_exact_claude_counts_replace_the_band() -> None:
     servers = (DeferralServer(name="a", tokens=50_000, anthropic_tokens=18_000),)
     v = verdict({TOOL_SEARCH: "auto"}, servers=servers)
-    assert v.client_tokens == {"low": 18_000, "high": 18_000, "exact": 1, "estimated": 0}
+    assert v.request is not None
+    assert v.request.to_dict() == {"low": 18_000, "high": 18_000, "exact": 1, "estimated": 0}
     assert v.crosses is False
 
 
@@ -228,7 +235,8 @@ def test_a_supplied_run_recomputes_the_band() -> None:
         }
     )
     v = verdict({TOOL_SEARCH: "auto"}, divergence=run)
-    assert v.ratio is not None and (v.ratio.low, v.ratio.high, v.ratio.servers) == (0.5, 1.5, 2)
+    ratio = v.request.ratio if v.request is not None else None
+    assert ratio is not None and (ratio.low, ratio.high, ratio.servers) == (0.5, 1.5, 2)
 
 
 # --------------------------------------------------------------------- alwaysLoad, other clients
@@ -242,32 +250,21 @@ def test_always_load_is_read_from_the_config_and_paid_up_front() -> None:
     v = verdict(servers=servers)
     assert v.mode == "defers-all"
     assert v.always_load.servers == ("pinned",) and v.always_load.tokens == 5_000
-    assert upfront_tokens(v) == 5_000
+    assert v.verdict is LoadVerdict.DEFERRED
     assert "pinned" in "\n".join(deferral_block(v, 200_000))
 
 
-@pytest.mark.parametrize(
-    "client", ["claude-desktop", "cursor", "vscode", "windsurf", "codex", "gemini", "zed"]
-)
-def test_no_deferral_on_record_names_the_client(client: str) -> None:
-    v = decide(
-        client=client,
-        sources=["/x"],
-        servers=SERVERS,
-        is_floor=False,
-        context_window=200_000,
-        shell_environ={TOOL_SEARCH: "true"},
-    )
-    assert v.mode == "no-deferral-on-record" and upfront_tokens(v) == 32_000
+@pytest.mark.parametrize("client", ["claude-desktop", "windsurf", "gemini", "zed"])
+def test_no_deferral_on_record_cannot_be_said_and_names_the_client(client: str) -> None:
+    v = verdict({TOOL_SEARCH: "true"}, client=client)
+    assert v.mode == "no-deferral-on-record" and v.verdict is LoadVerdict.CANNOT_BE_SAID
     text = "\n".join(deferral_block(v, 200_000))
-    assert client in text and "an absence of a record" in text
+    assert client_named(client).label in text and "an absence of a record" in text
 
 
-def test_explicit_config_is_client_unknown() -> None:
-    v = decide(
-        client="explicit", sources=["/x"], servers=SERVERS, is_floor=False, context_window=200_000
-    )
-    assert v.mode == "client-unknown" and upfront_tokens(v) == 32_000
+def test_explicit_config_cannot_be_said() -> None:
+    v = verdict(client="explicit")
+    assert v.mode == "client-unknown" and v.verdict is LoadVerdict.CANNOT_BE_SAID
 
 
 # --------------------------------------------------------------------- reading settings files

@@ -60,7 +60,7 @@ def test_wrong_shapes_are_rejected_with_the_problem_named(obj: Any, needle: str)
 @pytest.mark.parametrize(
     ("version", "needle"),
     [
-        (2, "reportVersion 2 is newer"),
+        (3, "reportVersion 3 is newer"),
         ("1", "whole number"),
         (0, "whole number"),
         (True, "whole number"),

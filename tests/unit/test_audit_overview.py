@@ -103,4 +103,6 @@ def test_a_server_several_clients_load_is_listed_once_with_them() -> None:
     lines = shared_servers(report)
     assert lines[0].startswith("servers loaded by more than one client")
     (alpha,) = lines[1:]
-    assert alpha.startswith("  alpha (") and alpha.endswith(": Cursor, Gemini CLI, Codex")
+    assert alpha.startswith("  alpha (") and alpha.endswith(
+        ": Codex, Gemini CLI, Cursor"
+    )  # heaviest up front first

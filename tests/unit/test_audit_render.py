@@ -161,7 +161,8 @@ def test_text_layout() -> None:
     )
     assert any(line.strip().startswith("total") for line in lines)
     assert "tokens of tool schemas —" in text and "of a 200,000-token context window." in text
-    assert "No default deferral is on record for cursor" in text
+    # Cursor's names-only loading is a regime of the one model: deferred, at any size
+    assert "Cursor keeps every MCP tool definition back (dynamic context discovery)" in text
     assert "The client reading this file is not known (--config)" in text
     assert "not measured" in text and "startup-failure — boom" in text
     assert "vsc" in text and "${input:pat}" in text
@@ -177,7 +178,7 @@ def test_markdown_escapes_cells_and_shows_no_commands() -> None:
     md = render_markdown(report_for([cfg], TABLE))
     assert "we\\|ird'name" in md and "server-bin" not in md
     assert md.startswith("## MCP context cost")
-    assert "No default deferral is on record for cursor" in md
+    assert "Cursor keeps every MCP tool definition back" in md
 
 
 def test_markdown_with_diff_and_gate() -> None:
@@ -211,10 +212,10 @@ def test_methodology_link_is_the_one_constant_in_every_output() -> None:
 
 def test_report_version_is_stable_and_schema_checked() -> None:
     obj = report_to_json(rich_report())
-    assert obj["reportVersion"] == 1 and "$schema" not in obj
+    assert obj["reportVersion"] == 2 and "$schema" not in obj
     assert list(obj)[:3] == ["reportVersion", "methodologyVersion", "methodologyUrl"]
     validate(obj)
-    obj["reportVersion"] = 2
+    obj["reportVersion"] = 3
     with pytest.raises(jsonschema.ValidationError):
         validate(obj)
 

@@ -117,10 +117,13 @@ def test_the_overview_comes_first_with_every_session_and_what_to_act_on() -> Non
     shown = []
     for row in table[1:]:
         label = next(name for name in rows if row.startswith(f"  {name} "))
-        cells = row[len(label) + 2 :].split()
+        cells = row[len(label) + 2 :].replace(" (all)", "").split()
         mv = rows[label].model_view
-        assert mv is not None and cells[0] == f"{mv.upfront_tokens:,}"
-        assert cells[1] == (f"{mv.deferred_tokens:,}" if mv.deferred_tokens else "—")
+        assert cells[0] == f"{mv.upfront_tokens:,}"
+        assert ("(all)" in row) is mv.ceiling  # a ceiling is labelled as one
+        assert cells[1] == (
+            "?" if mv.ceiling else f"{mv.deferred_tokens:,}" if mv.deferred_tokens else "—"
+        )
         shown.append(mv.upfront_tokens)
     assert shown == sorted(shown, reverse=True) and len(shown) == len(rows)  # most important first
     act = lines.index("To act on, most important first:")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcpcost.audit.deferral import DeferralServer, decide, upfront_tokens
+from mcpcost.audit.deferral import DeferralServer, LoadInputs, decide
 from mcpcost.configs.clients import client_named, presentation_of
-from mcpcost.configs.clients.presentation import DeferralMode
+from mcpcost.configs.clients.presentation import DeferralMode, LoadVerdict
 from mcpcost.configs.discovery import discover
 
 CONFIG = {
@@ -70,17 +70,19 @@ def test_its_deferral_is_vendor_gated_whatever_the_machine_says() -> None:
     assert model.provenance.confidence == "reported"
 
 
-def test_the_verdict_claims_no_up_front_figure() -> None:
-    servers = [DeferralServer(name="gh", tokens=151_111)]
-    verdict = decide(
+def test_the_verdict_cannot_be_said_and_names_the_vendors_gating() -> None:
+    model = presentation_of("github-app").deferral
+    assert model is not None
+    inputs = LoadInputs(
         client="github-app",
-        sources=["~/.copilot/mcp-config.json"],
-        servers=servers,
-        is_floor=False,
+        sources=("~/.copilot/mcp-config.json",),
+        servers=(DeferralServer(name="gh", tokens=151_111),),
         context_window=200_000,
-        shell_environ={},
-        settings=None,
+        posture=model.resolve({"ENABLE_TOOL_SEARCH": "true"}, None),
     )
-    assert verdict.mode is DeferralMode.VENDOR_GATED
-    assert verdict.mechanism == "tool-search"
-    assert upfront_tokens(verdict) is None
+    loading = decide(inputs, presentation_of("github-app"), tool_count=40)
+    assert loading.mode is DeferralMode.VENDOR_GATED
+    assert loading.verdict is LoadVerdict.CANNOT_BE_SAID
+    assert loading.mechanism == "tool-search"
+    assert "vendor decides per account" in loading.condition
+    assert any("github/app/issues/3172" in (e.source or "") for e in loading.evidence)

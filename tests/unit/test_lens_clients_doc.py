@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mcpcost.audit.deferral import decide
+from mcpcost.audit.deferral import load_inputs
 from mcpcost.audit.lens import LensServer, lens
-from mcpcost.audit.model_view import ModelView
+from mcpcost.audit.model_view import LoadVerdict, ModelView
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     Confidence,
@@ -47,11 +47,11 @@ def tool(name: str, **extra: Any) -> dict[str, Any]:
 
 
 def seen(client: str, p: Presentation, *servers: LensServer) -> ModelView:
-    verdict = decide(
+    verdict = load_inputs(
+        unmeasured=[],
         client=client,
         sources=[],
         servers=[],
-        is_floor=False,
         context_window=200_000,
         shell_environ={},
         settings=(),
@@ -143,14 +143,15 @@ def _crosses(client: str, p: Presentation, row: RuleRow) -> None:
         v = seen(client, p, LensServer(name="s", tools=tools))
         gated = p.deferral is not None and p.deferral.resolve({}, None).mode is VENDOR_GATED
         if rule.trigger is Trigger.MODEL_DEPENDENT:
-            assert v.regime == "model-dependent" and v.deferred_tokens == 0
+            assert v.verdict is LoadVerdict.CANNOT_BE_SAID and v.deferred_tokens == 0
         elif gated:  # the vendor decides: nothing is claimed deferred
-            assert v.regime == VENDOR_GATED and not any(t.deferred for t in v.tools)
-        else:  # Claude Code's default verdict defers everything
-            assert v.regime == rule.mechanism and all(t.deferred for t in v.tools)
+            assert v.verdict is LoadVerdict.CANNOT_BE_SAID and not any(t.deferred for t in v.tools)
+        else:  # Claude Code's default posture defers everything
+            assert v.verdict is LoadVerdict.DEFERRED and all(t.deferred for t in v.tools)
+        assert v.regime == rule.mechanism
         if rule.trigger is Trigger.TOOL_COUNT:
             fewer = seen(client, p, LensServer(name="s", tools=tools[:-1]))
-            assert fewer.regime != rule.mechanism
+            assert fewer.verdict is LoadVerdict.LOADED_UP_FRONT
     elif isinstance(rule, ToolFilter):
         cap = ToolCountLimit(
             max_tools=1,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from mcpcost.audit.deferral import decide
+from mcpcost.audit.deferral import LoadInputs, load_inputs
 from mcpcost.audit.lens import LensServer, lens
-from mcpcost.audit.model_view import ModelView
+from mcpcost.audit.model_view import LoadVerdict, ModelView
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     DeferralMode,
@@ -42,11 +42,11 @@ def many(count: int, prefix: str = "t") -> tuple[dict[str, Any], ...]:
 def view(client: str, *servers: LensServer, shell: dict[str, str] | None = None) -> ModelView:
     """The lens over ``servers`` with the client's own deferral verdict (Claude Code's from
     ``shell``; the default shell defers everything)."""
-    verdict = decide(
+    verdict = load_inputs(
+        unmeasured=[],
         client=ClientName(client),
         sources=["cfg"],
         servers=[],
-        is_floor=False,
         context_window=200_000,
         shell_environ=shell or {},
         settings=(),
@@ -221,7 +221,7 @@ def test_vscode_refuses_more_than_128_tools_per_request() -> None:
 
 def test_vscode_core_set_depends_on_the_model_and_counts_up_front() -> None:
     v = view("vscode", one("s", *many(3)))
-    assert v.regime == "model-dependent" and v.deferred_tokens == 0
+    assert (v.regime, v.verdict, v.deferred_tokens) == ("core-set", LoadVerdict.CANNOT_BE_SAID, 0)
     assert v.upfront_tokens == count_tokens(stringify(list(many(3))))
 
 
@@ -249,8 +249,9 @@ def test_codex_projects_onto_openai_functions() -> None:
 def test_codex_defers_at_100_mcp_tools() -> None:
     below = view("codex", one("s", *many(99)))
     at = view("codex", one("s", *many(100)))
-    assert (below.regime, below.deferred_tokens > 0) == ("loads-upfront", False)
-    assert at.regime == "tool-search" and at.upfront_tokens == 0 and at.deferred_tokens > 0
+    assert (below.verdict, below.deferred_tokens > 0) == (LoadVerdict.LOADED_UP_FRONT, False)
+    assert at.verdict is LoadVerdict.DEFERRED and at.regime == "tool-search"
+    assert at.upfront_tokens == 0 and at.deferred_tokens > 0
 
 
 def test_codex_rewrites_characters_and_renames_long_names_itself() -> None:
@@ -318,9 +319,9 @@ def test_windsurf_caps_a_session_at_100_tools() -> None:
 
 
 def test_copilot_cli_defers_at_30_tools() -> None:
-    assert view("copilot", one("s", *many(29))).regime == "loads-upfront"
+    assert view("copilot", one("s", *many(29))).verdict is LoadVerdict.LOADED_UP_FRONT
     v = view("copilot", one("s", *many(30)))
-    assert v.regime == "tool-search" and v.upfront_tokens == 0
+    assert v.verdict is LoadVerdict.DEFERRED and v.upfront_tokens == 0
 
 
 # --------------------------------------------------------------------------- Claude Desktop, Roo
@@ -441,7 +442,11 @@ def test_a_filter_that_leaves_the_definition_in_context_is_not_offered_as_a_reme
     assert claude is not None and claude.removes_definition is False
     cap = presentation_of("vscode").tool_limits[0]
     with_claude_filter = Presentation(tool_limits=(cap,), tool_filter=claude)
-    v = lens([one("s", *many(129))], with_claude_filter, None)
+    v = lens(
+        [one("s", *many(129))],
+        with_claude_filter,
+        LoadInputs(client=ClientName("x"), context_window=200_000),
+    )
     assert claude.how not in v.findings[0].fix
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from mcpcost.audit.deferral import decide
+from mcpcost.audit.deferral import load_inputs
 from mcpcost.audit.lens import LensServer, lens
 from mcpcost.configs.clients.presentation import ApiShape
 from mcpcost.configs.clients.registry import CLIENTS, presentation_of
@@ -24,11 +24,11 @@ def capture() -> tuple[dict[str, Any], ...]:
 
 
 def definitions(client: str) -> list[dict[str, Any]]:
-    verdict = decide(
+    verdict = load_inputs(
+        unmeasured=[],
         client=client,
         sources=[],
         servers=[],
-        is_floor=False,
         context_window=200_000,
         shell_environ={"ENABLE_TOOL_SEARCH": "false"},
         settings=(),

@@ -3,6 +3,7 @@ a model view computed from the session's own measured captures; a --config file'
 
 from __future__ import annotations
 
+from mcpcost.audit.model_view import LoadVerdict
 from mcpcost.configs.clients.presentation import ApiShape, FindingKind
 from mcpcost.configs.config_file import EXPLICIT
 from mcpcost.core.jsonvalue import stringify
@@ -10,7 +11,7 @@ from mcpcost.core.tokenizer import count_tokens
 from tests.helpers.audit_builders import TABLE, TABLE_TOKENS, config, entry, report_for
 
 
-def test_every_known_client_session_gets_a_model_view_and_explicit_files_none() -> None:
+def test_every_session_gets_a_model_view_and_an_explicit_file_cannot_be_said() -> None:
     table = {**TABLE, "wide": [{"name": "x" * 70, "inputSchema": {"type": "object"}}]}
     report = report_for(
         [
@@ -23,11 +24,13 @@ def test_every_known_client_session_gets_a_model_view_and_explicit_files_none() 
         shell_environ={"ENABLE_TOOL_SEARCH": "false"},
     )
     by_client = {s.client: s for s in report.sessions}
-    assert by_client[EXPLICIT].model_view is None
+    explicit = by_client[EXPLICIT].model_view  # no client named: its wire definitions
+    assert explicit.verdict is LoadVerdict.CANNOT_BE_SAID and not explicit.rules_on_record
+    assert explicit.upfront_tokens == explicit.wire_tokens == by_client[EXPLICIT].total_tokens
 
     claude = by_client["claude-code"].model_view
     assert claude is not None and claude.api_shape is ApiShape.ANTHROPIC
-    assert claude.regime == "loads-upfront"
+    assert claude.verdict is LoadVerdict.LOADED_UP_FRONT and claude.regime == "tool-search"
     expected = 0
     for key, server in (("alpha", "alpha"), ("wide", "wide")):
         projected = [
@@ -94,12 +97,21 @@ def test_a_withheld_capture_counts_its_wire_number_where_the_regime_puts_it() ->
     """A server whose capture was withheld (it repeated a secret) has a number but no tools the
     lens can see: its wire number is counted up front (or deferred, where the client defers),
     never as zero, so the budget cannot pass on what the lens could not read."""
+    from mcpcost.audit.deferral import LoadInputs
     from mcpcost.audit.lens import LensServer, lens
     from mcpcost.configs.clients import presentation_of
     from mcpcost.configs.config_file import ClientName
 
     unseen = LensServer(name="echo", tools=(), unseen_tokens=1234, wire_tokens=1234)
-    up = lens([unseen], presentation_of(ClientName("windsurf")), None)
+    up = lens(
+        [unseen],
+        presentation_of(ClientName("windsurf")),
+        LoadInputs(client=ClientName("windsurf"), context_window=200_000),
+    )
     assert (up.upfront_tokens, up.deferred_tokens) == (1234, 0)
-    names_only = lens([unseen], presentation_of(ClientName("cursor")), None)
+    names_only = lens(
+        [unseen],
+        presentation_of(ClientName("cursor")),
+        LoadInputs(client=ClientName("cursor"), context_window=200_000),
+    )
     assert (names_only.upfront_tokens, names_only.deferred_tokens) == (0, 1234)

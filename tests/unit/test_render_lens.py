@@ -20,8 +20,9 @@ from mcpcost.action.summary import render_summary
 from mcpcost.audit.compose import Audit
 from mcpcost.audit.gates import Gate, evaluate_gates
 from mcpcost.audit.limits_gate import lens_findings
-from mcpcost.audit.model_view import Effect, FindingKind, ModelView
+from mcpcost.audit.model_view import Effect, FindingKind
 from mcpcost.configs.clients import KNOWN_CLIENTS
+from mcpcost.core.record import replace
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.sarif_report import locate, render_sarif
@@ -54,7 +55,8 @@ def test_each_session_carries_its_model_view() -> None:
     (session,) = obj["sessions"]
     mv = session["modelView"]
     assert mv["apiShape"] == "openai-function" and mv["upfrontTokens"] == 1234
-    assert mv["deferredTokens"] == 0 and mv["regime"] == "no-deferral-on-record"
+    assert mv["deferredTokens"] == 0 and mv["regime"] == "hand-made"
+    assert mv["verdict"] == "loaded-up-front" and mv["condition"] == "a hand-made verdict"
     assert mv["rulesOnRecord"] is True
     assert [f["kind"] for f in mv["findings"]] == [
         "name-too-long",
@@ -79,11 +81,13 @@ def test_each_session_carries_its_model_view() -> None:
     assert mv["findings"][2]["server"] is None and mv["findings"][3]["limit"] == "visibility app"
 
 
-def test_a_session_without_a_lens_is_null_and_valid() -> None:
+def test_a_session_without_a_client_cannot_be_said_and_is_valid() -> None:
     r = report_for([config("explicit", "/c.json", entry("alpha"))], TABLE)
     obj = report_to_json(r)
     validate(obj)
-    assert obj["sessions"][0]["modelView"] is None
+    mv = obj["sessions"][0]["modelView"]
+    assert mv["verdict"] == "cannot-be-said" and mv["regime"] == "client-unknown"
+    assert mv["upfrontTokens"] == mv["wireTokens"] == obj["sessions"][0]["totalTokens"]
 
 
 def test_the_schema_refuses_an_unknown_kind_or_effect() -> None:
@@ -130,9 +134,7 @@ def test_markdown_leads_each_session_with_what_the_model_gets() -> None:
 
 def test_markdown_says_when_nothing_is_on_record() -> None:
     r = report_for([config("cursor", "/p/mcp.json", entry("alpha"))], TABLE)
-    blank = ModelView(
-        api_shape=None, upfront_tokens=10, deferred_tokens=0, regime="x", rules_on_record=False
-    )
+    blank = replace(view(upfront=10), api_shape=None, rules_on_record=False)
     md = render_markdown(with_views(r, {"cursor": blank}))
     assert "No rule is on record for how Cursor presents tools to its model" in md
     assert "What the model gets" not in md
@@ -288,7 +290,7 @@ def test_comment_and_summary_show_each_session_with_its_findings() -> None:
 def test_the_saved_outcome_keeps_the_lens() -> None:
     o = _outcome(lens_report(DROPPED, CUT, TOO_MANY, HIDDEN), Settings().fail_on)
     back = Outcome.from_dict(json.loads(json.dumps(o.to_dict())))
-    assert back.lenses == o.lenses and back.verdict == o.verdict
+    assert back.to_dict()["lenses"] == o.to_dict()["lenses"] and back.verdict == o.verdict
     bad = o.to_dict()
     bad["lenses"][0]["modelView"]["findings"][0]["kind"] = "name-too-short"
     with pytest.raises(Exception, match="saved outcome is malformed"):
@@ -337,9 +339,9 @@ def test_a_server_alone_through_each_client_is_kept_and_summarised() -> None:
         configs=(), verdict=VerdictView(), compared=False, head_sha="a", server_lenses=(alone,)
     )
     back = Outcome.from_dict(json.loads(json.dumps(o.to_dict())))
-    assert back.server_lenses == o.server_lenses
+    assert back.to_dict()["serverLenses"] == o.to_dict()["serverLenses"]
     summary = render_summary(o)
     assert "### `srv` through each client's lens" in summary and "900 tokens on the wire" in summary
-    assert "| Cursor | 800 | 0 | no-deferral-on-record | 1 |" in summary
-    assert "| VS Code | 1,234 | 0 | no-deferral-on-record | 0 |" in summary
+    assert "| Cursor | 800 | 0 | hand-made | 1 |" in summary
+    assert "| VS Code | 1,234 | 0 | hand-made | 0 |" in summary
     assert "- Cursor: ❌ **drops** `alpha` / `a_0` — `name-too-long`" in summary

@@ -58,11 +58,51 @@ class DeferralMode(StrEnum):
     # the vendor decides per account, out of this machine's sight, whether it defers: that it
     # does cannot be said here, whatever the files and the shell hold
     VENDOR_GATED = "vendor-gated"
+    MODEL_DEPENDENT = "model-dependent"  # deferred with some models only
 
     @property
     def defers(self) -> bool:
         """True when definitions are (or may be, past a threshold) kept out of the request."""
         return self in (DeferralMode.DEFERS_ALL, DeferralMode.THRESHOLD)
+
+    @property
+    def cannot_say(self) -> bool:
+        """True when what decides loading is not known to us: the posture says nothing either
+        way, so the session's verdict is ``LoadVerdict.CANNOT_BE_SAID``."""
+        return self in _CANNOT_SAY
+
+    @property
+    def verdict(self) -> LoadVerdict | None:
+        """The load verdict this posture gives on its own (None: a threshold, which the
+        session's numbers decide)."""
+        if self is DeferralMode.LOADS_UPFRONT:
+            return LoadVerdict.LOADED_UP_FRONT
+        if self is DeferralMode.DEFERS_ALL:
+            return LoadVerdict.DEFERRED
+        if self is DeferralMode.THRESHOLD:
+            return None
+        return LoadVerdict.CANNOT_BE_SAID
+
+
+# the postures under which whether a session's definitions load up front is not known to us
+_CANNOT_SAY = frozenset(
+    {
+        DeferralMode.CLIENT_UNKNOWN,
+        DeferralMode.NONE_ON_RECORD,
+        DeferralMode.SETTING_UNRESOLVED,
+        DeferralMode.SETTING_UNRECOGNIZED,
+        DeferralMode.MODEL_DEPENDENT,
+        DeferralMode.VENDOR_GATED,
+    }
+)
+
+
+class LoadVerdict(StrEnum):
+    """The one verdict on a client session's definitions (``ModelView.verdict``)."""
+
+    LOADED_UP_FRONT = "loaded-up-front"  # the client sends them on every request
+    DEFERRED = "deferred"  # kept back (all, or all but alwaysLoad-pinned servers and stubs)
+    CANNOT_BE_SAID = "cannot-be-said"  # what decides it is not known to us
 
 
 Unresolved = Literal["sources-disagree", "value-unreadable", "source-unreadable"]
