@@ -112,7 +112,7 @@ def test_a_pull_requests_server_reaches_no_credential_and_no_runner_file(
         environ=environ,
     )
     assert code == 0, log
-    audit = (sim.repo / ".mcp-context-cost" / "audit.json").read_text()
+    audit = (sim.repo / ".mcp-context-cost" / "report.json").read_text()
     report = json.loads(audit)
     (config,) = report["configs"]
     measured = {s["name"]: s for s in config["servers"]}
@@ -242,7 +242,7 @@ def test_in_the_real_image_the_thief_finds_nothing(tmp_path: Path, fake: FakeGit
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    audit = (runner / "workspace" / ".mcp-context-cost" / "audit.json").read_text()
+    audit = (runner / "workspace" / ".mcp-context-cost" / "report.json").read_text()
     counts = [(m[1], int(m[2])) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', audit)]
     assert {what for what, _ in counts} == set(PROBES), audit[:3000]
     assert all(n == 0 for _, n in counts), counts
