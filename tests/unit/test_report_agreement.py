@@ -29,9 +29,7 @@ def _audit() -> Audit:
         ],
         TABLE,
     )
-    r = with_views(
-        r, {"cursor": view(DROPPED, CUT, HIDDEN), "vscode": view(TOO_MANY, upfront=900)}
-    )
+    r = with_views(r, {"cursor": view(DROPPED, CUT, HIDDEN), "vscode": view(TOO_MANY, upfront=900)})
     return Audit(report=r, diff=None, gates=evaluate_gates(r, None, limits=True))
 
 
