@@ -423,9 +423,11 @@ def context(
     max_rows: int | None,
     tool_rows: int | None,
     lens_rows: int | None = LENS_FINDINGS,
+    configs: list[ConfigRow] | None = None,
 ) -> dict[str, Any]:
-    """The values of ``comment.md.j2`` and ``summary.md.j2`` for one report."""
-    configs = config_rows(doc)
+    """The values of ``comment.md.j2`` and ``summary.md.j2`` for one report (``configs``: its
+    ``config_rows``, when the caller renders it several times)."""
+    configs = config_rows(doc) if configs is None else configs
     head = headline(doc, configs)
     rows = [r for c in configs for r in c.servers]
     moved = [r for r in rows if not r.unchanged]
@@ -460,7 +462,8 @@ def context(
             for c in configs
         ],
         "rows": [server_cells(r) for r in shown],
-        "all_rows": [server_cells(r) for r in rows],
+        # every row, for the summary only (the comment's renders would pay for it each time)
+        "all_rows": [server_cells(r) for r in rows] if max_rows is None else [],
         "dropped": len(moved) - len(shown),
         "unchanged_count": len(same),
         "unchanged": [
@@ -534,8 +537,14 @@ class Rendered(Record, frozen=True):
     dropped_rows: int
 
 
-def render_rows(doc: Doc, key: str, rows: int | None, tools: int | None) -> Rendered:
-    ctx = context(doc, key=key, max_rows=rows, tool_rows=tools)
+def render_rows(
+    doc: Doc,
+    key: str,
+    rows: int | None,
+    tools: int | None,
+    configs: list[ConfigRow] | None = None,
+) -> Rendered:
+    ctx = context(doc, key=key, max_rows=rows, tool_rows=tools, configs=configs)
     return Rendered(render("comment.md.j2", ctx), ctx["dropped"])
 
 
@@ -558,19 +567,23 @@ def render_comment(doc: Doc, *, key: str, limit: int = COMMENT_TARGET) -> Render
     Tool-level rows go first, then server rows, and only as many as needed: the most rows that
     still fit are kept (with a note pointing at the job summary for the rest).
     """
-    full = render_rows(doc, key, None, TOOL_ROWS)
+    configs = config_rows(doc)
+    full = render_rows(doc, key, None, TOOL_ROWS, configs)
     if len(full.body) <= limit:
         return full
-    moved = [r for c in config_rows(doc) for r in c.servers if not r.unchanged]
+    moved = [r for c in configs for r in c.servers if not r.unchanged]
     tools = sum(len(r.tools) for r in moved)
     kept_tools = _most_that_fit(
-        min(tools, TOOL_ROWS), lambda k: len(render_rows(doc, key, None, k).body) <= limit
+        min(tools, TOOL_ROWS),
+        lambda k: len(render_rows(doc, key, None, k, configs).body) <= limit,
     )
-    body = render_rows(doc, key, None, kept_tools)
+    body = render_rows(doc, key, None, kept_tools, configs)
     if len(body.body) <= limit:
         return body
-    kept_rows = _most_that_fit(len(moved), lambda k: len(render_rows(doc, key, k, 0).body) <= limit)
-    body = render_rows(doc, key, kept_rows, 0)
+    kept_rows = _most_that_fit(
+        len(moved), lambda k: len(render_rows(doc, key, k, 0, configs).body) <= limit
+    )
+    body = render_rows(doc, key, kept_rows, 0, configs)
     if len(body.body) <= limit:
         return body
     # even with no rows the text does not fit (e.g. a flood of failure reasons): cut it
