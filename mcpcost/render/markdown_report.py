@@ -12,19 +12,23 @@ code spans, everything else as inert Markdown. Commands and URLs never appear, o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.deferral import DeferralVerdict
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.model_view import ApiShape, LensFinding, ModelView
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, first_line
-from mcpcost.configs.clients.presentation import Confidence, DeferralMode
+from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.render.gate_lines import budget_verdict, increase_verdict
+from mcpcost.render.json_report import report_to_json
+from mcpcost.render.report_markdown import session_part
+from mcpcost.render.session_truth import session_truth
 from mcpcost.render.text_format import share_percent, signed, thousands
 from mcpcost.render.text_report import summary_block
+from mcpcost.runtime.templating import render as render_template
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
@@ -134,69 +138,15 @@ def _start(ss: SessionStart | None) -> str:
     )
 
 
-_SHAPES = {
-    ApiShape.ANTHROPIC: "the Anthropic tool shape",
-    ApiShape.OPENAI_FUNCTION: "the OpenAI function shape",
-    ApiShape.GEMINI: "Gemini function declarations",
-}
-_MARKS = {True: "❌", False: "ℹ️"}  # a finding that breaks (drops, rejects, cuts), or not
+def truth_lines(session: Mapping[str, Any]) -> list[str]:
+    """The session's truth from its JSON report entry, in the template part the Action's
+    comment and summary share (``session_truth.md.j2``): what its model gets, the verdict and
+    its condition, then one line per client-lens finding with its fix."""
+    part = session_part(session_truth(session), None, None)
+    return [render_template("session_truth.md.j2", {"l": part, "more_note": ""}).rstrip("\n"), ""]
 
 
-def lens_finding_line(f: LensFinding, name_limit: int | None = None) -> str:
-    """One client-lens finding: what the client does to which tool, the rule with its limit
-    and this session's value, the fix; a rule only users report is marked as such.
-    ``name_limit`` cuts server and tool names (the Action's comment)."""
-    if f.tool is not None and f.server is not None:
-        what = f"{code_span(f.server, name_limit)} / {code_span(f.tool, name_limit)}"
-    elif f.server is not None or f.tool is not None:
-        what = code_span(f.server or f.tool or "", name_limit)
-    else:
-        what = "the session's tools"
-    bounds = ", ".join(
-        part
-        for part in (
-            f"limit {prose(str(f.limit))}" if f.limit is not None else "",
-            f"here {prose(str(f.actual))}" if f.actual is not None else "",
-        )
-        if part
-    )
-    reported = " _(reported, not documented)_" if f.confidence is Confidence.REPORTED else ""
-    return (
-        f"- {_MARKS[f.effect.breaks]} **{f.effect}** {what} — `{f.kind}`: {prose(f.rule)}"
-        f"{f' ({bounds})' if bounds else ''}.{reported} Fix: {prose(f.fix)}"
-    )
-
-
-def model_gets(label: str, v: ModelView) -> str:
-    """One sentence: what the session's model gets up front (and what is deferred), or that no
-    rule about the client is on record."""
-    if not v.rules_on_record:
-        return (
-            f"No rule is on record for how {prose(label)} presents tools to its model: "
-            "nothing is claimed about what it drops, cuts or defers."
-        )
-    shape = _SHAPES[v.api_shape] if v.api_shape is not None else "the wire definitions"
-    deferred = f", {thousands(v.deferred_tokens)} deferred" if v.deferred_tokens else ""
-    return (
-        f"**What the model gets: {thousands(v.upfront_tokens)} tokens up front**{deferred} "
-        f"({shape}; regime {prose(v.regime)})."
-    )
-
-
-def lens_lines(label: str, v: ModelView | None) -> list[str]:
-    """What the session's model gets up front, then one line per client-lens finding."""
-    if v is None:
-        return []
-    out = [model_gets(label, v), ""]
-    if not v.rules_on_record:
-        return out
-    if v.findings:
-        out += [lens_finding_line(f) for f in v.findings]
-        out.append("")
-    return out
-
-
-def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
+def _client_session(s: ClientSession, report: AuditReport, session: Mapping[str, Any]) -> list[str]:
     claude = report.anthropic_divergence is not None
     floor = "≥ " if s.skipped else ""
     numbered = {src: i for i, src in enumerate(s.sources, start=1)}
@@ -208,7 +158,7 @@ def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
         "",
         "Files: " + " · ".join(f"{numbered[src]}. {name(src)}" for src in s.sources),
         "",
-        *lens_lines(s.label, s.model_view),
+        *truth_lines(session),
     ]
     if s.servers:
         head = "| server | tools | tokens | share | session start |"
@@ -282,8 +232,9 @@ def render_markdown(
         for c in report.configs:
             out += _config(c, report)
     else:
-        for s in report.sessions:
-            out += _client_session(s, report)
+        doc = report_to_json(report, diff, gates)
+        for s, session in zip(report.sessions, doc["sessions"], strict=True):
+            out += _client_session(s, report, session)
     if report.empty_configs:
         out += ["Configs with no live server:", ""]
         out += [

@@ -98,13 +98,13 @@ def model_gets(t: SessionTruth) -> str:
     if t.verdict is SessionVerdict.CANNOT_BE_SAID:
         return (
             f"**What the model gets: {thousands(t.upfront_tokens)} tokens up front at most** "
-            f"(the cost if everything loads; {wire}). SessionVerdict: cannot be said — {why}"
+            f"(the cost if everything loads; {wire}). Verdict: cannot be said — {why}"
         )
     deferred = f", {thousands(t.deferred_tokens)} deferred" if t.deferred_tokens else ""
     regime = f"; regime {md_text(t.regime, 60)}" if t.regime else ""
     return (
         f"**What the model gets: {thousands(t.upfront_tokens)} tokens up front**{deferred} "
-        f"({shape}{regime}; {wire}). SessionVerdict: {VERDICT_WORDS[t.verdict]} — {why}"
+        f"({shape}{regime}; {wire}). Verdict: {VERDICT_WORDS[t.verdict]} — {why}"
     )
 
 

@@ -71,10 +71,50 @@ def _verdict_of_numbers(session: Mapping[str, Any], view: Mapping[str, Any]) -> 
     return SessionVerdict.DEFERRED if view["deferredTokens"] else SessionVerdict.LOADED_UP_FRONT
 
 
-def _condition_of_numbers(label: str, view: Mapping[str, Any], verdict: SessionVerdict) -> str:
+def _mode_condition(deferral: Mapping[str, Any]) -> tuple[str, SessionVerdict] | None:
+    """What the session's deferral object says decides it, with the verdict that implies."""
+    mode, threshold = deferral["mode"], deferral["thresholdTokens"]
+    said = {
+        "client-unknown": ("No client is known for this file (--config).", "cannot-be-said"),
+        "setting-unresolved": (
+            "The setting that decides it could not be read from this machine.",
+            "cannot-be-said",
+        ),
+        "setting-unrecognized": (
+            "The setting that decides it holds a value that is not documented.",
+            "cannot-be-said",
+        ),
+        "defers-all": ("The client defers every MCP tool definition, at any size.", "deferred"),
+        "loads-upfront": ("A setting makes the client load every definition.", "loaded-up-front"),
+        "no-deferral-on-record": (
+            "No deferral is on record for the client: every request carries them.",
+            "loaded-up-front",
+        ),
+    }
+    if mode in said:
+        text, verdict = said[mode]
+        return text, SessionVerdict(verdict)
+    if mode == "threshold" and threshold is not None:
+        side = {
+            True: ("this session is at or above it", "deferred"),
+            False: ("this session is under it", "loaded-up-front"),
+            None: ("which side this session is on cannot be said", "cannot-be-said"),
+        }[deferral["crosses"]]
+        text = f"The client defers past {threshold:,} tokens; {side[0]}."
+        return text, SessionVerdict(side[1])
+    return None
+
+
+def _condition_of_numbers(
+    session: Mapping[str, Any], view: Mapping[str, Any], verdict: SessionVerdict
+) -> str:
     if not view["rulesOnRecord"]:
-        return f"No rule is on record for how {label} presents tools to its model."
-    return f"{label} under regime {view['regime']}: {VERDICT_WORDS[verdict]}."
+        return f"No rule is on record for how {session['label']} presents tools to its model."
+    deferral = session.get("deferral")
+    said = _mode_condition(deferral) if isinstance(deferral, Mapping) else None
+    if said is not None and said[1] is verdict:
+        return said[0]
+    return f"Regime {view['regime']}: {VERDICT_WORDS[verdict]}."
 
 
 def _servers(session: Mapping[str, Any], view: Mapping[str, Any] | None) -> tuple[ServerTruth, ...]:
@@ -124,15 +164,18 @@ def session_truth(session: Mapping[str, Any]) -> SessionTruth:
         wire = int(view["wireTokens"])
     else:
         verdict = _verdict_of_numbers(session, view)
-        condition = _condition_of_numbers(label, view, verdict)
+        condition = _condition_of_numbers(session, view, verdict)
+    upfront, deferred = int(view["upfrontTokens"]), int(view["deferredTokens"])
+    if verdict is SessionVerdict.CANNOT_BE_SAID:  # the ceiling: as if everything loads
+        upfront, deferred = upfront + deferred, 0
     return SessionTruth(
         key=session["key"],
         client=session["client"],
         label=label,
         verdict=verdict,
         condition=condition,
-        upfront_tokens=int(view["upfrontTokens"]),
-        deferred_tokens=int(view["deferredTokens"]),
+        upfront_tokens=upfront,
+        deferred_tokens=deferred,
         wire_tokens=wire,
         regime=view["regime"],
         rules_on_record=bool(view["rulesOnRecord"]),

@@ -118,12 +118,12 @@ def test_markdown_leads_each_session_with_what_the_model_gets() -> None:
     assert "**What the model gets: 1,234 tokens up front** (the OpenAI function shape" in md
     lines = md.splitlines()
     dropped = next(x for x in lines if "`name-too-long`" in x)
-    assert dropped.startswith("- ❌ **drops** `alpha` / `a_0`")
+    assert dropped.startswith("  - ❌ **drops** `alpha` / `a_0`")
     assert "(limit 60, here 65)" in dropped and dropped.endswith("Fix: rename the tool")
     cut = next(x for x in lines if "`description-truncated`" in x)
     assert "_(reported, not documented)_" in cut and "Fix: trim the description" in cut
     hidden = next(x for x in lines if "`hidden-from-model`" in x)
-    assert hidden.startswith("- ℹ️ **hides** `gamma` / `g_2`")
+    assert hidden.startswith("  - ℹ️ **hides** `gamma` / `g_2`")
     assert "reported" not in dropped and "reported" not in hidden
     # the lens comes before the server table of its session
     assert md.index("What the model gets") < md.index("| server | tools |")
@@ -135,8 +135,11 @@ def test_markdown_says_when_nothing_is_on_record() -> None:
         api_shape=None, upfront_tokens=10, deferred_tokens=0, regime="x", rules_on_record=False
     )
     md = render_markdown(with_views(r, {"cursor": blank}))
-    assert "No rule is on record for how Cursor presents tools to its model" in md
-    assert "What the model gets" not in md
+    # nothing is claimed: the verdict cannot be said, and the number shown is the ceiling
+    line = next(x for x in md.splitlines() if x.startswith("- Cursor: "))
+    assert "No rule is on record for how Cursor presents tools to its model" in line
+    assert "10 tokens up front at most** (the cost if everything loads" in line
+    assert "Verdict: cannot be said" in line
 
 
 def test_markdown_escapes_hostile_tool_names_in_lens_lines() -> None:

@@ -1,4 +1,4 @@
-"""One report, every output: the comment and the job summary show the same per-session up-front,
+"""One report, every output: ``audit --markdown``, the comment and the job summary show the same per-session up-front,
 deferred and verdict as the report's session truth, and ``audit --sarif``'s writer and the
 Action's write the same SARIF log (client-lens findings included) for one report."""
 
@@ -13,6 +13,7 @@ from mcpcost.action.settings import Settings
 from mcpcost.audit.compose import Audit
 from mcpcost.audit.gates import Gate, evaluate_gates
 from mcpcost.cli.audit_cmd import write_sarif
+from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.report_markdown import model_gets, render_comment, render_summary
 from mcpcost.render.run_report import run_report
 from mcpcost.render.session_truth import sessions_truth
@@ -33,15 +34,18 @@ def _audit() -> Audit:
     return Audit(report=r, diff=None, gates=evaluate_gates(r, None, limits=True))
 
 
-def test_comment_and_summary_show_each_sessions_truth_of_the_report() -> None:
-    doc = run_report(_audit(), lines={}, fail_on=Settings().fail_on)
+def test_markdown_comment_and_summary_show_each_sessions_truth_of_the_report() -> None:
+    audit = _audit()
+    doc = run_report(audit, lines={}, fail_on=Settings().fail_on)
     comment = render_comment(doc, key="k", limit=10**6).body
     summary = render_summary(doc)
+    markdown = render_markdown(audit.report, None, audit.gates)
     truths = [t for t in sessions_truth(doc) if t.regime is not None]
     assert len(truths) == 3
     for t in truths:
         line = f"- {t.label}: {model_gets(t)}"
-        assert line in comment.splitlines() and line in summary.splitlines()
+        for shown in (comment, summary, markdown):
+            assert line in shown.splitlines()
         assert f"{t.upfront_tokens:,} tokens up front" in line
         assert ("Verdict: " + t.verdict.replace("-", " ")) in line
 
