@@ -1,64 +1,65 @@
-"""Figures for the Action's pure rendering: comment and summary for large outcomes.
+"""Figures for the one Markdown renderer of the audit's JSON report: the Action's comment and
+summary for large reports.
 
 Prints rows, render time and sizes; the comment must stay under 65,536 characters and the
-summary under 1 MiB however many servers change.
+summary under 1 MiB (after ``fit_summary``) however many servers change.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from mcpcost.action.comment import render_comment
-from mcpcost.action.outcome import (
-    ConfigDiffView,
-    Outcome,
-    ServerDiffView,
-    ToolChange,
-    VerdictView,
-)
-from mcpcost.action.summary import render_summary
-from mcpcost.audit.diff import DiffKind
+from mcpcost.action.runner_files import fit_summary
+from mcpcost.render.report_markdown import render_comment, render_summary
 
 
-def outcome(servers: int) -> Outcome:
-    rows = tuple(
-        ServerDiffView(
-            name=f"server-{i}-@someone-<b>x</b>",
-            kind=DiffKind.CHANGED,
-            base_tokens=1000 + i,
-            head_tokens=1100 + 2 * i,
-            delta=100 + i,
-            base_status="measured",
-            head_status="measured",
-            line=i + 2,
-            tool_changes=(ToolChange(server=f"s{i}", tool="t|x", base_tokens=10, head_tokens=20),),
-        )
+def report(servers: int) -> dict[str, Any]:
+    """A base-against-head report document with ``servers`` changed servers, hostile names."""
+    rows = [
+        {
+            "name": f"server-{i}-@someone-<b>x</b>",
+            "kind": "changed",
+            "before": 1000 + i,
+            "after": 1100 + 2 * i,
+            "delta": 100 + i,
+            "beforeStatus": "measured",
+            "afterStatus": "measured",
+            "toolChanges": [{"tool": "t|x", "before": 10, "after": 20}],
+        }
         for i in range(servers)
-    )
-    config = ConfigDiffView(
-        source=".mcp.json",
-        client="claude-code",
-        base_total=sum(r.base_tokens or 0 for r in rows),
-        head_total=sum(r.head_tokens or 0 for r in rows),
-        delta=sum(r.delta or 0 for r in rows),
-        servers=rows,
-    )
-    return Outcome(
-        configs=(config,),
-        verdict=VerdictView(),
-        compared=True,
-        head_sha="a" * 40,
-        base_sha="b" * 40,
-    )
+    ]
+    config = {
+        "client": "claude-code",
+        "source": ".mcp.json",
+        "baselineSource": ".mcp.json",
+        "matchedBy": "source",
+        "beforeTotal": sum(r["before"] for r in rows),
+        "afterTotal": sum(r["after"] for r in rows),
+        "delta": sum(r["delta"] for r in rows),
+        "exact": True,
+        "servers": rows,
+    }
+    return {
+        "encoding": "o200k_base",
+        "mcpcostVersion": "bench",
+        "configs": [],
+        "sessions": [],
+        "emptyConfigs": [],
+        "problems": [],
+        "diff": {"configs": [config], "droppedConfigs": []},
+        "findings": [],
+        "run": {"headSha": "a" * 40, "baseSha": "b" * 40, "prNumber": 1, "runUrl": None},
+    }
 
 
 def main() -> None:
     for n in (10, 1_000, 10_000):
-        o = outcome(n)
+        doc = report(n)
         t0 = time.perf_counter()
-        comment = render_comment(o, key="default")
+        comment = render_comment(doc, key="default")
         t1 = time.perf_counter()
-        summary = render_summary(o)
+        summary = fit_summary(render_summary(doc))
         t2 = time.perf_counter()
         print(
             f"{n:>6} servers: comment {len(comment.body):>6} chars ({comment.dropped_rows} rows dropped) "

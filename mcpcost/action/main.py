@@ -25,6 +25,7 @@ from mcpcost.action.runner_files import RunStatus, append_text, render_outputs
 from mcpcost.action.settings import Settings, SettingsError
 from mcpcost.action.untrusted_launches import isolated_measure, undumpable
 from mcpcost.errors import InputError, McpcostError
+from mcpcost.render.report_markdown import passed, unreadable
 from mcpcost.runtime.github import GitHubClient
 
 
@@ -105,7 +106,7 @@ def run(
             return 0
         if decision.activity is Activity.POST_COMMENT:
             return post_saved_comment(settings, runner, gh=gh, log=log, outputs=outputs)
-        judged = measure_and_judge(
+        doc, audit = measure_and_judge(
             settings,
             runner,
             git=git,
@@ -113,19 +114,19 @@ def run(
             log=log,
             compare=decision.activity is Activity.COMPARE_PR,
         )
-        outcome = judged.outcome
         publish(
             settings,
             runner,
-            judged,
+            doc,
+            audit,
             gh=gh,
             log=log,
             outputs=outputs,
             commit_badge_now=decision.commit_badge,
         )
-        if outcome.verdict.unreadable:
+        if unreadable(doc):
             return 2  # a config that cannot be read is bad input, as for `mcpcost audit`
-        return 0 if outcome.verdict.passed else 1
+        return 0 if passed(doc) else 1
     except (McpcostError, OSError) as exc:
         log.command("error", str(exc))
         outputs.update(status=RunStatus.ERROR, **{"failure-reasons": str(exc)})

@@ -1,6 +1,7 @@
 """Measuring both sides of a change: configs read from git at each commit, then one audit
 (``mcpcost.audit.compose.run_audit``, as ``mcpcost audit`` runs it) with the base side as the
-head's baseline, turned into the Action's ``Outcome``.
+head's baseline, written as the audit's JSON report with the run's findings
+(``mcpcost.render.run_report``): the one document the Action publishes, saves and renders.
 
 Head's servers run in the workspace. A base launch that equals a head launch and names nothing
 the pull request changed shares head's measurement; every other base launch runs in a detached
@@ -11,17 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from mcpcost.action.gitrefs import Git, matching
-from mcpcost.action.judge import (
-    Judgement,
-    budget_use,
-    config_views,
-    judgement_of,
-    lens_views,
-    verdict_of,
-)
-from mcpcost.action.outcome import Outcome, ServerLensView, SessionLensView
 from mcpcost.action.repo_configs import parse_config, project_config_paths, with_cwd
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import mask_commands
@@ -39,10 +32,11 @@ from mcpcost.audit.compose import (
 from mcpcost.audit.gates import Gate
 from mcpcost.configs.config_file import ClientName, ConfigFile
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, replace
+from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import InputError
 from mcpcost.measuring.signed_in import measure_with_environment_sign_in
+from mcpcost.render.run_report import run_report
 from mcpcost.render.sarif_report import entry_lines
 from mcpcost.runtime.clock import iso_utc, utc_now
 
@@ -107,15 +101,12 @@ def load_configs(
     return configs
 
 
-class Judged(Record, frozen=True):
-    outcome: Outcome
-    judgement: Judgement
-
-
 def measure_and_judge(
     settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
-) -> Judged:
-    """Read both sides' configs from git, and audit head with base as its baseline."""
+) -> tuple[dict[str, Any], Audit]:
+    """Read both sides' configs from git, audit head with base as its baseline, and return the
+    report document (``run_report``: findings judged by ``fail-on``, the run's commits and pull
+    request) with the audit it was written from."""
     pr_number: int | None = None
     base: dict[str, ConfigFile] | None = None
     if compare:
@@ -137,7 +128,7 @@ def measure_and_judge(
     for line in runner_masks(specs):
         log.line(line)
     base_side: list[ConfigFile] | None = None
-    server_lenses: tuple[ServerLensView, ...] = ()
+    server_lenses: list[dict[str, Any]] = []
     touched: frozenset[tuple[str, str]] = frozenset()
     if base is not None and base_sha is not None:
         changed = git.changed_files(base_sha, head_sha)
@@ -190,28 +181,28 @@ def measure_and_judge(
 
         audit = _audit(settings, head, None, recording, log)
         server_lenses = servers_through_clients(head, measured, settings.clients)
-    judgement = judgement_of(audit)
-    lines = entry_lines(head)
-    problems = tuple(f"{c.source}: {p}" for c in head for p in c.problems)
-    outcome = Outcome(
-        configs=config_views(judgement, lines),
-        verdict=verdict_of(judgement, settings.fail_on, lines, settings.clients),
-        compared=compare,
-        head_sha=head_sha,
-        base_sha=base_sha,
-        pr_number=pr_number,
-        repository=runner.repository,
-        run_url=runner.run_url,
-        budget=settings.budget,
-        **budget_use(judgement),
-        max_increase=settings.max_increase,
-        max_increase_percent=settings.max_increase_percent,
-        versions={"mcp-context-cost": _version()},
-        problems=problems,
-        lenses=lens_views(judgement, settings.clients),
+    keys = (
+        {x.key for x in audit.report.sessions if x.client in settings.clients}
+        if settings.clients
+        else None
+    )
+    run = {
+        "repository": runner.repository,
+        "prNumber": pr_number,
+        "baseSha": base_sha,
+        "headSha": head_sha,
+        "runUrl": runner.run_url,
+        "clients": list(settings.clients),
+    }
+    doc = run_report(
+        audit,
+        lines=entry_lines(head),
+        fail_on=settings.fail_on,
+        sessions=keys,
+        run=run,
         server_lenses=server_lenses,
     )
-    return Judged(outcome, judgement)
+    return doc, audit
 
 
 def _audit(
@@ -254,15 +245,17 @@ def _audit(
 
 def servers_through_clients(
     head: list[ConfigFile], measured: dict[str, Measurement], clients: tuple[str, ...]
-) -> tuple[ServerLensView, ...]:
+) -> list[dict[str, Any]]:
     """Each measured head server alone through each client's lens (``clients``; empty: every
-    known client) under the client's defaults, as ``mcpcost measure --client`` shows it: what
-    the Action puts in the job summary of a server's own repository. One view per launch."""
+    known client) under the client's defaults, as ``mcpcost measure --client`` shows it: the
+    report's ``serverLenses``, for the job summary of a server's own repository. One per
+    launch."""
     from mcpcost.audit.lens_sessions import measured_server, server_views
     from mcpcost.configs.clients import KNOWN_CLIENTS
+    from mcpcost.render.json_report import model_view_to_json
 
     names = [ClientName(c) for c in clients] or list(KNOWN_CLIENTS)
-    out: dict[str, ServerLensView] = {}
+    out: dict[str, dict[str, Any]] = {}
     for config in head:
         for entry in config.live_entries:
             key = entry.spec.launch_key() if entry.spec else None
@@ -270,18 +263,16 @@ def servers_through_clients(
             if key is None or key in out or m is None or not m.has_number:
                 continue
             views = server_views(measured_server(entry.name, m), m.total_tokens or 0, names)
-            out[key] = ServerLensView(
-                server=entry.name,
-                wire_tokens=m.total_tokens or 0,
-                clients=tuple(
-                    SessionLensView(client=v.client, label=v.label, view=v.model_view)
+            out[key] = {
+                "server": entry.name,
+                "wireTokens": m.total_tokens or 0,
+                "clients": [
+                    {
+                        "client": v.client,
+                        "label": v.label,
+                        "modelView": model_view_to_json(v.model_view),
+                    }
                     for v in views
-                ),
-            )
-    return tuple(out.values())
-
-
-def _version() -> str:
-    from mcpcost.version import __version__
-
-    return __version__
+                ],
+            }
+    return list(out.values())

@@ -1,6 +1,8 @@
 """Publishing a result: the outputs, report files, job summary, annotations, the pull-request
-comment and the badge; and the fork-safe second phase, which posts a comment saved by an
-earlier run. Comment and badge failures only warn: the gate's verdict is the step's answer.
+comment and the badge, every one of them from the audit's JSON report (``run_report``'s
+document, the only shape the Action exchanges); and the fork-safe second phase, which reads a
+report an earlier run saved back against the report's schema and posts its comment. Comment
+and badge failures only warn: the gate's verdict is the step's answer.
 """
 
 from __future__ import annotations
@@ -12,25 +14,37 @@ from pathlib import Path
 from typing import Any
 
 from mcpcost.action.badge_commit import commit_badge
-from mcpcost.action.comment import headline_config, marker, render_comment
-from mcpcost.action.measure_sides import Judged
-from mcpcost.action.outcome import Outcome
 from mcpcost.action.runner_env import Log, Runner
 from mcpcost.action.runner_files import (
+    SUMMARY_LIMIT,
     Annotation,
     AnnotationLevel,
     RunStatus,
     append_text,
     capped_annotations,
+    fit_summary,
 )
 from mcpcost.action.settings import CommentMode, Settings
 from mcpcost.action.sticky import upsert_comment
-from mcpcost.action.summary import render_summary
+from mcpcost.audit.compose import Audit
+from mcpcost.configs.clients.presentation import Effect
 from mcpcost.core.badge import render_badge
-from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.core.record import replace
-from mcpcost.errors import InputError, JSONSyntaxError
+from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.errors import InputError
 from mcpcost.render.json_report import report_to_json
+from mcpcost.render.report_markdown import (
+    Doc,
+    changed,
+    failures,
+    headline,
+    marker,
+    passed,
+    render_comment,
+    render_summary,
+    shown_sessions,
+    unreadable,
+)
+from mcpcost.render.report_reader import read_report
 from mcpcost.render.sarif_report import render_sarif
 from mcpcost.runtime.github import GitHubClient, GitHubError
 from mcpcost.runtime.output_tree import write_in_tree
@@ -53,31 +67,37 @@ def write_workspace_file(workspace: str, rel: str, text: str) -> None:
             os.chown(p, st.st_uid, st.st_gid, follow_symlinks=False)
 
 
-def should_create(mode: CommentMode, outcome: Outcome) -> bool:
+def should_create(mode: CommentMode, doc: Doc) -> bool:
     if mode is CommentMode.ALWAYS:
         return True
     if mode is CommentMode.ON_FAILURE:
-        return not outcome.verdict.passed
+        return not passed(doc)
     if mode is CommentMode.AUTO:
-        return outcome.changed or not outcome.verdict.passed
+        return changed(doc) or not passed(doc)
     return False
 
 
-def scalar_outputs(outcome: Outcome) -> dict[str, str]:
-    head = headline_config(outcome)
-    reasons = "\n".join(r.text for r in outcome.verdict.failures)
+def status(doc: Doc) -> RunStatus:
+    if unreadable(doc):
+        return RunStatus.ERROR
+    return RunStatus.PASS if passed(doc) else RunStatus.FAIL
+
+
+def scalar_outputs(doc: Doc) -> dict[str, str]:
+    """The step's outputs, from the report: the headline config's numbers, the failures, the
+    breaking lens findings, and per shown session what its model gets (``sessions``, JSON)."""
+    head = headline(doc)
+    truths = shown_sessions(doc)
     out = {
-        "status": RunStatus.ERROR
-        if outcome.verdict.unreadable
-        else RunStatus.PASS
-        if outcome.verdict.passed
-        else RunStatus.FAIL,
-        "head-tokens": str(head.head_total or 0) if head else "0",
-        "failure-reasons": reasons,
-        "limit-findings": str(sum(len(x.view.breaking) for x in outcome.lenses)),
+        "status": status(doc),
+        "head-tokens": str(head.head or 0) if head else "0",
+        "failure-reasons": "\n".join(f["text"] for f in failures(doc)),
+        "limit-findings": str(
+            sum(1 for t in truths for f in t.findings if Effect(f["effect"]).breaks)
+        ),
     }
-    if outcome.compared and head is not None:
-        out["base-tokens"] = str(head.base_total or 0)
+    if "diff" in doc and head is not None:
+        out["base-tokens"] = str(head.base or 0)
         out["delta"] = str(head.delta or 0)
         out["delta-percent"] = f"{head.percent:.2f}" if head.percent is not None else ""
     return out
@@ -86,58 +106,53 @@ def scalar_outputs(outcome: Outcome) -> dict[str, str]:
 def publish(
     settings: Settings,
     runner: Runner,
-    judged: Judged,
+    doc: Doc,
+    audit: Audit,
     *,
     gh: GitHubClient,
     log: Log,
     outputs: dict[str, str],
     commit_badge_now: bool,
 ) -> None:
-    outcome, j = judged.outcome, judged.judgement
-    outputs.update(scalar_outputs(outcome))
+    outputs.update(scalar_outputs(doc))
     report_path = os.path.join(settings.output_dir, "report.json")
-    write_workspace_file(runner.workspace, report_path, stringify_pretty(outcome.to_dict()) + "\n")
+    write_workspace_file(runner.workspace, report_path, stringify_pretty(doc) + "\n")
     outputs["report-path"] = report_path
-    # the audit's own reports, exactly as `mcpcost audit --json` writes them
-    audits = [("audit.json", report_to_json(j.head, j.diff, j.gates))]
-    if j.base is not None:
-        audits.append(("audit-base.json", report_to_json(j.base)))
-    for name, data in audits:
+    if audit.base is not None:  # the base side's own report, as `mcpcost audit --json` writes it
         write_workspace_file(
             runner.workspace,
-            os.path.join(settings.output_dir, name),
-            stringify_pretty(data) + "\n",
+            os.path.join(settings.output_dir, "audit-base.json"),
+            stringify_pretty(report_to_json(audit.base)) + "\n",
         )
-    rendered = render_comment(outcome, key=settings.comment_key)
-    if outcome.pr_number is not None:
+    rendered = render_comment(doc, key=settings.comment_key)
+    number = (doc.get("run") or {}).get("prNumber")
+    if number is not None:
         comment_path = os.path.join(settings.output_dir, "comment.md")
         write_workspace_file(runner.workspace, comment_path, rendered.body)
         outputs["comment-path"] = comment_path
     if settings.summary and runner.summary_path:
-        append_text(runner.summary_path, render_summary(outcome))
+        append_text(runner.summary_path, fit_summary(render_summary(doc), SUMMARY_LIMIT))
     if settings.sarif:
-        write_sarif_file(settings.sarif, outcome, runner.workspace)
+        write_sarif_file(settings.sarif, doc, runner.workspace)
         outputs["sarif-path"] = settings.sarif
     if settings.annotations:
-        write_annotations(outcome, log)
-    for reason in outcome.verdict.failures:
-        log.info(f"FAIL: {reason.text}")
-    if outcome.pr_number is not None and settings.comment is not CommentMode.NEVER:
+        write_annotations(doc, log)
+    for f in failures(doc):
+        log.info(f"FAIL: {f['text']}")
+    if number is not None and settings.comment is not CommentMode.NEVER:
         post(
             settings,
             runner,
             gh,
-            outcome.pr_number,
+            number,
             rendered.body,
-            should_create(settings.comment, outcome),
+            should_create(settings.comment, doc),
             log,
             outputs,
         )
     if commit_badge_now:
-        head = max(
-            (c.head_total for c in outcome.configs if c.head_total is not None), default=None
-        )
-        badge = render_badge(head, settings.badge_label)
+        heads = [c["totalTokens"] for c in doc["configs"]]
+        badge = render_badge(max(heads, default=None), settings.badge_label)
         outputs["badge-json"] = badge
         if settings.dry_run:
             log.info(f"dry run: would commit {settings.badge_path} to {settings.badge_branch}")
@@ -197,28 +212,31 @@ def post(
         outputs["comment-url"] = result.url
 
 
-def write_sarif_file(path: str, outcome: Outcome, workspace: str) -> None:
-    """The ``sarif`` input: failures as errors, warnings and known unknowns as warnings,
-    repository-relative."""
-    default = next((c.source for c in outcome.configs if c.source), None)
-    v = outcome.verdict
-    text = render_sarif(v.failures, (*v.warnings, *v.known_unknowns), default_source=default)
-    write_workspace_file(workspace, path, text)
+def write_sarif_file(path: str, doc: Doc, workspace: str) -> None:
+    """The ``sarif`` input: the report's findings (``render_sarif``, as ``audit --sarif``
+    writes them), repository-relative."""
+    default = next((c["source"] for c in doc["configs"] if c["source"]), None)
+    write_workspace_file(workspace, path, render_sarif(doc, default_source=default))
 
 
-def write_annotations(outcome: Outcome, log: Log) -> None:
+_ANNOTATED = {"error": AnnotationLevel.ERROR, "warning": AnnotationLevel.WARNING}
+
+
+def write_annotations(doc: Doc, log: Log) -> None:
+    """A ``::error`` per failing finding and a ``::warning`` per other warning that points at a
+    config line (known unknowns are carried over, never annotated)."""
     notes = [
         Annotation(
-            level=(
-                AnnotationLevel.ERROR if r in outcome.verdict.failures else AnnotationLevel.WARNING
-            ),
-            message=r.text,
-            file=r.source,
-            line=r.line,
+            level=_ANNOTATED[f["level"]],
+            message=f["text"],
+            file=f["source"],
+            line=f["line"],
             title="MCP context cost",
         )
-        for r in (*outcome.verdict.failures, *outcome.verdict.warnings)
-        if r.line is not None
+        for f in sorted(doc.get("findings", ()), key=lambda f: f["level"] != "error")
+        if f["line"] is not None
+        and f["source"] is not None
+        and (f["level"] == "error" or (f["level"] == "warning" and f["gate"] != "known-unknown"))
     ]
     kept, dropped = capped_annotations(notes)
     for note in kept:
@@ -227,15 +245,16 @@ def write_annotations(outcome: Outcome, log: Log) -> None:
         log.info(f"{dropped} more annotations are in the job summary")
 
 
-def _saved_outcome(settings: Settings, runner: Runner, gh: GitHubClient, run_id: int) -> Any:
-    """The saved outcome document: from ``artifact-path``, else from the run's artifact."""
+def _saved_report(settings: Settings, runner: Runner, gh: GitHubClient, run_id: int) -> Doc:
+    """The saved report: from ``artifact-path``, else from the run's artifact; read back
+    against the report's schema (a pull request's code wrote it)."""
     if settings.artifact_path:
         path = os.path.join(settings.artifact_path, "report.json")
         try:
             data = read_world_file(path, max_bytes=MAX_ARTIFACT_BYTES)
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-        return _untrusted_report(data)
+        return read_report(data, what="the saved report.json")
     aid = gh.run_artifact_id(runner.repository, run_id, settings.artifact_name)
     if aid is None:
         raise InputError(f"run {run_id} saved no artifact named {settings.artifact_name!r}")
@@ -250,17 +269,7 @@ def _saved_outcome(settings: Settings, runner: Runner, gh: GitHubClient, run_id:
             data = archive.read(info)
     except (zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise InputError(f"the artifact has no readable report.json: {exc}") from None
-    return _untrusted_report(data)
-
-
-def _untrusted_report(data: bytes) -> Any:
-    """The saved report.json, written by a run that executed a pull request's code: parsed with
-    the one bounded reader (``core.jsonvalue.parse_json``, at most 512 levels), one line on
-    anything else."""
-    try:
-        return parse_json(data)
-    except JSONSyntaxError as exc:
-        raise InputError(f"the saved report.json is not readable JSON: {exc}") from None
+    return read_report(data, what="the saved report.json")
 
 
 def bind_to_run(gh: GitHubClient, repository: str, number: int, wr: dict[str, Any]) -> None:
@@ -289,7 +298,7 @@ def post_saved_comment(
     if not isinstance(wr, dict) or not isinstance(wr.get("head_sha"), str):
         raise InputError("the workflow_run payload has no head_sha")
     try:
-        saved = _saved_outcome(settings, runner, gh, int(wr["id"]))
+        saved = _saved_report(settings, runner, gh, int(wr["id"]))
     except GitHubError as exc:
         log.command(
             "warning",
@@ -298,21 +307,23 @@ def post_saved_comment(
         )
         outputs["status"] = RunStatus.ERROR
         return 0
-    outcome = Outcome.from_dict(saved)
-    if outcome.head_sha != wr["head_sha"]:
+    run = saved.get("run")
+    if run is None:
+        raise InputError("the saved report.json names no run (it is not the Action's report)")
+    if run["headSha"] != wr["head_sha"]:
         raise InputError(
-            f"the saved result is for {outcome.head_sha[:12]}, but the run was for "
+            f"the saved result is for {run['headSha'][:12]}, but the run was for "
             f"{wr['head_sha'][:12]}; not posting it"
         )
-    number = outcome.pr_number
+    number = run["prNumber"]
     listed = [p.get("number") for p in wr.get("pull_requests") or [] if isinstance(p, dict)]
     if number is None or (listed and number not in listed):
         raise InputError("the saved result names no pull request of this run")
     bind_to_run(gh, runner.repository, number, wr)
     trusted_url = wr.get("html_url") if isinstance(wr.get("html_url"), str) else None
-    outcome = replace(outcome, run_url=trusted_url, repository=runner.repository)
-    outputs.update(scalar_outputs(outcome))
-    rendered = render_comment(outcome, key=settings.comment_key)
+    doc = {**saved, "run": {**run, "runUrl": trusted_url, "repository": runner.repository}}
+    outputs.update(scalar_outputs(doc))
+    rendered = render_comment(doc, key=settings.comment_key)
     if settings.comment is not CommentMode.NEVER:
         post(
             settings,
@@ -320,10 +331,10 @@ def post_saved_comment(
             gh,
             number,
             rendered.body,
-            should_create(settings.comment, outcome),
+            should_create(settings.comment, doc),
             log,
             outputs,
         )
     if settings.summary and runner.summary_path:
-        append_text(runner.summary_path, render_summary(outcome))
+        append_text(runner.summary_path, fit_summary(render_summary(doc), SUMMARY_LIMIT))
     return 0

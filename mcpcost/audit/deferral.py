@@ -462,9 +462,9 @@ def decide(inputs: LoadInputs, presentation: Presentation, tool_count: int) -> L
     )
     verdict = _outcome(crosses)
     said = {
-        LoadVerdict.DEFERRED: "at or above it: deferred",
-        LoadVerdict.LOADED_UP_FRONT: "under it: loaded up front",
-        LoadVerdict.CANNOT_BE_SAID: "which side cannot be said",
+        LoadVerdict.DEFERRED: "this session is at or above it: deferred",
+        LoadVerdict.LOADED_UP_FRONT: "this session is under it: loaded up front",
+        LoadVerdict.CANNOT_BE_SAID: "which side this session is on cannot be said",
     }[verdict]
     return replace(
         loading,
@@ -481,7 +481,7 @@ def decide(inputs: LoadInputs, presentation: Presentation, tool_count: int) -> L
             *(_unmeasured_evidence(i.unmeasured) if crosses is None else ()),
         ),
         condition=f"{label} defers these definitions once they reach {threshold:,} request "
-        f"tokens ({round(share * 100)}% of the context window); this session is {said}.",
+        f"tokens ({round(share * 100)}% of the context window); {said}.",
     )
 
 

@@ -71,7 +71,6 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from mcpcost.audit.baseline import Baseline
-    from mcpcost.audit.diff import AuditDiff
     from mcpcost.audit.gates import GateFinding
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
@@ -293,7 +292,7 @@ def _render(
         if form is OutputFormat.JSON:  # the empty report; the human formats say so on stderr
             out.write(render(report, None, None, layout))
         if args.sarif:
-            write_sarif(args.sarif, report, files, (), cwd)
+            write_sarif(args.sarif, audit, files, (), cwd)
         from mcpcost.cli.config_listing import nothing_found
 
         err.write(nothing_found(files, bool(args.config)))
@@ -307,7 +306,7 @@ def _render(
     # a config that cannot be read fails the run whatever was asked
     failing = tuple(f for f in gates.findings if wants_gates or f.gate is Gate.UNREADABLE)
     if args.sarif:
-        write_sarif(args.sarif, report, files, failing, cwd, diff)
+        write_sarif(args.sarif, audit, files, failing, cwd)
     out.write(render(report, diff, shown, layout))
     # the budget and increase blocks already print their own reasons
     shown_elsewhere = {
@@ -338,30 +337,19 @@ def text_width(environ: Mapping[str, str], out: TextIO) -> int:
 
 
 def write_sarif(
-    path: str,
-    report: AuditReport,
-    files: list[ConfigFile],
-    failing: tuple[GateFinding, ...],
-    cwd: Path,
-    diff: AuditDiff | None = None,
+    path: str, audit: Audit, files: list[ConfigFile], failing: tuple[GateFinding, ...], cwd: Path
 ) -> None:
-    """``--sarif``: failing findings as errors; every other server without a number, and every
-    client-lens finding that breaks something but was not gated, as a warning; the lens
-    findings that break nothing as notes."""
-    from mcpcost.audit.gates import unmeasured_findings
-    from mcpcost.audit.limits_gate import lens_findings
-    from mcpcost.render.sarif_report import entry_lines, locate, render_sarif
+    """``--sarif``: the one SARIF builder over the JSON report with its judged findings: what
+    fails the run (``failing``: the gates asked for, and any unreadable config) as errors;
+    every other server without a number, and every client-lens finding that breaks something
+    but was not gated, as warnings; the lens findings that break nothing as notes."""
+    from mcpcost.render.run_report import run_report
+    from mcpcost.render.sarif_report import entry_lines, render_sarif
     from mcpcost.runtime.output_tree import atomic_write
 
-    lines = entry_lines(files)
-    errors = locate(failing, report, lines, diff)
-    ungated = [f for f in lens_findings(report, breaking=True) if f not in failing]
-    warnings = locate((*unmeasured_findings(report, failing), *ungated), report, lines)
-    notes = locate(lens_findings(report, breaking=False), report, lines)
+    doc = run_report(audit, lines=entry_lines(files), fail_on={f.gate for f in failing})
     default = files[0].source if files else None
-    text = render_sarif(
-        errors, warnings, notes=notes, base_dir=cwd.resolve(), default_source=default
-    )
+    text = render_sarif(doc, base_dir=cwd.resolve(), default_source=default)
     try:
         atomic_write(path, text)
     except OutputError as exc:

@@ -3,28 +3,32 @@
 ``render_markdown(report, diff=None, gates=None, by_file=False) -> str``, and ``render``, the
 ``Renderer`` of ``OutputFormat.MARKDOWN`` (``render.renderer``). A summary, then one
 section per client session (the files one client loads together; ``by_file``: per config file):
-what the client's model gets up front and one line per client-lens finding with its fix, a
-table of measured servers with the file each comes from, what was not measured, the deferral
-verdict in one sentence, then budget, diff and gate results, causes first. Untrusted text is
+what the client's model gets up front under the session's load verdict and one line per
+client-lens finding with its fix (the template part the Action's comment shares), the wire
+definitions as the labelled second figure, a table of measured servers (up front, deferred,
+wire) with the file each comes from, what was not measured, then budget, diff and gate
+results, causes first. Untrusted text is
 escaped exactly as the Action's comment escapes it (``mcpcost.core.markdown``): names and paths as
 code spans, everything else as inert Markdown. Commands and URLs never appear, only server names.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from mcpcost.audit.deferral import Loading
 from mcpcost.audit.gates import GateResult
-from mcpcost.audit.model_view import ApiShape, LensFinding, ModelView
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, first_line
-from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.render.gate_lines import budget_verdict, increase_verdict
+from mcpcost.render.json_report import report_to_json
+from mcpcost.render.report_markdown import session_part
+from mcpcost.render.session_truth import session_truth
 from mcpcost.render.text_format import share_percent, signed, thousands
 from mcpcost.render.text_report import summary_block
+from mcpcost.runtime.templating import render as render_template
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff
@@ -39,51 +43,6 @@ def name(text: str) -> str:
 def prose(text: str) -> str:
     """Any other untrusted text: inert Markdown (no HTML, links, images, entities, mentions)."""
     return md_text(text)
-
-
-def deferral_sentence(v: Loading) -> str:
-    mode = v.mode
-    if mode is DeferralMode.CLIENT_UNKNOWN:
-        return (
-            "Client not known (`--config`): whether it defers cannot be said; the up-front "
-            "figure is the cost if everything loads."
-        )
-    if mode is DeferralMode.NONE_ON_RECORD:
-        return (
-            f"No deferral rule is on record for {prose(v.client)}: whether it defers cannot be "
-            "said (an absence of a record about the client, not a measurement of it); the "
-            "up-front figure is the cost if everything loads."
-        )
-    if v.setting is None:
-        return prose(v.condition)
-    st = v.setting
-    var = prose(st.variable or "") if st else ""
-    if mode is DeferralMode.LOADS_UPFRONT:
-        return f"{prose(v.client)} loads every definition up front here ({var})."
-    if mode is DeferralMode.DEFERS_ALL:
-        pinned = v.always_load
-        extra = (
-            f" Pinned `alwaysLoad`: {prose(', '.join(pinned.servers))} ({thousands(pinned.tokens)} tokens) "
-            "load at session start regardless."
-            if pinned.servers
-            else ""
-        )
-        return (
-            f"{prose(v.client)} defers every MCP tool definition "
-            f"({(v.mechanism or 'deferral').replace('-', ' ')}), at any size.{extra}"
-        )
-    if mode is DeferralMode.THRESHOLD:
-        side = {
-            True: "at or above it: deferred",
-            False: "under it: loaded up front",
-            None: "on a side that cannot be said",
-        }[v.crosses]
-        return f"{prose(v.client)} defers past {thousands(v.threshold_tokens or 0)} tokens; this session is {side}."
-    if mode is DeferralMode.SETTING_UNRECOGNIZED:
-        return f"{var} holds a value that is not documented: nothing is claimed from it."
-    return (
-        "Whether these tokens are deferred cannot be said from this machine (settings unresolved)."
-    )
 
 
 def _config(c: ConfigResult, report: AuditReport) -> list[str]:
@@ -130,7 +89,7 @@ def _config(c: ConfigResult, report: AuditReport) -> list[str]:
         out += [f"- {name(who)}: {prose(why)}" for who, why in c.disabled_reasons]
         out.append("")
     if c.deferral is not None:
-        out += [deferral_sentence(c.deferral), ""]
+        out += [prose(c.deferral.condition), ""]
     return out
 
 
@@ -140,91 +99,48 @@ def _start(ss: SessionStart | None) -> str:
     )
 
 
-_SHAPES = {
-    ApiShape.ANTHROPIC: "the Anthropic tool shape",
-    ApiShape.OPENAI_FUNCTION: "the OpenAI function shape",
-    ApiShape.GEMINI: "Gemini function declarations",
-}
-_MARKS = {True: "❌", False: "ℹ️"}  # a finding that breaks (drops, rejects, cuts), or not
+def truth_lines(session: Mapping[str, Any]) -> list[str]:
+    """The session's truth from its JSON report entry, in the template part the Action's
+    comment and summary share (``session_truth.md.j2``): what its model gets, the verdict and
+    its condition, then one line per client-lens finding with its fix."""
+    part = session_part(session_truth(session), None, None)
+    return [render_template("session_truth.md.j2", {"l": part, "more_note": ""}).rstrip("\n"), ""]
 
 
-def lens_finding_line(f: LensFinding, name_limit: int | None = None) -> str:
-    """One client-lens finding: what the client does to which tool, the rule with its limit
-    and this session's value, the fix; a rule only users report is marked as such.
-    ``name_limit`` cuts server and tool names (the Action's comment)."""
-    if f.tool is not None and f.server is not None:
-        what = f"{code_span(f.server, name_limit)} / {code_span(f.tool, name_limit)}"
-    elif f.server is not None or f.tool is not None:
-        what = code_span(f.server or f.tool or "", name_limit)
-    else:
-        what = "the session's tools"
-    bounds = ", ".join(
-        part
-        for part in (
-            f"limit {prose(str(f.limit))}" if f.limit is not None else "",
-            f"here {prose(str(f.actual))}" if f.actual is not None else "",
-        )
-        if part
-    )
-    reported = " _(reported, not documented)_" if f.confidence is Confidence.REPORTED else ""
-    return (
-        f"- {_MARKS[f.effect.breaks]} **{f.effect}** {what} — `{f.kind}`: {prose(f.rule)}"
-        f"{f' ({bounds})' if bounds else ''}.{reported} Fix: {prose(f.fix)}"
-    )
-
-
-def model_gets(label: str, v: ModelView) -> str:
-    """One sentence: what the session's model gets up front (and what is deferred), or that no
-    rule about the client is on record."""
-    if not v.rules_on_record:
-        return (
-            f"No rule is on record for how {prose(label)} presents tools to its model: "
-            "nothing is claimed about what it drops, cuts or defers."
-        )
-    shape = _SHAPES[v.api_shape] if v.api_shape is not None else "the wire definitions"
-    deferred = f", {thousands(v.deferred_tokens)} deferred" if v.deferred_tokens else ""
-    return (
-        f"**What the model gets: {thousands(v.upfront_tokens)} tokens up front**{deferred} "
-        f"({shape}; regime {prose(v.regime)})."
-    )
-
-
-def lens_lines(label: str, v: ModelView | None) -> list[str]:
-    """What the session's model gets up front, then one line per client-lens finding."""
-    if v is None:
-        return []
-    out = [model_gets(label, v), ""]
-    if not v.rules_on_record:
-        return out
-    if v.findings:
-        out += [lens_finding_line(f) for f in v.findings]
-        out.append("")
-    return out
-
-
-def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
+def _client_session(s: ClientSession, report: AuditReport, session: Mapping[str, Any]) -> list[str]:
+    """One session from its JSON report entry's model view (what its model gets, per server
+    too), with the wire definitions as the labelled second figure."""
     claude = report.anthropic_divergence is not None
-    floor = "≥ " if s.skipped else ""
+    floor = "≥" if s.skipped else ""
     numbered = {src: i for i, src in enumerate(s.sources, start=1)}
+    loads = {v["name"]: v for v in session["modelView"]["servers"]}
     out = [
         f"### {prose(s.label)}",
         "",
-        f"**{floor}{thousands(s.total_tokens)} tokens** of tool schemas — {share_percent(s.context_share)} of a "
-        f"{thousands(report.context_window)}-token context window.",
+        *truth_lines(session),
+        f"Wire definitions (`tools/list` as measured): {floor}{thousands(s.total_tokens)} tokens, "
+        f"{share_percent(s.context_share)} of a {thousands(report.context_window)}-token context "
+        "window.",
         "",
         "Files: " + " · ".join(f"{numbered[src]}. {name(src)}" for src in s.sources),
         "",
-        *lens_lines(s.label, s.model_view),
     ]
     if s.servers:
-        head = "| server | tools | tokens | share | session start |"
+        head = "| server | tools | up front | deferred | wire | share | session start |"
         head += (" claude |" if claude else "") + " from |"
-        out += [head, "|---|---:|---:|---:|---:|" + ("---:|" if claude else "") + "---:|"]
+        out += [head, "|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if claude else "") + "---:|"]
         for e in s.servers:
             v = e.server
+            load = loads.get(v.name)
+            up, held = (
+                (thousands(load["upfrontTokens"]), thousands(load["deferredTokens"]))
+                if load is not None
+                else ("—", "—")
+            )
             row = (
-                f"| {name(v.name)} | {thousands(v.tool_count or 0)} | {thousands(v.tokens or 0)} | "
-                f"{share_percent(v.share or 0)} | {_start(v.session_start)} |"
+                f"| {name(v.name)} | {thousands(v.tool_count or 0)} | {up} | {held} | "
+                f"{thousands(v.tokens or 0)} | {share_percent(v.share or 0)} | "
+                f"{_start(v.session_start)} |"
             )
             if claude:
                 row += (
@@ -263,7 +179,6 @@ def _client_session(s: ClientSession, report: AuditReport) -> list[str]:
             for o in s.overridden
         ]
         out.append("")
-    out += [deferral_sentence(s.model_view.loading), ""]
     return out
 
 
@@ -287,8 +202,9 @@ def render_markdown(
         for c in report.configs:
             out += _config(c, report)
     else:
-        for s in report.sessions:
-            out += _client_session(s, report)
+        doc = report_to_json(report, diff, gates)
+        for s, session in zip(report.sessions, doc["sessions"], strict=True):
+            out += _client_session(s, report, session)
     if report.empty_configs:
         out += ["Configs with no live server:", ""]
         out += [
@@ -332,7 +248,9 @@ def render_markdown(
             out += [f"- {prose(f.text)}" for f in gates.known_unknowns]
         out.append("")
     out.append(
-        f"<sub>Wire tokens ({report.encoding}) · methodology {report.methodology_version}: "
+        f"<sub>Up front and deferred: {report.encoding} tokens of what each client's model gets "
+        f"(the client lens); wire: the tools/list definitions as measured · methodology "
+        f"{report.methodology_version}: "
         f"[spec/METHODOLOGY.md]({METHODOLOGY_URL})</sub>"
     )
     return "\n".join(out).rstrip() + "\n"

@@ -1,13 +1,14 @@
 """Gate findings and unmeasured servers as a SARIF 2.1.0 log, for code scanning (pure).
 
-``render_sarif(errors, warnings, base_dir=...)`` takes located findings (anything with ``gate``,
-``source``, ``server``, ``text`` and ``line``: the CLI's ``LocatedFinding``, the Action's
-``FindingView``) and returns the log's text. Findings that fail a gate are ``error`` results,
-the rest (an unmeasured server nobody asked to fail on, a kind outside the Action's ``fail-on``)
-are ``warning`` results. One rule per finding kind (``Gate``), and one per client-lens finding
-kind (``mcpcost/lens/name-too-long``...): a lens finding that makes its client drop, reject or
-cut something is an ``error`` when the limits gate was asked for and a ``warning`` otherwise,
-and one that breaks nothing (a rename, an app-only tool kept from the model) is a ``note``.
+The one SARIF builder: ``render_sarif(report)`` reads the ``findings`` of the audit's JSON
+report (``judged_findings`` makes them, ``findings_to_json`` writes them into the report), so
+``audit --sarif`` and the Action's ``sarif`` input write the same log for the same report.
+Each finding carries its level: ``error`` when its kind fails the run (what the CLI's gate
+flags ask for, the Action's ``fail-on``), ``note`` for a client-lens finding that breaks
+nothing (a rename, an app-only tool kept from the model), ``warning`` for the rest (an
+unmeasured server nobody asked to fail on, a lens finding that drops, rejects or cuts
+something while the limits gate was not asked for). One rule per finding kind (``Gate``), and
+one per client-lens finding kind (``mcpcost/lens/name-too-long``...).
 Each result is located at the config line of its server (for a config's increase, the server
 that grew the most; for a whole session's lens finding, its heaviest server in that file), or
 at the judged config's top when it concerns the whole file.
@@ -24,13 +25,13 @@ identity when the line or the numbers in its text move.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from mcpcost.audit.gates import Gate, GateFinding
+from mcpcost.audit.gates import Gate, GateFinding, GateResult
 from mcpcost.audit.model_view import FindingKind
 from mcpcost.audit.report_model import AuditReport
 from mcpcost.configs.config_file import ConfigFile
@@ -139,35 +140,18 @@ class Level(StrEnum):
     NOTE = "note"  # a client-lens finding that breaks nothing (a rename, a hidden app tool)
 
 
-class Locatable(Protocol):
-    """What a finding needs to become a SARIF result."""
-
-    @property
-    def gate(self) -> Gate: ...
-    @property
-    def source(self) -> str | None: ...
-    @property
-    def server(self) -> str | None: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def line(self) -> int | None: ...
-    @property
-    def lens_kind(self) -> FindingKind | None: ...
-    @property
-    def tool(self) -> str | None: ...
-
-
 class LocatedFinding(Record, frozen=True, kw_only=True):
-    """A gate finding with the config line it points at."""
+    """A finding with the config line it points at and its level in this run."""
 
     gate: Gate
     source: str | None
     server: str | None
     text: str
     line: int | None
+    level: Level = Level.ERROR
     lens_kind: FindingKind | None = None  # a client-lens finding's kind: its own rule
     tool: str | None = None
+    session: str | None = None  # the session's key, for a client-lens finding
 
 
 def entry_lines(configs: Sequence[ConfigFile]) -> dict[tuple[str, str], int]:
@@ -211,24 +195,73 @@ def finding_line(
     return 1
 
 
-def locate(
-    findings: Sequence[GateFinding],
+def judged_findings(
     report: AuditReport,
+    gates: GateResult,
     lines: Mapping[tuple[str, str], int],
     diff: AuditDiff | None = None,
+    *,
+    fail_on: Collection[Gate],
+    sessions: Collection[str] | None = None,
 ) -> tuple[LocatedFinding, ...]:
-    return tuple(
-        LocatedFinding(
-            gate=f.gate,
-            source=f.source,
-            server=f.server,
-            text=f.text,
-            line=finding_line(f, report, lines, diff),
-            lens_kind=f.lens.kind if f.lens is not None else None,
-            tool=f.lens.tool if f.lens is not None else None,
+    """Every finding of the run, located and given its level: the gates' findings and known
+    unknowns, every other server without a number, and every client-lens finding. A finding
+    whose kind is in ``fail_on`` is an ``error`` (a config that cannot be read always is),
+    a lens finding that breaks nothing a ``note``, the rest ``warning``. ``sessions`` (the
+    Action's ``clients`` input: None for every session) keeps only those sessions' lens
+    findings."""
+    from mcpcost.audit.gates import unmeasured_findings
+    from mcpcost.audit.limits_gate import lens_findings
+
+    failing = {*fail_on, Gate.UNREADABLE}
+    found = [*gates.findings, *gates.known_unknowns]
+    found += unmeasured_findings(report, tuple(found), diff)
+    gated = {(f.session, f.lens) for f in found if f.lens is not None}
+    found += [f for f in lens_findings(report) if (f.session, f.lens) not in gated]
+    if sessions is not None:
+        found = [f for f in found if f.gate is not Gate.LIMITS or f.session in sessions]
+    asked = set(gates.findings)
+    out = []
+    for f in found:
+        if f.lens is not None and not f.lens.effect.breaks:
+            level = Level.NOTE
+        elif f.gate in failing and (f in asked or f.gate is Gate.KNOWN_UNKNOWN):
+            level = Level.ERROR
+        else:
+            level = Level.WARNING
+        out.append(
+            LocatedFinding(
+                gate=f.gate,
+                source=f.source,
+                server=f.server,
+                text=f.text,
+                line=finding_line(f, report, lines, diff),
+                level=level,
+                lens_kind=f.lens.kind if f.lens is not None else None,
+                tool=f.lens.tool if f.lens is not None else None,
+                session=f.session,
+            )
         )
-        for f in findings
-    )
+    return tuple(out)
+
+
+def findings_to_json(found: Sequence[LocatedFinding]) -> list[dict[str, Any]]:
+    """The report's ``findings``: what the SARIF log, the annotations and the failure lines of
+    the comment and summary are built from."""
+    return [
+        {
+            "gate": f.gate,
+            "level": f.level,
+            "source": f.source,
+            "server": f.server,
+            "tool": f.tool,
+            "lensKind": f.lens_kind,
+            "session": f.session,
+            "line": f.line,
+            "text": f.text,
+        }
+        for f in found
+    ]
 
 
 def artifact_location(source: str, base_dir: Path | None) -> dict[str, Any]:
@@ -241,38 +274,37 @@ def artifact_location(source: str, base_dir: Path | None) -> dict[str, Any]:
     return {"uri": quote(PurePosixPath(*path.parts).as_posix()), "uriBaseId": SOURCE_ROOT}
 
 
-def fingerprint(finding: Locatable, source: str) -> str:
-    parts = [str(finding.gate), source, finding.server or ""]
-    if finding.lens_kind is not None:  # several lens findings can concern one server
-        parts += [str(finding.lens_kind), finding.tool or ""]
+def fingerprint(finding: Mapping[str, Any], source: str) -> str:
+    parts = [finding["gate"], source, finding["server"] or ""]
+    if finding["lensKind"] is not None:  # several lens findings can concern one server
+        parts += [finding["lensKind"], finding["tool"] or ""]
     ident = "\n".join(parts)
     return sha256_hex(ident.encode("utf-8"))
 
 
-def rule_id(finding: Locatable) -> str:
+def rule_id(finding: Mapping[str, Any]) -> str:
     """The finding's rule: its gate's kind, or for a client-lens finding its own kind's."""
-    if finding.lens_kind is not None:
-        return LENS_RULE_PREFIX + str(finding.lens_kind)
-    return str(finding.gate)
+    if finding["lensKind"] is not None:
+        return LENS_RULE_PREFIX + str(finding["lensKind"])
+    return str(finding["gate"])
 
 
 def _result(
-    finding: Locatable,
-    level: Level,
+    finding: Mapping[str, Any],
     index: Mapping[str, int],
     default_source: str | None,
     base_dir: Path | None,
 ) -> dict[str, Any]:
-    source = finding.source or default_source
+    source = finding["source"] or default_source
     rule = rule_id(finding)
     result: dict[str, Any] = {
         "ruleId": rule,
         "ruleIndex": index[rule],
-        "level": str(level),
-        "message": {"text": finding.text},
+        "level": finding["level"],
+        "message": {"text": finding["text"]},
     }
     if source:
-        line = (finding.line or 1) if finding.source else 1
+        line = (finding["line"] or 1) if finding["source"] else 1
         result["locations"] = [
             {
                 "physicalLocation": {
@@ -295,30 +327,28 @@ def _rule(rule: str, name: str, texts: tuple[str, str], level: Level) -> dict[st
     }
 
 
+_ORDER = {Level.ERROR: 0, Level.WARNING: 1, Level.NOTE: 2}
+
+
 def sarif_log(
-    errors: Sequence[Locatable],
-    warnings: Sequence[Locatable] = (),
+    report: Mapping[str, Any],
     *,
-    notes: Sequence[Locatable] = (),
     base_dir: Path | None = None,
     default_source: str | None = None,
 ) -> dict[str, Any]:
-    """The SARIF 2.1.0 log object: one run, one rule per gate kind and one per client-lens
-    finding kind (``mcpcost/lens/<kind>``)."""
+    """The SARIF 2.1.0 log of a JSON report's ``findings`` (``audit --json``'s shape, checked
+    against its schema): one run, one rule per gate kind and one per client-lens finding kind
+    (``mcpcost/lens/<kind>``), errors first, then warnings, then notes."""
     rules = [_rule(str(gate), str(gate), RULES[gate], Level.ERROR) for gate in Gate]
     rules += [
         _rule(LENS_RULE_PREFIX + str(kind), f"lens-{kind}", LENS_RULES[kind], Level.WARNING)
         for kind in FindingKind
     ]
     index = {rule["id"]: i for i, rule in enumerate(rules)}
-    results = [
-        *(_result(f, Level.ERROR, index, default_source, base_dir) for f in errors),
-        *(_result(f, Level.WARNING, index, default_source, base_dir) for f in warnings),
-        *(_result(f, Level.NOTE, index, default_source, base_dir) for f in notes),
-    ]
+    found = sorted(report.get("findings", ()), key=lambda f: _ORDER[Level(f["level"])])
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
-        "results": results,
+        "results": [_result(f, index, default_source, base_dir) for f in found],
     }
     if base_dir is not None:
         run["originalUriBaseIds"] = {SOURCE_ROOT: {"uri": base_dir.as_uri().rstrip("/") + "/"}}
@@ -326,13 +356,13 @@ def sarif_log(
 
 
 def render_sarif(
-    errors: Sequence[Locatable],
-    warnings: Sequence[Locatable] = (),
+    report: Mapping[str, Any],
     *,
-    notes: Sequence[Locatable] = (),
     base_dir: Path | None = None,
     default_source: str | None = None,
 ) -> str:
-    """The log as the text of a ``.sarif`` file."""
-    log = sarif_log(errors, warnings, notes=notes, base_dir=base_dir, default_source=default_source)
-    return stringify_pretty(log) + "\n"
+    """The log as the text of a ``.sarif`` file: the one SARIF builder, for ``audit --sarif``
+    and the Action's ``sarif`` input alike."""
+    return (
+        stringify_pretty(sarif_log(report, base_dir=base_dir, default_source=default_source)) + "\n"
+    )

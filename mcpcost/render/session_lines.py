@@ -27,12 +27,6 @@ from mcpcost.render.text_format import share_percent, table, thousands
 from mcpcost.render.text_overview import upfront_cell
 
 RULE = "─"
-# the verdict as the text report says it
-VERDICT_WORDS = {
-    LoadVerdict.LOADED_UP_FRONT: "loaded up front",
-    LoadVerdict.DEFERRED: "deferred",
-    LoadVerdict.CANNOT_BE_SAID: "cannot be said",
-}
 
 
 def upfront_line(mv: ModelView) -> str:
@@ -111,7 +105,7 @@ def session_figures(s: ClientSession) -> str:
     if mv.deferred_tokens:
         out += f" · {thousands(mv.deferred_tokens)} kept back"
     wire = ("≥" if s.skipped else "") + thousands(mv.wire_tokens)
-    return out + f" ({VERDICT_WORDS[mv.verdict]}) · wire {wire}"
+    return out + f" ({mv.verdict.words}) · wire {wire}"
 
 
 def cut(text: str, width: int) -> str:

@@ -121,7 +121,7 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
         )
         assert action == engine
         # the Action's own copy of the engine's report says the same
-        own = json.loads((sim.repo / ".mcp-context-cost" / "audit.json").read_text())
+        own = json.loads((sim.repo / ".mcp-context-cost" / "report.json").read_text())
         assert own["gates"]["passed"] == (code == 0)
         assert own["diff"]["configs"][0]["delta"] == diff["delta"]
         assert "time" in summary

@@ -117,7 +117,7 @@ def test_a_pull_requests_server_reaches_no_credential_and_no_runner_file(
         environ=environ,
     )
     assert code == 0, log
-    audit = (sim.repo / ".mcp-context-cost" / "audit.json").read_text()
+    audit = (sim.repo / ".mcp-context-cost" / "report.json").read_text()
     report = json.loads(audit)
     (config,) = report["configs"]
     measured = {s["name"]: s for s in config["servers"]}
@@ -250,10 +250,42 @@ def test_in_the_real_image_the_thief_finds_nothing(tmp_path: Path, fake: FakeGit
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    audit = (runner / "workspace" / ".mcp-context-cost" / "audit.json").read_text()
+    audit = (runner / "workspace" / ".mcp-context-cost" / "report.json").read_text()
     counts = [(m[1], int(m[2])) for m in re.finditer(r'"(ownenv|procenv|written)_(\d+)"', audit)]
     assert {what for what, _ in counts} == set(PROBES), audit[:3000]
     assert all(n == 0 for _, n in counts), counts
     for name in files:
         assert "NODE_OPTIONS" not in (runner / "file_commands" / name).read_text(), name
     assert WORKFLOW_TOKEN not in proc.stdout and RUNTIME_TOKEN not in audit
+
+
+def test_phase_two_refuses_a_report_that_is_not_the_audits_shape(
+    sim: Sim, fake: FakeGitHub
+) -> None:
+    """A saved report.json is read back against the audit report's schema: phase 1's own
+    report passes, the same report with one field changed (the old outcome's ``verdict``) is
+    refused in one line, exit 2, and nothing is posted."""
+    base = sim.commit_config({}, "base")
+    head = sim.commit_config({"alpha": sim.tools_file("t", [])}, "head")
+    code, log, outputs, _ = sim.run("pull_request", pr_payload(43, base, head), head)
+    assert code == 0, log
+    report = json.loads((sim.repo / outputs["report-path"]).read_text())
+    saved = sim.tmp / "artifact"
+    saved.mkdir()
+    report["verdict"] = {"passed": True, "failures": []}
+    posted = json.loads(json.dumps(fake.comments))
+    (saved / "report.json").write_text(json.dumps(report))
+    payload = webhook_example("workflow_run")
+    payload["workflow_run"].update(id=557, head_sha=head, pull_requests=[])
+    code, log, outputs, _ = sim.run_with(
+        "workflow_run",
+        payload,
+        "f" * 40,
+        ref="refs/heads/main",
+        inputs={"artifact-path": str(saved)},
+    )
+    assert code == 2, log
+    assert "Traceback" not in log
+    (error,) = [line for line in log.splitlines() if line.startswith("::error")]
+    assert "does not have the audit report's shape" in error and "'verdict'" in error
+    assert outputs["status"] == "error" and json.loads(json.dumps(fake.comments)) == posted

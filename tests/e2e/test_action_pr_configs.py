@@ -70,7 +70,7 @@ def test_deleted_config_is_a_decrease(sim: Sim, fake: FakeGitHub) -> None:
     ), comment["body"]
     assert "🗑️ removed · config removed" in comment["body"]
     assert "not found" not in summary
-    audit = json.loads((sim.repo / ".mcp-context-cost" / "audit.json").read_text())
+    audit = json.loads((sim.repo / ".mcp-context-cost" / "report.json").read_text())
     (diff,) = audit["diff"]["configs"]
     assert diff["delta"] == -before and diff["afterTotal"] == 0
     assert audit["diff"]["droppedConfigs"] == [] and audit["gates"]["passed"] is True

@@ -108,8 +108,13 @@ def test_markdown_names_each_finding_once_in_its_session(lens_home: Home) -> Non
     parts = md.split("\n### ")
     for session in sessions.values():
         (section,) = [p for p in parts if p.startswith(session["label"] + "\n")]
-        gets = session["modelView"]["upfrontTokens"]
-        assert f"**What the model gets: {gets:,} tokens up front**" in section
+        mv = session["modelView"]
+        floor = "≥" if mv["unmeasured"] else ""
+        ceiling = " if everything loads" if mv["verdict"] == "cannot-be-said" else ""
+        assert (
+            f"**What the model gets: {floor}{mv['upfrontTokens']:,} tokens up front{ceiling}**"
+            in section
+        )
         lines = section.splitlines()
         for kind, server, tool in _keys(session):
             subject = " / ".join(code_span(x) for x in (server, tool) if x is not None)

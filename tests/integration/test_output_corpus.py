@@ -358,7 +358,7 @@ def test_action_comment_summary_annotations_and_log(tmp_path: Path) -> None:
     for line in own:  # our annotations carry the hostile names on one line, escaped
         assert "\n" not in line and "\\x1b" not in line.split("::", 2)[1]
     assert any("\\x1b" in line for line in own)
-    for path in ("report.json", "audit.json"):
+    for path in ("report.json", "audit-base.json"):
         data = (sim.repo / ".mcp-context-cost" / path).read_text("utf-8")
         assert SECRET not in data, path
     assert SECRET not in json.dumps(outputs)

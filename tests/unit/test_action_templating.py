@@ -10,7 +10,6 @@ import pytest
 from jinja2 import TemplateNotFound, UndefinedError
 from jinja2.exceptions import SecurityError
 
-from mcpcost.action.comment import render_template
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.runtime.templating import FILTERS, autoescapes, environment, render, thousands
 from mcpcost.sweep import pages
@@ -34,7 +33,7 @@ def test_the_action_and_the_pages_share_one_environment() -> None:
     assert environment() is environment()
     # both renderers go through it: a missing variable is an error in either, never blank text
     with pytest.raises(UndefinedError):
-        render_template("comment.md.j2", {})
+        render("comment.md.j2", {})
     with pytest.raises(UndefinedError):
         pages.render("index.md.j2")
 

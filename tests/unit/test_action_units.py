@@ -8,13 +8,6 @@ from typing import Any
 
 import pytest
 
-from mcpcost.action.outcome import (
-    ConfigDiffView,
-    FindingView,
-    Outcome,
-    ServerDiffView,
-    VerdictView,
-)
 from mcpcost.action.routing import Activity, route
 from mcpcost.action.runner_files import (
     Annotation,
@@ -24,9 +17,7 @@ from mcpcost.action.runner_files import (
     workflow_command,
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
-from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.gates import Gate
-from mcpcost.configs.config_file import ClientName
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.record import replace
 from mcpcost.errors import InputError
@@ -120,9 +111,8 @@ def test_annotations_capped_per_level() -> None:
 
 
 def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
-    from mcpcost.action.judge import presence
-    from mcpcost.action.outcome import ConfigChange
     from mcpcost.action.repo_configs import parse_config
+    from mcpcost.audit.compose import side_presence
 
     def cfg(source: str, servers: dict[str, object] | str) -> Any:
         text = servers if isinstance(servers, str) else json.dumps({"mcpServers": servers})
@@ -144,51 +134,23 @@ def test_presence_reads_absent_and_empty_configs_from_both_sides() -> None:
         cfg("was-empty", one),
         cfg("broken", "{not json"),
     ]
-    p = presence(base, head)
+    p = side_presence(base, head)
     assert p.empty_before == {"new", "was-empty"}
     assert p.empty_now == {"gone", "emptied"}  # an unreadable file is never known empty
-    assert dict(p.changes) == {
-        "new": ConfigChange.NEW,
-        "gone": ConfigChange.REMOVED,
-        "emptied": ConfigChange.EMPTIED,
-    }
+    assert (p.added, p.removed, p.emptied) == ({"new"}, {"gone"}, {"emptied"})
 
 
-def test_outcome_round_trips_the_config_change_and_rejects_unknown_ones() -> None:
-    from mcpcost.action.outcome import ConfigDiffView, Outcome, VerdictView
-
-    outcome = Outcome(
-        configs=(
-            ConfigDiffView(
-                source=".mcp.json",
-                client="claude-code",
-                base_total=0,
-                head_total=9,
-                delta=9,
-                change="new config",
-            ),
-        ),
-        verdict=VerdictView(),
-        compared=True,
-        head_sha="a" * 40,
-    )
-    data = outcome.to_dict()
-    assert Outcome.from_dict(data) == outcome
-    data["configs"][0]["change"] = "<b>owned</b>"
-    with pytest.raises(InputError, match="unknown config change"):
-        Outcome.from_dict(data)
-
-
-def test_the_comment_names_the_clients_the_audit_says_defer_base_against_head() -> None:
-    """Base and head go through the one audit composition; the comment's deferral line comes
-    from the head report's own verdict (Claude Code's tool search, by its documented default:
-    the Action reads no settings file), not from a list of its own."""
-    from mcpcost.action.comment import render_comment
-    from mcpcost.action.judge import config_views, judgement_of
-    from mcpcost.action.outcome import ConfigChange, Outcome, VerdictView
+def test_the_report_of_base_against_head_reads_back_and_renders_each_sessions_truth() -> None:
+    """Base and head go through the one audit composition; the saved document is the audit's
+    JSON report (with the run's findings, commits and each config's change), it reads back
+    strictly against the schema, and the comment says per session what its model gets."""
     from mcpcost.action.repo_configs import parse_config
     from mcpcost.audit.compose import AuditInputs, BaseSide, run_audit
-    from mcpcost.configs.clients.presentation import DeferralMode
+    from mcpcost.core.jsonvalue import stringify_pretty
+    from mcpcost.render.report_markdown import config_rows, render_comment
+    from mcpcost.render.report_reader import read_report
+    from mcpcost.render.run_report import run_report
+    from mcpcost.render.session_truth import sessions_truth
     from tests.helpers.audit_builders import measured, tools
 
     def cfg(path: str, names: list[str]) -> Any:
@@ -202,47 +164,27 @@ def test_the_comment_names_the_clients_the_audit_says_defer_base_against_head() 
         measure=lambda spec: measured(spec, tools(spec.name, 2)),
         baseline=BaseSide(configs=base),
     )
-    assert audit.base is not None and audit.diff is not None
-    judgement = judgement_of(audit)
-    assert dict(judgement.changes) == {".cursor/mcp.json": ConfigChange.NEW}
-    views = {v.source: v for v in config_views(judgement, {})}
-    assert views[".mcp.json"].deferral is DeferralMode.DEFERS_ALL
-    # Cursor's names-only loading is a regime of the one model: it defers
-    assert views[".cursor/mcp.json"].deferral is DeferralMode.DEFERS_ALL
-    assert views[".mcp.json"].delta == (views[".mcp.json"].head_total or 0) - (
-        views[".mcp.json"].base_total or 0
-    )
-    outcome = Outcome(
-        configs=tuple(views.values()), verdict=VerdictView(), compared=True, head_sha="h" * 40
-    )
-    assert Outcome.from_dict(outcome.to_dict()) == outcome
-    body = render_comment(outcome, key="k", limit=10**6).body
-    assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body
-    assert "`cursor` defers MCP tool definitions by default (dynamic context discovery)" in body
-
-
-def test_known_unknowns_survive_the_saved_outcome() -> None:
-    """The fork-safe second phase renders the comment from the saved outcome: the carried-over
-    list and each row's flag come back whole (and an older file without them still reads)."""
-    finding = FindingView(gate=Gate.KNOWN_UNKNOWN, source=".mcp.json", text="t", server="s")
-    row = ServerDiffView(name="s", kind=DiffKind.UNMEASURED_BOTH, known_unknown=True)
-    outcome = Outcome(
-        configs=(
-            ConfigDiffView(
-                source=".mcp.json",
-                client=ClientName("claude-code"),
-                base_total=1,
-                head_total=1,
-                servers=(row,),
-            ),
-        ),
-        verdict=VerdictView(known_unknowns=(finding,)),
-        compared=True,
-        head_sha="a" * 40,
-    )
-    data = json.loads(json.dumps(outcome.to_dict()))
-    assert Outcome.from_dict(data) == outcome
-    del data["verdict"]["knownUnknowns"]
-    del data["configs"][0]["servers"][0]["knownUnknown"]
-    older = Outcome.from_dict(data)
-    assert older.verdict.known_unknowns == () and not older.configs[0].servers[0].known_unknown
+    run = {
+        "repository": "o/r",
+        "prNumber": 3,
+        "baseSha": "b" * 40,
+        "headSha": "a" * 40,
+        "runUrl": None,
+        "clients": [],
+    }
+    doc = run_report(audit, lines={}, fail_on=frozenset(Gate), run=run)
+    back = read_report(stringify_pretty(doc).encode())
+    rows = {r.source: r for r in config_rows(back)}
+    assert rows[".cursor/mcp.json"].change == "new config"
+    assert rows[".mcp.json"].delta == (rows[".mcp.json"].head or 0) - (rows[".mcp.json"].base or 0)
+    body = render_comment(back, key="k", limit=10**6).body
+    for t in sessions_truth(back):
+        floor = "≥" if t.is_floor else ""
+        assert f"- {t.label}: **What the model gets: {floor}{t.upfront_tokens:,} tokens up" in body
+    bad = json.loads(json.dumps(doc))
+    bad["diff"]["configs"][0]["change"] = "<b>owned</b>"
+    with pytest.raises(InputError, match="not one of the values allowed"):
+        read_report(json.dumps(bad).encode())
+    unknown = {**json.loads(json.dumps(doc)), "outcome": {}}
+    with pytest.raises(InputError, match="'outcome' is not a field here"):
+        read_report(json.dumps(unknown).encode())

@@ -248,24 +248,16 @@ def test_the_action_judges_as_the_command_line_does(
 
 
 def test_the_comment_says_what_the_budget_judged() -> None:
-    from mcpcost.action.comment import context
-    from mcpcost.action.judge import budget_use, judgement_of
-    from mcpcost.action.outcome import Outcome, VerdictView
+    from mcpcost.render.report_markdown import context
+    from mcpcost.render.run_report import run_report
 
     for judged, full in (("upfront", False), ("full", True)):
         audit = _audit(Settings(budget=4000, budget_full=full), _claude(), None, _measure, _Log())  # type: ignore[arg-type]
-        use = budget_use(judgement_of(audit))
         assert audit.gates.budget is not None
-        assert use == {"budget_used": audit.gates.budget.sessions[0].cost, "budget_judged": judged}
-        outcome = Outcome(
-            configs=(),
-            verdict=VerdictView(failures=(), warnings=(), known_unknowns=()),
-            compared=False,
-            head_sha="0" * 40,
-            budget=4000,
-            **use,
-        )
-        shown = context(outcome, key="k", max_rows=None, tool_rows=None)["budget_use"]
+        used = audit.gates.budget.sessions[0].cost
+        doc = run_report(audit, lines={}, fail_on=Settings().fail_on)
+        assert doc["budget"]["judged"] == judged
+        shown = context(doc, key="k", max_rows=None, tool_rows=None)["budget_use"]
         what = "up front" if judged == "upfront" else "in full"
-        percent = f"{use['budget_used'] * 100 / 4000:.0f}%"
+        percent = f"{used * 100 / 4000:.0f}%"
         assert shown == f"{percent} of the 4,000 budget (heaviest session, {what})"

@@ -1,7 +1,7 @@
 """The client lens in every output, from hand-made model views: ``audit --json``'s
 ``modelView`` (valid against the report schema), the Markdown report's lines per finding with
 the fix, SARIF's rule per finding kind at the server's config line, and the Action's comment,
-summary, outputs and saved outcome."""
+summary, outputs and the saved report (the audit's JSON report, read back against its schema)."""
 
 from __future__ import annotations
 
@@ -11,21 +11,22 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpcost.action.comment import LENS_FINDINGS, render_comment
-from mcpcost.action.judge import judgement_of, lens_views, verdict_of
-from mcpcost.action.outcome import Outcome, VerdictView
 from mcpcost.action.publishing import scalar_outputs
 from mcpcost.action.settings import Settings, SettingsError
-from mcpcost.action.summary import render_summary
 from mcpcost.audit.compose import Audit
 from mcpcost.audit.gates import Gate, evaluate_gates
 from mcpcost.audit.limits_gate import lens_findings
-from mcpcost.audit.model_view import Effect, FindingKind
+from mcpcost.audit.model_view import Effect, FindingKind, LoadVerdict
 from mcpcost.configs.clients import KNOWN_CLIENTS
+from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.record import replace
+from mcpcost.errors import InputError
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.markdown_report import render_markdown
-from mcpcost.render.sarif_report import locate, render_sarif
+from mcpcost.render.report_markdown import LENS_FINDINGS, render_comment, render_summary
+from mcpcost.render.report_reader import read_report
+from mcpcost.render.run_report import run_report
+from mcpcost.render.sarif_report import render_sarif
 from tests.helpers.audit_builders import TABLE, config, entry, report_for
 from tests.helpers.lens_views import (
     CUT,
@@ -121,12 +122,12 @@ def test_markdown_leads_each_session_with_what_the_model_gets() -> None:
     assert "**What the model gets: 1,234 tokens up front** (the OpenAI function shape" in md
     lines = md.splitlines()
     dropped = next(x for x in lines if "`name-too-long`" in x)
-    assert dropped.startswith("- ❌ **drops** `alpha` / `a_0`")
+    assert dropped.startswith("  - ❌ **drops** `alpha` / `a_0`")
     assert "(limit 60, here 65)" in dropped and dropped.endswith("Fix: rename the tool")
     cut = next(x for x in lines if "`description-truncated`" in x)
     assert "_(reported, not documented)_" in cut and "Fix: trim the description" in cut
     hidden = next(x for x in lines if "`hidden-from-model`" in x)
-    assert hidden.startswith("- ℹ️ **hides** `gamma` / `g_2`")
+    assert hidden.startswith("  - ℹ️ **hides** `gamma` / `g_2`")
     assert "reported" not in dropped and "reported" not in hidden
     # the lens comes before the server table of its session
     assert md.index("What the model gets") < md.index("| server | tools |")
@@ -134,10 +135,15 @@ def test_markdown_leads_each_session_with_what_the_model_gets() -> None:
 
 def test_markdown_says_when_nothing_is_on_record() -> None:
     r = report_for([config("cursor", "/p/mcp.json", entry("alpha"))], TABLE)
-    blank = replace(view(upfront=10), api_shape=None, rules_on_record=False)
+    blank = replace(
+        view(upfront=10, verdict=LoadVerdict.CANNOT_BE_SAID), api_shape=None, rules_on_record=False
+    )
     md = render_markdown(with_views(r, {"cursor": blank}))
-    assert "No rule is on record for how Cursor presents tools to its model" in md
-    assert "What the model gets" not in md
+    # nothing is claimed: the verdict cannot be said, and the number shown is the ceiling
+    line = next(x for x in md.splitlines() if x.startswith("- Cursor: "))
+    assert "10 tokens up front if everything loads** (the wire definitions: no rule" in line
+    assert "no rule is on record for how Cursor presents tools" in line
+    assert "Verdict: cannot be said — a hand-made verdict" in line
 
 
 def test_markdown_escapes_hostile_tool_names_in_lens_lines() -> None:
@@ -158,14 +164,11 @@ def test_markdown_shows_the_limits_gate_failure() -> None:
 
 
 def _sarif(report: Any, lines: dict[tuple[str, str], int], gated: bool) -> dict[str, Any]:
-    failing = evaluate_gates(report, None, limits=True).findings if gated else ()
-    ungated = [f for f in lens_findings(report, breaking=True) if f not in failing]
-    log = render_sarif(
-        locate(failing, report, lines),
-        locate(ungated, report, lines),
-        notes=locate(lens_findings(report, breaking=False), report, lines),
-    )
-    return json.loads(log)  # type: ignore[no-any-return]
+    gates = evaluate_gates(report, None, limits=gated)
+    fail_on = {Gate.LIMITS} if gated else set()
+    doc = run_report(Audit(report=report, diff=None, gates=gates), lines=lines, fail_on=fail_on)
+    validate(doc)
+    return json.loads(render_sarif(doc))  # type: ignore[no-any-return]
 
 
 def test_sarif_has_one_rule_per_kind_located_at_the_servers_line() -> None:
@@ -212,7 +215,7 @@ def test_sarif_lens_findings_are_warnings_when_the_gate_was_not_asked() -> None:
 
 def test_a_session_without_a_lens_fails_under_the_limits_rule() -> None:
     r = report_for([config("explicit", "/c.json", entry("alpha"))], TABLE)
-    log = json.loads(render_sarif(locate(evaluate_gates(r, None, limits=True).findings, r, {})))
+    log = _sarif(r, {}, gated=True)
     validate_sarif(log)
     (result,) = log["runs"][0]["results"]
     assert result["ruleId"] == "limits" and result["level"] == "error"
@@ -221,31 +224,39 @@ def test_a_session_without_a_lens_fails_under_the_limits_rule() -> None:
 # --------------------------------------------------------------------- the Action
 
 
-def _outcome(report: Any, fail_on: frozenset[Gate], clients: tuple[str, ...] = ()) -> Outcome:
+def _doc(report: Any, fail_on: frozenset[Gate], clients: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The Action's report document for a head-only run, valid against the schema."""
     limits = Gate.LIMITS in fail_on
     audit = Audit(report=report, diff=None, gates=evaluate_gates(report, None, limits=limits))
-    j = judgement_of(audit)
-    return Outcome(
-        configs=(),
-        verdict=verdict_of(j, fail_on, {("/p/mcp.json", "alpha"): 3}, clients),
-        compared=False,
-        head_sha="abc",
-        lenses=lens_views(j, clients),
-    )
+    keys = {s.key for s in report.sessions if s.client in clients} if clients else None
+    run = {
+        "repository": "o/r",
+        "prNumber": None,
+        "baseSha": None,
+        "headSha": "a" * 40,
+        "runUrl": None,
+        "clients": list(clients),
+    }
+    lines = {("/p/mcp.json", "alpha"): 3}
+    doc = run_report(audit, lines=lines, fail_on=fail_on, sessions=keys, run=run)
+    validate(doc)
+    return doc
+
+
+def _level(doc: dict[str, Any], level: str) -> list[dict[str, Any]]:
+    return [f for f in doc["findings"] if f["level"] == level]
 
 
 def test_the_action_warns_on_limits_unless_fail_on_lists_them() -> None:
     r = lens_report(DROPPED, CUT, HIDDEN)
-    warned = _outcome(r, Settings().fail_on)
-    assert warned.verdict.passed
-    assert [w.lens_kind for w in warned.verdict.warnings] == [
-        FindingKind.NAME_TOO_LONG,
-        FindingKind.DESCRIPTION_TRUNCATED,
-    ]
-    assert warned.verdict.warnings[0].line == 3 and warned.verdict.warnings[0].tool == "a_0"
-    failed = _outcome(r, frozenset({Gate.LIMITS}))
-    assert not failed.verdict.passed and len(failed.verdict.failures) == 2
-    assert not failed.verdict.warnings
+    warned = _doc(r, Settings().fail_on)
+    assert _level(warned, "error") == []
+    warnings = _level(warned, "warning")
+    assert [w["lensKind"] for w in warnings] == ["name-too-long", "description-truncated"]
+    assert warnings[0]["line"] == 3 and warnings[0]["tool"] == "a_0"
+    assert [n["lensKind"] for n in _level(warned, "note")] == ["hidden-from-model"]
+    failed = _doc(r, frozenset({Gate.LIMITS}))
+    assert len(_level(failed, "error")) == 2 and not _level(failed, "warning")
     assert scalar_outputs(failed)["limit-findings"] == "2"
     assert scalar_outputs(failed)["status"] == "fail"
 
@@ -259,11 +270,13 @@ def test_the_clients_input_picks_whose_limits_are_reported() -> None:
         TABLE,
     )
     r = with_views(r, {"cursor": view(DROPPED), "vscode": view(TOO_MANY)})
-    both = _outcome(r, frozenset({Gate.LIMITS}))
-    assert len(both.verdict.failures) == 2 and len(both.lenses) == 2
-    cursor = _outcome(r, frozenset({Gate.LIMITS}), ("cursor",))
-    assert [f.lens_kind for f in cursor.verdict.failures] == [FindingKind.NAME_TOO_LONG]
-    assert [x.client for x in cursor.lenses] == ["cursor"]
+    both = _doc(r, frozenset({Gate.LIMITS}))
+    assert len(_level(both, "error")) == 2
+    assert "- Cursor:" in render_summary(both) and "- VS Code:" in render_summary(both)
+    cursor = _doc(r, frozenset({Gate.LIMITS}), ("cursor",))
+    assert [f["lensKind"] for f in _level(cursor, "error")] == ["name-too-long"]
+    summary = render_summary(cursor)
+    assert "- Cursor:" in summary and "- VS Code:" not in summary
 
 
 def test_comment_and_summary_show_each_session_with_its_findings() -> None:
@@ -271,8 +284,8 @@ def test_comment_and_summary_show_each_session_with_its_findings() -> None:
         finding(FindingKind.NAME_TOO_LONG, Effect.DROPS, tool=f"t{i}")
         for i in range(LENS_FINDINGS + 3)
     )
-    o = _outcome(lens_report(CUT, *many), Settings().fail_on)
-    body = render_comment(o, key="k", limit=10**6).body
+    doc = _doc(lens_report(CUT, *many), Settings().fail_on)
+    body = render_comment(doc, key="k", limit=10**6).body
     assert "**What each client's model gets**" in body
     assert "- Cursor: **What the model gets: 1,234 tokens up front**" in body
     assert "  - ❌ **cuts** `gamma` / `g_1` — `description-truncated`" in body
@@ -282,23 +295,22 @@ def test_comment_and_summary_show_each_session_with_its_findings() -> None:
     # the breaking ones are warnings, counted once rather than listed a second time
     assert f"⚠️ {LENS_FINDINGS + 4} client-lens findings where a client drops" in body
     assert "Warnings (" not in body and "Cursor drops tool" not in body
-    summary = render_summary(o)
+    summary = render_summary(doc)
     assert "### What each client's model gets" in summary
     assert summary.count("`name-too-long`") == LENS_FINDINGS + 3 and "more findings" not in summary
 
 
-def test_the_saved_outcome_keeps_the_lens() -> None:
-    o = _outcome(lens_report(DROPPED, CUT, TOO_MANY, HIDDEN), Settings().fail_on)
-    back = Outcome.from_dict(json.loads(json.dumps(o.to_dict())))
-    assert back.to_dict()["lenses"] == o.to_dict()["lenses"] and back.verdict == o.verdict
-    bad = o.to_dict()
-    bad["lenses"][0]["modelView"]["findings"][0]["kind"] = "name-too-short"
-    with pytest.raises(Exception, match="saved outcome is malformed"):
-        Outcome.from_dict(bad)
-    old = o.to_dict()
-    del old["lenses"]
-    assert Outcome.from_dict(old).lenses == ()
-    assert VerdictView().passed
+def test_the_saved_report_keeps_the_lens_and_refuses_another_shape() -> None:
+    doc = _doc(lens_report(DROPPED, CUT, TOO_MANY, HIDDEN), Settings().fail_on)
+    back = read_report(stringify_pretty(doc).encode())
+    assert back == json.loads(json.dumps(doc))
+    bad = json.loads(json.dumps(doc))
+    bad["sessions"][0]["modelView"]["findings"][0]["kind"] = "name-too-short"
+    with pytest.raises(InputError, match="does not have the audit report's shape") as caught:
+        read_report(json.dumps(bad).encode())
+    assert "\n" not in str(caught.value) and "at /sessions/0/modelView" in str(caught.value)
+    with pytest.raises(jsonschema.ValidationError):  # the schema itself says the same
+        validate(bad)
 
 
 def test_settings_read_limits_and_clients() -> None:
@@ -325,22 +337,25 @@ def test_the_schema_enums_are_the_codes_enums() -> None:
 
 
 def test_a_server_alone_through_each_client_is_kept_and_summarised() -> None:
-    from mcpcost.action.outcome import ServerLensView, SessionLensView
+    from mcpcost.render.json_report import model_view_to_json
 
-    alone = ServerLensView(
-        server="srv",
-        wire_tokens=900,
-        clients=(
-            SessionLensView(client="cursor", label="Cursor", view=view(DROPPED, upfront=800)),
-            SessionLensView(client="vscode", label="VS Code", view=view()),
-        ),
-    )
-    o = Outcome(
-        configs=(), verdict=VerdictView(), compared=False, head_sha="a", server_lenses=(alone,)
-    )
-    back = Outcome.from_dict(json.loads(json.dumps(o.to_dict())))
-    assert back.to_dict()["serverLenses"] == o.to_dict()["serverLenses"]
-    summary = render_summary(o)
+    alone = {
+        "server": "srv",
+        "wireTokens": 900,
+        "clients": [
+            {
+                "client": "cursor",
+                "label": "Cursor",
+                "modelView": model_view_to_json(view(DROPPED, upfront=800)),
+            },
+            {"client": "vscode", "label": "VS Code", "modelView": model_view_to_json(view())},
+        ],
+    }
+    r = report_for([config("cursor", "/p/.cursor/mcp.json", entry("alpha"))], TABLE)
+    doc = {**_doc(r, Settings().fail_on), "serverLenses": [alone]}
+    back = read_report(json.dumps(doc).encode())
+    assert back["serverLenses"] == [alone]
+    summary = render_summary(back)
     assert "### `srv` through each client's lens" in summary and "900 tokens on the wire" in summary
     assert "| Cursor | 800 | 0 | hand-made | 1 |" in summary
     assert "| VS Code | 1,234 | 0 | hand-made | 0 |" in summary

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from mcpcost.audit.gates import Gate
-from mcpcost.render.sarif_report import LocatedFinding, render_sarif
+from mcpcost.render.sarif_report import Level, LocatedFinding, findings_to_json, render_sarif
 from tests.helpers.sarif_checks import (
     audit,
     location,
@@ -28,12 +28,17 @@ def test_a_config_outside_the_project_is_a_file_uri(tmp_path: Path) -> None:
         server="x",
         text="x could not be measured",
         line=4,
+        level=Level.WARNING,
     )
     whole = LocatedFinding(
         gate=Gate.INCREASE, source=None, server=None, text="baseline methodology differs", line=None
     )
     log = json.loads(
-        render_sarif([whole], [finding], base_dir=tmp_path / "project", default_source=".mcp.json")
+        render_sarif(
+            {"findings": findings_to_json([whole, finding])},
+            base_dir=tmp_path / "project",
+            default_source=".mcp.json",
+        )
     )
     validate(log)
     first, second = log["runs"][0]["results"]
@@ -44,7 +49,7 @@ def test_a_config_outside_the_project_is_a_file_uri(tmp_path: Path) -> None:
 
 def test_the_schema_rejects_what_is_not_sarif() -> None:
     finding = LocatedFinding(gate=Gate.BUDGET, source="a.json", server=None, text="t", line=2)
-    log = json.loads(render_sarif([finding]))
+    log = json.loads(render_sarif({"findings": findings_to_json([finding])}))
     validate(log)
     for breaks in ("version", "level", "region"):
         broken = copy.deepcopy(log)

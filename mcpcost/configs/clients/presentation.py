@@ -104,6 +104,11 @@ class LoadVerdict(StrEnum):
     DEFERRED = "deferred"  # kept back (all, or all but alwaysLoad-pinned servers and stubs)
     CANNOT_BE_SAID = "cannot-be-said"  # what decides it is not known to us
 
+    @property
+    def words(self) -> str:
+        """The verdict in a sentence ("loaded up front")."""
+        return self.value.replace("-", " ")
+
 
 Unresolved = Literal["sources-disagree", "value-unreadable", "source-unreadable"]
 SHELL_SOURCE = "(shell environment)"  # the ``source`` of the shell's layer
