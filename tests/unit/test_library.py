@@ -17,6 +17,7 @@ PUBLIC_API = [
     "InputError",
     "Isolation",
     "McpcostError",
+    "MeasureOptions",
     "Measurement",
     "ServerResult",
     "ServerSpec",
