@@ -303,4 +303,6 @@ def _measure_remote(
                 err.write(f"{spec.name}: sign-in failed: {exc.reason}\n")
     quiet = replace(settings, browser=BrowserMode.NONE)
     authorizer = make_authorizer(spec.url, quiet, environ, err)
-    return measure_server(spec, dataclasses.replace(options, sign_in=authorizer))
+    # signed in through the transports' own opener, not one the options give for launches
+    signed = dataclasses.replace(options, sign_in=authorizer, open_transport=None)
+    return measure_server(spec, signed)

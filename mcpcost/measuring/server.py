@@ -77,10 +77,11 @@ class MeasureOptions:
     """How ``measure_server`` measures one server; every field has the default a user's own
     ``mcpcost measure`` would use.
 
-    URLs are opened by ``open_transport`` when it is given (a container launcher's factory, an
-    ``AheadOpener``, a test's), and otherwise as the transports open them, signed in with
-    ``sign_in`` when given, and with every connection under ``url_policy`` when given (URLs
-    from the world: a registry's, a service caller's; error bodies are then never quoted).
+    Servers are opened by ``open_transport`` when it is given (a container launcher's factory,
+    an ``AheadOpener``, a test's; ``sign_in`` and ``url_policy`` then do not apply), and
+    otherwise as the transports open them: URLs signed in with ``sign_in`` when given, and with
+    every connection under ``url_policy`` when given (URLs from the world: a registry's, a
+    service caller's; error bodies are then never quoted).
     ``mask`` names secrets beyond the spec's own that notes must not show (a container's proxy
     credentials). ``load_counting_early`` False leaves ``load_counting`` to the caller: one
     that launches many servers at once calls it after the last launch, so that it does not
