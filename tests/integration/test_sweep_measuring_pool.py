@@ -22,7 +22,6 @@ from mcpcost.measuring.child import session_line, spec_to_json
 from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.runtime.addresses import AddressPolicy
 from mcpcost.sweep.measuring_pool import MeasuringPool, MeasuringProcessFailed
-from mcpcost.transports.open import world_url_opener
 from tests.helpers.live_processes import alive, children_of
 from tests.helpers.paths import ROOT
 from tests.helpers.sweep_resume import kill_when_paused, sessions, staged, statuses
@@ -39,9 +38,7 @@ def registry_fixture() -> Iterator[str]:
 
 
 def here(spec: ServerSpec, timeout_s: float) -> Measurement:
-    return measure_server(
-        spec, MeasureOptions(timeout_s=timeout_s, open_transport=world_url_opener(LOOPBACK))
-    )
+    return measure_server(spec, MeasureOptions(timeout_s=timeout_s, url_policy=LOOPBACK))
 
 
 def without_date(m: Measurement) -> str:
