@@ -40,10 +40,18 @@ def test_a_session_that_may_launch_measures_its_job_before_it_ends() -> None:
 
 
 def test_a_session_that_may_not_launch_refuses_the_same_job() -> None:
+    """(Its answer is read before its input closes: such a child drops what is in flight.)"""
     spec = ServerSpec.stdio("good", fixture_argv("good"))
-    done = run_child(session_line(None, launches=False) + job_line(1, spec, 30))
-    assert done.returncode == 0
-    assert read_answer(done.stdout) == (1, "a measuring child measures URLs only")
+    argv = [sys.executable, "-m", CHILD_MODULE]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(session_line(None, launches=False) + job_line(1, spec, 30))
+    proc.stdin.flush()
+    answer = proc.stdout.readline()
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 0
+    proc.stdout.close()
+    assert read_answer(answer) == (1, "a measuring child measures URLs only")
 
 
 def test_a_first_line_that_is_not_a_session_measures_nothing() -> None:
