@@ -82,11 +82,12 @@ class MeasureOptions:
     otherwise as the transports open them: URLs signed in with ``sign_in`` when given, and with
     every connection under ``url_policy`` when given (URLs from the world: a registry's, a
     service caller's; error bodies are then never quoted).
-    ``mask`` names secrets beyond the spec's own that notes must not show (a container's proxy
-    credentials). ``load_counting_early`` False leaves ``load_counting`` to the caller: one
-    that launches many servers at once calls it after the last launch, so that it does not
-    delay them. ``release`` takes the transports of successful captures to close
-    (``capture_tools``); by default each is closed before its capture returns.
+
+    ``mask`` names secrets beyond the spec's own, masked as the spec's are (the host's proxy
+    credentials a container is given). ``load_counting_early`` False leaves ``load_counting``
+    to the caller: one that launches many servers at once calls it after the last launch, so
+    that it does not delay them. ``release`` takes the transports of successful captures to
+    close (``capture_tools``); by default each is closed before its capture returns.
     """
 
     timeout_s: float = 60.0
@@ -96,7 +97,7 @@ class MeasureOptions:
     sign_in: OAuthAuthorizer | None = None
     open_transport: TransportFactory | None = None
     isolation: Isolation = HOST_ISOLATION
-    mask: tuple[str, ...] = field(default=(), repr=False)  # secrets: never in a repr
+    mask: tuple[str, ...] = field(default=(), repr=False)  # secrets, never in a repr
     now: Callable[[], datetime] = utc_now
     load_counting_early: bool = True
     release: Callable[[Transport], None] | None = None

@@ -3,12 +3,13 @@
 Measuring an endpoint on loopback or a fast network is Python work from end to end (HTTP,
 JSON, counting), and one interpreter runs Python on one core at a time: a sweep of thousands of
 endpoints measured in its own process is bound to one core whatever the machine has. A
-``MeasuringPool`` starts up to ``processes`` children (``mcpcost.measuring.child``, URLs only), one
-more each time a job comes while every running child has one in flight, and gives each job to
-the child with the fewest in flight. The sweep's ``--concurrency`` still bounds how many jobs
-run at once; the pool only spreads them over cores. Only endpoints go to children: a launch
-(a stdio server, a container) stays in the sweep's own process, where an interrupt stops its
-process tree and where the CPU goes to the server, not to us.
+``MeasuringPool`` starts up to ``processes`` children (``mcpcost.measuring.child``, in sessions
+that measure URLs only), one more each time a job comes while every running child has one in
+flight, and gives each job to the child with the fewest in flight. The sweep's
+``--concurrency`` still bounds how many jobs run at once; the pool only spreads them over
+cores. Only endpoints go to children: a launch (a stdio server, a container) stays in the
+sweep's own process, where an interrupt stops its process tree and where the CPU goes to the
+server, not to us.
 
 A child that ends or answers with what is not an answer fails its jobs in flight with
 ``MeasuringProcessFailed`` (the sweep records each as a harness error) and is replaced for later
