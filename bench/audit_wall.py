@@ -49,7 +49,7 @@ from mcpcost.audit.compose import DEFAULT_CONCURRENCY  # noqa: E402
 from mcpcost.cli import main  # noqa: E402
 from mcpcost.core.model import Measurement  # noqa: E402
 from mcpcost.core.spec import ServerSpec  # noqa: E402
-from mcpcost.measuring import measure_server  # noqa: E402
+from mcpcost.measuring import MeasureOptions, measure_server  # noqa: E402
 from mcpcost.transports.stdio import safe_base_env  # noqa: E402
 from tests.servers.registry import fixture_argv, real_server_argv  # noqa: E402
 
@@ -70,7 +70,7 @@ def measure_alone(argv: list[str], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        m = measure_server(spec, timeout_s=TIMEOUT_S)
+        m = measure_server(spec, MeasureOptions(timeout_s=TIMEOUT_S))
         times.append(time.perf_counter() - t0)
         if not m.has_number:
             raise SystemExit(f"{argv}: {m.status} {m.notes}")

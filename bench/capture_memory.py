@@ -49,9 +49,10 @@ print(json.dumps({"tools": len(tools)}))
 MEASURE = """
 import json, sys
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 argv = json.loads(sys.argv[1])
-m = measure_server(ServerSpec.stdio("many", argv), timeout_s=600, retry_timeouts=False)
+options = MeasureOptions(timeout_s=600, retry_timeouts=False)
+m = measure_server(ServerSpec.stdio("many", argv), options)
 print(json.dumps({"status": str(m.status), "tools": m.tool_count, "tokens": m.total_tokens,
                   "notes": m.notes}))
 """

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcpcost.core.spec import ServerSpec  # noqa: E402
 from mcpcost.core.tokenizer import get_tokenizer  # noqa: E402
-from mcpcost.measuring import measure_server  # noqa: E402
+from mcpcost.measuring import MeasureOptions, measure_server  # noqa: E402
 from mcpcost.transports.stdio import safe_base_env  # noqa: E402
 from tests.servers.registry import (  # noqa: E402
     REAL_STDIO_SERVERS,
@@ -131,7 +131,7 @@ def floor_pair(argv: list[str], env: dict[str, str]) -> float:
 def measure_once(name: str, argv: list[str], env: dict[str, str]) -> tuple[float, str]:
     spec = ServerSpec.stdio(name, argv, env=env)
     started = time.perf_counter()
-    m = measure_server(spec, timeout_s=60, retry_timeouts=False)
+    m = measure_server(spec, MeasureOptions(timeout_s=60, retry_timeouts=False))
     return time.perf_counter() - started, str(m.status)
 
 

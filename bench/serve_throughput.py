@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from mcpcost.core.spec import ServerSpec  # noqa: E402
 from mcpcost.core.tokenizer import get_tokenizer  # noqa: E402
-from mcpcost.measuring import measure_server  # noqa: E402
+from mcpcost.measuring import MeasureOptions, measure_server  # noqa: E402
 from tests.helpers.serve_process import Service, running_service  # noqa: E402
 from tests.servers.http_fixtures import serve_http  # noqa: E402
 from tests.servers.registry import real_server_missing, serve_everything  # noqa: E402
@@ -122,7 +122,7 @@ def cli_measure(url: str) -> float:
 
 def in_process(url: str) -> float:
     began = time.perf_counter()
-    m = measure_server(ServerSpec.remote("bench", url), timeout_s=60)
+    m = measure_server(ServerSpec.remote("bench", url), MeasureOptions(timeout_s=60))
     seconds = time.perf_counter() - began
     if not m.has_number:
         raise SystemExit(f"in-process measurement: {m.status} {m.notes}")

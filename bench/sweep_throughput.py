@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from mcpcost.measuring import MeasureOptions  # noqa: E402
 from mcpcost.sweep.catalog import load_catalog  # noqa: E402
 from mcpcost.sweep.measure_adapter import make_measure  # noqa: E402
 from mcpcost.sweep.runner import SweepOptions, run_sweep  # noqa: E402
@@ -51,7 +52,7 @@ def run_once(n: int, concurrency: int) -> float:
             cat,
             list(cat.entries),
             Path(tmp),
-            make_measure(None, lambda: now),
+            make_measure(None, MeasureOptions(now=lambda: now)),
             SweepOptions(concurrency=concurrency, default_timeout_s=30),
             clock=lambda: now,
             progress=lambda _line: None,

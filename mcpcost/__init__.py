@@ -6,6 +6,7 @@ Measuring and auditing
 
 * ``ServerSpec`` — one server to measure: ``ServerSpec.stdio(name, argv)`` or ``.remote(name, url)``
 * ``measure_server`` — measure one server spec: two captures compared, a ``Measurement`` back
+* ``MeasureOptions`` — how ``measure_server`` measures: budget, retry, era, URL policy, sign-in
 * ``audit_configs`` — audit MCP config files (or discover them); an ``AuditReport`` back
 * ``AuditReport``, ``ConfigResult``, ``ServerResult`` — the audit report, per config, per server
 
@@ -43,6 +44,7 @@ _HOMES: dict[str, str] = {
     "InputError": "mcpcost.errors",
     "Isolation": "mcpcost.core.model",
     "McpcostError": "mcpcost.errors",
+    "MeasureOptions": "mcpcost.measuring.server",
     "Measurement": "mcpcost.core.model",
     "ServerResult": "mcpcost.audit.report",
     "ServerSpec": "mcpcost.core.spec",
@@ -68,6 +70,7 @@ __all__ = [
     "InputError",
     "Isolation",
     "McpcostError",
+    "MeasureOptions",
     "Measurement",
     "ServerResult",
     "ServerSpec",
@@ -100,7 +103,7 @@ if TYPE_CHECKING:
     from mcpcost.core.tokenizer import count_tokens
     from mcpcost.core.verify import VerifyResult, verify_document
     from mcpcost.errors import InputError, McpcostError
-    from mcpcost.measuring.server import measure_server
+    from mcpcost.measuring.server import MeasureOptions, measure_server
 
 
 def __getattr__(name: str) -> Any:

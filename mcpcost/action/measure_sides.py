@@ -35,7 +35,8 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import InputError
-from mcpcost.measuring.signed_in import measure_with_environment_sign_in
+from mcpcost.measuring.server import MeasureOptions, measure_server
+from mcpcost.measuring.signed_in import environment_sign_in
 from mcpcost.render.run_report import run_report
 from mcpcost.render.sarif_report import entry_lines
 from mcpcost.runtime.clock import iso_utc, utc_now
@@ -49,9 +50,8 @@ def default_measure_server(spec: ServerSpec, timeout_s: float) -> Measurement:
     """``measure_server``; remote servers signed in with ``MCPCOST_OAUTH_*`` credentials from the
     step's environment when there are any, their secrets sent only to the authorization server
     ``MCPCOST_OAUTH_ISSUER`` names (a pull request may name any remote: docs/AUTH.md)."""
-    return measure_with_environment_sign_in(
-        spec, timeout_s=timeout_s, environ=os.environ, issuer_required=True
-    )
+    sign_in = environment_sign_in(spec, os.environ, issuer_required=True)
+    return measure_server(spec, MeasureOptions(timeout_s=timeout_s, sign_in=sign_in))
 
 
 PERSISTED_TOKEN_WARNING = (

@@ -7,10 +7,10 @@ runs in that process nor in one that ever held those values:
 
 - the parent makes itself non-dumpable (``undumpable``), so another process of its uid without
   ``CAP_SYS_PTRACE`` cannot read ``/proc/<pid>/environ`` or its memory;
-- each local launch is measured by a fresh child (``python -m mcpcost.action.measure_child``)
-  started with a scrubbed environment (``child_environ``: no job variable, no package-manager
-  credential, a private ``HOME``),
-  which gets the spec on stdin and answers one measurement on stdout, read bounded;
+- each local launch is measured by a fresh measuring child (``python -m
+  mcpcost.measuring.child``, the sweep's too) started with a scrubbed environment
+  (``child_environ``: no job variable, no package-manager credential, a private ``HOME``), which
+  gets one job on stdin and answers one measurement on stdout, read bounded;
 - as root (a container Action always is), the child runs as an unprivileged user (``nobody``)
   through ``setpriv``, with no supplementary groups and no new privileges: it cannot open the runner's file commands, the parent's
   ``/proc`` files, nor write the Action's code. The parent alone writes the file commands, after
@@ -32,13 +32,18 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.spec import ServerSpec
-from mcpcost.core.spec_wire import spec_to_json
 from mcpcost.core.status import Status
-from mcpcost.errors import InputError
+from mcpcost.measuring.child import (
+    CHILD_MODULE,
+    MAX_ANSWER_BYTES,
+    MAX_JOB_BYTES,
+    job_line,
+    read_answer,
+    session_line,
+)
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.processes import StartRefused, current_platform, start_tree, stop_tree
 from mcpcost.transports.stdio import PASSTHROUGH_PREFIXES, safe_base_env
@@ -48,8 +53,6 @@ from mcpcost.transports.stdio import PASSTHROUGH_PREFIXES, safe_base_env
 JOB_VARIABLE_PREFIXES = ("INPUT_", "GITHUB_", "ACTIONS_", "RUNNER_", "MCPCOST_OAUTH_")
 ISOLATION_USER = "nobody"  # the unprivileged user PR-named servers run as when we are root
 NOBODY_UID = 65534  # its usual uid, when the image has no passwd entry for it
-MAX_RESULT_BYTES = 256 * 1024 * 1024  # one measurement from the child (captures are <= 64 MiB)
-MAX_REQUEST_BYTES = 16 * 1024 * 1024  # one spec sent to the child
 CHILD_GRACE_S = 60.0  # beyond the measuring's own budget (3x timeout, with its retry)
 CHILD_STOP_GRACE_S = 2.0  # for what the child left in its session after answering
 _PR_SET_DUMPABLE = 4  # <linux/prctl.h>
@@ -201,7 +204,7 @@ def private_home(ids: tuple[int, int] | None) -> str:
 def child_argv(python: str, ids: tuple[int, int] | None) -> list[str]:
     """The measuring child's command: as ``ids`` (``setpriv``, util-linux: new uid and gid, no
     supplementary group, no new privileges through set-uid programs) when given."""
-    child = [python, "-s", "-m", "mcpcost.action.measure_child"]
+    child = [python, "-s", "-m", CHILD_MODULE]
     if ids is None:
         return child
     uid, gid = ids
@@ -227,7 +230,7 @@ def run_child(
         return None, f"could not start ({why or type(exc).__name__})"
     got: list[bytes] = []
     writer = threading.Thread(target=_feed, args=(tree.stdin, request), daemon=True)
-    reader = threading.Thread(target=_drain, args=(tree.stdout, MAX_RESULT_BYTES, got), daemon=True)
+    reader = threading.Thread(target=_drain, args=(tree.stdout, MAX_ANSWER_BYTES, got), daemon=True)
     errors = threading.Thread(target=_drain, args=(tree.stderr, 0, []), daemon=True)
     for thread in (writer, reader, errors):
         thread.start()
@@ -240,8 +243,8 @@ def run_child(
     answer = b"".join(got)
     if late:
         return None, f"gave no answer within {deadline_s:.0f} s"
-    if len(answer) > MAX_RESULT_BYTES:
-        return None, f"answered more than {MAX_RESULT_BYTES} bytes"
+    if len(answer) > MAX_ANSWER_BYTES:
+        return None, f"answered more than {MAX_ANSWER_BYTES} bytes"
     if not answer:
         return None, f"ended without an answer (exit {code})"
     return answer, ""
@@ -266,11 +269,11 @@ def isolated_measure(
     def measure(spec: ServerSpec, timeout_s: float) -> Measurement:
         if spec.is_remote:
             return measure_remote(spec, timeout_s)
-        request = stringify({"spec": spec_to_json(spec), "timeout": timeout_s}).encode()
-        if len(request) > MAX_REQUEST_BYTES:
+        job = job_line(1, spec, timeout_s)
+        if len(job) > MAX_JOB_BYTES:
             return failed(spec, timeout_s, "was not started: the launch is too large")
         answer, why = run_child(
-            request,
+            session_line(None, launches=True) + job,
             deadline_s=3 * timeout_s + CHILD_GRACE_S,
             environ=environ,
             ids=ids,
@@ -278,10 +281,11 @@ def isolated_measure(
         )
         if answer is None:
             return failed(spec, timeout_s, why)
-        try:
-            told = Measurement.from_dict(parse_json(answer))
-        except (InputError, ValueError) as exc:
-            return failed(spec, timeout_s, f"gave an unreadable answer ({exc})")
+        job_id, told = read_answer(answer)
+        if job_id != 1:
+            return failed(spec, timeout_s, "gave an unreadable answer")
+        if not isinstance(told, Measurement):
+            return failed(spec, timeout_s, f"refused the job ({told})")
         # the child shares a uid with the server, which may have rewritten its answer: what
         # was launched is ours to say
         return told.with_(launch_command=spec.display())

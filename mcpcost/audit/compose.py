@@ -437,7 +437,7 @@ def audit_configs(
         clients=clients,
         trust_project=trust_project,
     )
-    from mcpcost.measuring.server import measure_server
+    from mcpcost.measuring.server import MeasureOptions, measure_server
     from mcpcost.runtime.clock import iso_utc, utc_now
 
     options = AuditOptions(
@@ -448,7 +448,7 @@ def audit_configs(
     )
     audit = run_audit(
         inputs,
-        measure=measure or partial(measure_server, timeout_s=timeout_s),
+        measure=measure or partial(measure_server, options=MeasureOptions(timeout_s=timeout_s)),
         options=options,
         progress=progress,
     )

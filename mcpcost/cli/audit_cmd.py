@@ -248,10 +248,9 @@ def _launch_first_wave(
     # second capture launches once the first has the server up (``measuring.server.capture_pair``).
     ahead = [s for s in first if s.url is None for _ in range(1 if s.installs_on_first_use else 2)]
     opener.open_ahead(ahead, args.timeout)
-    from mcpcost.measuring import measure_server
+    from mcpcost.measuring import MeasureOptions
 
-    launching = partial(
-        measure_server,
+    launching = MeasureOptions(
         timeout_s=args.timeout,
         open_transport=opener,
         load_counting_early=False,
@@ -388,6 +387,7 @@ def _container_measure(
     stack: contextlib.ExitStack,
 ) -> MeasureLaunch | None:
     """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 
     trust = container_trust("mcpcost audit", args.ca_bundle, env)
@@ -406,4 +406,4 @@ def _container_measure(
     if engine is None:
         return None
     err.write(f"--docker: stdio servers run in containers (engine {engine.label})\n")
-    return container_measure(engine.launcher, options, timeout_s=args.timeout)
+    return container_measure(engine.launcher, options, MeasureOptions(timeout_s=args.timeout))

@@ -16,6 +16,7 @@ variables only (see docs/AUTH.md and ``auth.credentials_env``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import threading
 import time
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from mcpcost.auth.credentials_env import OAuthSettings
     from mcpcost.core.model import Measurement
     from mcpcost.core.spec import ServerSpec
+    from mcpcost.measuring.server import MeasureOptions
 
 BROWSERS = ("system", "print", "follow")
 
@@ -253,30 +255,32 @@ def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 
 
 def signed_in_measure(
-    measure: Callable[..., Measurement],
+    options: MeasureOptions,
     settings: OAuthSettings,
     environ: Mapping[str, str],
     err: TextIO,
 ) -> Callable[[ServerSpec], Measurement]:
-    """Wrap a ``measure_server``-like function so remote servers are measured with stored or
+    """``measure_server`` with ``options``, remote servers measured with stored or
     configured sign-ins (``settings``: ``login_settings``); with ``--login`` each walled server
     is signed in to first, one at a time (a person answers one browser at a time), and then
     measured without further prompts.
 
     The sign-in machinery (and ``requests`` behind it) is imported when the first remote server
     is measured: an audit of local servers never loads it."""
+    from mcpcost.measuring.server import measure_server
+
     one_at_a_time = threading.Lock()
 
     def run_one(spec: ServerSpec) -> Measurement:
         if spec.url is None:
-            return measure(spec)
-        return _measure_remote(measure, spec, settings, environ, err, one_at_a_time)
+            return measure_server(spec, options)
+        return _measure_remote(options, spec, settings, environ, err, one_at_a_time)
 
     return run_one
 
 
 def _measure_remote(
-    measure: Callable[..., Measurement],
+    options: MeasureOptions,
     spec: ServerSpec,
     settings: OAuthSettings,
     environ: Mapping[str, str],
@@ -286,9 +290,8 @@ def _measure_remote(
     from mcpcost.auth.authorization_failed import AuthorizationFailed
     from mcpcost.auth.credentials_env import BrowserMode
     from mcpcost.core.record import replace
-    from mcpcost.measuring.signed_in import mark_authorized
+    from mcpcost.measuring.server import measure_server
     from mcpcost.transports.auth_probe import sign_in_to
-    from mcpcost.transports.open import authorized_opener
 
     assert spec.url is not None
     if settings.browser is not BrowserMode.NONE:
@@ -300,5 +303,6 @@ def _measure_remote(
                 err.write(f"{spec.name}: sign-in failed: {exc.reason}\n")
     quiet = replace(settings, browser=BrowserMode.NONE)
     authorizer = make_authorizer(spec.url, quiet, environ, err)
-    measured = measure(spec, open_transport=authorized_opener(authorizer))
-    return mark_authorized(measured, authorizer)
+    # signed in through the transports' own opener, not one the options give for launches
+    signed = dataclasses.replace(options, sign_in=authorizer, open_transport=None)
+    return measure_server(spec, signed)

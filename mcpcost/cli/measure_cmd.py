@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import re
 import shlex
@@ -80,6 +81,7 @@ from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, U
 from mcpcost.runtime.output_tree import open_tree
 
 if TYPE_CHECKING:
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.measuring.containers import HostTrust
 
 
@@ -352,7 +354,7 @@ def listings_line(m: Measurement) -> str | None:
 def run(
     argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
 ) -> int:
-    from mcpcost.measuring import measure_server
+    from mcpcost.measuring import MeasureOptions, measure_server
 
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command, environ)
@@ -362,9 +364,12 @@ def run(
     timeout: float = args.timeout
     launch = terminal_line(spec.display())
     err.write(f"measuring {spec.name}: {launch} (two captures, {timeout:g}s budget)\n")
+    options = MeasureOptions(
+        timeout_s=timeout, retry_timeouts=not args.no_retry, protocol=args.protocol
+    )
     with contextlib.ExitStack() as stack:
         if args.docker:
-            measured = _measure_in_container(spec, args, env, trust, err, stack)
+            measured = _measure_in_container(spec, args, env, trust, options, err, stack)
             if measured is None:
                 return EXIT_USAGE
             measurement = measured
@@ -378,30 +383,15 @@ def run(
 
             docker_host = engine_address(args.docker_host, env)
             run_spec = spec
-            isolation = None
             if docker_host is not None and not spec.is_remote and is_self_docker(spec.argv):
                 run_spec = with_docker_host(spec, docker_host)
-                isolation = self_docker_isolation(docker_host)
-            authorizer = None
-            opener = None
+                options = dataclasses.replace(options, isolation=self_docker_isolation(docker_host))
             if spec.url is not None:
-                from mcpcost.measuring.signed_in import mark_authorized
-                from mcpcost.transports.open import authorized_opener
-
                 authorizer = make_authorizer(spec.url, login_settings(args, env), env, err)
                 sign_in_first(authorizer, spec.url, err)
-                opener = authorized_opener(authorizer)
+                options = dataclasses.replace(options, sign_in=authorizer)
             # measure_server masks env/header values in notes; launchCommand is spec.display().
-            measurement = measure_server(
-                run_spec,
-                timeout_s=timeout,
-                retry_timeouts=not args.no_retry,
-                protocol=args.protocol,
-                isolation=isolation,
-                open_transport=opener,
-            )
-            if authorizer is not None:
-                measurement = mark_authorized(measurement, authorizer)
+            measurement = measure_server(run_spec, options)
             if run_spec is not spec and measurement.has_number:
                 measurement = measurement.with_(env_var_names=spec.env_names)
     if args.out is not None:
@@ -440,6 +430,7 @@ def _measure_in_container(
     args: argparse.Namespace,
     env: dict[str, str],
     trust: HostTrust | None,
+    options: MeasureOptions,
     err: TextIO,
     stack: contextlib.ExitStack,
 ) -> Measurement | None:
@@ -455,7 +446,7 @@ def _measure_in_container(
     here = os.getcwd()
     home = env.get("HOME") or str(Path.home())
     roots = (here, home, *((os.path.abspath(args.cwd),) if args.cwd else ()))
-    options = ContainerOptions(
+    containers = ContainerOptions(
         image_override=args.image,
         docker_host=docker_host,
         trust=trust,
@@ -463,7 +454,7 @@ def _measure_in_container(
         home=home,
         base_dir=here,
     )
-    placement = place(spec, options)
+    placement = place(spec, containers)
     if placement.plan is None:
         err.write("the command is itself a docker run: it runs on the host as written\n")
     else:
@@ -471,11 +462,4 @@ def _measure_in_container(
     engine = open_engine("mcpcost measure", docker_host, err, stack)
     if engine is None:
         return None
-    measure = container_measure(
-        engine.launcher,
-        options,
-        timeout_s=args.timeout,
-        retry_timeouts=not args.no_retry,
-        protocol=args.protocol,
-    )
-    return measure(spec)
+    return container_measure(engine.launcher, containers, options)(spec)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -264,7 +265,6 @@ def _run(
     url_policy = None  # the address policy of URLs from the world (a registry's)
     mark_registry = False
     checked_after: PostCheck | None = None
-    open_url = None
     timeout_ms = int(args.timeout * 1000)
     shard: tuple[int, int] | None = None
     if args.shard:
@@ -293,14 +293,12 @@ def _run(
             probe_auth_wall,
             stream_pages,
         )
-        from mcpcost.transports.open import world_url_opener
 
         policy = AddressPolicy(allow_private=args.allow_private_addresses)
         url_policy = policy
         # the registry is the user's choice; the URLs its entries name are the world's
         get_json = page_reader(stack.enter_context(BoundedSession()))
         session = stack.enter_context(BoundedSession(policy))
-        open_url = world_url_opener(policy)
         feed = RegistryFeed(
             args.registry,
             stream_pages(args.registry, get_json),
@@ -362,22 +360,20 @@ def _run(
         if engine is None:
             return EXIT_USAGE, catalog
         launcher = engine.launcher
+    from mcpcost.measuring import MeasureOptions, measure_server
     from mcpcost.sweep.measure_adapter import make_measure
     from mcpcost.sweep.measuring_pool import MeasuringPool, auto_processes
 
+    measuring = MeasureOptions(url_policy=url_policy, now=clock)
     pool = None
     processes = args.processes or auto_processes(args.concurrency)
     if processes > 1:
-        from mcpcost.measuring import measure_server
-        from mcpcost.transports.open import open_transport
-
-        here = open_url or open_transport
 
         def measure_here(spec: ServerSpec, timeout_s: float) -> Measurement:
-            return measure_server(spec, timeout_s=timeout_s, open_transport=here, now=clock)
+            return measure_server(spec, dataclasses.replace(measuring, timeout_s=timeout_s))
 
         pool = stack.enter_context(MeasuringPool(processes, url_policy, measure_here))
-    measure = make_measure(launcher, clock, open_url=open_url, pool=pool)
+    measure = make_measure(launcher, measuring, pool=pool)
     if mark_registry:
         from mcpcost.sweep.registry_source import with_registry_entries
 

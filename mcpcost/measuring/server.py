@@ -18,6 +18,11 @@ tail, and have every env and header value masked.
 ``protocol`` (auto, legacy, modern) picks how the era is negotiated (see ``transports.session``);
 every record carries ``protocolErasTried`` (the eras the first capture attempted, in order) and,
 when the caller narrowed the choice, ``protocolRequested``.
+
+Every caller (audit, measure, sweep, serve, the Action and its measuring children) says how it
+measures in one ``MeasureOptions`` value: the budget and its retry, the era, how URLs are opened
+(under an address policy, signed in) or an explicit transport factory (a container's), where the
+record says it ran, which further secrets are masked, and the clock.
 """
 
 from __future__ import annotations
@@ -25,17 +30,20 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from mcpcost.core.model import (
     HOST_ISOLATION,
     NOT_CAPTURED,
+    Authorization,
     Isolation,
     Listing,
     ListingKind,
     Measurement,
 )
+from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
@@ -45,8 +53,12 @@ from mcpcost.measuring.masking import mask_measurement
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.workers import run_side_by_side
 from mcpcost.transports.base import Transport, TransportFactory
-from mcpcost.transports.open import open_transport as default_open_transport
+from mcpcost.transports.open import open_authorized
 from mcpcost.version import __version__
+
+if TYPE_CHECKING:  # the flow (and requests behind it) loads only when a server needs it
+    from mcpcost.auth.authorizer import OAuthAuthorizer
+    from mcpcost.runtime.addresses import AddressPolicy
 
 TIMEOUT_RETRY_FACTOR = 2
 NOTES_LIMIT = 700
@@ -57,6 +69,61 @@ RETRY_PREFIX = "reproduced on double the timeout budget; "
 # independently: "(Python)" keeps "mcp-context-cost 0.1.0" from reading as one of its releases.
 MEASURED_BY_TOOL = "mcp-context-cost (Python)"
 MEASURED_BY = {"tool": MEASURED_BY_TOOL, "version": __version__}
+AUTHORIZATION_OAUTH: Authorization = "oauth"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasureOptions:
+    """How ``measure_server`` measures one server; every field has the default a user's own
+    ``mcpcost measure`` would use.
+
+    Servers are opened by ``open_transport`` when it is given (a container launcher's factory,
+    an ``AheadOpener``, a test's; ``sign_in`` and ``url_policy`` then do not apply), and
+    otherwise as the transports open them: URLs signed in with ``sign_in`` when given, and with
+    every connection under ``url_policy`` when given (URLs from the world: a registry's, a
+    service caller's; error bodies are then never quoted).
+
+    ``mask`` names secrets beyond the spec's own, masked as the spec's are (the host's proxy
+    credentials a container is given). ``load_counting_early`` False leaves ``load_counting``
+    to the caller: one that launches many servers at once calls it after the last launch, so
+    that it does not delay them. ``release`` takes the transports of successful captures to
+    close (``capture_tools``); by default each is closed before its capture returns.
+    """
+
+    timeout_s: float = 60.0
+    retry_timeouts: bool = True
+    protocol: EraChoice = EraChoice.AUTO
+    url_policy: AddressPolicy | None = None
+    sign_in: OAuthAuthorizer | None = None
+    open_transport: TransportFactory | None = None
+    isolation: Isolation = HOST_ISOLATION
+    mask: tuple[str, ...] = field(default=(), repr=False)  # secrets, never in a repr
+    now: Callable[[], datetime] = utc_now
+    load_counting_early: bool = True
+    release: Callable[[Transport], None] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.timeout_s > 0:
+            raise ValueError("timeout_s must be positive")
+        if self.protocol not in set(EraChoice):
+            choices = ", ".join(EraChoice)
+            raise ValueError(f"protocol must be one of {choices}, not {self.protocol!r}")
+
+    def factory(self) -> TransportFactory:
+        """The transport factory these options open servers with."""
+        if self.open_transport is not None:
+            return self.open_transport
+        authorizer, policy = self.sign_in, self.url_policy
+
+        def opened(spec: ServerSpec, timeout_s: float) -> Transport:
+            return open_authorized(
+                spec, timeout_s, authorizer, policy=policy, quote_bodies=policy is None
+            )
+
+        return opened
+
+
+DEFAULT_OPTIONS = MeasureOptions()
 
 
 def capture_pair(
@@ -173,8 +240,11 @@ def measurement_from_pair(
     isolation: Isolation,
     notes_prefix: str = "",
     protocol: EraChoice = EraChoice.AUTO,
+    secrets: tuple[str, ...] | None = None,
 ) -> Measurement:
-    """Fold two captures into the published record (pure)."""
+    """Fold two captures into the published record (pure). ``secrets``: the values masked
+    (default: the spec's)."""
+    hidden = spec.secret_values if secrets is None else secrets
     first, second = pair
     timeout_ms = round(timeout_s * 1000)
     failure = first if isinstance(first, CaptureFailure) else second
@@ -189,7 +259,7 @@ def measurement_from_pair(
             measured_at=measured_at,
             timeout_ms=timeout_ms,
             isolation=isolation,
-            notes=failure_notes(failure, spec.secret_values, notes_prefix),
+            notes=failure_notes(failure, hidden, notes_prefix),
             transport=kind,
             measured_by=MEASURED_BY,
             header_names=header_names,
@@ -225,40 +295,29 @@ def measurement_from_pair(
         header_names=header_names,
         protocol_eras_tried=first.eras_tried,
         protocol_requested=requested,
-        listings=listings_of(first, spec.secret_values),
+        listings=listings_of(first, hidden),
     )
-    return mask_measurement(measurement, spec.secret_values, one.canonical.text)
+    return mask_measurement(measurement, hidden, one.canonical.text)
 
 
-def measure_server(
-    spec: ServerSpec,
-    *,
-    timeout_s: float = 60.0,
-    retry_timeouts: bool = True,
-    open_transport: TransportFactory | None = None,
-    isolation: Isolation | None = None,
-    now: Callable[[], datetime] | None = None,
-    protocol: EraChoice = EraChoice.AUTO,
-    load_counting_early: bool = True,
-    release: Callable[[Transport], None] | None = None,
-) -> Measurement:
+def mark_authorized(measurement: Measurement, authorizer: OAuthAuthorizer | None) -> Measurement:
+    """Record that a number was measured signed in (never the token or the identity)."""
+    if authorizer is None or not authorizer.used or not measurement.has_number:
+        return measurement
+    return replace(measurement, authorization=AUTHORIZATION_OAUTH)
+
+
+def measure_server(spec: ServerSpec, options: MeasureOptions = DEFAULT_OPTIONS) -> Measurement:
     """Measure one server: two captures (``capture_pair``), compared; one timeout retry at 2x.
 
-    ``protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is refused),
-    ``legacy`` or ``modern`` (only that era is tried). ``load_counting_early`` False leaves
-    ``load_counting`` to the caller: one that launches many servers at once calls it after the
-    last launch, so that it does not delay them. ``release`` takes the transports of
-    successful captures to close (``capture_tools``); by default each is closed before its
-    capture returns.
+    ``options.protocol``: ``auto`` (legacy ``initialize`` first, the 2026-07-28 era if it is
+    refused), ``legacy`` or ``modern`` (only that era is tried). A measurement made signed in
+    (``options.sign_in`` used) says ``authorization: "oauth"``.
     """
-    if not timeout_s > 0:
-        raise ValueError("timeout_s must be positive")
-    if protocol not in set(EraChoice):
-        raise ValueError(f"protocol must be one of {', '.join(EraChoice)}, not {protocol!r}")
-    factory = open_transport or default_open_transport
-    clock = now or utc_now
-    where = isolation or HOST_ISOLATION
-    started_at = iso_utc(clock())
+    factory = options.factory()
+    timeout_s, protocol, where = options.timeout_s, options.protocol, options.isolation
+    secrets = spec.secret_values + options.mask
+    started_at = iso_utc(options.now())
     result = measurement_from_pair(
         spec,
         capture_pair(
@@ -266,20 +325,27 @@ def measure_server(
             factory,
             timeout_s,
             protocol,
-            load_counting_early=load_counting_early,
-            release=release,
+            load_counting_early=options.load_counting_early,
+            release=options.release,
         ),
         timeout_s=timeout_s,
         measured_at=started_at,
         isolation=where,
         protocol=protocol,
+        secrets=secrets,
     )
-    if result.status is Status.TIMEOUT and retry_timeouts:
+    if result.status is Status.TIMEOUT and options.retry_timeouts:
         wider = timeout_s * TIMEOUT_RETRY_FACTOR
-        retried_at = iso_utc(clock())
-        pair = capture_pair(spec, factory, wider, protocol, release=release)
+        retried_at = iso_utc(options.now())
+        pair = capture_pair(spec, factory, wider, protocol, release=options.release)
         again = measurement_from_pair(
-            spec, pair, timeout_s=wider, measured_at=retried_at, isolation=where, protocol=protocol
+            spec,
+            pair,
+            timeout_s=wider,
+            measured_at=retried_at,
+            isolation=where,
+            protocol=protocol,
+            secrets=secrets,
         )
         if again.status is Status.TIMEOUT:
             again = measurement_from_pair(
@@ -290,7 +356,8 @@ def measure_server(
                 isolation=where,
                 notes_prefix=RETRY_PREFIX,
                 protocol=protocol,
+                secrets=secrets,
             )
         result = again
     assert result.server_instructions is not NOT_CAPTURED or not result.has_number
-    return result
+    return mark_authorized(result, options.sign_in)

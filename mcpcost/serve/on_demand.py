@@ -14,9 +14,10 @@ capture, and should the worker still not have returned ``GRACE_S`` later the cal
 ``timeout`` answer anyway; the slot stays taken until the worker is done, so a server that held
 a worker cannot make room for more work than ``max_concurrent``.
 
-The measurement is ``measure_server`` with ``world_url_opener``: every connection, each
-redirect's too, goes only where the address policy allows, nothing the caller sent (headers,
-cookies) goes to the server, and error bodies are never quoted.
+The measurement is ``measure_server`` under the service's address policy
+(``MeasureOptions.url_policy``): every connection, each redirect's too, goes only where the
+policy allows, nothing the caller sent (headers, cookies) goes to the server, and error bodies
+are never quoted.
 """
 
 from __future__ import annotations
@@ -69,8 +70,7 @@ def remote_measurer(settings: ServeSettings) -> MeasureFn:
     policy = settings.policy
 
     def measure(target: MeasureTarget) -> Measurement:
-        from mcpcost.measuring import measure_server
-        from mcpcost.transports.open import world_url_opener
+        from mcpcost.measuring import MeasureOptions, measure_server
 
         try:
             check_url(target.url, policy)
@@ -78,12 +78,10 @@ def remote_measurer(settings: ServeSettings) -> MeasureFn:
             raise
         except (OSError, ValueError):
             pass  # a name that does not resolve: the measurement reports it as it meets it
-        return measure_server(
-            spec_for(target),
-            timeout_s=settings.timeout_s,
-            retry_timeouts=False,
-            open_transport=world_url_opener(policy),
+        options = MeasureOptions(
+            timeout_s=settings.timeout_s, retry_timeouts=False, url_policy=policy
         )
+        return measure_server(spec_for(target), options)
 
     return measure
 

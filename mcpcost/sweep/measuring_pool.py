@@ -3,12 +3,13 @@
 Measuring an endpoint on loopback or a fast network is Python work from end to end (HTTP,
 JSON, counting), and one interpreter runs Python on one core at a time: a sweep of thousands of
 endpoints measured in its own process is bound to one core whatever the machine has. A
-``MeasuringPool`` starts up to ``processes`` children (``mcpcost.sweep.measuring_child``), one
-more each time a job comes while every running child has one in flight, and gives each job to
-the child with the fewest in flight. The sweep's ``--concurrency`` still bounds how many jobs
-run at once; the pool only spreads them over cores. Only endpoints go to children: a launch
-(a stdio server, a container) stays in the sweep's own process, where an interrupt stops its
-process tree and where the CPU goes to the server, not to us.
+``MeasuringPool`` starts up to ``processes`` children (``mcpcost.measuring.child``, in sessions
+that measure URLs only), one more each time a job comes while every running child has one in
+flight, and gives each job to the child with the fewest in flight. The sweep's
+``--concurrency`` still bounds how many jobs run at once; the pool only spreads them over
+cores. Only endpoints go to children: a launch (a stdio server, a container) stays in the
+sweep's own process, where an interrupt stops its process tree and where the CPU goes to the
+server, not to us.
 
 A child that ends or answers with what is not an answer fails its jobs in flight with
 ``MeasuringProcessFailed`` (the sweep records each as a harness error) and is replaced for later
@@ -28,26 +29,26 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import IO, Any
+from typing import IO
 
-from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
-from mcpcost.core.spec_wire import spec_to_json
-from mcpcost.errors import InputError, McpcostError
+from mcpcost.errors import McpcostError
+from mcpcost.measuring.child import (
+    CHILD_MODULE,
+    MAX_ANSWER_BYTES,
+    job_line,
+    read_answer,
+    session_line,
+)
 from mcpcost.measuring.server import TIMEOUT_RETRY_FACTOR
 from mcpcost.runtime.addresses import AddressPolicy
-from mcpcost.sweep.measuring_child import policy_to_json
-from mcpcost.transports.base import MAX_CAPTURE_BYTES
 
-# A measurement carries its capture (at most MAX_CAPTURE_BYTES on the wire), re-serialised and
-# counted tool by tool: four times the cap holds any of them.
-MAX_ANSWER_BYTES = 4 * MAX_CAPTURE_BYTES + (1 << 20)
 MAX_REPLACEMENTS = 3
 # The wait for one answer: both captures, the timeout retry at its wider budget, and margin.
 ANSWER_MARGIN_S = 30.0
 MAX_PROCESSES = 4
-CHILD_ARGV = (sys.executable, "-m", "mcpcost.sweep.measuring_child")
+CHILD_ARGV = (sys.executable, "-m", CHILD_MODULE)
 
 Fallback = Callable[[ServerSpec, float], Measurement]
 
@@ -130,7 +131,7 @@ class _Child:
                 if len(line) > MAX_ANSWER_BYTES or not line.endswith(b"\n"):
                     why = "answered with a line too long to be a measurement"
                     break
-                job_id, answer = _read_answer(line)
+                job_id, answer = read_answer(line)
                 if job_id is None:
                     why = "answered with what is not an answer"
                     break
@@ -138,7 +139,8 @@ class _Child:
                     waiting = self.waiting.pop(job_id, None)
                     self.answered += 1
                 if waiting is not None:
-                    waiting.answer = answer
+                    refused = f"the measuring process refused the job: {answer}"
+                    waiting.answer = answer if isinstance(answer, Measurement) else refused
                     waiting.done.set()
         except (OSError, ValueError):
             pass
@@ -177,26 +179,6 @@ class _Child:
         self._reader.join(timeout=5)
 
 
-def _read_answer(line: bytes) -> tuple[int | None, Measurement | str]:
-    """(job id, its measurement or the child's error text); id None for a line that is not
-    an answer."""
-    try:
-        doc = parse_json(line)
-    except InputError:
-        return None, ""
-    if not isinstance(doc, dict):
-        return None, ""
-    job_id = doc.get("id")
-    if isinstance(job_id, bool) or not isinstance(job_id, int):
-        return None, ""
-    if isinstance(doc.get("error"), str):
-        return job_id, f"the measuring process refused the job: {doc['error']}"
-    try:
-        return job_id, Measurement.from_dict(doc.get("measurement"))
-    except (InputError, KeyError, TypeError, ValueError, AttributeError):
-        return None, ""
-
-
 class MeasuringPool:
     """Measure endpoints in up to ``processes`` child processes (see the module's docstring).
 
@@ -216,7 +198,7 @@ class MeasuringPool:
         if processes < 1:
             raise ValueError("processes must be positive")
         self.processes = processes
-        self._opener_line = stringify(policy_to_json(policy)).encode("utf-8") + b"\n"
+        self._opener_line = session_line(policy, launches=False)
         self._fallback = fallback
         self._child_argv = tuple(child_argv)
         self._children: list[_Child] = []
@@ -241,8 +223,7 @@ class MeasuringPool:
 
     def _measure_in(self, child: _Child, spec: ServerSpec, timeout_s: float) -> Measurement:
         job_id = next(self._ids)
-        job: dict[str, Any] = {"id": job_id, "spec": spec_to_json(spec), "timeout": timeout_s}
-        line = stringify(job).encode("utf-8") + b"\n"
+        line = job_line(job_id, spec, timeout_s)
         waiting = _Waiting()
         if not child.send(job_id, line, waiting):
             raise MeasuringProcessFailed("the measuring process ended before it took the job")

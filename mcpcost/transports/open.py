@@ -1,5 +1,6 @@
 """The default transport factory: stdio for a command, http / sse / auto for a URL; and
-``world_url_opener`` for URLs that came from the world rather than from the user.
+``open_authorized``, the same with a request authorizer and, for URLs that came from the world
+rather than from the user, an address policy (``measuring.server.MeasureOptions`` chooses).
 
 The HTTP transports (and ``requests`` behind them, ~0.1 s to import) are imported only when a
 spec has a URL, so a stdio measurement spawns its server without paying for them.
@@ -30,26 +31,6 @@ def open_transport(spec: ServerSpec, timeout_s: float) -> Transport:
     return open_authorized(spec, timeout_s, None)
 
 
-def authorized_opener(authorizer: RequestAuthorizer) -> TransportFactory:
-    """A transport factory whose HTTP transports sign requests with ``authorizer``."""
-    return lambda spec, timeout_s: open_authorized(spec, timeout_s, authorizer)
-
-
-def world_url_opener(policy: AddressPolicy) -> TransportFactory:
-    """A transport factory for servers whose URL came from the world (a registry entry, a
-    caller of a service), not from the user: every connection, each redirect's included, goes
-    only to addresses ``policy`` allows (``runtime.addresses``), and the body of an error
-    status is never quoted in a note (it may be an internal service's page). A spec without a
-    URL is refused: nothing from the world is launched through this factory."""
-
-    def open_world_url(spec: ServerSpec, timeout_s: float) -> Transport:
-        if spec.url is None:
-            raise ValueError("world_url_opener opens URLs only")
-        return open_authorized(spec, timeout_s, None, policy=policy, quote_bodies=False)
-
-    return open_world_url
-
-
 def open_authorized(
     spec: ServerSpec,
     timeout_s: float,
@@ -59,7 +40,9 @@ def open_authorized(
     quote_bodies: bool = True,
 ) -> Transport:
     """``open_transport`` with an authorizer that signs HTTP requests and answers authorization
-    challenges (see ``auth``); ``policy`` and ``quote_bodies`` as ``world_url_opener`` says."""
+    challenges (see ``auth``). With ``policy`` every connection, each redirect's included, goes
+    only to addresses it allows (``runtime.addresses``); without ``quote_bodies`` the body of an
+    error status is never quoted in a note (it may be an internal service's page)."""
     if spec.url is None:
         return spawn_stdio(spec)
     from mcpcost.transports.auto import AutoTransport

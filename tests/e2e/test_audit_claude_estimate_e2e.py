@@ -20,7 +20,7 @@ from mcpcost.cli import audit_cmd
 from mcpcost.core.calibration import estimate_request
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.servers.registry import real_server_argv
 
 REFERENCE = ("filesystem", "memory", "everything", "sequential-thinking")
@@ -53,7 +53,10 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
     if missing:
         pytest.skip(f"pinned servers not installed ({missing}); run scripts/setup-test-env.sh")
     argv = {name: list(a) for name, a in found.items() if a is not None}
-    measured = {n: measure_server(ServerSpec.stdio(n, a), timeout_s=60) for n, a in argv.items()}
+    measured = {
+        n: measure_server(ServerSpec.stdio(n, a), MeasureOptions(timeout_s=60))
+        for n, a in argv.items()
+    }
     assert all(m.total_tokens is not None for m in measured.values())
     p = Place(tmp_path_factory.mktemp("claude"), measured)
     servers = {n: {"command": a[0], "args": a[1:]} for n, a in argv.items()}

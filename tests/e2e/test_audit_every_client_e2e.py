@@ -16,7 +16,7 @@ import yaml
 from mcpcost.cli import audit_cmd
 from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.helpers.report_schema import SCHEMA
 from tests.servers.registry import real_server_argv
 
@@ -157,7 +157,7 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
 
     def measure(spec: ServerSpec) -> Any:
         launches.append(spec.display())
-        return measure_server(spec, timeout_s=60)
+        return measure_server(spec, MeasureOptions(timeout_s=60))
 
     out, err = io.StringIO(), io.StringIO()
     code = audit_cmd.run(
@@ -185,7 +185,7 @@ def test_every_client_audited_end_to_end_with_real_servers(tmp_path: Path) -> No
     assert len(launches) == len(set(launches)) == len(SERVERS)
 
     own = {
-        name: measure_server(ServerSpec.stdio(name, resolved[name]), timeout_s=60)
+        name: measure_server(ServerSpec.stdio(name, resolved[name]), MeasureOptions(timeout_s=60))
         for name in SERVERS
     }
     for source, (client, server_key) in files.items():

@@ -23,7 +23,7 @@ from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.markdown import code_span
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.helpers.lens_homes import CLIENTS, EDGE, EXPECTED, entry_line, populate_home
 from tests.helpers.report_schema import SCHEMA
 from tests.servers.fixtures import limits_server
@@ -35,7 +35,7 @@ ENVIRON = {"PATH": "/usr/bin:/bin"}
 
 
 def _measure(spec: ServerSpec) -> Any:
-    return measure_server(spec, timeout_s=60)
+    return measure_server(spec, MeasureOptions(timeout_s=60))
 
 
 class Home:

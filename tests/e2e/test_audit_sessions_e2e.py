@@ -16,7 +16,7 @@ import pytest
 
 from mcpcost.cli import audit_cmd
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.helpers.report_schema import SCHEMA
 from tests.servers.registry import real_server_argv
 
@@ -113,7 +113,7 @@ def own(argvs: dict[str, list[str]]) -> dict[str, int]:
     """Each server measured on its own, outside the audit."""
     out = {}
     for name, argv in argvs.items():
-        m = measure_server(ServerSpec.stdio(name, argv), timeout_s=60)
+        m = measure_server(ServerSpec.stdio(name, argv), MeasureOptions(timeout_s=60))
         assert m.total_tokens is not None, m.notes
         out[name] = m.total_tokens
     return out

@@ -197,7 +197,7 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
     # the value reached the container: the report's hash is that of the probe's tool saying
     # the variable is set, with the value's sha256 (the server never says the value itself)
     from mcpcost.core.canonical import canonicalize
-    from mcpcost.measuring import measure_server
+    from mcpcost.measuring import MeasureOptions, measure_server
 
     digest = hashlib.sha256(SECRET.encode()).hexdigest()
     said = f"PROBE_TOKEN is set; sha256 {digest}; home /tmp; cwd {project}"
@@ -205,7 +205,7 @@ def test_audit_docker_puts_config_env_into_the_container_and_never_prints_it(
     assert server["canonicalSha256"] == canonicalize(tools).sha256
     # and without the config's env the same server says otherwise (the probe can tell)
     spec = ServerSpec.stdio("probe", ["python3", str(project / "probe_server.py")])
-    unset = measure_server(spec, timeout_s=30)
+    unset = measure_server(spec, MeasureOptions(timeout_s=30))
     assert unset.status is Status.MEASURED and isinstance(unset.raw_tools_capture, list)
     assert unset.raw_tools_capture[0]["description"].startswith("PROBE_TOKEN is not set; sha256 -")
     assert _ours(engine) == []

@@ -63,6 +63,7 @@ def test_sweep_in_real_containers_through_the_docker_api(
     engine: tuple[Any, str, str], tmp_path: Path
 ) -> None:
     from mcpcost.core.jsonvalue import parse_json
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.sweep.measure_adapter import make_measure
     from mcpcost.sweep.runner import run_sweep
 
@@ -73,7 +74,7 @@ def test_sweep_in_real_containers_through_the_docker_api(
         CATALOG,
         selected,
         tmp_path,
-        make_measure(ContainerLauncher(client), lambda: NOW),
+        make_measure(ContainerLauncher(client), MeasureOptions(now=lambda: NOW)),
         SweepOptions(docker=True, concurrency=2, default_timeout_s=60, image_override=image),
         clock=lambda: NOW,
         progress=lines.append,
@@ -115,6 +116,7 @@ def test_docker_run_entry_reaches_the_engine_given_by_docker_host(
     import shutil
 
     from mcpcost.core.jsonvalue import parse_json
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.sweep.measure_adapter import make_measure
     from mcpcost.sweep.runner import run_sweep
 
@@ -130,7 +132,7 @@ def test_docker_run_entry_reaches_the_engine_given_by_docker_host(
         catalog,
         list(catalog.entries),
         tmp_path,
-        make_measure(ContainerLauncher(client), lambda: NOW),
+        make_measure(ContainerLauncher(client), MeasureOptions(now=lambda: NOW)),
         SweepOptions(docker=True, default_timeout_s=120, docker_host=address),
         clock=lambda: NOW,
         progress=lines.append,
@@ -221,6 +223,7 @@ def test_ca_bundle_is_mounted_read_only_and_named_inside_a_real_container(
 ) -> None:
     import hashlib
 
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.sweep.measure_adapter import make_measure
 
     client, image, _ = engine
@@ -239,7 +242,10 @@ def test_ca_bundle_is_mounted_read_only_and_named_inside_a_real_container(
         trust=HostTrust(ca_bundle=str(bundle), proxy=proxy),
     )
     m = measure_entry(
-        entry, make_measure(ContainerLauncher(client), lambda: NOW), options, lambda: NOW
+        entry,
+        make_measure(ContainerLauncher(client), MeasureOptions(now=lambda: NOW)),
+        options,
+        lambda: NOW,
     )
     assert m.status is Status.MEASURED, m.notes
     assert isinstance(m.raw_tools_capture, list)
@@ -259,11 +265,12 @@ def test_ca_bundle_is_mounted_read_only_and_named_inside_a_real_container(
 def test_a_launcher_missing_from_the_image_is_named_and_not_retried(
     engine: tuple[Any, str, str],
 ) -> None:
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.sweep.measure_adapter import make_measure
 
     client, image, _ = engine
     entry = load_catalog("servers:\n  - name: t\n    command: uvx mcp-server-time\n").entries[0]
-    real = make_measure(ContainerLauncher(client), lambda: NOW)
+    real = make_measure(ContainerLauncher(client), MeasureOptions(now=lambda: NOW))
     jobs: list[Job] = []
 
     def counting(job: Job) -> Measurement:
@@ -308,7 +315,7 @@ def test_npx_server_fetched_in_a_container_behind_the_proxy_matches_the_host_mea
     from mcpcost.cli import sweep_cmd
     from mcpcost.core.jsonvalue import parse_json
     from mcpcost.core.spec import ServerSpec
-    from mcpcost.measuring import measure_server
+    from mcpcost.measuring import MeasureOptions, measure_server
     from tests.servers.registry import real_server
 
     _, image, address = engine
@@ -320,7 +327,9 @@ def test_npx_server_fetched_in_a_container_behind_the_proxy_matches_the_host_mea
     reason = _npm_registry_unreachable()
     if reason is not None:
         pytest.skip(reason)
-    host = measure_server(ServerSpec.stdio("memory", host_server.argv), timeout_s=60)
+    host = measure_server(
+        ServerSpec.stdio("memory", host_server.argv), MeasureOptions(timeout_s=60)
+    )
     assert host.status is Status.MEASURED, host.notes
     catalog = tmp_path / "servers.yaml"
     # npm's cache is pointed away from the shared volume: a warm cache would let npm fall back
@@ -368,6 +377,7 @@ def test_npx_server_on_a_cold_shared_cache_volume_measures(
     the package into the same ``_npx`` folder at once (npm's ENOTEMPTY / ECOMPROMISED) and the
     entry measures on its first attempt, without the cold-cache retry."""
     from mcpcost.core.record import replace
+    from mcpcost.measuring import MeasureOptions
     from mcpcost.measuring.containers.plans import NPM_CACHE_VOLUME
     from mcpcost.sweep.measure_adapter import make_measure
     from mcpcost.sweep.runner import run_sweep
@@ -390,7 +400,7 @@ def test_npx_server_on_a_cold_shared_cache_volume_measures(
         def open(self, plan: ContainerPlan) -> Any:
             return answers.around(lambda: super(Noting, self).open(plan))
 
-    base = make_measure(Noting(client), lambda: NOW)
+    base = make_measure(Noting(client), MeasureOptions(now=lambda: NOW))
     seen: list[Job] = []
 
     def measure(job: Job) -> Measurement:

@@ -12,7 +12,7 @@ import pytest
 
 from mcpcost.cli import audit_cmd
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.servers.registry import real_server_argv
 
 
@@ -27,7 +27,7 @@ def test_lmstudio_audited_end_to_end_with_a_real_server(tmp_path: Path) -> None:
     config.write_text(json.dumps({"mcpServers": {"time": {"command": argv[0], "args": argv[1:]}}}))
 
     def measure(spec: ServerSpec) -> Any:
-        return measure_server(spec, timeout_s=60)
+        return measure_server(spec, MeasureOptions(timeout_s=60))
 
     out, err = io.StringIO(), io.StringIO()
     code = audit_cmd.run(
@@ -44,7 +44,7 @@ def test_lmstudio_audited_end_to_end_with_a_real_server(tmp_path: Path) -> None:
     (result,) = json.loads(out.getvalue())["configs"]
     assert (result["client"], result["source"]) == ("lmstudio", str(config))
     (server,) = result["servers"]
-    own = measure_server(ServerSpec.stdio("time", argv), timeout_s=60)
+    own = measure_server(ServerSpec.stdio("time", argv), MeasureOptions(timeout_s=60))
     assert server["status"] == "measured"
     assert server["canonicalSha256"] == own.canonical_sha256
     assert result["totalTokens"] == server["tokens"] == own.total_tokens

@@ -13,7 +13,8 @@ import requests
 from mcpcost.auth.loopback import LoopbackReceiver
 from mcpcost.auth.oauth_values import OAuthState
 from mcpcost.core.spec import ServerSpec, TransportName
-from mcpcost.measuring.signed_in import measure_with_environment_sign_in
+from mcpcost.measuring.server import MeasureOptions, measure_server
+from mcpcost.measuring.signed_in import environment_sign_in
 from tests.helpers.oauth_fake import FakeAuthServer, RunningFake
 
 SECRET = "ci-client-secret-3b7f"
@@ -46,9 +47,8 @@ def ci_env(issuer: str | None) -> dict[str, str]:
 
 def measure(url: str, env: dict[str, str], *, required: bool = True) -> tuple[str, str]:
     spec = ServerSpec.remote("remote", url, transport=TransportName.HTTP)
-    m = measure_with_environment_sign_in(
-        spec, timeout_s=10.0, environ=env, issuer_required=required
-    )
+    sign_in = environment_sign_in(spec, env, issuer_required=required)
+    m = measure_server(spec, MeasureOptions(timeout_s=10.0, sign_in=sign_in))
     return str(m.status), m.notes or ""
 
 

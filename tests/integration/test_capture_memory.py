@@ -16,7 +16,7 @@ from tests.helpers.peak_memory import run_costed
 SERVER = ROOT / "tests" / "servers" / "fixtures" / "many_tools_server.py"
 SETUP = """
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 """
 # two captures side by side, each reading up to the cap into its line buffer
 CAPPED_MIB = 160
@@ -26,7 +26,8 @@ CAPPED_MIB = 160
 def test_a_tools_list_past_the_cap_is_refused_within_bounded_memory() -> None:
     argv = [sys.executable, str(SERVER), "400000"]  # about 20 MiB on one line
     body = f"""
-m = measure_server(ServerSpec.stdio("many", {argv!r}), timeout_s=300, retry_timeouts=False)
+options = MeasureOptions(timeout_s=300, retry_timeouts=False)
+m = measure_server(ServerSpec.stdio("many", {argv!r}), options)
 result = [str(m.status), m.notes]
 """
     cost = run_costed(SETUP, body, timeout_s=600)

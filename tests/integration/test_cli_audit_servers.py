@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.helpers.cli_audit import cli, cli_with, write_json
 from tests.helpers.paths import ROOT
 from tests.helpers.report_schema import SCHEMA
@@ -45,7 +45,9 @@ def test_real_servers_end_to_end_totals_equal_their_own_measurements(tmp_path: P
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
     (c,) = report["configs"]
     own = {
-        name: measure_server(ServerSpec.stdio(name, fixture_argv(mode)), timeout_s=10).total_tokens
+        name: measure_server(
+            ServerSpec.stdio(name, fixture_argv(mode)), MeasureOptions(timeout_s=10)
+        ).total_tokens
         for name, mode in (("good", "good"), ("paged", "paginated"))
     }
     assert {s["name"]: s["tokens"] for s in c["servers"]} == own

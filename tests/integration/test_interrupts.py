@@ -210,10 +210,13 @@ def test_a_signal_ends_a_sweep_and_its_measuring_processes_promptly(
         )
         try:
             deadline = time.monotonic() + 60
-            while len(children_of(proc.pid, "measuring_child")) < 2 and time.monotonic() < deadline:
+            while (
+                len(children_of(proc.pid, "mcpcost.measuring.child")) < 2
+                and time.monotonic() < deadline
+            ):
                 assert proc.poll() is None, proc.communicate()
                 time.sleep(0.05)
-            children = children_of(proc.pid, "measuring_child")
+            children = children_of(proc.pid, "mcpcost.measuring.child")
             assert len(children) == 2, "the measuring processes never started"
             time.sleep(1.0)  # their jobs are in flight, waiting for the endpoints
         except BaseException:

@@ -14,7 +14,7 @@ from mcpcost.audit.model_view import LoadVerdict
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.tokenizer import count_tokens
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.helpers.lens_fixtures import (
     DOTTED,
     NAME_55,
@@ -61,7 +61,7 @@ def test_each_crossing_is_reported_once_in_the_session_of_its_client(tmp_path: P
     )
 
     def measure(spec: ServerSpec) -> Any:
-        return measure_server(spec, timeout_s=60)
+        return measure_server(spec, MeasureOptions(timeout_s=60))
 
     report = run_audit(inputs, measure=measure, options=AuditOptions(concurrency=2)).report
     by = {s.client: s.model_view for s in report.sessions}

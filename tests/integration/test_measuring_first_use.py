@@ -19,7 +19,7 @@ import pytest
 
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.transports.base import Transport
 from mcpcost.transports.open import open_transport
 from tests.helpers.first_answers import FirstAnswers
@@ -61,9 +61,7 @@ def measure_through(
 
     m = measure_server(
         ServerSpec.stdio("first-use", [name, *args]),
-        timeout_s=TIMEOUT_S,
-        retry_timeouts=False,
-        open_transport=factory,
+        MeasureOptions(timeout_s=TIMEOUT_S, retry_timeouts=False, open_transport=factory),
     )
     starts = [int(line) for line in log.read_text().split()]
     return m.status, starts, answers

@@ -19,7 +19,7 @@ from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.core.verify import verify_document
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.servers.conftest_plugin import require_real_server
 from tests.servers.fixtures.stdio_server import PROMPTS, RESOURCES, TEMPLATES
 from tests.servers.registry import fixture_argv
@@ -29,7 +29,7 @@ SECRET = "fixture-secret-" + "z9" * 10
 
 def measure(*extra: str, timeout_s: float = 20.0) -> Measurement:
     spec = ServerSpec.stdio("fixture", fixture_argv("good", *extra), env={"FIXTURE_SECRET": SECRET})
-    return measure_server(spec, timeout_s=timeout_s)
+    return measure_server(spec, MeasureOptions(timeout_s=timeout_s))
 
 
 def counted(items: list[Any]) -> Listing:
@@ -145,7 +145,9 @@ async def _sdk_lists(argv: list[str]) -> dict[str, list[str]]:
 @pytest.mark.slow
 def test_the_everything_server_lists_what_the_official_sdk_client_sees() -> None:
     server = require_real_server("everything")
-    m = measure_server(ServerSpec.stdio("everything", list(server.argv)), timeout_s=60)
+    m = measure_server(
+        ServerSpec.stdio("everything", list(server.argv)), MeasureOptions(timeout_s=60)
+    )
     assert m.status is Status.MEASURED and m.listings is not None
     try:
         seen = asyncio.run(_sdk_lists(list(server.argv)))

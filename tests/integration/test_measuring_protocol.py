@@ -11,7 +11,7 @@ from mcpcost.cli import main
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.transports.session import MODERN_VERSION
 from tests.servers.registry import sdk_server_argv
 
@@ -20,7 +20,7 @@ pytest.importorskip("mcp", reason="the SDK fixtures need the mcp package")
 
 def measure(era: str, protocol: str) -> tuple[Status, str | None, object, object]:
     spec = ServerSpec.stdio(f"sdk-{era}", sdk_server_argv(era))
-    m = measure_server(spec, timeout_s=30, retry_timeouts=False, protocol=protocol)
+    m = measure_server(spec, MeasureOptions(timeout_s=30, retry_timeouts=False, protocol=protocol))
     doc = m.to_dict()
     return m.status, m.protocol_era, doc.get("protocolErasTried"), doc.get("protocolRequested")
 
@@ -31,7 +31,7 @@ def test_dual_era_auto_is_legacy_and_says_so() -> None:
 
 def test_dual_era_modern_measures_the_2026_era() -> None:
     spec = ServerSpec.stdio("sdk-dual", sdk_server_argv("dual"))
-    m = measure_server(spec, timeout_s=30, retry_timeouts=False, protocol="modern")
+    m = measure_server(spec, MeasureOptions(timeout_s=30, retry_timeouts=False, protocol="modern"))
     assert (m.status, m.protocol_era, m.protocol_version) == (
         Status.MEASURED,
         "modern",
@@ -39,7 +39,9 @@ def test_dual_era_modern_measures_the_2026_era() -> None:
     )
     assert m.protocol_eras_tried == ("modern",)
     assert m.protocol_requested == "modern"
-    legacy = measure_server(spec, timeout_s=30, retry_timeouts=False, protocol="legacy")
+    legacy = measure_server(
+        spec, MeasureOptions(timeout_s=30, retry_timeouts=False, protocol="legacy")
+    )
     assert legacy.protocol_era == "legacy"
     # The same tools in both eras; the SDK orders schema keys differently per era, so the
     # canonical bytes (and sha) may differ while the token count does not.
@@ -66,7 +68,7 @@ def test_forcing_modern_on_a_legacy_only_server_fails() -> None:
 def test_unknown_protocol_is_rejected() -> None:
     spec = ServerSpec.stdio("x", ["true"])
     with pytest.raises(ValueError, match="protocol"):
-        measure_server(spec, protocol="2026")
+        measure_server(spec, MeasureOptions(protocol="2026"))
 
 
 def test_cli_protocol_option() -> None:

@@ -11,7 +11,7 @@ import pytest
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.servers.registry import (
     NODE_MODULES,
     NODE_REFERENCE,
@@ -48,7 +48,7 @@ def measure_real(name: str) -> tuple[Measurement, list[str]]:
     server = real_server(name)
     assert server is not None
     spec = ServerSpec.stdio(name, list(server.argv), env=dict(server.env))
-    return measure_server(spec, timeout_s=TIMEOUT_S), list(server.argv)
+    return measure_server(spec, MeasureOptions(timeout_s=TIMEOUT_S)), list(server.argv)
 
 
 @pytest.mark.parametrize("name", REAL_STDIO_SERVERS)
@@ -80,7 +80,8 @@ def test_everything_same_sha_over_every_transport(mode: str) -> None:
         pytest.skip(str(exc))
     try:
         remote = measure_server(
-            ServerSpec.remote(f"everything-{mode}", url, transport="auto"), timeout_s=TIMEOUT_S
+            ServerSpec.remote(f"everything-{mode}", url, transport="auto"),
+            MeasureOptions(timeout_s=TIMEOUT_S),
         )
     finally:
         ctx.__exit__(None, None, None)

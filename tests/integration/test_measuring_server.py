@@ -17,7 +17,7 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.measuring.server import DYNAMIC_NOTE, RETRY_PREFIX
 from mcpcost.transports.base import Transport
 from mcpcost.transports.stdio import spawn_stdio
@@ -65,7 +65,9 @@ def measure_fixture(
         f"fx-{mode}", fixture_argv(mode, *extra), env={MARKER_VAR: marker, **(env or {})}
     )
     started = time.monotonic()
-    m = measure_server(spec, timeout_s=timeout, retry_timeouts=retry, now=lambda: FIXED_NOW)
+    m = measure_server(
+        spec, MeasureOptions(timeout_s=timeout, retry_timeouts=retry, now=lambda: FIXED_NOW)
+    )
     elapsed = time.monotonic() - started
     assert live_marked(marker) == [], f"processes left behind by {mode}"
     return m, elapsed, marker
@@ -120,7 +122,7 @@ def test_two_captures_run_concurrently(tmp_path: Path) -> None:
         f"runpy.run_path({script!r}, run_name='__main__')"
     )
     spec = ServerSpec.stdio("barrier", [sys.executable, "-c", code, str(barrier)])
-    m = measure_server(spec, timeout_s=10, retry_timeouts=False)
+    m = measure_server(spec, MeasureOptions(timeout_s=10, retry_timeouts=False))
     assert m.status is Status.MEASURED, m.notes
     assert len(os.listdir(barrier)) == 2
 
@@ -172,7 +174,7 @@ def test_retry_success_replaces_a_false_timeout(tmp_path: Path) -> None:
         f"sys.argv=[{script!r},'--mode','good']; runpy.run_path({script!r}, run_name='__main__')"
     )
     spec = ServerSpec.stdio("slowish", [sys.executable, "-c", code])
-    m = measure_server(spec, timeout_s=0.5)
+    m = measure_server(spec, MeasureOptions(timeout_s=0.5))
     assert m.status is Status.MEASURED
     assert m.timeout_ms == 1000 and m.notes is None
 
@@ -181,7 +183,7 @@ def test_secrets_never_reach_notes() -> None:
     secret = "s3cr3t-value-0123456789"
     code = "import os,sys; sys.stderr.write('bad key ' + os.environ['ACME_API_KEY']); sys.exit(2)"
     spec = ServerSpec.stdio("leaky", [sys.executable, "-c", code], env={"ACME_API_KEY": secret})
-    m = measure_server(spec, timeout_s=3)
+    m = measure_server(spec, MeasureOptions(timeout_s=3))
     text = render_measurement(m)
     assert m.status is Status.STARTUP_FAILURE
     assert secret not in text and "bad key ***" in text
@@ -197,12 +199,14 @@ def test_secret_in_argv_is_masked_in_launch_command() -> None:
             "--api-key=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
         ],
     )
-    m = measure_server(spec, timeout_s=3)
+    m = measure_server(spec, MeasureOptions(timeout_s=3))
     assert "ghp_" not in render_measurement(m)
 
 
 def test_spawn_failure() -> None:
-    m = measure_server(ServerSpec.stdio("nope", ["/nonexistent/server-bin"]), timeout_s=2)
+    m = measure_server(
+        ServerSpec.stdio("nope", ["/nonexistent/server-bin"]), MeasureOptions(timeout_s=2)
+    )
     assert m.status is Status.STARTUP_FAILURE
     assert m.notes is not None and m.notes.startswith("spawn failed")
 
@@ -210,7 +214,9 @@ def test_spawn_failure() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_sdk_servers_of_both_eras_are_measured(era: str) -> None:
-    m = measure_server(ServerSpec.stdio(f"sdk-{era}", sdk_server_argv(era)), timeout_s=30)
+    m = measure_server(
+        ServerSpec.stdio(f"sdk-{era}", sdk_server_argv(era)), MeasureOptions(timeout_s=30)
+    )
     assert m.status is Status.MEASURED
     assert m.protocol_era == era
     assert m.protocol_version == ("2026-07-28" if era == "modern" else "2025-11-25")
@@ -231,7 +237,9 @@ def test_sdk_servers_of_both_eras_are_measured(era: str) -> None:
 )
 def test_remote_servers(kind: str, transport: str, status: Status) -> None:
     with serve_http(kind) as fx:
-        m = measure_server(ServerSpec.remote(kind, fx.url, transport=transport), timeout_s=5)
+        m = measure_server(
+            ServerSpec.remote(kind, fx.url, transport=transport), MeasureOptions(timeout_s=5)
+        )
     assert m.status is status, m.notes
     if status is Status.MEASURED:
         good, _, _ = measure_fixture("good")
@@ -244,7 +252,7 @@ def test_header_values_stay_secret_and_names_are_recorded() -> None:
 
     with serve_http("bearer-required") as fx:
         spec = ServerSpec.remote("b", fx.url, headers={"Authorization": f"Bearer {BEARER_TOKEN}"})
-        m = measure_server(spec, timeout_s=5)
+        m = measure_server(spec, MeasureOptions(timeout_s=5))
     text = render_measurement(m)
     assert m.status is Status.MEASURED
     assert BEARER_TOKEN not in text
@@ -259,14 +267,15 @@ def test_custom_transport_factory_is_used() -> None:
         return spawn_stdio(spec)
 
     m = measure_server(
-        ServerSpec.stdio("f", fixture_argv("good")), timeout_s=4, open_transport=factory
+        ServerSpec.stdio("f", fixture_argv("good")),
+        MeasureOptions(timeout_s=4, open_transport=factory),
     )
     assert m.status is Status.MEASURED and opened == [4, 4]
 
 
 def test_bad_timeout_is_refused() -> None:
     with pytest.raises(ValueError):
-        measure_server(ServerSpec.stdio("f", fixture_argv("good")), timeout_s=0)
+        measure_server(ServerSpec.stdio("f", fixture_argv("good")), MeasureOptions(timeout_s=0))
 
 
 def test_a_signed_in_measurement_json_matches_its_golden_file() -> None:
@@ -276,8 +285,7 @@ def test_a_signed_in_measurement_json_matches_its_golden_file() -> None:
 
     from mcpcost.core.model import HOST_ISOLATION
     from mcpcost.measuring.capture import Capture
-    from mcpcost.measuring.server import measurement_from_pair
-    from mcpcost.measuring.signed_in import mark_authorized
+    from mcpcost.measuring.server import mark_authorized, measurement_from_pair
     from mcpcost.transports.base import Diagnostics
     from mcpcost.transports.session import ServerHello
 

@@ -17,13 +17,11 @@ import pytest
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Measurement, render_measurement
 from mcpcost.core.spec import ServerSpec
-from mcpcost.core.spec_wire import spec_to_json
 from mcpcost.core.status import Status
-from mcpcost.measuring.server import measure_server
+from mcpcost.measuring.child import session_line, spec_to_json
+from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.runtime.addresses import AddressPolicy
-from mcpcost.sweep.measuring_child import policy_to_json
 from mcpcost.sweep.measuring_pool import MeasuringPool, MeasuringProcessFailed
-from mcpcost.transports.open import world_url_opener
 from tests.helpers.live_processes import alive, children_of
 from tests.helpers.paths import ROOT
 from tests.helpers.sweep_resume import kill_when_paused, sessions, staged, statuses
@@ -40,7 +38,7 @@ def registry_fixture() -> Iterator[str]:
 
 
 def here(spec: ServerSpec, timeout_s: float) -> Measurement:
-    return measure_server(spec, timeout_s=timeout_s, open_transport=world_url_opener(LOOPBACK))
+    return measure_server(spec, MeasureOptions(timeout_s=timeout_s, url_policy=LOOPBACK))
 
 
 def without_date(m: Measurement) -> str:
@@ -115,7 +113,7 @@ def test_the_pool_refuses_a_launch() -> None:
 def start_child() -> subprocess.Popen[bytes]:
     """A measuring child with all three of its streams on pipes."""
     return subprocess.Popen(
-        [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
+        [sys.executable, "-m", "mcpcost.measuring.child"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -148,7 +146,7 @@ def test_the_child_refuses_a_launch_and_a_job_that_is_not_one(registry: str) -> 
     launch = spec_to_json(ServerSpec.stdio("local", ["sh", "-c", "touch /tmp/never"]))
     remote = spec_to_json(ServerSpec.remote("e", f"{registry}/mcp/2"))
     answers = child(
-        line(policy_to_json(LOOPBACK)),
+        session_line(LOOPBACK, launches=False),
         line({"id": 1, "spec": launch, "timeout": 5}),
         line({"id": 2, "spec": {"name": "x"}, "timeout": 5}),
         line({"id": 3, "spec": remote, "timeout": -1}),
@@ -170,7 +168,7 @@ def test_the_child_keeps_the_address_policy(registry: str) -> None:
     """Without allowPrivate a loopback endpoint is refused inside the child, as in the sweep."""
     remote = spec_to_json(ServerSpec.remote("e", f"{registry}/mcp/2"))
     (answer,) = child(
-        line(policy_to_json(AddressPolicy())),
+        session_line(AddressPolicy(), launches=False),
         line({"id": 1, "spec": remote, "timeout": 10}),
         answers=1,
     )
@@ -180,7 +178,7 @@ def test_the_child_keeps_the_address_policy(registry: str) -> None:
 
 def test_the_child_without_an_opener_line_measures_nothing() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "mcpcost.sweep.measuring_child"],
+        [sys.executable, "-m", "mcpcost.measuring.child"],
         input=b'{"id": 1}\n',
         capture_output=True,
         timeout=30,
@@ -252,7 +250,8 @@ def test_a_child_whose_input_ends_drops_its_jobs_and_ends_at_once(registry: str)
     slow = spec_to_json(ServerSpec.remote("slow", f"{registry}/slow/5000"))
     proc = start_child()
     out, err = proc.communicate(
-        line(policy_to_json(LOOPBACK)) + line({"id": 1, "spec": slow, "timeout": 10}), timeout=4
+        session_line(LOOPBACK, launches=False) + line({"id": 1, "spec": slow, "timeout": 10}),
+        timeout=4,
     )
     assert (proc.returncode, out, err) == (0, b"", b"")
 

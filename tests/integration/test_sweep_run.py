@@ -15,6 +15,7 @@ from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.measuring import MeasureOptions
 from mcpcost.sweep.catalog import Catalog, load_catalog
 from mcpcost.sweep.guard import MIN_REGRESSIONS
 from mcpcost.sweep.measure_adapter import make_measure
@@ -88,7 +89,7 @@ def sweep(
         cat,
         selected,
         root,
-        measure or make_measure(None, lambda: when),
+        measure or make_measure(None, MeasureOptions(now=lambda: when)),
         SweepOptions(concurrency=4, default_timeout_s=20),
         clock=lambda: when,
         progress=lines.append,
@@ -202,7 +203,7 @@ def test_second_sweep_same_day_changes_nothing_and_next_day_only_dates(
 
 def _sabotaged(when: dt.datetime, keep: set[str]) -> MeasureJob:
     """A harness that cannot start anything: every server but ``keep`` gets a dead launch."""
-    real = make_measure(None, lambda: when)
+    real = make_measure(None, MeasureOptions(now=lambda: when))
 
     def measure(job: Job) -> Measurement:
         if job.entry.name in keep:

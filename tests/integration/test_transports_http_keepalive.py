@@ -20,7 +20,7 @@ import pytest
 
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.measuring.server import measure_server
+from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.transports.http import StreamableHTTPTransport
 from mcpcost.transports.session import Session
 
@@ -111,7 +111,7 @@ def test_a_capture_is_one_connection() -> None:
 
 def test_a_measurement_is_one_connection_per_capture() -> None:
     with keepalive_server() as (url, connections):
-        m = measure_server(ServerSpec.remote("keepalive", url), timeout_s=5)
+        m = measure_server(ServerSpec.remote("keepalive", url), MeasureOptions(timeout_s=5))
     assert m.status is Status.MEASURED
     assert sorted(connections.values()) == [FOUR, FOUR]
 

@@ -8,7 +8,7 @@ from mcpcost.action.untrusted_launches import (
     is_job_variable,
 )
 from mcpcost.core.spec import ServerSpec
-from mcpcost.core.spec_wire import spec_from_json, spec_to_json
+from mcpcost.measuring.child import spec_from_json, spec_to_json
 
 STEP = {
     "PATH": "/usr/bin",

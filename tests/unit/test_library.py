@@ -17,6 +17,7 @@ PUBLIC_API = [
     "InputError",
     "Isolation",
     "McpcostError",
+    "MeasureOptions",
     "Measurement",
     "ServerResult",
     "ServerSpec",
@@ -69,3 +70,18 @@ def test_audit_configs_missing_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         mcpcost.audit_configs([missing])
     assert issubclass(mcpcost.InputError, mcpcost.McpcostError)
+
+
+def test_measure_options_check_their_values_and_keep_secrets_out_of_their_repr() -> None:
+    import pytest
+
+    from mcpcost.measuring import MeasureOptions
+    from mcpcost.transports.open import open_transport
+
+    options = MeasureOptions(timeout_s=5, mask=("s3cret-value",))
+    assert "s3cret-value" not in repr(options) and "timeout_s=5" in repr(options)
+    assert MeasureOptions(open_transport=open_transport).factory() is open_transport
+    with pytest.raises(ValueError, match="timeout_s"):
+        MeasureOptions(timeout_s=0)
+    with pytest.raises(ValueError, match="protocol"):
+        MeasureOptions(protocol="2026")  # type: ignore[arg-type]

@@ -24,8 +24,8 @@ from mcpcost.measuring.containers.placement import (
     ContainerOptions,
     Placement,
     container_measure,
-    measure_placed,
     place,
+    placed_options,
 )
 from mcpcost.measuring.containers.plans import (
     BASE_NOTE,
@@ -103,8 +103,8 @@ __all__ = [
     "host_proxy",
     "host_trust",
     "is_self_docker",
-    "measure_placed",
     "place",
+    "placed_options",
     "plan_for_spec",
     "resolve_ca_bundle",
     "self_docker_isolation",

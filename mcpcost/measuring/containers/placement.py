@@ -6,14 +6,13 @@ every other stdio server gets a container plan, and each capture gets a fresh co
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
-from datetime import datetime
 
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement
 from mcpcost.core.record import Record, replace
-from mcpcost.core.redact import redact_text
-from mcpcost.core.spec import EraChoice, ServerSpec
+from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.containers.launcher import ContainerLauncher
 from mcpcost.measuring.containers.plans import (
     ContainerPlan,
@@ -24,7 +23,7 @@ from mcpcost.measuring.containers.plans import (
     with_docker_host,
 )
 from mcpcost.measuring.containers.trust import HostTrust
-from mcpcost.measuring.server import measure_server
+from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.transports.base import Transport
 
 
@@ -81,66 +80,37 @@ def place(
     return Placement(spec, plan.isolation, plan)
 
 
-def measure_placed(
-    placement: Placement,
-    launcher: ContainerLauncher,
-    *,
-    timeout_s: float,
-    retry_timeouts: bool = True,
-    protocol: EraChoice = EraChoice.AUTO,
-    now: Callable[[], datetime] | None = None,
-) -> Measurement:
-    """Measure a placed spec: in fresh containers per capture, or on the host.
-
-    The record's launch and env names are the original spec's (never ``DOCKER_HOST``).
-    """
+def placed_options(
+    placement: Placement, launcher: ContainerLauncher, options: MeasureOptions
+) -> MeasureOptions:
+    """``options`` for a placed spec: each capture in a fresh container of its plan (or on the
+    host without one), the record saying where it ran."""
     plan = placement.plan
-    factory = None
-    if plan is not None:
-        active = plan
+    if plan is None:
+        return dataclasses.replace(options, isolation=placement.isolation)
 
-        def factory(spec: ServerSpec, timeout: float) -> Transport:
-            return launcher.open(active)
+    def factory(spec: ServerSpec, timeout: float) -> Transport:
+        return launcher.open(plan)
 
-    return measure_server(
-        placement.spec,
-        timeout_s=timeout_s,
-        retry_timeouts=retry_timeouts,
-        open_transport=factory,
-        isolation=placement.isolation,
-        now=now,
-        protocol=protocol,
-    )
+    return dataclasses.replace(options, isolation=placement.isolation, open_transport=factory)
 
 
 def container_measure(
-    launcher: ContainerLauncher,
-    options: ContainerOptions,
-    *,
-    timeout_s: float,
-    retry_timeouts: bool = True,
-    protocol: EraChoice = EraChoice.AUTO,
-    now: Callable[[], datetime] | None = None,
+    launcher: ContainerLauncher, containers: ContainerOptions, options: MeasureOptions
 ) -> Callable[[ServerSpec], Measurement]:
-    """A ``spec -> Measurement`` function that runs stdio servers in containers."""
+    """A ``spec -> Measurement`` function that runs stdio servers in containers (``place``),
+    measured with ``options``. The record's launch and env names are the spec's as configured
+    (never the ``DOCKER_HOST`` given to a docker run); the host's proxy credentials, which
+    reach containers and may be echoed back, are masked as the spec's secrets are."""
+    hidden = options.mask + (containers.trust.secret_values if containers.trust else ())
 
     def measure(spec: ServerSpec) -> Measurement:
-        placement = place(spec, options)
-        m = measure_placed(
-            placement,
-            launcher,
-            timeout_s=timeout_s,
-            retry_timeouts=retry_timeouts,
-            protocol=protocol,
-            now=now,
-        )
-        # The record names the spec as configured, never the DOCKER_HOST given to a docker run.
+        placement = place(spec, containers)
+        placed = dataclasses.replace(placed_options(placement, launcher, options), mask=hidden)
+        m = measure_server(placement.spec, placed)
         m = replace(m, launch_command=spec.display())
         if m.has_number:
             m = replace(m, env_var_names=spec.env_names)
-        if m.notes:  # proxy credentials reach containers and may be echoed back on stderr
-            hidden = spec.secret_values + (options.trust.secret_values if options.trust else ())
-            m = replace(m, notes=redact_text(m.notes, hidden))
         return m
 
     return measure
