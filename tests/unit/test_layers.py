@@ -26,6 +26,7 @@ RANK = {
     "audit": 7,
     "render": 8,
     "sweep": 8,
+    "author": 8,
     "serve": 9,
     "cli": 10,
     "action": 10,
