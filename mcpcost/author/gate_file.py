@@ -6,6 +6,7 @@ unknown key or wrong value in one line (the command exits 2). docs/AUTHORS.md li
     floor = 10                             # moves smaller than this are counted, not listed
 
     [server]                               # how to start the repository's server
+    name = "my-server"                     # as a client config names it (default: the folder)
     command = ["python", "server.py"]      # or url = "https://..."
     cwd = "."                              # relative to the gate file
     env = { MODE = "demo" }                # plain settings, never secrets
@@ -49,6 +50,7 @@ PYPROJECT = "pyproject.toml"
 class ServerLaunch:
     """How the gate file starts the server: a command (with cwd and env) or a URL."""
 
+    name: str | None = None  # the server's name as a client's config would write it
     command: tuple[str, ...] = ()
     url: str | None = None
     cwd: str | None = None
@@ -156,7 +158,7 @@ def _env(value: Any, where: str) -> dict[str, str]:
     return dict(table)
 
 
-_SERVER_KEYS = ("command", "url", "cwd", "env", "timeout")
+_SERVER_KEYS = ("name", "command", "url", "cwd", "env", "timeout")
 _PROFILE_KEYS = ("args", "env")
 _GATE_KEYS = (
     "max-total-tokens",
@@ -185,10 +187,14 @@ def _server(raw: Any, where: str) -> ServerLaunch:
     cwd = t.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise InputError(f"{where}.cwd: must be a string")
+    name = t.get("name")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise InputError(f"{where}.name: must be a non-empty string")
     timeout = _number(t.get("timeout", 60), f"{where}.timeout")
     if timeout == 0:
         raise InputError(f"{where}.timeout: must be more than 0")
     return ServerLaunch(
+        name=name,
         command=command,
         url=url,
         cwd=cwd,

@@ -240,11 +240,12 @@ def _profile_specs(
     elif gf is not None and gf.server is not None:
         s = gf.server
         timeout = s.timeout
+        name = s.name or base.resolve().name or "server"
         if s.url is not None:
-            spec = ServerSpec.remote(_name(s.url), s.url, transport=TransportName.AUTO)
+            spec = ServerSpec.remote(name, s.url, transport=TransportName.AUTO)
         else:
             cwd = str((base / s.cwd).resolve()) if s.cwd else str(base.resolve())
-            spec = ServerSpec.stdio(_name(s.command[0]), list(s.command), env=s.env, cwd=cwd)
+            spec = ServerSpec.stdio(name, list(s.command), env=s.env, cwd=cwd)
     else:
         raise UsageError(
             "mcpcost snapshot: give the server (a command after --, or --url), or a [server] "
@@ -270,12 +271,6 @@ def _profile_specs(
             )
         )
     return out
-
-
-def _name(word: str) -> str:
-    from mcpcost.cli.measure_inputs import name_from_command
-
-    return name_from_command([word])
 
 
 def _measure(

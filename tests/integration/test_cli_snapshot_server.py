@@ -210,3 +210,56 @@ def test_snapshot_update_check_and_the_attribution_of_a_change(
     code, _, err = _run(repo, monkeypatch, "--update")
     assert code == 0, err
     assert _run(repo, monkeypatch, "--check")[0] == 0
+
+
+def test_gate_file_verdicts_and_a_two_profile_range(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    two = _gate_file(
+        "[profiles.far]\n"
+        'args = ["--local-timezone", "America/Argentina/ComodRivadavia"]\n'
+        "[gates]\n"
+        "no-new-tools = true\n"
+        "max-tool-growth-tokens = 20\n"
+        "max-growth-percent = 50\n"
+        '[gates.tool-budgets]\n"get_*" = 230\n'
+    )
+    (repo / "mcpcost.toml").write_text(two, encoding="utf-8")
+    assert _run(repo, monkeypatch, "--update")[0] == 0
+    committed = json.loads((repo / "mcpcost.snapshot.json").read_text(encoding="utf-8"))
+    totals = {p["profile"]: p["totalTokens"] for p in committed["profiles"]}
+    assert totals["far"] > totals["utc"]  # the longer zone name is in three descriptions
+
+    # unchanged: the budgets hold and the range names each end
+    code, out, err = _run(repo, monkeypatch, "--format", "json")
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["range"]["low"] == {"profile": "utc", "totalTokens": totals["utc"]}
+    assert report["range"]["high"] == {"profile": "far", "totalTokens": totals["far"]}
+
+    _grow_and_add(repo)
+    code, out, err = _run(repo, monkeypatch)  # no --check: only the gates decide
+    assert code == 1, out + err
+    fails = [line for line in out.splitlines() if line.startswith("FAIL ")]
+    rules = {line.split()[1] for line in fails}
+    assert rules == {"no-new-tools", "max-tool-growth-tokens", "tool-budgets"}
+    assert any("[utc]" in line and "list_zones is new" in line for line in fails)
+    assert any("[far]" in line for line in fails)
+    assert "range: " in out and "(utc - far)" in out
+
+    # a gate file with a key it does not know: one line, exit 2, nothing measured
+    bad = two.replace("[gates]\n", "[gates]\nmax-everything = 1\n")
+    (repo / "mcpcost.toml").write_text(bad, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpcost", "snapshot", "--check"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "mcpcost.toml: gates: unknown key 'max-everything' (known: "
+        + done.stderr.split("(known: ", 1)[1].strip()
+    ]
+    assert done.stdout == ""
