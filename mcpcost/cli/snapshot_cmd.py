@@ -62,6 +62,9 @@ def build_parser() -> ArgParser:
     p.add_argument("--floor", type=int, metavar="TOKENS", help="list moves of at least this")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument(
+        "--sarif", metavar="PATH", help="also write the SARIF log to PATH (one measurement)"
+    )
     return p
 
 
@@ -200,14 +203,19 @@ def run(
         checking=own.check,
         gates_run=gates.any,
     )
+    sarif = ""
+    if fmt == "sarif" or own.sarif:
+        lines = tool_lines(text or "")
+        where = {c.profile: profile_line(text or "", c.profile) for c in checks}
+        sarif = stringify_pretty(sarif_log(outcome, lines, where)) + "\n"
+    if own.sarif:
+        atomic_write(Path(own.sarif), sarif)
     if fmt == "json":
         out.write(render_json(outcome))
     elif fmt == "markdown":
         out.write("\n".join(markdown_lines(outcome)) + "\n")
     elif fmt == "sarif":
-        lines = tool_lines(text or "")
-        where = {c.profile: profile_line(text or "", c.profile) for c in checks}
-        out.write(stringify_pretty(sarif_log(outcome, lines, where)) + "\n")
+        out.write(sarif)
     else:
         out.write("".join(terminal_line(line) + "\n" for line in text_lines(outcome)))
     return EXIT_OK if outcome.passed else EXIT_CHECK_FAILED

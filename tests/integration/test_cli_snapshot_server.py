@@ -182,7 +182,7 @@ def test_snapshot_update_check_and_the_attribution_of_a_change(
     )
     assert report["failures"][0]["rule"] == "snapshot"
 
-    code, out, _ = _run(repo, monkeypatch, "--check", "--format", "markdown")
+    code, out, _ = _run(repo, monkeypatch, "--check", "--format", "markdown", "--sarif", "s.sarif")
     assert code == 1
     assert "| grew | `get_current_time` |" in out
     assert "| added | `list_zones` |" in out
@@ -190,6 +190,8 @@ def test_snapshot_update_check_and_the_attribution_of_a_change(
     code, out, _ = _run(repo, monkeypatch, "--check", "--format", "sarif")
     assert code == 1
     sarif = json.loads(out)
+    beside = json.loads((repo / "s.sarif").read_text(encoding="utf-8"))
+    assert beside["runs"][0]["results"] == sarif["runs"][0]["results"]
     results = sarif["runs"][0]["results"]
     on_line = {
         r["message"]["text"]: r["locations"][0]["physicalLocation"]["region"]["startLine"]

@@ -1,7 +1,7 @@
 """The package's layers import downward only; ``core`` is pure.
 
-cli | action  ->  serve  ->  render | sweep  ->  audit  ->  configs  ->  measuring  ->  transports
-  ->  auth  ->  runtime  ->  core  ->  errors
+cli | action  ->  serve  ->  render | sweep | author  ->  audit  ->  configs  ->  measuring
+  ->  transports  ->  auth  ->  runtime  ->  core  ->  errors
 
 ``core`` is the methodology: values in, values out. It imports only modules that compute, from an
 allow-list; the few exceptions are named per module with the reason, and the IO that remains
