@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.author.budget_gates import GateFailure, GateRule
+from mcpcost.author.fixes import Fix
 from mcpcost.author.snapshot import ProfileCheck, ProfileSnapshot
 from mcpcost.core.attribution import attribution_lines, attribution_markdown, move_words
 from mcpcost.core.digest import sha256_hex
@@ -72,6 +73,7 @@ class SnapshotRun:
     failures: tuple[GateFailure, ...]
     checking: bool
     gates_run: bool
+    fixes: tuple[tuple[str, Fix], ...] = ()  # (profile, fix) with --fixes
 
     @property
     def matches(self) -> bool:
@@ -143,6 +145,12 @@ def text_lines(o: SnapshotRun) -> list[str]:
         lines.append(f"FAIL {f.rule} [{f.profile}]: {f.message}")
     if o.gates_run or o.checking:
         lines.append("gates: pass" if o.passed else f"gates: {counted(len(o.failures), 'failure')}")
+    for profile, fix in o.fixes:
+        lines.append(
+            f"fix [{profile}] {fix.kind}: saves {counted(fix.saving, 'token')} "
+            f"({fix.before:,} -> {fix.after:,}) in {', '.join(fix.tools)}: {fix.detail}"
+        )
+        lines += [f"  {client}: saves {n:,} up front" for client, n in fix.per_client if n]
     if not o.matches:
         lines.append("record the change with: mcpcost snapshot --update")
     return lines
@@ -189,6 +197,7 @@ def outcome_dict(o: SnapshotRun) -> dict[str, Any]:
         "profiles": profiles,
         "range": None if r is None else r.to_dict(),
         "failures": [f.to_dict() for f in o.failures],
+        "fixes": [{"profile": p, **f.to_dict()} for p, f in o.fixes],
     }
 
 

@@ -31,6 +31,7 @@ FORMATS = ("text", "json", "markdown", "sarif")
 
 if TYPE_CHECKING:
     from mcpcost.audit.model_view import LensFinding
+    from mcpcost.author.fixes import Fix
     from mcpcost.author.gate_file import GateFile
     from mcpcost.author.snapshot import ProfileSnapshot
     from mcpcost.configs.config_file import ClientName
@@ -62,6 +63,11 @@ def build_parser() -> ArgParser:
     p.add_argument("--floor", type=int, metavar="TOKENS", help="list moves of at least this")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument(
+        "--fixes",
+        action="store_true",
+        help="list fixes, each with its saving counted on the transformed capture",
+    )
     p.add_argument(
         "--sarif", metavar="PATH", help="also write the SARIF log to PATH (one measurement)"
     )
@@ -202,6 +208,7 @@ def run(
         failures=failures,
         checking=own.check,
         gates_run=gates.any,
+        fixes=_fixes(specs, measurements) if own.fixes else (),
     )
     sarif = ""
     if fmt == "sarif" or own.sarif:
@@ -308,6 +315,20 @@ def _measure(
         profiles.append(profile_snapshot(name, spec.name, m))
         measurements[name] = m
     return profiles, measurements
+
+
+def _fixes(
+    specs: Sequence[Planned], measurements: Mapping[str, Measurement]
+) -> tuple[tuple[str, Fix], ...]:
+    """Each profile's fixes, counted on its own capture."""
+    from mcpcost.author.fixes import all_fixes
+
+    out: list[tuple[str, Fix]] = []
+    for profile, spec, _ in specs:
+        capture = measurements[profile].raw_tools_capture
+        if isinstance(capture, list):
+            out += [(profile, f) for f in all_fixes(capture, spec.name)]
+    return tuple(out)
 
 
 def _client_findings(

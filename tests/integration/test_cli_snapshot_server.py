@@ -15,7 +15,8 @@ import pytest
 
 from mcpcost.cli import main
 from mcpcost.core.attribution import tool_entry
-from mcpcost.core.jsonvalue import parse_json
+from mcpcost.core.jsonvalue import parse_json, stringify
+from mcpcost.core.tokenizer import count_tokens
 from tests.servers.registry import PY_VENV, real_server_missing
 
 pytestmark = pytest.mark.skipif(
@@ -233,9 +234,18 @@ def test_gate_file_verdicts_and_a_two_profile_range(
     assert totals["far"] > totals["utc"]  # the longer zone name is in three descriptions
 
     # unchanged: the budgets hold and the range names each end
-    code, out, err = _run(repo, monkeypatch, "--format", "json")
+    code, out, err = _run(repo, monkeypatch, "--format", "json", "--fixes")
     assert code == 0, out + err
     report = json.loads(out)
+    # the outputSchema fix saves exactly what the capture without outputSchema counts less
+    live = list(_live_tools(repo).values())
+    bare = [{k: v for k, v in t.items() if k != "outputSchema"} for t in live]  # type: ignore[attr-defined]
+    [fix] = [f for f in report["fixes"] if f["profile"] == "utc" and f["kind"] == "output-schema"]
+    assert fix["tokensBefore"] == count_tokens(stringify(parse_json(json.dumps(live))))
+    assert fix["saving"] == fix["tokensBefore"] - count_tokens(
+        stringify(parse_json(json.dumps(bare)))
+    )
+    assert fix["saving"] > 0
     assert report["range"]["low"] == {"profile": "utc", "totalTokens": totals["utc"]}
     assert report["range"]["high"] == {"profile": "far", "totalTokens": totals["far"]}
 
