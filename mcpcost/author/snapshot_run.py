@@ -16,19 +16,13 @@ from mcpcost.author.budget_gates import GateFailure, GateRule
 from mcpcost.author.fixes import Fix
 from mcpcost.author.snapshot import ProfileCheck, ProfileSnapshot
 from mcpcost.core.attribution import attribution_lines, attribution_markdown, move_words
+from mcpcost.core.badge import compact_thousands as thousands
+from mcpcost.core.badge import render_range_badge
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.plural import counted
 from mcpcost.version import __version__
-
-
-def thousands(n: int) -> str:
-    """``842``, ``1.9k``, ``12k``: a count as a range or a badge shows it."""
-    if n < 1000:
-        return str(n)
-    k = n / 1000
-    return f"{k:.1f}k" if k < 10 else f"{k:.0f}k"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,6 +38,11 @@ class ProfileRange:
             f"{thousands(self.low.total_tokens)}-{thousands(self.high.total_tokens)} tokens "
             f"({self.low.profile} - {self.high.profile})"
         )
+
+    @property
+    def badge(self) -> str:
+        """The shields.io endpoint JSON of the range."""
+        return render_range_badge(self.low.total_tokens, self.high.total_tokens)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mcpcost.author.fixes import Fix
     from mcpcost.author.gate_file import GateFile
     from mcpcost.author.snapshot import ProfileSnapshot
+    from mcpcost.author.snapshot_run import SnapshotRun
     from mcpcost.configs.config_file import ClientName
     from mcpcost.core.model import Measurement
     from mcpcost.core.spec import ServerSpec
@@ -63,6 +64,11 @@ def build_parser() -> ArgParser:
     p.add_argument("--floor", type=int, metavar="TOKENS", help="list moves of at least this")
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument(
+        "--badge",
+        metavar="PATH",
+        help="also write a shields.io endpoint badge (the range with several profiles)",
+    )
     p.add_argument(
         "--fixes",
         action="store_true",
@@ -217,6 +223,8 @@ def run(
         sarif = stringify_pretty(sarif_log(outcome, lines, where)) + "\n"
     if own.sarif:
         atomic_write(Path(own.sarif), sarif)
+    if own.badge:
+        atomic_write(Path(own.badge), _badge(outcome) + "\n")
     if fmt == "json":
         out.write(render_json(outcome))
     elif fmt == "markdown":
@@ -315,6 +323,16 @@ def _measure(
         profiles.append(profile_snapshot(name, spec.name, m))
         measurements[name] = m
     return profiles, measurements
+
+
+def _badge(o: SnapshotRun) -> str:
+    """The range's badge with several profiles, else the one profile's number."""
+    from mcpcost.core.badge import render_badge
+
+    if o.range is not None:
+        return o.range.badge
+    live = [c.live for c in o.checks if c.live is not None]
+    return render_badge(live[0].total_tokens if live else None)
 
 
 def _fixes(

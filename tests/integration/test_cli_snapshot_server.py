@@ -234,7 +234,7 @@ def test_gate_file_verdicts_and_a_two_profile_range(
     assert totals["far"] > totals["utc"]  # the longer zone name is in three descriptions
 
     # unchanged: the budgets hold and the range names each end
-    code, out, err = _run(repo, monkeypatch, "--format", "json", "--fixes")
+    code, out, err = _run(repo, monkeypatch, "--format", "json", "--fixes", "--badge", "b.json")
     assert code == 0, out + err
     report = json.loads(out)
     # the outputSchema fix saves exactly what the capture without outputSchema counts less
@@ -248,6 +248,8 @@ def test_gate_file_verdicts_and_a_two_profile_range(
     assert fix["saving"] > 0
     assert report["range"]["low"] == {"profile": "utc", "totalTokens": totals["utc"]}
     assert report["range"]["high"] == {"profile": "far", "totalTokens": totals["far"]}
+    badge = json.loads((repo / "b.json").read_text(encoding="utf-8"))
+    assert badge["message"] == f"{totals['utc']}-{totals['far']} tokens"  # both under 1,000
 
     _grow_and_add(repo)
     code, out, err = _run(repo, monkeypatch)  # no --check: only the gates decide

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,9 +17,11 @@ from mcpcost.author.snapshot import (
     parse_snapshot,
     render_snapshot,
 )
-from mcpcost.author.snapshot_run import profile_range, thousands
+from mcpcost.author.snapshot_run import profile_range
 from mcpcost.configs.clients.presentation import Confidence, Effect, FindingKind
 from mcpcost.core.attribution import tool_entry
+from mcpcost.core.badge import compact_thousands as thousands
+from mcpcost.core.bands import band_for
 from mcpcost.core.measure import measure_tools
 from mcpcost.errors import InputError
 
@@ -205,6 +208,9 @@ def test_the_range_names_the_profile_at_each_end() -> None:
         f"{thousands(small.total_tokens)}-{thousands(big.total_tokens)} tokens (read-only - all)"
     )
     assert profile_range([small]) is None
+    badge = json.loads(r.badge)
+    assert badge["message"] == r.words.split(" (")[0]  # "42-3.1k tokens"
+    assert badge["color"] == band_for(big.total_tokens).color
     assert (thousands(842), thousands(1940), thousands(8449), thousands(12_400)) == (
         "842",
         "1.9k",
