@@ -1,8 +1,8 @@
-"""The author's gate file: ``mcpcost.toml``, or the ``[tool.mcpcost]`` table of
+"""The author's gate file: ``GATE_FILE`` in the repository, or the ``[tool.mcpcost]`` table of
 ``pyproject.toml``. Pure: TOML text in, a ``GateFile`` out; ``InputError`` names the first
 unknown key or wrong value in one line (the command exits 2). docs/AUTHORS.md lists every key.
 
-    snapshot = "mcpcost.snapshot.json"     # where the snapshot lives (beside the gate file)
+    snapshot = "cost/snapshot.json"        # where the snapshot lives (default DEFAULT_SNAPSHOT)
     floor = 10                             # moves smaller than this are counted, not listed
 
     [server]                               # how to start the repository's server

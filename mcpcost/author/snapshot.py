@@ -1,4 +1,4 @@
-"""The committed snapshot of a server's cost (``mcpcost.snapshot.json``): what it holds, its one
+"""The committed snapshot of a server's cost (``DEFAULT_SNAPSHOT`` by default): what it holds, its one
 text layout, reading it back, and checking a live measurement against it. Pure: values in,
 values out (the command reads and writes the file, ``cli/snapshot_cmd.py``).
 

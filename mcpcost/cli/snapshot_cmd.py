@@ -4,7 +4,7 @@
                      [--format text|json|markdown|sarif] [--json] [MEASURE FLAGS] [-- COMMAND...]
 
 The server is the one after ``--`` (or ``--command``, ``--url`` and the other flags of
-``mcpcost measure``), else the gate file's ``[server]`` (``mcpcost.toml``, or ``[tool.mcpcost]``
+``mcpcost measure``), else the gate file's ``[server]`` (``GATE_FILE``, or ``[tool.mcpcost]``
 in ``pyproject.toml``); each of the gate file's profiles is measured (docs/AUTHORS.md).
 
 - no mode: measure, compare with the snapshot when there is one, apply the gates; write nothing.

@@ -196,8 +196,26 @@ def test_the_package_makes_value_types_one_way() -> None:
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in _OTHER_WAYS]
+            offenders += [
+                f"{path.name}: {n}"
+                for n in names
+                if n.split(".")[0] in _OTHER_WAYS
+                and not (
+                    n == "dataclasses" and path.relative_to(PACKAGE).as_posix() in _DATACLASSES
+                )
+            ]
     assert offenders == []
+
+
+# modules written as plain frozen dataclasses (slots, keyword-only): the form records move to
+_DATACLASSES = {
+    "core/attribution.py",
+    "author/snapshot.py",
+    "author/gate_file.py",
+    "author/budget_gates.py",
+    "author/snapshot_run.py",
+    "author/fixes.py",
+}
 
 
 _OTHER_WAYS = {"dataclasses", "msgspec", "attrs", "attr", "pydantic"}
