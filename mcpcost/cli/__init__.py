@@ -23,6 +23,10 @@ from mcpcost.version import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("mcpcost.cli.measure_cmd", "measure one MCP server (stdio command or URL)"),
     "audit": ("mcpcost.cli.audit_cmd", "measure every server in your MCP client configs"),
+    "snapshot": (
+        "mcpcost.cli.snapshot_cmd",
+        "record your server's cost in a committed file; check changes and gates against it",
+    ),
     "verify": ("mcpcost.cli.verify_cmd", "re-derive published measurement.json files"),
     "count": ("mcpcost.cli.count_cmd", "token count and sha256 of any JSON document"),
     "badge": ("mcpcost.cli.badge_cmd", "shields.io endpoint JSON for a measurement"),

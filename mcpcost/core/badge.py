@@ -47,6 +47,21 @@ def _endpoint_json(label: str, message: str, color: str) -> str:
     )
 
 
+def compact_thousands(n: int) -> str:
+    """``842``, ``1.9k``, ``12k``: a count as a range shows it."""
+    if n < 1000:
+        return str(n)
+    k = n / 1000
+    return f"{k:.1f}k" if k < 10 else f"{k:.0f}k"
+
+
+def render_range_badge(low: int, high: int, label: str = DEFAULT_LABEL) -> str:
+    """The badge of a server measured under several profiles: ``1.9k-8.4k tokens``, in the
+    colour of the dearest end's band."""
+    message = f"{compact_thousands(low)}-{compact_thousands(high)} tokens"
+    return _endpoint_json(label, message, band_for(high).color)
+
+
 def render_badge(tokens: int | None, label: str = DEFAULT_LABEL) -> str:
     """The badge for a number of tokens (its band's colour), or grey ``unknown`` for None."""
     color = UNKNOWN_COLOR if tokens is None else band_for(tokens).color

@@ -115,6 +115,9 @@ CASES: list[tuple[str, str, list[str], str]] = [
     ("measure --out", "unreadable", ["measure", "--out", "afile/o", "--", "true"], "afile"),
     ("adoption", "unreadable", ["adoption", "--out", "afile"], "afile"),
     ("adoption", "invalid", ["adoption", "--out", "state"], "badge-adoption.json"),
+    ("snapshot", "missing", ["snapshot", "--gates", "missing.toml"], "missing.toml"),
+    ("snapshot", "unreadable", ["snapshot", "--gates", "adir"], "adir"),
+    ("snapshot", "invalid", ["snapshot", "--gates", "bad.json"], "bad.json"),
     ("serve", "missing", ["serve", "--out", "missing"], "missing"),
     ("serve", "unreadable", ["serve", "--out", "afile"], "afile"),
 ]

@@ -1,7 +1,7 @@
 """The package's layers import downward only; ``core`` is pure.
 
-cli | action  ->  serve  ->  render | sweep  ->  audit  ->  configs  ->  measuring  ->  transports
-  ->  auth  ->  runtime  ->  core  ->  errors
+cli | action  ->  serve  ->  render | sweep | author  ->  audit  ->  configs  ->  measuring
+  ->  transports  ->  auth  ->  runtime  ->  core  ->  errors
 
 ``core`` is the methodology: values in, values out. It imports only modules that compute, from an
 allow-list; the few exceptions are named per module with the reason, and the IO that remains
@@ -26,6 +26,7 @@ RANK = {
     "audit": 7,
     "render": 8,
     "sweep": 8,
+    "author": 8,
     "serve": 9,
     "cli": 10,
     "action": 10,
@@ -40,6 +41,7 @@ CORE_MAY_IMPORT = frozenset(
         "bisect",
         "collections",
         "collections.abc",
+        "dataclasses",
         "difflib",
         "enum",
         "functools",
