@@ -10,13 +10,13 @@ a note, until it does; the job summary carries the full table.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.action.outcome import ConfigDiffView, Outcome, ServerDiffView
 from mcpcost.audit.diff import DiffKind
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.markdown import code_span, code_text, md_text
-from mcpcost.core.record import Record
 from mcpcost.render.markdown_report import lens_finding_line, model_gets
 from mcpcost.render.text_format import signed, thousands
 from mcpcost.runtime.templating import render
@@ -138,7 +138,8 @@ def lens_context(outcome: Outcome, per_session: int | None) -> list[dict[str, An
     return out
 
 
-class Rendered(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Rendered:
     body: str
     dropped_rows: int
 

@@ -16,6 +16,7 @@ config, one it deletes or empties against an empty head config.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcpcost.action.outcome import (
@@ -33,11 +34,11 @@ from mcpcost.audit.gates import Gate, GateFinding, GateResult
 from mcpcost.audit.limits_gate import lens_findings
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerResult, first_line
 from mcpcost.configs.config_file import ConfigFile
-from mcpcost.core.record import Record, field
 from mcpcost.render.sarif_report import finding_line
 
 
-class Judgement(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Judgement:
     head: AuditReport
     base: AuditReport | None
     diff: AuditDiff | None
@@ -45,7 +46,8 @@ class Judgement(Record, frozen=True, kw_only=True):
     changes: Mapping[str, ConfigChange] = field(default_factory=dict)  # by source
 
 
-class Presence(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Presence:
     """Which config sources git shows absent, or holding no live server, on each side."""
 
     empty_before: frozenset[str]

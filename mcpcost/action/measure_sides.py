@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 
 from mcpcost.action.gitrefs import Git, matching
 from mcpcost.action.judge import (
@@ -39,7 +40,6 @@ from mcpcost.audit.compose import (
 from mcpcost.audit.gates import Gate
 from mcpcost.configs.config_file import ClientName, ConfigFile
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import InputError
 from mcpcost.measuring.signed_in import measure_with_environment_sign_in
@@ -107,7 +107,8 @@ def load_configs(
     return configs
 
 
-class Judged(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Judged:
     outcome: Outcome
     judgement: Judgement
 

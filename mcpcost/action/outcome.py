@@ -11,6 +11,7 @@ the file comes from an untrusted run).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -20,7 +21,6 @@ from mcpcost.audit.model_view import ApiShape, Effect, FindingKind, LensFinding,
 from mcpcost.audit.report_model import ServerStatus, server_status
 from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.configs.config_file import ClientName
-from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 from mcpcost.render.json_report import model_view_to_json
 
@@ -35,7 +35,8 @@ class ConfigChange(StrEnum):
     EMPTIED = "config emptied"
 
 
-class ToolChange(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolChange:
     server: str
     tool: str
     base_tokens: int | None  # None: the tool is new
@@ -46,7 +47,8 @@ class ToolChange(Record, frozen=True, kw_only=True):
         return (self.head_tokens or 0) - (self.base_tokens or 0)
 
 
-class ServerDiffView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerDiffView:
     """One server of a config, base against head (or head alone with no base side)."""
 
     name: str
@@ -68,7 +70,8 @@ class ServerDiffView(Record, frozen=True, kw_only=True):
         return self.kind is DiffKind.ADDED and self.head_tokens is None
 
 
-class ConfigDiffView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigDiffView:
     """One config file, base against head: the audit's totals and delta, its servers, and the
     deferral verdict of the head side's client session."""
 
@@ -97,7 +100,8 @@ class ConfigDiffView(Record, frozen=True, kw_only=True):
         )
 
 
-class FindingView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FindingView:
     """One gate finding, with the line of the head config it points at."""
 
     gate: Gate
@@ -109,7 +113,8 @@ class FindingView(Record, frozen=True, kw_only=True):
     tool: str | None = None
 
 
-class ServerLensView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerLensView:
     """One head server alone through each client's lens under the client's defaults, as
     ``mcpcost measure --client`` shows it: for the Action run on a server's own repository."""
 
@@ -118,7 +123,8 @@ class ServerLensView(Record, frozen=True, kw_only=True):
     clients: tuple[SessionLensView, ...]
 
 
-class SessionLensView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionLensView:
     """What one head client session's model gets, by the client lens (copied from the report)."""
 
     client: ClientName
@@ -126,7 +132,8 @@ class SessionLensView(Record, frozen=True, kw_only=True):
     view: ModelView
 
 
-class VerdictView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VerdictView:
     """The audit's findings, split by the Action's ``fail-on`` input."""
 
     failures: tuple[FindingView, ...] = ()  # gates in fail-on that tripped
@@ -145,7 +152,8 @@ class VerdictView(Record, frozen=True, kw_only=True):
         return any(r.gate is Gate.UNREADABLE for r in self.failures)
 
 
-class Outcome(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
     configs: tuple[ConfigDiffView, ...]
     verdict: VerdictView
     compared: bool  # True when there is a base side (pull requests)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,6 @@ from mcpcost.action.sticky import upsert_comment
 from mcpcost.action.summary import render_summary
 from mcpcost.core.badge import render_badge
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.core.record import replace
 from mcpcost.errors import InputError, JSONSyntaxError
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.sarif_report import render_sarif

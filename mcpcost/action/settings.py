@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import UsageError
 
 # every kind but known-unknown (an unknown the pull request did not cause is reported, not failed)
@@ -38,7 +38,8 @@ class CommentMode(StrEnum):
     NEVER = "never"
 
 
-class Settings(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
     """Every input, parsed. ``github_token`` is kept out of ``repr``."""
 
     config: tuple[str, ...] = ()  # paths or globs, relative to working_directory; () = discover
@@ -58,7 +59,7 @@ class Settings(Record, frozen=True, kw_only=True):
     badge_label: str = DEFAULT_LABEL
     timeout: float = 60.0
     concurrency: int = 2
-    github_token: str = ""
+    github_token: str = field(default="", repr=False)
     allow_pull_request_target: bool = False
     dry_run: bool = False
     output_dir: str = ".mcp-context-cost"
@@ -66,9 +67,6 @@ class Settings(Record, frozen=True, kw_only=True):
     artifact_path: str | None = None
     sarif: str | None = None  # where to write the SARIF log, relative to the workspace
     clients: tuple[str, ...] = ()  # whose client lens is reported and gated; () = every client
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"github_token"})
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:

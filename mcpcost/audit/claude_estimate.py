@@ -17,6 +17,7 @@ an estimate. Pure: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from mcpcost.audit.deferral import with_request_estimate
 from mcpcost.audit.report_model import ClientSession
@@ -25,7 +26,6 @@ from mcpcost.configs.clients.presentation import ApiShape
 from mcpcost.core.calibration import Calibration, RequestEstimate, estimate_request, fit_calibration
 from mcpcost.core.divergence import CountApi, DivergenceRun
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import replace
 
 # Anthropic's tool search: a client deferring through it sends Anthropic-shaped tools
 TOOL_SEARCH_MECHANISM = "tool-search"

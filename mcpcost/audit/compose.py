@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,7 +48,6 @@ from mcpcost.configs.clients import ParseContext
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
 from mcpcost.configs.discovery import discover, load_explicit, read_client_settings
-from mcpcost.core.record import Record, field
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
@@ -74,7 +74,8 @@ MeasureLaunch = Callable[[ServerSpec], "Measurement"]
 Measurements = dict[str, "Measurement"]  # launch key -> its measurement
 
 
-class AuditInputs(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditInputs:
     """What one audit is about, as read at the edge."""
 
     configs: tuple[ConfigFile, ...]
@@ -84,7 +85,8 @@ class AuditInputs(Record, frozen=True, kw_only=True):
     problems: tuple[str, ...] = ()  # met while reading them, carried into the report
 
 
-class GateRequest(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateRequest:
     """The gates asked for (none by default)."""
 
     budget: int | None = None
@@ -105,7 +107,8 @@ class GateRequest(Record, frozen=True, kw_only=True):
         )
 
 
-class AuditOptions(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     context_window: int | None = None  # None: the report's default, 200,000
     divergence: DivergenceRun | None = None  # a published Claude model divergence run
@@ -113,7 +116,8 @@ class AuditOptions(Record, frozen=True, kw_only=True):
     generated_at: str = ""
 
 
-class BaseSide(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaseSide:
     """A base side measured in the same run (the Action's base commit): its configs, read from
     the same places as the head's, so a source missing from one side is absent there."""
 
@@ -122,7 +126,8 @@ class BaseSide(Record, frozen=True, kw_only=True):
     touched: frozenset[tuple[str, str]] = frozenset()
 
 
-class SidePresence(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SidePresence:
     """Which config sources are known absent, or holding no live server, on each side."""
 
     empty_before: frozenset[str]  # head sources absent or empty on the base side
@@ -132,7 +137,8 @@ class SidePresence(Record, frozen=True, kw_only=True):
     emptied: frozenset[str]  # live servers on the base side, none on the head side
 
 
-class Audit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Audit:
     """An audit's answer: what every output renders."""
 
     report: AuditReport

@@ -22,13 +22,13 @@ start even when the rest defers (``DeferralVerdict.always_load``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.clients.presentation import DeferralMode, Setting, SettingsSource
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import EXPLICIT, ClientName
-from mcpcost.core.record import Record, replace
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
@@ -46,7 +46,8 @@ _PAYS_ALL = (DeferralMode.CLIENT_UNKNOWN, DeferralMode.NONE_ON_RECORD, DeferralM
 # --------------------------------------------------------------------------- verdict
 
 
-class RatioBand(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatioBand:
     low: float
     high: float
     servers: int
@@ -64,7 +65,8 @@ PUBLISHED_BAND = RatioBand(
 )
 
 
-class DeferralServer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeferralServer:
     """One measured server as the deferral arithmetic sees it."""
 
     name: str
@@ -73,7 +75,8 @@ class DeferralServer(Record, frozen=True, kw_only=True):
     always_load: bool = False
 
 
-class AlwaysLoad(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlwaysLoad:
     """Servers pinned ``alwaysLoad: true``: loaded at session start whatever else defers."""
 
     servers: tuple[str, ...]
@@ -88,7 +91,8 @@ class AlwaysLoad(Record, frozen=True, kw_only=True):
         }
 
 
-class DeferralVerdict(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeferralVerdict:
     client: ClientName
     mode: DeferralMode
     mechanism: str | None

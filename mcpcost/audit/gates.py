@@ -44,6 +44,7 @@ known unknowns fail too.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from mcpcost.audit.deferral import upfront_tokens
@@ -60,19 +61,20 @@ from mcpcost.audit.report_model import (
     first_line,
 )
 from mcpcost.configs.clients.presentation import DeferralMode
-from mcpcost.core.record import Record, replace
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 
 
-class BudgetFitStep(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetFitStep:
     name: str
     tokens: int
     remaining: int  # what the config still costs after dropping this one and all above it
 
 
-class BudgetFit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetFit:
     over_by: int
     drop: tuple[BudgetFitStep, ...]
     kept_count: int
@@ -119,7 +121,8 @@ CostBasis = Literal["lens", "deferral", "full-asked", "full-undecided"]
 _DEFERS = (DeferralMode.DEFERS_ALL, DeferralMode.THRESHOLD)
 
 
-class SessionCost(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionCost:
     """The figure the budget judges for one session, and what it is made of."""
 
     tokens: int
@@ -174,7 +177,8 @@ def session_cost(session: ClientSession, judged: BudgetCost) -> SessionCost:
     )
 
 
-class ClientSessionBudget(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionBudget:
     """One session judged against the budget: ``cost`` is the figure judged (``judged``,
     ``basis``), ``total`` every definition it has."""
 
@@ -191,7 +195,8 @@ class ClientSessionBudget(Record, frozen=True, kw_only=True):
     deferred: int = 0  # definitions the session holds but does not load up front
 
 
-class BudgetVerdict(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetVerdict:
     """The budget gate. ``worst_*`` name the session with the most tool definitions (its full
     total, the reference's meaning); ``over``, ``passed``, ``fit`` and ``reasons`` are the
     verdict on the cost judged (``judged``), per session in ``sessions``."""
@@ -218,7 +223,8 @@ class BudgetVerdict(Record, frozen=True, kw_only=True):
         return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
-class IncreaseGate(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IncreaseGate:
     limit: int | None
     limit_percent: float | None
     passed: bool
@@ -228,7 +234,8 @@ class IncreaseGate(Record, frozen=True, kw_only=True):
     known_unknowns: tuple[GateFinding, ...] = ()  # carried over, not failed
 
 
-class GateResult(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateResult:
     passed: bool
     reasons: tuple[str, ...]  # the failing findings' texts
     budget: BudgetVerdict | None = None

@@ -20,6 +20,7 @@ up-front count is its wire number.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.audit.deferral import DeferralVerdict
@@ -40,13 +41,13 @@ from mcpcost.configs.clients.presentation import (
 )
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import count_tokens
 
 __all__ = ["LensServer", "lens", "project", "schema_keywords"]
 
 
-class LensServer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LensServer:
     """One measured server of a session: its name in the config, its ``tools/list`` tools as
     captured, its instructions (None: none sent or not captured) and ``alwaysLoad``."""
 

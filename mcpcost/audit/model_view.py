@@ -10,16 +10,17 @@ an observation of the product. ``audit --json`` writes it as a session's ``model
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.configs.clients.presentation import ApiShape, Confidence, Effect, FindingKind
 from mcpcost.core.jsonvalue import JSONValue
-from mcpcost.core.record import Record
 
 __all__ = ["ApiShape", "Effect", "FindingKind", "LensFinding", "ModelTool", "ModelView"]
 
 
-class LensFinding(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LensFinding:
     """One rule of a client that applies to one server or tool of the session.
 
     ``limit`` and ``actual`` are what the rule allows and what the server has (a length, a
@@ -54,7 +55,8 @@ class LensFinding(Record, frozen=True, kw_only=True):
         }
 
 
-class ModelTool(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelTool:
     """One tool as the model gets it: ``definition`` is its projected, renamed, truncated
     definition; ``deferred``: kept back until the model asks (only the regime's stub is sent)."""
 
@@ -65,7 +67,8 @@ class ModelTool(Record, frozen=True, kw_only=True):
     definition: JSONValue
 
 
-class ModelView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelView:
     """What one client session's model gets. ``api_shape`` None: no projection on record, and
     the up-front count is then of the wire definitions. ``regime`` names the deferral regime
     that applies (a ``DeferralMode`` value, or the client's mechanism name when it defers)."""

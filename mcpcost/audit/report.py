@@ -25,6 +25,7 @@ the server's own secret values.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
@@ -71,7 +72,6 @@ from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_free_text
 from mcpcost.core.spec import ServerSpec, TransportName
 

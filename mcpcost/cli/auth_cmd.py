@@ -65,8 +65,9 @@ def add_login_arguments(p: argparse.ArgumentParser) -> None:
 
 def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAuthSettings:
     """Settings from the environment (credentials) and the flags (how to reach a person)."""
+    from dataclasses import replace
+
     from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
-    from mcpcost.core.record import replace
 
     settings = settings_from_env(environ)
     browser = BrowserMode.NONE
@@ -160,9 +161,10 @@ def _check_url(url: str) -> str:
 
 
 def _login(args: argparse.Namespace, env: dict[str, str], out: TextIO, err: TextIO) -> int:
+    from dataclasses import replace
+
     from mcpcost.auth.authorization_failed import AuthorizationFailed
     from mcpcost.auth.store import open_token_store
-    from mcpcost.core.record import replace
     from mcpcost.transports.auth_probe import SignInOutcome, sign_in_to
 
     url = _check_url(args.url)
@@ -283,9 +285,10 @@ def _measure_remote(
     err: TextIO,
     one_at_a_time: threading.Lock,
 ) -> Measurement:
+    from dataclasses import replace
+
     from mcpcost.auth.authorization_failed import AuthorizationFailed
     from mcpcost.auth.credentials_env import BrowserMode
-    from mcpcost.core.record import replace
     from mcpcost.measuring.signed_in import mark_authorized
     from mcpcost.transports.auth_probe import sign_in_to
     from mcpcost.transports.open import authorized_opener

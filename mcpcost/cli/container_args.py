@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from mcpcost.core.record import Record
 from mcpcost.errors import UsageError
 
 if TYPE_CHECKING:
@@ -60,7 +60,8 @@ def container_trust(prog: str, ca_bundle: str | None, environ: Mapping[str, str]
         raise UsageError(f"{prog}: {exc}") from None
 
 
-class ContainerEngine(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ContainerEngine:
     """An engine that answered: a launcher over its client, and its address fit to print."""
 
     launcher: ContainerLauncher

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, field, fields
 
 _NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NAME_DEFAULT = LazyPattern(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
 
 
-class VariableSyntax(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class VariableSyntax:
     """Which reference forms a client expands."""
 
     braces: bool = False  # ${VAR}
@@ -35,13 +36,14 @@ class VariableSyntax(Record, frozen=True):
 
     @property
     def expands(self) -> bool:
-        return any(getattr(self, f) for f in fields(self))
+        return any(getattr(self, f.name) for f in fields(self))
 
 
 NONE = VariableSyntax()  # a client that expands no references
 
 
-class VariableContext(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class VariableContext:
     """What references resolve against. ``inputs`` maps an input id to its readable default
     (None when it has none or is a password)."""
 
@@ -61,7 +63,8 @@ class VariableContext(Record, frozen=True):
         return self.environ.get(name)
 
 
-class Resolution(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Resolution:
     value: str
     unresolved: tuple[str, ...] = ()
     # the values taken from the environment: secrets wherever they land (editor variables and
@@ -185,7 +188,8 @@ _DOTENV_KEY = LazyPattern(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 
-class DotenvFile(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class DotenvFile:
     """What a dotenv file sets. ``problems`` name line numbers only, never values."""
 
     values: Mapping[str, str]

@@ -3,6 +3,7 @@ and the same count of a prompts, resources or resource-templates list (``measure
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.canonical import Canonical, canonical_of_text
@@ -15,11 +16,11 @@ from mcpcost.core.jsonvalue import (
     stringify,
 )
 from mcpcost.core.model import Listing, ToolCost
-from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
 
-class ToolsMeasure(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ToolsMeasure:
     """What the methodology derives from one tools array."""
 
     canonical: Canonical
@@ -124,7 +125,8 @@ def measure_listing(items: list[Any], tokenizer: Tokenizer | None = None) -> Lis
     )
 
 
-class SessionStart(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SessionStart:
     """deferred-load/v1: what a deferring client loads at session start."""
 
     tool_name_tokens: int

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import struct
 import zlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcpcost.core.bundled import map_bundled
 from mcpcost.core.digest import sha256_hex
-from mcpcost.core.record import Record
 from mcpcost.errors import TokenizerError
 
 if TYPE_CHECKING:
@@ -79,7 +79,8 @@ def build_rank_table(tokens: list[bytes], slot_bits: int = _SLOT_BITS) -> bytes:
     )
 
 
-class RankTable(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RankTable:
     """Rank lookups over a table file's bytes (a memory map or an in-memory copy)."""
 
     size: int

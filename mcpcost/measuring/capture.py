@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.model import ListingKind
-from mcpcost.core.record import Record
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
@@ -31,7 +31,8 @@ LISTS = (
 )
 
 
-class Listed(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Listed:
     """One declared list beside the tools: its page-joined items, or why it failed."""
 
     kind: ListingKind
@@ -39,7 +40,8 @@ class Listed(Record, frozen=True):
     error: str | None
 
 
-class Capture(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Capture:
     """A successful capture: the page-joined tools array and what the server said about itself."""
 
     tools: list[Any]
@@ -74,7 +76,8 @@ def list_declared(session: Session, capabilities: Any, timeout_s: float) -> tupl
     return tuple(out)
 
 
-class CaptureFailure(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class CaptureFailure:
     """A failed capture with its status and a message (not yet redacted or cut)."""
 
     status: Status

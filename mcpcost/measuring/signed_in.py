@@ -10,11 +10,11 @@ browser, nothing read from or written to a token store (see docs/AUTH.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
 from mcpcost.core.model import Authorization, Measurement
-from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.server import measure_server
 from mcpcost.transports.open import authorized_opener

@@ -25,6 +25,7 @@ identity when the line or the numbers in its text move.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
@@ -36,7 +37,6 @@ from mcpcost.audit.report_model import AuditReport
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.core.record import Record
 from mcpcost.version import __version__
 
 if TYPE_CHECKING:
@@ -152,7 +152,8 @@ class Locatable(Protocol):
     def tool(self) -> str | None: ...
 
 
-class LocatedFinding(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocatedFinding:
     """A gate finding with the config line it points at."""
 
     gate: Gate

@@ -29,9 +29,9 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcpcost.core.record import Record
 from mcpcost.errors import TransportError
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ CHUNK = 1 << 16
 MAX_CODINGS = 3  # "gzip, deflate, gzip" at most; more is refused
 
 
-class ReadLimits(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
     """How much of a body may be read (decoded bytes) and for how long (seconds, whole read)."""
 
     max_bytes: int

@@ -24,11 +24,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, field
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.runtime.addresses import AddressRefused, check_url
@@ -49,7 +49,8 @@ KEPT_STATUSES: Final = (200, 403)  # a measurement (any status) and a refusal; n
 MeasureFn = Callable[[MeasureTarget], Measurement]
 
 
-class Answer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer:
     """What the API sends back for one measure request."""
 
     status: int

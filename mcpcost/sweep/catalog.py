@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from mcpcost.core.names import name_key, name_problem
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, field
 from mcpcost.core.redact import DUMMY_VALUE
 from mcpcost.core.spec import REMOTE_TRANSPORTS, ServerSpec, TransportName
 from mcpcost.core.suggest import did_you_mean
@@ -58,7 +58,8 @@ class CatalogError(InputError):
         super().__init__(problems[0] + more)
 
 
-class CatalogEntry(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogEntry:
     """One server of the catalog."""
 
     name: str
@@ -111,7 +112,8 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
         )
 
 
-class Catalog(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Catalog:
     """The validated list, in file order."""
 
     entries: tuple[CatalogEntry, ...]

@@ -16,6 +16,7 @@ method and model (the hash rule then marks them stale); a run of another model s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol
 
@@ -38,7 +39,6 @@ from mcpcost.core.divergence import (
 )
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, replace
 from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.errors import InputError, McpcostError
 from mcpcost.runtime.output_tree import TreeTransaction
@@ -63,7 +63,8 @@ class Counter(Protocol):
     def count(self, tools: list[JSONValue] | None) -> int: ...
 
 
-class RowReport(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RowReport:
     name: str
     state: RowState
     counted: bool  # counted in this run (else kept from the previous one)
@@ -71,7 +72,8 @@ class RowReport(Record, frozen=True, kw_only=True):
     error: str | None
 
 
-class RunOutcome(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOutcome:
     run: DivergenceRun
     rows: tuple[RowReport, ...]
 
@@ -186,7 +188,8 @@ def calibration_text(fits: Sequence[Calibration]) -> str | None:
     return stringify_pretty(calibration_document(fits)) + "\n" if fits else None
 
 
-class Staged(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Staged:
     fits: tuple[Calibration, ...]
     changed: bool
 

@@ -32,10 +32,10 @@ transport this project does not run is ``other``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, field
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.sweep.catalog import ENV_NAME_RE
@@ -77,7 +77,8 @@ _CONTROL = LazyPattern(r"[\x00-\x1f\x7f]")
 _TEMPLATE = LazyPattern(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 
-class PackageLaunch(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackageLaunch:
     """How to start one package: the argv, the variables set and their values."""
 
     registry_type: str
@@ -88,7 +89,8 @@ class PackageLaunch(Record, frozen=True, kw_only=True):
     env_values: Mapping[str, str] = field(default_factory=dict)  # fixed or default values
 
 
-class NotLaunched(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class NotLaunched:
     """Why a package is not launched: ``needs-config`` (with what it needs) or ``other``."""
 
     status: Status

@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import shlex
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -35,7 +36,6 @@ from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
@@ -62,7 +62,8 @@ _SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
 GetJSON = Callable[[str], Any]
 
 
-class RegistryRemote(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryRemote:
     """One measurable remote endpoint of an active registry entry."""
 
     slug: str
@@ -74,7 +75,8 @@ class RegistryRemote(Record, frozen=True):
     repo: str | None
 
 
-class RegistryPackage(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryPackage:
     """The launchable package of an active registry entry (one per entry)."""
 
     slug: str
@@ -88,7 +90,8 @@ class RegistryPackage(Record, frozen=True):
         return shlex.join(self.launch.argv)
 
 
-class RegistryRecord(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryRecord:
     """An entry (or one of its remotes or packages) recorded with a status and never launched:
     inactive, needs-config or other; ``launch`` says what it would have been, without values."""
 
@@ -101,7 +104,8 @@ class RegistryRecord(Record, frozen=True):
     repo: str | None
 
 
-class RegistryListing(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryListing:
     remotes: tuple[RegistryRemote, ...]
     pages: int
     entries: int

@@ -25,6 +25,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sized
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -32,7 +33,6 @@ from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
 from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
@@ -79,7 +79,8 @@ Clock = Callable[[], dt.datetime]
 Progress = Callable[[str], None]
 
 
-class Job(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Job:
     """One measurement to take: what to reach, how it is isolated, and the budget."""
 
     entry: CatalogEntry
@@ -94,7 +95,8 @@ PreCheck = Callable[[CatalogEntry], Measurement | None]  # a record without meas
 PostCheck = Callable[[CatalogEntry, Measurement], Measurement]  # a second look at a result
 
 
-class SweepOptions(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SweepOptions:
     docker: bool = False
     concurrency: int = 3
     default_timeout_s: float = DEFAULT_TIMEOUT_S
@@ -103,7 +105,8 @@ class SweepOptions(Record, frozen=True):
     trust: HostTrust | None = None  # the host's CA bundle and proxy, given to containers
 
 
-class SweepOutcome(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SweepOutcome:
     """What happened: per-server statuses, the guard's verdict, and what was published.
 
     ``discarded`` counts the servers whose new results a harness fault threw away.
@@ -298,7 +301,8 @@ def progress_line(name: str, m: Measurement, seconds: float) -> str:
     return f"{name}: {m.status} ({seconds:.1f}s)"
 
 
-class Swept(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Swept:
     """What the measuring phase leaves for the guard: each swept name's new status and the
     status it had in the published tree before (the guard's snapshot, taken entry by entry)."""
 

@@ -118,7 +118,7 @@ def test_the_encoding_in_a_code_span_is_not_backslash_escaped() -> None:
 
 
 def test_a_claude_code_config_says_the_client_defers_by_default() -> None:
-    from mcpcost.core.record import replace
+    from dataclasses import replace
 
     body = render_comment(outcome(1), key="k", limit=10**6).body
     assert "> `claude-code` defers MCP tool definitions by default (tool search)" in body

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -28,7 +29,6 @@ from mcpcost.audit.diff import DiffKind
 from mcpcost.audit.gates import Gate
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.markdown import code_span, md_text
-from mcpcost.core.record import replace
 from mcpcost.errors import InputError
 
 PAYLOAD = {"repository": {"default_branch": "main"}}

@@ -40,6 +40,7 @@ CORE_MAY_IMPORT = frozenset(
         "bisect",
         "collections",
         "collections.abc",
+        "dataclasses",
         "difflib",
         "enum",
         "functools",

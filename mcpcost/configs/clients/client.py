@@ -12,6 +12,7 @@ cannot parse (``broken_files``). Shared code never names a client.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,6 @@ from mcpcost.configs.clients.settings_files import ClientSettings, SettingsFile
 from mcpcost.configs.config_file import ClientName, ConfigFile, Scope
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
-from mcpcost.core.record import Record, field
 
 __all__ = [
     "Approval",
@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 
-class Parsed(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Parsed:
     """A parser's result: the raw entries, and the readable defaults of VS Code style inputs."""
 
     raws: list[RawServer]
@@ -51,7 +52,8 @@ class Parsed(Record, frozen=True):
 Parser = Callable[[Any, Mapping[KeyPath, int], ParseContext, list[str]], Parsed]
 
 
-class Location(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Location:
     """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
     ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
 
@@ -61,7 +63,8 @@ class Location(Record, frozen=True):
     optional_section: bool = False
 
 
-class ProjectFile(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ProjectFile:
     """A config file in a repository, relative to its root (``*`` allowed in the last part)."""
 
     path: str
@@ -72,7 +75,8 @@ def always(data: Mapping[str, Any], text_format: FileFormat | None) -> bool:
     return True
 
 
-class Claim(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Claim:
     """How a file of unknown origin is recognised as this client's: its top-level ``key`` holds a
     value and ``matches`` agrees. Claims are tried by ``rank``, lowest first; the first wins."""
 
@@ -91,7 +95,8 @@ def env_value(environ: Mapping[str, str], name: str, platform: str) -> str | Non
     return environ.get(name) or None
 
 
-class Places(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Places:
     """The base directories client files live under on one machine (pure: values in).
 
     ``root`` stands in for ``/`` (and ``programdata`` for ``C:\\ProgramData``) so tests can hold
@@ -155,7 +160,8 @@ class Places(Record, frozen=True):
         ]
 
 
-class ClientSessionRule(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionRule:
     """How a client loads its files into one session for the project it runs in.
 
     Every file of the client that discovery found for that project joins one session, except
@@ -185,7 +191,8 @@ def json_format(source: str) -> FileFormat:
     return FileFormat.JSON
 
 
-class Approval(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Approval:
     """A project config as its client's recorded approvals leave it (entries switched off or
     noted), and the names of the servers the client would load from it without asking."""
 
@@ -202,7 +209,8 @@ def no_settings_files(at: Places) -> tuple[SettingsFile, ...]:
     return ()
 
 
-class Client(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Client:
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
     name: ClientName  # the identifier in reports and on the command line

@@ -8,6 +8,8 @@ the repository differs from what the rules say.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mcpcost.configs.clients.presentation import (
     DeferralRegime,
     HiddenTools,
@@ -26,7 +28,6 @@ from mcpcost.configs.clients.presentation import (
 from mcpcost.configs.clients.registry import CLIENTS
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.markdown import md_text
-from mcpcost.core.record import Record
 
 Rule = (
     ModelName
@@ -42,7 +43,8 @@ Rule = (
 )
 
 
-class RuleRow(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleRow:
     """One rule as the page shows it; ``rule`` is the value it was made from."""
 
     kind: str  # the rule's type, in the page's words

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement
-from mcpcost.core.record import Record, replace
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import EraChoice, ServerSpec
 from mcpcost.measuring.containers.launcher import ContainerLauncher
@@ -28,7 +28,8 @@ from mcpcost.measuring.server import measure_server
 from mcpcost.transports.base import Transport
 
 
-class ContainerOptions(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ContainerOptions:
     """How ``--docker`` runs servers: image override, engine address, host trust, mount roots."""
 
     image_override: str | None = None
@@ -39,7 +40,8 @@ class ContainerOptions(Record, frozen=True):
     base_dir: str = "/"  # where the host would run a server without a cwd
 
 
-class Placement(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Placement:
     """Where one spec runs: the spec to measure (maybe with DOCKER_HOST), and the plan if any."""
 
     spec: ServerSpec

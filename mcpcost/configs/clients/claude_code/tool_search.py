@@ -6,6 +6,7 @@ betas switch, a base URL off the Anthropic API), resolved purely from values rea
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from mcpcost.configs.clients.claude_code.claude_files import LABEL, settings_object, settings_text
@@ -22,7 +23,6 @@ from mcpcost.configs.clients.presentation import (
 )
 from mcpcost.configs.clients.settings_files import ClientSettings, ReadState, SettingsLayer
 from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 
 BETAS = "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS"
 TOOL_SEARCH = "ENABLE_TOOL_SEARCH"
@@ -98,7 +98,8 @@ def shell_source(environ: Mapping[str, str]) -> SettingsSource:
     )
 
 
-class _Resolved(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class _Resolved:
     value: str | None
     source: str | None
     problem: Unresolved | None
