@@ -15,14 +15,13 @@ from enum import StrEnum
 
 from mcpcost.audit.gates import Gate
 from mcpcost.core.badge import DEFAULT_LABEL
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import UsageError
 
 # every kind but known-unknown (an unknown the pull request did not cause is reported, not failed)
 # and limits (what a client drops, rejects or cuts is a warning until a workflow asks to fail)
 DEFAULT_FAIL_ON = frozenset(Gate) - {Gate.KNOWN_UNKNOWN, Gate.LIMITS}
-_KEY = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_REF_BAD = LazyPattern(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_REF_BAD = re.compile(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 

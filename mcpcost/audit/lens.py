@@ -19,6 +19,7 @@ up-front count is its wire number.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,6 @@ from mcpcost.configs.clients.presentation import (
     Trigger,
 )
 from mcpcost.core.jsonvalue import JSONValue, stringify
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.tokenizer import count_tokens
 
 __all__ = ["LensServer", "lens", "project", "schema_keywords"]
@@ -219,7 +219,7 @@ def lens(
     shape = p.projection.shape if p.projection is not None else None
     desc_limit = next((t for t in p.text_limits if t.subject == "description"), None)
     instr_limit = next((t for t in p.text_limits if t.subject == "instructions"), None)
-    pattern = LazyPattern(p.name_pattern.pattern) if p.name_pattern is not None else None
+    pattern = re.compile(p.name_pattern.pattern) if p.name_pattern is not None else None
     findings: list[LensFinding] = []
 
     visible: list[tuple[LensServer, dict[str, Any]]] = []

@@ -24,6 +24,7 @@ the server's own secret values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -71,14 +72,13 @@ from mcpcost.configs.config_file import (
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.redact import redact_argv, redact_free_text
 from mcpcost.core.spec import ServerSpec, TransportName
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
 
-_PIECES = LazyPattern(r"[\s=:@?&/,;\"']+")
+_PIECES = re.compile(r"[\s=:@?&/,;\"']+")
 
 
 def launch_secrets(spec: ServerSpec) -> tuple[str, ...]:

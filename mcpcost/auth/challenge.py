@@ -7,14 +7,13 @@ import re
 from dataclasses import dataclass
 
 from mcpcost.auth.oauth_values import OAuthScope
-from mcpcost.core.patterns import LazyPattern
 
 # One auth-param: name = token | quoted-string (RFC 9110 section 11.2).
-_PARAM = LazyPattern(
+_PARAM = re.compile(
     r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)\s*,?',
 )
-_SCHEME = LazyPattern(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
-_TOKEN68 = LazyPattern(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
+_SCHEME = re.compile(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
+_TOKEN68 = re.compile(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,13 @@ was unreadable), 2 usage or an unreadable state file.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
 from mcpcost.runtime.clock import utc_now
@@ -38,8 +38,8 @@ PAGE = "docs/adoption.md"
 STATE = "results/badge-adoption.json"
 TOKEN_VARIABLES = ("MCPCOST_GITHUB_TOKEN", "GITHUB_TOKEN")
 DEFAULT_API_URL = "https://api.github.com"
-_REPO = LazyPattern(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_DAY = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 Reader = Callable[[Project, str, Reading | None, str, str], Reading]
 

@@ -3,11 +3,11 @@ client that reads it (``ClientName``) and where the file sits (``Scope``)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NewType
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.spec import DeclaredLaunch, ServerSpec
 
 ClientName = NewType("ClientName", str)
@@ -44,7 +44,7 @@ class ReadFailure(StrEnum):
     UNPARSABLE = "unparsable"  # read, but not valid in its format, or not shaped as a config
 
 
-_LINE = LazyPattern(r"\bline (\d+)\b")
+_LINE = re.compile(r"\bline (\d+)\b")
 
 
 def error_line(message: str) -> int | None:

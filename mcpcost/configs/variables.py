@@ -13,10 +13,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 
-from mcpcost.core.patterns import LazyPattern
-
-_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_NAME_DEFAULT = LazyPattern(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NAME_DEFAULT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +70,10 @@ class Resolution:
     secrets: tuple[str, ...] = ()
 
 
-_BRACE = LazyPattern(
+_BRACE = re.compile(
     r"\$\{\{\s*(?P<hub>[^}]*?)\s*\}\}|\$\{(?P<body>[^{}]*)\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
 )
-_OPENCODE = LazyPattern(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
+_OPENCODE = re.compile(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
 
 
 def _basename(path: str) -> str:
@@ -184,7 +182,7 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
 
 # ---------------------------------------------------------------- dotenv files (envFile)
 
-_DOTENV_KEY = LazyPattern(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_DOTENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 

@@ -4,6 +4,7 @@ them: the transports' names and the protocol eras."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -11,7 +12,6 @@ from enum import StrEnum
 
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.redact import (
     header_credentials,
     redact_argv,
@@ -20,7 +20,7 @@ from mcpcost.core.redact import (
     url_credentials,
 )
 
-_NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
+_NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
 
 
 class TransportName(StrEnum):

@@ -21,10 +21,10 @@ Why the two encoders agree, and how that is tested, is in ``spec/METHODOLOGY.md`
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any, Protocol
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
 from mcpcost.core.ranks import RankTable, open_rank_table
 
@@ -55,7 +55,7 @@ COMPACT_BUDGET = 300_000
 # Merging in Python is quadratic in the piece; longer pieces go to the Rust core.
 COMPACT_PIECE_LIMIT = 256
 
-_LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _PIECE_CACHE_LIMIT = 500_000
 _NO_RANK = 1 << 32
 

@@ -19,11 +19,10 @@ from urllib.parse import quote
 
 import requests
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import McpcostError
 from mcpcost.runtime.http_body import ACCEPT_ENCODING, BodyReadFailed, ReadLimits, read_body
 
-_LINK_NEXT = LazyPattern(r'<([^>]+)>\s*;\s*rel="?next"?')
+_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 MAX_WAIT_S = 120.0
 MAX_TOTAL_WAIT_S = 300.0
 

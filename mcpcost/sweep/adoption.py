@@ -24,6 +24,7 @@ How many repositories outside this project display its badge, read from GitHub c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -31,7 +32,6 @@ from urllib.parse import quote
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
 from mcpcost.core.markdown import code_span, md_text
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import InputError
 
 METHOD = "badge-sightings/v1"
@@ -40,13 +40,13 @@ KINDS: tuple[SightingKind, ...] = ("badge", "mention")
 LINK_WINDOW = 400  # characters between a badge image and the link around it
 CELL_MAX = 200
 
-_ESCAPE = LazyPattern(r"%([0-9A-Fa-f]{2})")
-_ENDPOINT = LazyPattern(r"(?i)img\.shields\.io/endpoint\?url=([^\s)\"'<>\]&]+)")
-_MD_LINK_AFTER = LazyPattern(r"^[^\n]*?\)\]\(\s*<?([^\s)>]+)")
-_HTML_ANCHOR = LazyPattern(r"(?is)<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]+)")
-_ANCHOR_CLOSE = LazyPattern(r"(?i)</a\s*>")
-_DAY = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
-_REPO = LazyPattern(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_ENDPOINT = re.compile(r"(?i)img\.shields\.io/endpoint\?url=([^\s)\"'<>\]&]+)")
+_MD_LINK_AFTER = re.compile(r"^[^\n]*?\)\]\(\s*<?([^\s)>]+)")
+_HTML_ANCHOR = re.compile(r"(?is)<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]+)")
+_ANCHOR_CLOSE = re.compile(r"(?i)</a\s*>")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ servers measured over HTTP/SSE, and ``version``, a pin that must appear in the c
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,6 @@ from typing import Any
 import yaml
 
 from mcpcost.core.names import name_key, name_problem
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.redact import DUMMY_VALUE
 from mcpcost.core.spec import REMOTE_TRANSPORTS, ServerSpec, TransportName
 from mcpcost.core.suggest import did_you_mean
@@ -28,7 +28,7 @@ from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
 
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
-ENV_NAME_RE = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KNOWN_KEYS = (
     "name",
     "command",

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from mcpcost.core.model import Measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.status import Status
 
 HEADER = ("date", "server", "tokens", "toolCount", "status", "isolation")
-_DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUSES = frozenset(Status)
 
 

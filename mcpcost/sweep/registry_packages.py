@@ -31,11 +31,11 @@ transport this project does not run is ``other``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.sweep.catalog import ENV_NAME_RE
@@ -67,14 +67,14 @@ LAUNCHER_ENV = frozenset(
 )
 LAUNCHER_ENV_PREFIXES = ("LD_", "DYLD_", "NPM_CONFIG_", "UV_", "PIP_")
 DOCKER_ENV_OPTIONS = ("-e", "--env")
-_NPM_NAME = LazyPattern(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
-_PYPI_NAME = LazyPattern(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-_OCI_REF = LazyPattern(
+_NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
+_PYPI_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_OCI_REF = re.compile(
     r"^[a-z0-9][a-z0-9._/-]*(?::[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?(?:@sha256:[a-f0-9]{64})?$"
 )
-_VERSION = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9.+_~-]{0,127}$")
-_CONTROL = LazyPattern(r"[\x00-\x1f\x7f]")
-_TEMPLATE = LazyPattern(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_~-]{0,127}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

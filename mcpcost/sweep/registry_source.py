@@ -24,6 +24,7 @@ with an error status is never published.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -34,7 +35,6 @@ import requests
 
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
@@ -56,8 +56,8 @@ MAX_PAGE_BYTES = 16 << 20  # one page of at most PAGE_LIMIT entries, decoded
 PAGE_TIMEOUT_S = 30.0  # one page, connection to last byte
 # The registry's remote types and the transports that speak them.
 TRANSPORTS = {"streamable-http": TransportName.HTTP, "sse": TransportName.SSE}
-_TEMPLATE_VAR = LazyPattern(r"\{[^}]*\}")
-_SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
+_TEMPLATE_VAR = re.compile(r"\{[^}]*\}")
+_SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 
 GetJSON = Callable[[str], Any]
 

@@ -31,7 +31,6 @@ from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
@@ -65,7 +64,7 @@ LAUNCHER_HELP = {
     "uvx": "install uv, which provides uvx (pip install uv)",
     "docker": "install the Docker CLI and point --docker-host or DOCKER_HOST at an engine",
 }
-TLS_TRUST_FAILURE = LazyPattern(
+TLS_TRUST_FAILURE = re.compile(
     r"SELF_SIGNED_CERT_IN_CHAIN|self[- ]signed certificate|UNABLE_TO_GET_ISSUER_CERT|"
     r"unable to get local issuer certificate|CERTIFICATE_VERIFY_FAILED|UnknownIssuer|"
     r"invalid peer certificate"
