@@ -55,7 +55,6 @@ from mcpcost.audit.gate_findings import GateFinding as GateFinding
 from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
-    ConfigResult,
     ServerResult,
     ServerStatus,
     first_line,
@@ -99,11 +98,6 @@ def plan_fit(total: int, servers: Sequence[ServerResult], limit: int) -> BudgetF
         kept_tokens=remaining,
         feasible=remaining <= limit,
     )
-
-
-def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
-    """``plan_fit`` for one config file."""
-    return plan_fit(config.total_tokens, config.servers, limit)
 
 
 # Which cost of a session the budget judges (``audit --json``'s ``budget.judged``): what it

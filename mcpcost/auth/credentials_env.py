@@ -18,7 +18,7 @@ Environment (all optional; secrets only ever come from here, never from flags):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
 from mcpcost.auth.oauth_values import OAuthScope
@@ -101,9 +101,6 @@ class OAuthSettings:
                 "not sending them"
             )
         return None
-
-    def with_browser(self, browser: BrowserMode) -> OAuthSettings:
-        return replace(self, browser=browser)
 
 
 def settings_from_env(environ: Mapping[str, str]) -> OAuthSettings:

@@ -89,10 +89,6 @@ class Calibration:
         """The band an estimate carries: the maximum relative error, whole percent, rounded up."""
         return math.ceil(round(self.max_relative_error * 100, 6))
 
-    def estimate_tokens(self, o200k_mapped: int) -> int:
-        """The estimated delta of one server alone (overhead included)."""
-        return round(self.fixed_tokens + self.factor * o200k_mapped)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "api": str(self.api),

@@ -68,8 +68,6 @@ class Tokenizer(Protocol):
 
     def count(self, text: str) -> int: ...
 
-    def count_many(self, texts: list[str]) -> list[int]: ...
-
 
 def merge_count(piece: bytes, table: RankTable) -> int:
     """Tokens byte-pair encoding gives ``piece``: merge the leftmost lowest-ranked pair until no
@@ -119,9 +117,6 @@ class O200kTokenizer:
             if n is not None:
                 return n
         return self.count_with_core(text)
-
-    def count_many(self, texts: list[str]) -> list[int]:
-        return [self.count(t) for t in texts]
 
     @property
     def core(self) -> Any:

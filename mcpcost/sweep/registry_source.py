@@ -152,18 +152,6 @@ def page_reader(session: requests.Session) -> GetJSON:
     return get_json
 
 
-def fetch_entries(
-    base: str, get_json: GetJSON, *, max_pages: int = MAX_PAGES
-) -> tuple[list[Any], int]:
-    """Every ``servers[]`` item across pages; guards against cursor loops."""
-    items: list[Any] = []
-    pages = 0
-    for page in stream_pages(base, get_json, max_pages=max_pages):
-        items.extend(page)
-        pages += 1
-    return items, pages
-
-
 def stream_pages(
     base: str, get_json: GetJSON, *, max_pages: int = MAX_PAGES
 ) -> Iterator[list[Any]]:

@@ -85,10 +85,6 @@ class LiveTrees:
             self._closed = True
             return list(self._trees.values())
 
-    def reopen(self) -> None:
-        with self._lock:
-            self._closed = False
-
     @property
     def closed(self) -> bool:
         return self._closed
