@@ -26,11 +26,6 @@ baseline, the gate result). The steps, in order:
    which entries' launches name files the change modified (``touched``: never carried over as
    known unknowns).
 6. **Gates**: ``gates.evaluate_gates`` over the report and the diff (``GateRequest``).
-
-The report modules load only once the measurements are under way (they are imported inside
-``run_audit``), and ``while_launching`` runs on the calling thread once every launch has been
-handed to the pool: the command line loads what the report and its output need there, so none
-of it delays the first launch (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
@@ -52,7 +47,7 @@ from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
-from mcpcost.runtime.workers import Workers
+from mcpcost.runtime.workers import side_by_side
 
 # What the report needs loads with the first report, not with this module: the command line
 # imports this module before its first launches and should not wait for those.
@@ -217,11 +212,6 @@ def distinct_launches(configs: Sequence[ConfigFile]) -> dict[str, ServerSpec]:
     return out
 
 
-def first_taken(launches: Mapping[str, ServerSpec], concurrency: int) -> list[ServerSpec]:
-    """The launches ``measure_launches`` starts at once, before any has finished."""
-    return list(launches.values())[:concurrency]
-
-
 def _failed(spec: ServerSpec, exc: BaseException) -> Measurement:
     from mcpcost.core.model import Measurement
 
@@ -242,18 +232,14 @@ def measure_launches(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressObserver | None = None,
-    while_launching: Callable[[], object] | None = None,
 ) -> Measurements:
-    """Measure each launch once, at most ``concurrency`` at a time; ``while_launching`` runs on
-    this thread once every measurement has been handed to the pool (at once with none)."""
+    """Measure each launch once, at most ``concurrency`` at a time."""
     if concurrency <= 0:
         raise ValueError("concurrency must be positive")
     observer = progress or NullProgress()
     total = len(launches)
     results: Measurements = {}
     if not total:
-        if while_launching is not None:
-            while_launching()
         return results
 
     def one(key: str, spec: ServerSpec) -> tuple[str, Measurement]:
@@ -264,10 +250,8 @@ def measure_launches(
             return key, _failed(spec, exc)
 
     tasks = [partial(one, k, s) for k, s in launches.items()]
-    with Workers(tasks, limit=concurrency, name="mcpcost-measure") as workers:
-        if while_launching is not None:
-            while_launching()
-        for done, (_, (key, m)) in enumerate(workers.as_finished(), start=1):
+    with side_by_side(tasks, limit=concurrency, name="mcpcost-measure") as finished:
+        for done, (key, m) in enumerate(finished, start=1):
             results[key] = m
             observer.finished(launches[key].name, m.status, done, total)
     return results
@@ -311,7 +295,6 @@ def run_audit(
     options: AuditOptions | None = None,
     baseline: Baseline | BaseSide | None = None,
     progress: ProgressObserver | None = None,
-    while_launching: Callable[[], object] | None = None,
 ) -> Audit:
     """Measure every distinct launch once (of both sides, with a ``BaseSide``), build the report,
     diff it against the baseline and judge the gates asked for."""
@@ -322,7 +305,6 @@ def run_audit(
         measure,
         concurrency=opts.concurrency,
         progress=progress,
-        while_launching=while_launching,
     )
     from mcpcost.audit.report import build_report
     from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW

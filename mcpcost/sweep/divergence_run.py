@@ -42,7 +42,7 @@ from mcpcost.core.model import Measurement
 from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.errors import InputError, McpcostError
 from mcpcost.runtime.output_tree import TreeTransaction
-from mcpcost.runtime.workers import Workers
+from mcpcost.runtime.workers import side_by_side
 
 
 class CountRejected(McpcostError):
@@ -134,11 +134,11 @@ def run_divergence(
     names = sorted(chosen)
     counted: dict[str, DivergenceRow] = {}
     tasks = [partial(row_for, n) for n in names]
-    with Workers(tasks, limit=concurrency, name="mcpcost-count") as w:
-        for index, row in w.as_finished():
-            counted[names[index]] = row
+    with side_by_side(tasks, limit=concurrency, name="mcpcost-count") as finished:
+        for row in finished:
+            counted[row.name] = row
             shown = f"ERROR {row.error}" if row.error is not None else f"{row.delta}"
-            progress(f"{names[index]}: o200k {row.o200k_full}, mapped {row.o200k_mapped}: {shown}")
+            progress(f"{row.name}: o200k {row.o200k_full}, mapped {row.o200k_mapped}: {shown}")
     kept: dict[str, DivergenceRow] = {}
     if previous is not None and previous.method == column.method and previous.model == model:
         kept = {r.name: r for r in previous.rows if r.name not in counted}

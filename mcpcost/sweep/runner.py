@@ -45,7 +45,7 @@ from mcpcost.measuring.containers import (
 from mcpcost.measuring.server import cut_notes
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree
-from mcpcost.runtime.workers import Background, WorkerStream
+from mcpcost.runtime.workers import Background, side_by_side
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
@@ -357,8 +357,8 @@ def measure_all(
     # a quarter of a worker's time on loopback if the worker made it (docs/PERFORMANCE.md).
     # As many writers as measurements at once, so writing keeps up where it was the workers' own.
     writers = Background(threads=limit, queued=2 * limit, name="mcpcost-stage")
-    with writers, WorkerStream(tasks, limit=limit, name="mcpcost-sweep") as workers:
-        for name, m, seconds in workers.as_finished():
+    with writers, side_by_side(tasks, limit=limit, name="mcpcost-sweep") as finished:
+        for name, m, seconds in finished:
             prior.update(take_snapshot(txn.root, [name]).prior)
             if seconds is None:
                 resumed += 1
