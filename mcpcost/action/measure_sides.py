@@ -38,6 +38,8 @@ from mcpcost.audit.compose import (
     run_audit,
 )
 from mcpcost.audit.gates import Gate
+from mcpcost.audit.lens_sessions import measured_server, server_views
+from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ClientName, ConfigFile
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
@@ -45,6 +47,7 @@ from mcpcost.errors import InputError
 from mcpcost.measuring.signed_in import measure_with_environment_sign_in
 from mcpcost.render.sarif_report import entry_lines
 from mcpcost.runtime.clock import iso_utc, utc_now
+from mcpcost.version import __version__
 
 # How the Action measures one server: ``measure_server``'s own shape, the timeout given per call
 # (the Action's ``timeout`` input); the audit's ``MeasureLaunch`` binds it.
@@ -259,8 +262,6 @@ def servers_through_clients(
     """Each measured head server alone through each client's lens (``clients``; empty: every
     known client) under the client's defaults, as ``mcpcost measure --client`` shows it: what
     the Action puts in the job summary of a server's own repository. One view per launch."""
-    from mcpcost.audit.lens_sessions import measured_server, server_views
-    from mcpcost.configs.clients import KNOWN_CLIENTS
 
     names = [ClientName(c) for c in clients] or list(KNOWN_CLIENTS)
     out: dict[str, ServerLensView] = {}
@@ -283,6 +284,5 @@ def servers_through_clients(
 
 
 def _version() -> str:
-    from mcpcost.version import __version__
 
     return __version__

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from mcpcost.audit.gates import Gate
+from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.core.badge import DEFAULT_LABEL
 from mcpcost.errors import UsageError
 
@@ -152,7 +153,6 @@ def clean_fail_on(name: str, text: str) -> frozenset[Gate]:
 
 def clean_clients(name: str, text: str) -> tuple[str, ...]:
     """``all`` or a comma-separated list of client names (``mcpcost audit --client`` names)."""
-    from mcpcost.configs.clients import KNOWN_CLIENTS
 
     words = [w.strip().lower() for w in re.split(r"[,\s]+", text) if w.strip()]
     if words == ["all"]:

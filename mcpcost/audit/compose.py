@@ -38,15 +38,21 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpcost.audit.gates import evaluate_gates
 from mcpcost.audit.progress import NullProgress, ProgressObserver
+from mcpcost.audit.report import build_report
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
 from mcpcost.configs.clients import ParseContext
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
 from mcpcost.configs.discovery import discover, load_explicit, read_client_settings
+from mcpcost.core.model import Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.measuring.server import measure_server
+from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.runtime.workers import side_by_side
 
 # What the report needs loads with the first report, not with this module: the command line
@@ -213,7 +219,6 @@ def distinct_launches(configs: Sequence[ConfigFile]) -> dict[str, ServerSpec]:
 
 
 def _failed(spec: ServerSpec, exc: BaseException) -> Measurement:
-    from mcpcost.core.model import Measurement
 
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return Measurement(
@@ -306,8 +311,6 @@ def run_audit(
         concurrency=opts.concurrency,
         progress=progress,
     )
-    from mcpcost.audit.report import build_report
-    from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
 
     def report_of(configs: Sequence[ConfigFile]) -> AuditReport:
         return build_report(
@@ -347,7 +350,6 @@ def judge(
 ) -> Audit:
     """The diff against ``baseline`` (with what ``presence`` knows of empty configs, and the
     entries whose launch names changed files, ``touched``) and the gates asked for (pure)."""
-    from mcpcost.audit.gates import evaluate_gates
 
     diff = None
     if baseline is not None:
@@ -425,8 +427,6 @@ def audit_configs(
         clients=clients,
         trust_project=trust_project,
     )
-    from mcpcost.measuring.server import measure_server
-    from mcpcost.runtime.clock import iso_utc, utc_now
 
     options = AuditOptions(
         concurrency=concurrency,

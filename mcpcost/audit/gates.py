@@ -48,10 +48,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from mcpcost.audit.deferral import upfront_tokens
+from mcpcost.audit.diff import DiffKind, LaunchMatch, MatchedBy
 
 # the gate vocabulary lives in gate_findings (the limits gate uses it too); named here for callers
 from mcpcost.audit.gate_findings import Gate as Gate
 from mcpcost.audit.gate_findings import GateFinding as GateFinding
+from mcpcost.audit.limits_gate import evaluate_limits
 from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
@@ -366,7 +368,6 @@ def _shown(status: ServerStatus | None) -> str:
 def known_increase(c: ConfigDiff) -> int | None:
     """What a config is known to have grown by: its delta when exact, else the sum over the
     servers that have a number on every side they appear on; None without a baseline."""
-    from mcpcost.audit.diff import MatchedBy
 
     if c.matched_by is MatchedBy.UNMATCHED or c.delta is None:
         return None
@@ -380,7 +381,6 @@ def evaluate_increase(
 ) -> IncreaseGate:
     """Each config's known increase against the limits (the causes, first), then every case
     where the increase cannot be established (reasons of their own)."""
-    from mcpcost.audit.diff import DiffKind, MatchedBy
 
     found: list[GateFinding] = []
 
@@ -467,7 +467,6 @@ def evaluate_increase(
 
 def _why_not_carried(s: ServerDiff) -> str:
     """Why an ``unmeasured-both`` server is not carried over as a known unknown."""
-    from mcpcost.audit.diff import LaunchMatch
 
     if s.launch is LaunchMatch.CHANGED:
         parts = ", ".join(s.launch_changes)
@@ -539,7 +538,6 @@ def unreadable_findings(report: AuditReport) -> tuple[GateFinding, ...]:
 
 
 def _limits(report: AuditReport) -> tuple[GateFinding, ...]:
-    from mcpcost.audit.limits_gate import evaluate_limits
 
     return evaluate_limits(report)
 

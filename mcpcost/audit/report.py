@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from mcpcost.audit.claude_estimate import with_estimates
 from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
 from mcpcost.audit.deferral import (
     DeferralServer,
@@ -459,7 +460,6 @@ def build_report(
         divergence=divergence,
         measurements=measurements,
     )
-    from mcpcost.audit.claude_estimate import with_estimates
 
     sessions = with_estimates(sessions, measurements, divergence)
     results = attach_deferral(results, sessions)

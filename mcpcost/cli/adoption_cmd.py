@@ -13,6 +13,7 @@ was unreadable), 2 usage or an unreadable state file.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -23,6 +24,8 @@ from mcpcost.cli.args import ArgParser
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
 from mcpcost.runtime.clock import utc_now
+from mcpcost.runtime.github import GitHubClient
+from mcpcost.runtime.http_session import BoundedSession
 from mcpcost.runtime.output_tree import read_in_tree, write_in_tree
 from mcpcost.sweep.adoption import (
     PROJECT,
@@ -33,6 +36,7 @@ from mcpcost.sweep.adoption import (
     parse_reading,
     reading_json,
 )
+from mcpcost.sweep.adoption_search import read_adoption
 
 PAGE = "docs/adoption.md"
 STATE = "results/badge-adoption.json"
@@ -87,9 +91,6 @@ def github_reader(
     def read(
         project: Project, day: str, previous: Reading | None, api_url: str, token: str
     ) -> Reading:
-        from mcpcost.runtime.github import GitHubClient
-        from mcpcost.runtime.http_session import BoundedSession
-        from mcpcost.sweep.adoption_search import read_adoption
 
         gh = GitHubClient(
             session=BoundedSession(), api_url=api_url, token=token, sleep=sleep, clock=clock
@@ -106,7 +107,6 @@ def run(
     environ: Mapping[str, str] | None = None,
     reader: Reader | None = None,
 ) -> int:
-    import os
 
     env = os.environ if environ is None else environ
     args = build_parser().parse_args(argv)

@@ -30,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from mcpcost.audit.baseline import parse_baseline
 from mcpcost.audit.compose import (
     Audit,
     AuditInputs,
@@ -39,7 +40,8 @@ from mcpcost.audit.compose import (
     read_inputs,
     run_audit,
 )
-from mcpcost.audit.gates import Gate
+from mcpcost.audit.gates import Gate, unmeasured_findings
+from mcpcost.audit.limits_gate import lens_findings
 from mcpcost.audit.progress import progress_for
 from mcpcost.cli.audit_args import build_parser, client_names
 from mcpcost.cli.auth_cmd import login_settings, signed_in_measure
@@ -52,6 +54,7 @@ from mcpcost.cli.io import read_source
 from mcpcost.cli.streams import terminal_width
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import TRUST_FLAG, withheld
+from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
@@ -63,9 +66,12 @@ from mcpcost.errors import (
     UsageError,
 )
 from mcpcost.measuring import measure_server
+from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 from mcpcost.render.renderer import RENDERERS
 from mcpcost.render.report_layout import DEFAULT_WIDTH, Layout, OutputFormat
+from mcpcost.render.sarif_report import entry_lines, locate, render_sarif
 from mcpcost.runtime.clock import iso_utc, utc_now
+from mcpcost.runtime.output_tree import atomic_write
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -80,7 +86,6 @@ if TYPE_CHECKING:
 
 def load_baseline(path: str) -> Baseline:
     """Read and shape-check a baseline before anything is launched; InputError (exit 2)."""
-    from mcpcost.audit.baseline import parse_baseline
 
     try:
         data = read_source(path)
@@ -93,7 +98,6 @@ def load_baseline(path: str) -> Baseline:
 
 
 def load_divergence(source: str) -> DivergenceRun:
-    from mcpcost.core.divergence import parse_divergence
 
     data = read_source(source)
     try:
@@ -287,10 +291,6 @@ def write_sarif(
     """``--sarif``: failing findings as errors; every other server without a number, and every
     client-lens finding that breaks something but was not gated, as a warning; the lens
     findings that break nothing as notes."""
-    from mcpcost.audit.gates import unmeasured_findings
-    from mcpcost.audit.limits_gate import lens_findings
-    from mcpcost.render.sarif_report import entry_lines, locate, render_sarif
-    from mcpcost.runtime.output_tree import atomic_write
 
     lines = entry_lines(files)
     errors = locate(failing, report, lines, diff)
@@ -339,7 +339,6 @@ def _container_measure(
     stack: contextlib.ExitStack,
 ) -> MeasureLaunch | None:
     """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
-    from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 
     trust = container_trust("mcpcost audit", args.ca_bundle, env)
     docker_host = engine_address(args.docker_host, env)

@@ -76,6 +76,8 @@ from mcpcost.core.plural import counted
 from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.measuring import measure_server
+from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address, place
 from mcpcost.runtime.output_tree import open_tree
 
 if TYPE_CHECKING:
@@ -320,7 +322,6 @@ def listings_line(m: Measurement) -> str | None:
 def run(
     argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
 ) -> int:
-    from mcpcost.measuring import measure_server
 
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command, environ)
@@ -406,12 +407,6 @@ def _measure_in_container(
     stack: contextlib.ExitStack,
 ) -> Measurement | None:
     """``--docker``: the measurement, or None (after one line on stderr) without an engine."""
-    from mcpcost.measuring.containers import (
-        ContainerOptions,
-        container_measure,
-        engine_address,
-        place,
-    )
 
     docker_host = engine_address(args.docker_host, env)
     here = os.getcwd()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.core.canonical import Canonical, canonical_of_text
+from mcpcost.core.canonical import Canonical, canonical_of_text, canonicalize
 from mcpcost.core.jsonvalue import (
     JSONValue,
     array_text,
@@ -116,7 +116,6 @@ def measure_tools(
 def measure_listing(items: list[Any], tokenizer: Tokenizer | None = None) -> Listing:
     """A page-joined list counted by the tools' rule: ``o200k_base`` tokens and SHA-256 of
     ``JSON.stringify(items)``, and the number of items."""
-    from mcpcost.core.canonical import canonicalize
 
     canonical = canonicalize(items)
     tk = tokenizer or get_tokenizer()

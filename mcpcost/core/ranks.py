@@ -18,6 +18,7 @@ from the published file (whose SHA-256 is pinned) and compares it byte for byte,
 
 from __future__ import annotations
 
+import base64
 import struct
 import zlib
 from dataclasses import dataclass
@@ -41,7 +42,6 @@ _HOST_IS_LITTLE_ENDIAN = struct.pack("=I", 1) == struct.pack("<I", 1)
 
 def parse_tiktoken_file(data: bytes) -> list[bytes]:
     """Tokens of a ``.tiktoken`` file in rank order; ranks must be exactly 0..N-1."""
-    import base64  # only for building the table from the published file
 
     pairs: list[tuple[int, bytes]] = []
     for line in data.splitlines():

@@ -18,6 +18,7 @@ from mcpcost.core.model import ListingKind
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
+from mcpcost.measuring.classify import classify_failure
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
 from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
@@ -145,7 +146,6 @@ def capture_tools(
         return Capture(tools, hello, diagnostics, elapsed, eras, listed)
     if isinstance(failure, TransportTimeout):
         failure = TransportTimeout(int(timeout_s * 1000), failure.waiting_for)
-    from mcpcost.measuring.classify import classify_failure  # only a failure needs it
 
     status, message = classify_failure(failure, diagnostics.stderr_tail if diagnostics else "")
     return CaptureFailure(status, message, diagnostics, elapsed, eras)

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
+from mcpcost.core.canonical import canonicalize
+from mcpcost.core.measure import measure_listing, measure_tools
 from mcpcost.core.model import (
     HOST_ISOLATION,
     NOT_CAPTURED,
@@ -36,9 +38,11 @@ from mcpcost.core.model import (
     ListingKind,
     Measurement,
 )
+from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.measuring.masking import mask_measurement
 from mcpcost.runtime.clock import iso_utc, utc_now
@@ -105,7 +109,6 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
     differs is the second capture serialised the slow, exact way."""
     if json.dumps(first) == json.dumps(second):
         return True
-    from mcpcost.core.canonical import canonicalize
 
     return first_text == canonicalize(second).text
 
@@ -116,8 +119,6 @@ def load_counting() -> None:
     instructions). Called while servers start rather than at import, so nothing before the
     launches pays for it, and not left to the first count, which is often in the report after
     the last answer. Idempotent and thread-safe."""
-    from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
-    from mcpcost.core.tokenizer import get_tokenizer
 
     get_tokenizer()
     ascii_split_pattern()
@@ -148,7 +149,6 @@ def listings_of(capture: Capture, secrets: tuple[str, ...]) -> dict[ListingKind,
     the server declared none). Error text is the server's: masked and cut."""
     if not capture.listed:
         return None
-    from mcpcost.core.measure import measure_listing
 
     out: dict[ListingKind, Listing] = {}
     for listed in capture.listed:
@@ -193,7 +193,6 @@ def measurement_from_pair(
             protocol_requested=requested,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
-    from mcpcost.core.measure import measure_tools
 
     one = measure_tools(first.tools)
     same = same_canonical_text(first.tools, second.tools, one.canonical.text)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from mcpcost.auth.authorizer import OAuthAuthorizer
 from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
 from mcpcost.core.model import Authorization, Measurement
 from mcpcost.core.spec import ServerSpec
@@ -45,7 +46,6 @@ def measure_with_environment_sign_in(
     settings = replace(settings_from_env(environ), issuer_required=issuer_required)
     if spec.url is None or not settings.can_sign_in:
         return measure_server(spec, timeout_s=timeout_s)
-    from mcpcost.auth.authorizer import OAuthAuthorizer
 
     settings = replace(settings, browser=BrowserMode.NONE, use_store=False)
     authorizer = OAuthAuthorizer(spec.url, settings)

@@ -22,6 +22,7 @@ cookies) goes to the server, and error bodies are never quoted.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from urllib.parse import urlsplit
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.measuring import measure_server
 from mcpcost.runtime.addresses import AddressRefused, check_url
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.serve.api import (
@@ -43,6 +45,7 @@ from mcpcost.serve.api import (
 )
 from mcpcost.serve.guards import CachedAnswer, Clock, RateLimiter, ResultCache, Slots
 from mcpcost.serve.options import ServeSettings
+from mcpcost.transports.open import world_url_opener
 
 GRACE_S: Final = 5.0  # past the captures' budget: the stop of a capture and its connections
 KEPT_STATUSES: Final = (200, 403)  # a measurement (any status) and a refusal; never a defect
@@ -70,8 +73,6 @@ def remote_measurer(settings: ServeSettings) -> MeasureFn:
     policy = settings.policy
 
     def measure(target: MeasureTarget) -> Measurement:
-        from mcpcost.measuring import measure_server
-        from mcpcost.transports.open import world_url_opener
 
         try:
             check_url(target.url, policy)
@@ -114,7 +115,6 @@ class OnDemand:
         clock: Clock | None = None,
         grace_s: float = GRACE_S,
     ) -> None:
-        import time
 
         tick = clock or time.monotonic
         self.settings = settings

@@ -11,7 +11,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mcpcost.core.spec import ServerSpec, TransportName
+from mcpcost.transports.auto import AutoTransport
 from mcpcost.transports.base import Transport, TransportFactory
+from mcpcost.transports.http import StreamableHTTPTransport
+from mcpcost.transports.legacy_sse import LegacySSETransport
+from mcpcost.transports.server_url import usable_url
 from mcpcost.transports.stdio import spawn_stdio
 
 if TYPE_CHECKING:
@@ -56,10 +60,6 @@ def open_authorized(
     challenges (see ``auth``); ``policy`` and ``quote_bodies`` as ``world_url_opener`` says."""
     if spec.url is None:
         return spawn_stdio(spec)
-    from mcpcost.transports.auto import AutoTransport
-    from mcpcost.transports.http import StreamableHTTPTransport
-    from mcpcost.transports.legacy_sse import LegacySSETransport
-    from mcpcost.transports.server_url import usable_url
 
     url, headers = usable_url(spec.url, spec.secrets), dict(spec.headers)
 

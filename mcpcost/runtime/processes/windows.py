@@ -17,6 +17,7 @@ every argument quoted for the C runtime and every cmd metacharacter escaped with
 from __future__ import annotations
 
 import ctypes
+import os.path
 import re
 import subprocess
 import time
@@ -306,7 +307,6 @@ class RealWindowsSystem:
         self._ntdll.NtResumeProcess.argtypes = [ctypes.c_void_p]
 
     def is_file(self, path: str) -> bool:
-        import os.path
 
         return os.path.isfile(path)
 
