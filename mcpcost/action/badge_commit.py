@@ -6,9 +6,9 @@ a file update that loses a race (409, or 422 on a stale sha) is re-read and retr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
-from mcpcost.core.record import Record
 from mcpcost.runtime.github import GitHubClient, GitHubError
 
 ATTEMPTS = 5
@@ -20,7 +20,8 @@ class BadgeAction(StrEnum):
     UNCHANGED = "unchanged"
 
 
-class BadgeCommit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BadgeCommit:
     action: BadgeAction
     commit_sha: str | None = None
     attempts: int = 1

@@ -22,8 +22,8 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
-from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import McpcostError
 
 
@@ -64,7 +64,8 @@ def config_environ(
     return out
 
 
-class Git(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Git:
     """Runs git in ``repo``; ``safe.directory`` is set per call as well as in the image.
 
     ``token`` (kept out of ``repr``) authenticates fetches from ``origin`` when ``origin`` is on
@@ -72,11 +73,8 @@ class Git(Record, frozen=True):
 
     repo: str
     timeout_s: float = 120.0
-    token: str = ""
+    token: str = field(default="", repr=False)
     server_url: str = ""
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"token"})
 
     def run(
         self, *args: str, check: bool = True, config: Sequence[tuple[str, str]] = ()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from mcpcost.action.gitrefs import Git, matching
@@ -30,13 +31,15 @@ from mcpcost.audit.compose import (
     run_audit,
 )
 from mcpcost.audit.gates import Gate
+from mcpcost.audit.lens_sessions import measured_server, server_views
+from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ClientName, ConfigFile
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.errors import InputError
 from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.measuring.signed_in import environment_sign_in
+from mcpcost.render.json_report import model_view_to_json
 from mcpcost.render.run_report import run_report
 from mcpcost.render.sarif_report import entry_lines
 from mcpcost.runtime.clock import iso_utc, utc_now
@@ -250,9 +253,6 @@ def servers_through_clients(
     known client) under the client's defaults, as ``mcpcost measure --client`` shows it: the
     report's ``serverLenses``, for the job summary of a server's own repository. One per
     launch."""
-    from mcpcost.audit.lens_sessions import measured_server, server_views
-    from mcpcost.configs.clients import KNOWN_CLIENTS
-    from mcpcost.render.json_report import model_view_to_json
 
     names = [ClientName(c) for c in clients] or list(KNOWN_CLIENTS)
     out: dict[str, dict[str, Any]] = {}

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 
 from mcpcost.action.untrusted_launches import config_environ
 from mcpcost.configs.clients import ParseContext
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import PROJECT_CONFIG_PATHS, parse_project_config
-from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.runtime.world_files import MAX_ENV_FILE_BYTES, Links, read_world_file
 

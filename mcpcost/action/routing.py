@@ -16,10 +16,9 @@ anything else          skipped, with the reason
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
-
-from mcpcost.core.record import Record
 
 
 class Activity(StrEnum):
@@ -30,7 +29,8 @@ class Activity(StrEnum):
     SKIP = "skip"
 
 
-class Route(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Route:
     activity: Activity
     reason: str
     commit_badge: bool = False

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from mcpcost.action.runner_files import Annotation, workflow_command
 from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
-from mcpcost.core.record import Record, field, repr_without
 from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
 
 
-class Runner(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Runner:
     """What the runner tells a step through its environment."""
 
     event_name: str
@@ -28,10 +29,7 @@ class Runner(Record, frozen=True, kw_only=True):
     api_url: str
     server_url: str
     run_id: str | None
-    environ: Mapping[str, str] = field(default_factory=dict)
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"environ"})
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Runner:

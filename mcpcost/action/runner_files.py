@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 
-from mcpcost.core.record import Record
 from mcpcost.core.redact import maskable
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub drops a step summary larger than 1 MiB
@@ -95,7 +95,8 @@ class AnnotationLevel(StrEnum):
     ERROR = "error"
 
 
-class Annotation(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Annotation:
     """One ``::warning`` / ``::error`` on a line of a file (repo-relative path)."""
 
     level: AnnotationLevel

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from mcpcost.audit.gates import Gate
+from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.core.badge import DEFAULT_LABEL
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import UsageError
 
 # every kind but known-unknown (an unknown the pull request did not cause is reported, not failed)
 # and limits (what a client drops, rejects or cuts is a warning until a workflow asks to fail)
 DEFAULT_FAIL_ON = frozenset(Gate) - {Gate.KNOWN_UNKNOWN, Gate.LIMITS}
-_KEY = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_REF_BAD = LazyPattern(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
+_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_REF_BAD = re.compile(r"(\.\.|[\x00-\x20~^:?*\[\\]|@\{|//|^/|/$|\.lock$|^-|\.$)")
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 
@@ -38,7 +38,8 @@ class CommentMode(StrEnum):
     NEVER = "never"
 
 
-class Settings(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
     """Every input, parsed. ``github_token`` is kept out of ``repr``."""
 
     config: tuple[str, ...] = ()  # paths or globs, relative to working_directory; () = discover
@@ -58,7 +59,7 @@ class Settings(Record, frozen=True, kw_only=True):
     badge_label: str = DEFAULT_LABEL
     timeout: float = 60.0
     concurrency: int = 2
-    github_token: str = ""
+    github_token: str = field(default="", repr=False)
     allow_pull_request_target: bool = False
     dry_run: bool = False
     output_dir: str = ".mcp-context-cost"
@@ -66,9 +67,6 @@ class Settings(Record, frozen=True, kw_only=True):
     artifact_path: str | None = None
     sarif: str | None = None  # where to write the SARIF log, relative to the workspace
     clients: tuple[str, ...] = ()  # whose client lens is reported and gated; () = every client
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"github_token"})
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -155,7 +153,6 @@ def clean_fail_on(name: str, text: str) -> frozenset[Gate]:
 
 def clean_clients(name: str, text: str) -> tuple[str, ...]:
     """``all`` or a comma-separated list of client names (``mcpcost audit --client`` names)."""
-    from mcpcost.configs.clients import KNOWN_CLIENTS
 
     words = [w.strip().lower() for w in re.split(r"[,\s]+", text) if w.strip()]
     if words == ["all"]:

@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Collection, Iterator, Sequence
+from dataclasses import replace
 
 from mcpcost.action.repo_configs import with_cwd
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile
-from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 
 EntryKey = tuple[str, str]  # (config source, server name)

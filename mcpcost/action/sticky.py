@@ -4,10 +4,10 @@ own comments, through every page; updated in place, and left alone when nothing 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from mcpcost.core.record import Record
 from mcpcost.runtime.github import GitHubClient
 
 ACTIONS_BOT = "github-actions[bot]"
@@ -20,7 +20,8 @@ class CommentAction(StrEnum):
     SKIPPED = "skipped"  # no comment yet, and the comment mode does not create one
 
 
-class CommentResult(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommentResult:
     action: CommentAction
     comment_id: int | None = None
     url: str | None = None

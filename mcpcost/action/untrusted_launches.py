@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -33,7 +34,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpcost.core.model import Measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.measuring.child import (
@@ -66,8 +66,8 @@ CREDENTIAL_WORDS = frozenset(
     }
 )
 PACKAGE_MANAGER_PREFIXES = tuple(p for p in PASSTHROUGH_PREFIXES if p != "XDG_")
-_WORDS = LazyPattern(r"[A-Z0-9]+")
-_USERINFO = LazyPattern(r"(?<=://)[^/\s]*@")
+_WORDS = re.compile(r"[A-Z0-9]+")
+_USERINFO = re.compile(r"(?<=://)[^/\s]*@")
 
 
 def is_package_manager_setting(name: str) -> bool:

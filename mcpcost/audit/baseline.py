@@ -10,16 +10,17 @@ cannot be shown untouched.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.audit.report_model import REPORT_VERSION, AuditReport, ServerStatus, server_status
 from mcpcost.configs.config_file import ClientName
-from mcpcost.core.record import Record
 from mcpcost.core.spec import DeclaredLaunch, TransportName
 from mcpcost.errors import InputError
 
 
-class BaselineServer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaselineServer:
     name: str
     status: ServerStatus | None  # None: the file names no status this version knows
     tokens: int | None
@@ -29,14 +30,16 @@ class BaselineServer(Record, frozen=True, kw_only=True):
     declared: DeclaredLaunch | None = None
 
 
-class BaselineConfig(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaselineConfig:
     client: ClientName
     source: str
     total_tokens: int
     servers: tuple[BaselineServer, ...]
 
 
-class Baseline(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Baseline:
     methodology_version: str
     encoding: str
     generated_at: str

@@ -18,6 +18,7 @@ an estimate. Pure: values in, values out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from mcpcost.audit.deferral import RequestTokens
 from mcpcost.audit.report_model import ServerResult
@@ -27,7 +28,6 @@ from mcpcost.configs.config_file import ClientName
 from mcpcost.core.calibration import Calibration, RequestEstimate, estimate_request, fit_calibration
 from mcpcost.core.divergence import CountApi, DivergenceRun
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import replace
 
 # Anthropic's tool search: a client deferring through it sends Anthropic-shaped tools
 TOOL_SEARCH_MECHANISM = "tool-search"

@@ -14,18 +14,19 @@ A file of unknown client (``--config``) is a session of its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePath
 
 from mcpcost.configs.clients import registry
 from mcpcost.configs.clients.client import ClientSessionRule
 from mcpcost.configs.config_file import ClientName, Scope
-from mcpcost.core.record import Record
 
 MANAGED = Scope.MANAGED
 USER = Scope.USER
 
 
-class ClientSessionFile(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionFile:
     """What grouping needs of one config file: its live entries as (name, scope)."""
 
     client: ClientName
@@ -34,7 +35,8 @@ class ClientSessionFile(Record, frozen=True, kw_only=True):
     entries: tuple[tuple[str, Scope], ...]
 
 
-class Overridden(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Overridden:
     """An entry the session does not load because another file's entry of that name wins."""
 
     name: str
@@ -43,7 +45,8 @@ class Overridden(Record, frozen=True, kw_only=True):
     why: str  # one sentence
 
 
-class ClientSessionPlan(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionPlan:
     key: str  # unique in one report
     client: ClientName
     label: str  # the product's name, with the installation or profile when it has several

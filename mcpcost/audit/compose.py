@@ -26,11 +26,6 @@ baseline, the gate result). The steps, in order:
    which entries' launches name files the change modified (``touched``: never carried over as
    known unknowns).
 6. **Gates**: ``gates.evaluate_gates`` over the report and the diff (``GateRequest``).
-
-The report modules load only once the measurements are under way (they are imported inside
-``run_audit``), and ``while_launching`` runs on the calling thread once every launch has been
-handed to the pool: the command line loads what the report and its output need there, so none
-of it delays the first launch (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
@@ -38,21 +33,27 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpcost.audit.gates import evaluate_gates
 from mcpcost.audit.progress import NullProgress, ProgressObserver
+from mcpcost.audit.report import build_report
+from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
 from mcpcost.configs.clients import ParseContext
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState
 from mcpcost.configs.discovery import discover, load_explicit, read_client_settings
-from mcpcost.core.record import Record, field
+from mcpcost.core.model import Measurement
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
-from mcpcost.runtime.workers import Workers
+from mcpcost.measuring.server import MeasureOptions, measure_server
+from mcpcost.runtime.clock import iso_utc, utc_now
+from mcpcost.runtime.workers import side_by_side
 
 # What the report needs loads with the first report, not with this module: the command line
 # imports this module before its first launches and should not wait for those.
@@ -74,7 +75,8 @@ MeasureLaunch = Callable[[ServerSpec], "Measurement"]
 Measurements = dict[str, "Measurement"]  # launch key -> its measurement
 
 
-class AuditInputs(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditInputs:
     """What one audit is about, as read at the edge."""
 
     configs: tuple[ConfigFile, ...]
@@ -84,7 +86,8 @@ class AuditInputs(Record, frozen=True, kw_only=True):
     problems: tuple[str, ...] = ()  # met while reading them, carried into the report
 
 
-class GateRequest(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateRequest:
     """The gates asked for (none by default)."""
 
     budget: int | None = None
@@ -105,7 +108,8 @@ class GateRequest(Record, frozen=True, kw_only=True):
         )
 
 
-class AuditOptions(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditOptions:
     concurrency: int = DEFAULT_CONCURRENCY
     context_window: int | None = None  # None: the report's default, 200,000
     divergence: DivergenceRun | None = None  # a published Claude model divergence run
@@ -113,7 +117,8 @@ class AuditOptions(Record, frozen=True, kw_only=True):
     generated_at: str = ""
 
 
-class BaseSide(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaseSide:
     """A base side measured in the same run (the Action's base commit): its configs, read from
     the same places as the head's, so a source missing from one side is absent there."""
 
@@ -122,7 +127,8 @@ class BaseSide(Record, frozen=True, kw_only=True):
     touched: frozenset[tuple[str, str]] = frozenset()
 
 
-class SidePresence(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SidePresence:
     """Which config sources are known absent, or holding no live server, on each side."""
 
     empty_before: frozenset[str]  # head sources absent or empty on the base side
@@ -132,7 +138,8 @@ class SidePresence(Record, frozen=True, kw_only=True):
     emptied: frozenset[str]  # live servers on the base side, none on the head side
 
 
-class Audit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Audit:
     """An audit's answer: what every output renders."""
 
     report: AuditReport
@@ -211,13 +218,7 @@ def distinct_launches(configs: Sequence[ConfigFile]) -> dict[str, ServerSpec]:
     return out
 
 
-def first_taken(launches: Mapping[str, ServerSpec], concurrency: int) -> list[ServerSpec]:
-    """The launches ``measure_launches`` starts at once, before any has finished."""
-    return list(launches.values())[:concurrency]
-
-
 def _failed(spec: ServerSpec, exc: BaseException) -> Measurement:
-    from mcpcost.core.model import Measurement
 
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return Measurement(
@@ -236,18 +237,14 @@ def measure_launches(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressObserver | None = None,
-    while_launching: Callable[[], object] | None = None,
 ) -> Measurements:
-    """Measure each launch once, at most ``concurrency`` at a time; ``while_launching`` runs on
-    this thread once every measurement has been handed to the pool (at once with none)."""
+    """Measure each launch once, at most ``concurrency`` at a time."""
     if concurrency <= 0:
         raise ValueError("concurrency must be positive")
     observer = progress or NullProgress()
     total = len(launches)
     results: Measurements = {}
     if not total:
-        if while_launching is not None:
-            while_launching()
         return results
 
     def one(key: str, spec: ServerSpec) -> tuple[str, Measurement]:
@@ -258,10 +255,8 @@ def measure_launches(
             return key, _failed(spec, exc)
 
     tasks = [partial(one, k, s) for k, s in launches.items()]
-    with Workers(tasks, limit=concurrency, name="mcpcost-measure") as workers:
-        if while_launching is not None:
-            while_launching()
-        for done, (_, (key, m)) in enumerate(workers.as_finished(), start=1):
+    with side_by_side(tasks, limit=concurrency, name="mcpcost-measure") as finished:
+        for done, (key, m) in enumerate(finished, start=1):
             results[key] = m
             observer.finished(launches[key].name, m.status, done, total)
     return results
@@ -305,7 +300,6 @@ def run_audit(
     options: AuditOptions | None = None,
     baseline: Baseline | BaseSide | None = None,
     progress: ProgressObserver | None = None,
-    while_launching: Callable[[], object] | None = None,
 ) -> Audit:
     """Measure every distinct launch once (of both sides, with a ``BaseSide``), build the report,
     diff it against the baseline and judge the gates asked for."""
@@ -316,10 +310,7 @@ def run_audit(
         measure,
         concurrency=opts.concurrency,
         progress=progress,
-        while_launching=while_launching,
     )
-    from mcpcost.audit.report import build_report
-    from mcpcost.audit.report_model import DEFAULT_CONTEXT_WINDOW
 
     def report_of(configs: Sequence[ConfigFile]) -> AuditReport:
         return build_report(
@@ -359,7 +350,6 @@ def judge(
 ) -> Audit:
     """The diff against ``baseline`` (with what ``presence`` knows of empty configs, and the
     entries whose launch names changed files, ``touched``) and the gates asked for (pure)."""
-    from mcpcost.audit.gates import evaluate_gates
 
     diff = None
     if baseline is not None:
@@ -437,8 +427,6 @@ def audit_configs(
         clients=clients,
         trust_project=trust_project,
     )
-    from mcpcost.measuring.server import MeasureOptions, measure_server
-    from mcpcost.runtime.clock import iso_utc, utc_now
 
     options = AuditOptions(
         concurrency=concurrency,

@@ -24,6 +24,7 @@ server without a number that could decide a threshold makes the verdict cannot-b
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,7 +41,6 @@ from mcpcost.configs.clients.presentation import (
 )
 from mcpcost.configs.clients.settings_files import ClientSettings
 from mcpcost.configs.config_file import EXPLICIT, ClientName
-from mcpcost.core.record import Record, replace
 
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
@@ -56,7 +56,8 @@ CLIENT_UNKNOWN = str(DeferralMode.CLIENT_UNKNOWN)
 NONE_ON_RECORD = str(DeferralMode.NONE_ON_RECORD)
 
 
-class RatioBand(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RatioBand:
     low: float
     high: float
     servers: int
@@ -84,7 +85,8 @@ class EvidenceKind(StrEnum):
     UNMEASURED = "unmeasured"  # a server without a number that the verdict depends on
 
 
-class Evidence(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
     kind: EvidenceKind
     text: str
     source: str | None = None
@@ -93,7 +95,8 @@ class Evidence(Record, frozen=True, kw_only=True):
         return {"kind": self.kind, "text": self.text, "source": self.source}
 
 
-class DeferralServer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeferralServer:
     """One measured server as the loading arithmetic sees it."""
 
     name: str
@@ -102,7 +105,8 @@ class DeferralServer(Record, frozen=True, kw_only=True):
     always_load: bool = False
 
 
-class AlwaysLoad(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlwaysLoad:
     """Servers pinned ``alwaysLoad: true``: loaded at session start whatever else defers."""
 
     servers: tuple[str, ...]
@@ -117,7 +121,8 @@ class AlwaysLoad(Record, frozen=True, kw_only=True):
         }
 
 
-class RequestTokens(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestTokens:
     """A session's definitions in the model's request tokens, for a threshold: ``low``..``high``
     (equal when exact); ``ratio`` the band it was read through (None: exact counts, or a
     calibrated estimate when ``estimated`` > 0)."""
@@ -137,7 +142,8 @@ class RequestTokens(Record, frozen=True, kw_only=True):
         }
 
 
-class LoadInputs(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoadInputs:
     """What decides a session's loading, gathered before the lens: its client, its measured
     servers (wire tokens), those without a number, its context window, the client's posture as
     resolved on this machine (None: no posture model, or an explicit file) and, for a threshold,
@@ -153,7 +159,8 @@ class LoadInputs(Record, frozen=True, kw_only=True):
     request: RequestTokens | None = None
 
 
-class Loading(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Loading:
     """The session's load verdict, what decides it (``condition``), and its ``evidence``; the
     rest are the regime's particulars as the report renders them."""
 

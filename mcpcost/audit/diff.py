@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Collection
+from dataclasses import dataclass
 from enum import StrEnum
 
 from mcpcost.audit.baseline import Baseline, BaselineConfig, baseline_of_report
 from mcpcost.audit.report_model import AuditReport, ConfigResult, ServerStatus
 from mcpcost.configs.config_file import ClientName, Scope
-from mcpcost.core.record import Record
 from mcpcost.core.spec import DeclaredLaunch
 
 
@@ -85,7 +85,8 @@ class MatchedBy(StrEnum):
 # --------------------------------------------------------------------------- diff values
 
 
-class ServerDiff(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerDiff:
     name: str
     kind: DiffKind
     before: int | None
@@ -109,7 +110,8 @@ class ServerDiff(Record, frozen=True, kw_only=True):
         return self.kind is DiffKind.UNMEASURED_BOTH and self.launch is LaunchMatch.SAME
 
 
-class ConfigDiff(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigDiff:
     client: ClientName
     source: str
     baseline_source: str | None
@@ -125,13 +127,15 @@ class ConfigDiff(Record, frozen=True, kw_only=True):
     servers: tuple[ServerDiff, ...]
 
 
-class DroppedConfig(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DroppedConfig:
     client: ClientName
     source: str
     total_tokens: int
 
 
-class AuditDiff(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditDiff:
     baseline_generated_at: str
     baseline_methodology_version: str
     baseline_encoding: str

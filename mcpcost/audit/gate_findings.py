@@ -4,10 +4,10 @@ build these, so they live apart from either."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from mcpcost.audit.model_view import LensFinding
-from mcpcost.core.record import Record
 
 
 class Gate(StrEnum):
@@ -26,7 +26,8 @@ class Gate(StrEnum):
     LIMITS = "limits"
 
 
-class GateFinding(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateFinding:
     """One reason a gate failed, with its kind; ``server`` None means the config as a whole."""
 
     gate: Gate

@@ -44,32 +44,36 @@ known unknowns fail too.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+
+from mcpcost.audit.diff import DiffKind, LaunchMatch, MatchedBy
 
 # the gate vocabulary lives in gate_findings (the limits gate uses it too); named here for callers
 from mcpcost.audit.gate_findings import Gate as Gate
 from mcpcost.audit.gate_findings import GateFinding as GateFinding
+from mcpcost.audit.limits_gate import evaluate_limits
 from mcpcost.audit.report_model import (
     AuditReport,
     ClientSession,
-    ConfigResult,
     ServerStatus,
     first_line,
 )
 from mcpcost.configs.clients.presentation import LoadVerdict
-from mcpcost.core.record import Record
 
 if TYPE_CHECKING:  # the diff module loads only with a baseline, which is when a diff exists
     from mcpcost.audit.diff import AuditDiff, ConfigDiff, ServerDiff
 
 
-class BudgetFitStep(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetFitStep:
     name: str
     tokens: int
     remaining: int  # what the config still costs after dropping this one and all above it
 
 
-class BudgetFit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetFit:
     over_by: int
     drop: tuple[BudgetFitStep, ...]
     kept_count: int
@@ -96,11 +100,6 @@ def plan_fit(total: int, servers: Sequence[tuple[str, int]], limit: int) -> Budg
     )
 
 
-def plan_budget_fit(config: ConfigResult, limit: int) -> BudgetFit:
-    """``plan_fit`` for one config file."""
-    return plan_fit(config.total_tokens, [(s.name, s.tokens or 0) for s in config.servers], limit)
-
-
 # Which cost of a session the budget judges (``audit --json``'s ``budget.judged``): what it
 # loads up front on every request, or every tool definition (``--budget-full``).
 BudgetCost = Literal["upfront", "full"]
@@ -114,7 +113,8 @@ FULL: BudgetCost = "full"
 CostBasis = Literal["upfront", "ceiling", "full"]
 
 
-class SessionCost(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionCost:
     """The figure the budget judges for one session, and what it is made of."""
 
     tokens: int
@@ -149,7 +149,8 @@ def session_cost(session: ClientSession, judged: BudgetCost) -> SessionCost:
     )
 
 
-class ClientSessionBudget(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionBudget:
     """One session judged against the budget: ``cost`` is the figure judged (``judged``,
     ``basis``), ``total`` every definition it has."""
 
@@ -166,7 +167,8 @@ class ClientSessionBudget(Record, frozen=True, kw_only=True):
     deferred: int = 0  # definitions the session holds but does not load up front
 
 
-class BudgetVerdict(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetVerdict:
     """The budget gate. ``worst_*`` name the session with the most tool definitions (its full
     total, the reference's meaning); ``over``, ``passed``, ``fit`` and ``reasons`` are the
     verdict on the cost judged (``judged``), per session in ``sessions``."""
@@ -193,7 +195,8 @@ class BudgetVerdict(Record, frozen=True, kw_only=True):
         return tuple(s for s in self.sessions if not s.over and s.unmeasured)
 
 
-class IncreaseGate(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IncreaseGate:
     limit: int | None
     limit_percent: float | None
     passed: bool
@@ -203,7 +206,8 @@ class IncreaseGate(Record, frozen=True, kw_only=True):
     known_unknowns: tuple[GateFinding, ...] = ()  # carried over, not failed
 
 
-class GateResult(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GateResult:
     passed: bool
     reasons: tuple[str, ...]  # the failing findings' texts
     budget: BudgetVerdict | None = None
@@ -341,7 +345,6 @@ def _shown(status: ServerStatus | None) -> str:
 def known_increase(c: ConfigDiff) -> int | None:
     """What a config is known to have grown by: its delta when exact, else the sum over the
     servers that have a number on every side they appear on; None without a baseline."""
-    from mcpcost.audit.diff import MatchedBy
 
     if c.matched_by is MatchedBy.UNMATCHED or c.delta is None:
         return None
@@ -355,7 +358,6 @@ def evaluate_increase(
 ) -> IncreaseGate:
     """Each config's known increase against the limits (the causes, first), then every case
     where the increase cannot be established (reasons of their own)."""
-    from mcpcost.audit.diff import DiffKind, MatchedBy
 
     found: list[GateFinding] = []
 
@@ -442,7 +444,6 @@ def evaluate_increase(
 
 def _why_not_carried(s: ServerDiff) -> str:
     """Why an ``unmeasured-both`` server is not carried over as a known unknown."""
-    from mcpcost.audit.diff import LaunchMatch
 
     if s.launch is LaunchMatch.CHANGED:
         parts = ", ".join(s.launch_changes)
@@ -514,7 +515,6 @@ def unreadable_findings(report: AuditReport) -> tuple[GateFinding, ...]:
 
 
 def _limits(report: AuditReport) -> tuple[GateFinding, ...]:
-    from mcpcost.audit.limits_gate import evaluate_limits
 
     return evaluate_limits(report)
 

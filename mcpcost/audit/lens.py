@@ -19,7 +19,9 @@ up-front count is its wire number.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.audit.deferral import LoadInputs, decide
@@ -38,15 +40,14 @@ from mcpcost.configs.clients.presentation import (
     TextLimit,
 )
 from mcpcost.core.jsonvalue import JSONValue, stringify
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 from mcpcost.core.terminal import has_invisible, terminal_line
 from mcpcost.core.tokenizer import count_tokens
 
 __all__ = ["LensServer", "lens", "project", "schema_keywords"]
 
 
-class LensServer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LensServer:
     """One measured server of a session: its name in the config, its ``tools/list`` tools as
     captured, its instructions (None: none sent or not captured) and ``alwaysLoad``."""
 
@@ -228,7 +229,7 @@ def lens(
     shape = p.projection.shape if p.projection is not None else None
     desc_limit = next((t for t in p.text_limits if t.subject == "description"), None)
     instr_limit = next((t for t in p.text_limits if t.subject == "instructions"), None)
-    pattern = LazyPattern(p.name_pattern.pattern) if p.name_pattern is not None else None
+    pattern = re.compile(p.name_pattern.pattern) if p.name_pattern is not None else None
     findings: list[LensFinding] = []
 
     visible: list[tuple[LensServer, dict[str, Any]]] = []

@@ -5,6 +5,7 @@ under its defaults (``server_views``, for ``measure --client``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.audit.deferral import DeferralServer, LoadInputs, load_inputs
@@ -15,12 +16,12 @@ from mcpcost.configs.clients import registry
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import JSONValue
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record
 
 __all__ = ["ClientView", "lens_server", "measured_server", "server_views", "session_view"]
 
 
-class ClientView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientView:
     """One server seen through one client's lens (``measure --client``)."""
 
     client: ClientName

@@ -11,6 +11,7 @@ every figure the audit shows for a session comes from it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.audit.deferral import Evidence, EvidenceKind, Loading
@@ -22,7 +23,6 @@ from mcpcost.configs.clients.presentation import (
     LoadVerdict,
 )
 from mcpcost.core.jsonvalue import JSONValue
-from mcpcost.core.record import Record
 
 __all__ = [
     "ApiShape",
@@ -39,7 +39,8 @@ __all__ = [
 ]
 
 
-class LensFinding(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LensFinding:
     """One rule of a client that applies to one server or tool of the session.
 
     ``limit`` and ``actual`` are what the rule allows and what the server has (a length, a
@@ -74,7 +75,8 @@ class LensFinding(Record, frozen=True, kw_only=True):
         }
 
 
-class ModelTool(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelTool:
     """One tool as the model gets it: ``definition`` is its projected, renamed, truncated
     definition; ``deferred``: kept back until the model asks (only the regime's stub is sent)."""
 
@@ -85,7 +87,8 @@ class ModelTool(Record, frozen=True, kw_only=True):
     definition: JSONValue
 
 
-class ServerLoad(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerLoad:
     """One measured server of a session as its model gets it: its projected tokens up front and
     kept back, and its wire number (the measurement's)."""
 
@@ -110,7 +113,8 @@ class ServerLoad(Record, frozen=True, kw_only=True):
         }
 
 
-class ModelView(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelView:
     """What one client session's model gets: the one model of a session's loading.
 
     ``loading`` holds the verdict (loaded up front, deferred, cannot be said), the condition that

@@ -24,9 +24,12 @@ the server's own secret values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from mcpcost.audit.claude_estimate import calibration_for, request_band, session_estimate
 from mcpcost.audit.client_sessions import ClientSessionFile, plan_client_sessions
 from mcpcost.audit.deferral import (
     DeferralServer,
@@ -71,8 +74,6 @@ from mcpcost.configs.config_file import (
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION, NOT_CAPTURED, Measurement
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_argv, redact_free_text
 from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.core.tokenizer import count_tokens
@@ -80,7 +81,7 @@ from mcpcost.core.tokenizer import count_tokens
 if TYPE_CHECKING:  # a divergence run is read (and its module loaded) only with --claude
     from mcpcost.core.divergence import DivergenceRun
 
-_PIECES = LazyPattern(r"[\s=:@?&/,;\"']+")
+_PIECES = re.compile(r"[\s=:@?&/,;\"']+")
 
 
 def launch_secrets(spec: ServerSpec) -> tuple[str, ...]:
@@ -333,7 +334,6 @@ def build_client_sessions(
     each with its one ``ModelView`` (the client lens, from the ``measurements`` by launch key:
     its load verdict and every figure) and, where its client sends Anthropic tools, its Claude
     estimate (made first: a threshold is judged on it); heaviest first."""
-    from mcpcost.audit.claude_estimate import calibration_for, request_band, session_estimate
 
     fit = calibration_for(divergence)
     by_file = {(c.client, c.source): c for c in configs}  # one path can serve two clients

@@ -3,6 +3,7 @@ and the report that holds them. ``audit.report`` builds it; the renderers read i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
@@ -13,7 +14,6 @@ from mcpcost.configs.clients.presentation import Provenance
 from mcpcost.configs.config_file import EXPLICIT, ClientName, ConfigState, ReadFailure, Scope
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import Authorization, Isolation
-from mcpcost.core.record import Record
 from mcpcost.core.spec import DeclaredLaunch, TransportName
 from mcpcost.core.status import Status
 from mcpcost.version import __version__
@@ -65,7 +65,8 @@ def server_status(text: str) -> ServerStatus | None:
     return None
 
 
-class ServerResult(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerResult:
     """One config entry in the report: measured (tokens set) or skipped (tokens None)."""
 
     name: str
@@ -99,19 +100,22 @@ class ServerResult(Record, frozen=True, kw_only=True):
         return self.tokens is not None
 
 
-class HeaviestTool(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HeaviestTool:
     server: str
     tool: str
     tokens: int
 
 
-class TrimAdvice(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrimAdvice:
     tools: tuple[HeaviestTool, ...]
     recoverable_tokens: int
     recoverable_share: float
 
 
-class ConfigResult(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigResult:
     client: ClientName
     source: str
     scope: Scope
@@ -134,14 +138,16 @@ class ConfigResult(Record, frozen=True, kw_only=True):
         return not self.skipped
 
 
-class ClientSessionEntry(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionEntry:
     """A server a session loads, with the file it comes from; ``share`` is of the session."""
 
     server: ServerResult
     source: str
 
 
-class ClientSession(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSession:
     """What one client session in this project pays: the union of the files it loads."""
 
     key: str
@@ -169,7 +175,8 @@ class ClientSession(Record, frozen=True, kw_only=True):
         return not self.skipped
 
 
-class EmptyConfig(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EmptyConfig:
     """A config file that contributes no live server: nothing declared, all off, or unreadable."""
 
     client: ClientName
@@ -180,7 +187,8 @@ class EmptyConfig(Record, frozen=True, kw_only=True):
     disabled_reasons: tuple[tuple[str, str], ...] = ()
 
 
-class UnreadableConfig(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnreadableConfig:
     """A config file found but not usable: the audit names it first and fails (exit 2).
 
     ``client_says`` is what the client itself does with such a file, where that is on record
@@ -212,28 +220,32 @@ class UnreadableConfig(Record, frozen=True, kw_only=True):
         return f"{self.label}: {where}: {self.error}. {then[0].upper()}{then[1:]}."
 
 
-class EnvVariant(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvVariant:
     """Entries that run the same command/URL with different env or headers (measured apart)."""
 
     launch: str
     entries: tuple[tuple[str, str], ...]  # (source, name)
 
 
-class UnresolvedEntry(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnresolvedEntry:
     client: ClientName
     source: str
     name: str
     references: tuple[str, ...]
 
 
-class AnthropicRunInfo(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnthropicRunInfo:
     """The published Claude model divergence run the report joined (``--claude``)."""
 
     model: str
     measured_at: str
 
 
-class AuditReport(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditReport:
     methodology_version: str
     encoding: str
     generated_at: str

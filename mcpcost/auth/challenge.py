@@ -4,20 +4,20 @@ RFC 9728 section 5.1). Pure: header text in, a ``BearerChallenge`` out."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from mcpcost.auth.oauth_values import OAuthScope
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 
 # One auth-param: name = token | quoted-string (RFC 9110 section 11.2).
-_PARAM = LazyPattern(
+_PARAM = re.compile(
     r'\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)\s*,?',
 )
-_SCHEME = LazyPattern(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
-_TOKEN68 = LazyPattern(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
+_SCHEME = re.compile(r"[\s,]*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?=\s|$|,)")
+_TOKEN68 = re.compile(r"\s*[A-Za-z0-9._~+/-]+=*\s*(?:,|$)")
 
 
-class BearerChallenge(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class BearerChallenge:
     """What a Bearer challenge says; every field is optional and untrusted."""
 
     resource_metadata: str | None = None

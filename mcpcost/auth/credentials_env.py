@@ -18,10 +18,10 @@ Environment (all optional; secrets only ever come from here, never from flags):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 
 from mcpcost.auth.oauth_values import OAuthScope
-from mcpcost.core.record import Record, replace, repr_without
 
 ENV_PREFIX = "MCPCOST_OAUTH_"
 SECRET_ENV = (
@@ -45,13 +45,14 @@ class BrowserMode(Enum):
     FOLLOW = "follow"  # GET the URL and follow redirects (servers that approve at once)
 
 
-class OAuthSettings(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class OAuthSettings:
     grant: Grant = Grant.AUTHORIZATION_CODE
     client_id: str | None = None
-    client_secret: str | None = None
-    private_key_pem: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    private_key_pem: str | None = field(default=None, repr=False)
     signing_alg: str | None = None
-    refresh_token: str | None = None
+    refresh_token: str | None = field(default=None, repr=False)
     scope: OAuthScope | None = None
     client_metadata_url: str | None = None
     issuer: str | None = None  # the only issuer the configured secrets may be sent to
@@ -60,9 +61,6 @@ class OAuthSettings(Record, frozen=True):
     browser: BrowserMode = BrowserMode.NONE
     use_store: bool = True
     login_timeout_s: float = 300.0
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"client_secret", "private_key_pem", "refresh_token"})
 
     @property
     def secret_values(self) -> tuple[str, ...]:
@@ -103,9 +101,6 @@ class OAuthSettings(Record, frozen=True):
                 "not sending them"
             )
         return None
-
-    def with_browser(self, browser: BrowserMode) -> OAuthSettings:
-        return replace(self, browser=browser)
 
 
 def settings_from_env(environ: Mapping[str, str]) -> OAuthSettings:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
@@ -13,7 +14,6 @@ from urllib.parse import quote_plus, urlencode, urlsplit, urlunsplit
 from mcpcost.auth.authorization_failed import AuthorizationFailed
 from mcpcost.auth.metadata import AuthorizationServerMetadata
 from mcpcost.auth.oauth_values import OAuthScope, OAuthState
-from mcpcost.core.record import Record, repr_without
 
 JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 CLIENT_NAME = "mcp-context-cost"
@@ -29,30 +29,26 @@ class ClientAuthMethod(Enum):
     PRIVATE_KEY_JWT = "private_key_jwt"
 
 
-class ClientIdentity(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ClientIdentity:
     """Who we are to one authorization server."""
 
     client_id: str
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
     auth_method: ClientAuthMethod = ClientAuthMethod.NONE
-    private_key_pem: str | None = None
+    private_key_pem: str | None = field(default=None, repr=False)
     signing_alg: str | None = None
 
-    def __repr__(self) -> str:
-        return repr_without(self, {"client_secret", "private_key_pem"})
 
-
-class TokenSet(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class TokenSet:
     """What the token endpoint granted. ``expires_at`` is seconds since the epoch, or None."""
 
-    access_token: str
+    access_token: str = field(repr=False)
     token_type: str = "Bearer"
-    refresh_token: str | None = None
+    refresh_token: str | None = field(default=None, repr=False)
     expires_at: float | None = None
     scope: OAuthScope | None = None
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"access_token", "refresh_token"})
 
     def usable_at(self, now: float) -> bool:
         return self.expires_at is None or now < self.expires_at - EXPIRY_MARGIN_S
@@ -181,15 +177,13 @@ def registration_request(redirect_uri: str | None, *, client_credentials: bool) 
     }
 
 
-class Registration(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Registration:
     """What dynamic registration returned."""
 
     client_id: str
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
     auth_method: str | None = None
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"client_secret"})
 
 
 def parse_registration(doc: Any) -> Registration:

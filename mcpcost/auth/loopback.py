@@ -9,12 +9,12 @@ from __future__ import annotations
 import hmac
 import http.server
 import threading
+from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
 import requests
 
 from mcpcost.auth.oauth_values import OAuthState
-from mcpcost.core.record import Record, repr_without
 from mcpcost.runtime.http_body import BodyReadFailed, ReadLimits, read_body
 from mcpcost.runtime.http_session import BoundedSession
 
@@ -26,15 +26,13 @@ _PAGE = (
 )
 
 
-class Redirect(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Redirect:
     """What arrived at the redirect URI (``code`` is a secret until exchanged)."""
 
-    code: str | None = None
+    code: str | None = field(default=None, repr=False)
     state: OAuthState | None = None
     error: str | None = None
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"code"})
 
 
 class LoopbackReceiver:

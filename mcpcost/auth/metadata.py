@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
-
-from mcpcost.core.record import Record
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
@@ -66,7 +65,8 @@ def is_http_url(value: str) -> bool:
     return parts.scheme in ("https", "http") and bool(parts.netloc)
 
 
-class ProtectedResourceMetadata(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ProtectedResourceMetadata:
     """RFC 9728 section 2: the fields an MCP client uses."""
 
     resource: str | None
@@ -74,7 +74,8 @@ class ProtectedResourceMetadata(Record, frozen=True):
     scopes_supported: tuple[str, ...] | None
 
 
-class AuthorizationServerMetadata(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class AuthorizationServerMetadata:
     """RFC 8414 section 2 (and OpenID Discovery's same-named fields) that a client uses."""
 
     issuer: str | None

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import base64
 import secrets
+from dataclasses import dataclass, field
 
 from mcpcost.auth.oauth_values import OAuthState
 from mcpcost.core.digest import sha256_digest
-from mcpcost.core.record import Record, repr_without
 
 
 def b64url(data: bytes) -> str:
@@ -20,13 +20,11 @@ def s256_challenge(verifier: str) -> str:
     return b64url(sha256_digest(verifier.encode("ascii")))
 
 
-class PKCEPair(Record, frozen=True):
-    verifier: str
+@dataclass(frozen=True, slots=True)
+class PKCEPair:
+    verifier: str = field(repr=False)
     challenge: str
     method: str = "S256"
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"verifier"})
 
 
 def new_pkce() -> PKCEPair:

@@ -15,11 +15,11 @@ import json
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from mcpcost.auth.grants import ClientAuthMethod, ClientIdentity, TokenSet
-from mcpcost.core.record import Record, repr_without
 from mcpcost.runtime.output_tree import Access, read_in_tree, write_in_tree
 
 KEYRING_SERVICE = "mcp-context-cost"
@@ -39,19 +39,17 @@ def record_key(server_url: str, resource: str) -> str:
     return f"{server_url} {resource}"
 
 
-class SignIn(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SignIn:
     """One stored sign-in: the tokens plus what refreshing and revoking them needs."""
 
     server_url: str
     resource: str
     token_endpoint: str
     tokens: TokenSet
-    client: ClientIdentity
+    client: ClientIdentity = field(repr=False)
     revocation_endpoint: str | None = None
     issuer: str | None = None
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"client"})
 
     def to_json(self) -> dict[str, Any]:
         client: dict[str, Any] = {

@@ -23,6 +23,9 @@ from enum import StrEnum
 from functools import partial
 from typing import Any
 
+from mcpcost.audit.lens import LensServer
+from mcpcost.audit.lens_sessions import server_views
+from mcpcost.configs.clients.registry import KNOWN_CLIENTS, presentation_of
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.tokenizer import count_tokens
@@ -316,9 +319,6 @@ def above_p90(
 def all_fixes(capture: Sequence[JSONValue], server: str) -> tuple[Fix, ...]:
     """Every fix that saves tokens on this capture, the largest saving first. ``server``: the
     server's name as a client's config gives it (the lens builds model names from it)."""
-    from mcpcost.audit.lens import LensServer
-    from mcpcost.audit.lens_sessions import server_views
-    from mcpcost.configs.clients.registry import KNOWN_CLIENTS, presentation_of
 
     found = [shared_defs(capture), large_enums(capture), above_p90(capture)]
     output = without_output_schema(capture)

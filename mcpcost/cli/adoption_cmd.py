@@ -13,16 +13,19 @@ was unreadable), 2 usage or an unreadable state file.
 
 from __future__ import annotations
 
+import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
 from mcpcost.runtime.clock import utc_now
+from mcpcost.runtime.github import GitHubClient
+from mcpcost.runtime.http_session import BoundedSession
 from mcpcost.runtime.output_tree import read_in_tree, write_in_tree
 from mcpcost.sweep.adoption import (
     PROJECT,
@@ -33,13 +36,14 @@ from mcpcost.sweep.adoption import (
     parse_reading,
     reading_json,
 )
+from mcpcost.sweep.adoption_search import read_adoption
 
 PAGE = "docs/adoption.md"
 STATE = "results/badge-adoption.json"
 TOKEN_VARIABLES = ("MCPCOST_GITHUB_TOKEN", "GITHUB_TOKEN")
 DEFAULT_API_URL = "https://api.github.com"
-_REPO = LazyPattern(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_DAY = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 Reader = Callable[[Project, str, Reading | None, str, str], Reading]
 
@@ -87,9 +91,6 @@ def github_reader(
     def read(
         project: Project, day: str, previous: Reading | None, api_url: str, token: str
     ) -> Reading:
-        from mcpcost.runtime.github import GitHubClient
-        from mcpcost.runtime.http_session import BoundedSession
-        from mcpcost.sweep.adoption_search import read_adoption
 
         gh = GitHubClient(
             session=BoundedSession(), api_url=api_url, token=token, sleep=sleep, clock=clock
@@ -106,7 +107,6 @@ def run(
     environ: Mapping[str, str] | None = None,
     reader: Reader | None = None,
 ) -> int:
-    import os
 
     env = os.environ if environ is None else environ
     args = build_parser().parse_args(argv)

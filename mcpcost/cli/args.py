@@ -3,35 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Callable, Collection, Iterable
 from typing import Any, NoReturn, TypeVar
 
-from mcpcost.cli.streams import terminal_width
 from mcpcost.core.suggest import did_you_mean
 from mcpcost.errors import UsageError
 from mcpcost.version import __version__
 
 Choice = TypeVar("Choice", bound=str)
-
-
-class HelpLayout(argparse.HelpFormatter):
-    """argparse's help layout, wrapped to the terminal (``streams.terminal_width``; argparse
-    prints help on ``sys.stdout``, 80 columns when that is no terminal). argparse's own formatter asks
-    ``shutil`` for the size, and one is made for every argument added; shutil loads the
-    compression modules, which would delay the start of every command."""
-
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-        **later: Any,  # whatever a newer argparse passes, handed on unchanged
-    ) -> None:
-        wrap = terminal_width(os.environ, sys.stdout, 80) - 2 if width is None else width
-        super().__init__(prog, indent_increment, max_help_position, wrap, **later)
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -41,7 +20,6 @@ class ArgParser(argparse.ArgumentParser):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("allow_abbrev", False)
-        kwargs.setdefault("formatter_class", HelpLayout)
         self.known_flags: list[str] = []  # before argparse's own --help is added
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 

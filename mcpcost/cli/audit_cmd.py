@@ -3,8 +3,8 @@
 Order of work: flags are parsed; ``--baseline`` and ``--claude`` are read and shape-checked; the
 configs are found (or the ``--config`` files read) with the clients' settings files; only then is
 anything launched, and the audit itself is ``mcpcost.audit.compose.run_audit``, as the library
-and the Action run it: this module chooses the measure function (the first wave of launches
-started ahead, ``--docker``, sign-in), fills the audit's ``while_launching`` hook and renders.
+and the Action run it: this module chooses the measure function (``--docker``, sign-in) and
+renders.
 Results go to stdout (human text, ``--json`` or ``--markdown``), progress to stderr. Exit 0 ok;
 1 a gate failed (``--fail-on-unmeasured``: a live server without a number, each named on stderr)
 or nothing could be audited (no config with a live server, or every server failed); 2 usage or
@@ -23,25 +23,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from mcpcost.audit.baseline import parse_baseline
 from mcpcost.audit.compose import (
     Audit,
     AuditInputs,
     AuditOptions,
     GateRequest,
     MeasureLaunch,
-    distinct_launches,
-    first_taken,
     read_inputs,
     run_audit,
 )
+from mcpcost.audit.gates import Gate
 from mcpcost.audit.progress import progress_for
 from mcpcost.cli.audit_args import build_parser, client_names
 from mcpcost.cli.auth_cmd import login_settings, signed_in_measure
@@ -54,6 +52,7 @@ from mcpcost.cli.io import read_source
 from mcpcost.cli.streams import terminal_width
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import TRUST_FLAG, withheld
+from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
@@ -64,8 +63,14 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
+from mcpcost.measuring import MeasureOptions
+from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 from mcpcost.render.renderer import RENDERERS
 from mcpcost.render.report_layout import DEFAULT_WIDTH, Layout, OutputFormat
+from mcpcost.render.run_report import run_report
+from mcpcost.render.sarif_report import entry_lines, render_sarif
+from mcpcost.runtime.clock import iso_utc, utc_now
+from mcpcost.runtime.output_tree import atomic_write
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -75,17 +80,10 @@ if TYPE_CHECKING:
     from mcpcost.audit.report_model import AuditReport
     from mcpcost.core.divergence import DivergenceRun
     from mcpcost.core.model import Isolation
-    from mcpcost.transports.open import AheadOpener
-
-# What the report needs, loaded while the servers start (see ``_load_report_modules``).
-REPORT_MODULES = ("mcpcost.audit.report", "mcpcost.audit.gates")
-# The longest the report's preparation waits for the first launches to be under way.
-FIRST_WAVE_WAIT_S = 1.0
 
 
 def load_baseline(path: str) -> Baseline:
     """Read and shape-check a baseline before anything is launched; InputError (exit 2)."""
-    from mcpcost.audit.baseline import parse_baseline
 
     try:
         data = read_source(path)
@@ -98,7 +96,6 @@ def load_baseline(path: str) -> Baseline:
 
 
 def load_divergence(source: str) -> DivergenceRun:
-    from mcpcost.core.divergence import parse_divergence
 
     data = read_source(source)
     try:
@@ -187,15 +184,13 @@ def run(
 
         out.write(listing_json(files) if args.json else listing_text(files))
         return EXIT_OK if files else EXIT_CHECK_FAILED
-    opener: AheadOpener | None = None
     with contextlib.ExitStack() as stack:
         if args.docker and measure is None:
             measure = _container_measure(args, env, home_dir, cwd_dir, files, err, stack)
             if measure is None:
                 return EXIT_USAGE
         elif measure is None:
-            measure, opener = _launch_first_wave(args, env, err, files, stack)
-        from mcpcost.runtime.clock import iso_utc, utc_now
+            measure = _host_measure(args, env, err)
 
         options = AuditOptions(
             concurrency=args.concurrency,
@@ -210,66 +205,15 @@ def run(
             options=options,
             baseline=baseline,
             progress=progress_for(err),
-            while_launching=partial(prepare_report, args, opener),
         )
         return _render(args, out, err, files, audit, env, cwd_dir)
 
 
-def prepare_report(args: argparse.Namespace, opener: AheadOpener | None) -> None:
-    """The audit's ``while_launching`` hook: once the first launches are under way (the
-    opener's first wave, at most ``FIRST_WAVE_WAIT_S``), load the tokenizer and what the
-    report and the chosen output need, so those imports share the servers' start-up."""
-    if opener is not None:
-        opener.wait_opened(FIRST_WAVE_WAIT_S)
-        from mcpcost.measuring.server import load_counting
-
-        load_counting()
-    _load_report_modules(args)
-
-
-def _launch_first_wave(
-    args: argparse.Namespace,
-    env: dict[str, str],
-    err: TextIO,
-    files: list[ConfigFile],
-    stack: contextlib.ExitStack,
-) -> tuple[MeasureLaunch, AheadOpener]:
-    """Start the local servers the measurements begin with (two captures each), then load the
-    measuring machinery while they boot; return the measure function that uses them and the
-    opener that holds them. The sign-in flags are checked first, so a usage error launches
-    nothing; servers no capture takes are stopped when ``stack`` closes."""
-    from mcpcost.transports.open import AheadOpener
-
+def _host_measure(args: argparse.Namespace, env: dict[str, str], err: TextIO) -> MeasureLaunch:
+    """Each server measured on this machine, signed in where the flags ask (checked before
+    anything is launched, so a usage error launches nothing)."""
     sign_in = login_settings(args, env)
-    opener = AheadOpener()
-    stack.callback(opener.finish)
-    first = first_taken(distinct_launches(files), args.concurrency)
-    # A launch that installs its server on first use (npx...) gets one capture ahead: its
-    # second capture launches once the first has the server up (``measuring.server.capture_pair``).
-    ahead = [s for s in first if s.url is None for _ in range(1 if s.installs_on_first_use else 2)]
-    opener.open_ahead(ahead, args.timeout)
-    from mcpcost.measuring import MeasureOptions
-
-    launching = MeasureOptions(
-        timeout_s=args.timeout,
-        open_transport=opener,
-        load_counting_early=False,
-        release=opener.release,  # a server's stop overlaps folding its captures and the report
-    )
-    return signed_in_measure(launching, sign_in, env, err), opener
-
-
-def _load_report_modules(args: argparse.Namespace) -> None:
-    """Import what the report and the chosen output need. Called while the servers start: the
-    imports then share the wait instead of delaying the first launch."""
-    RENDERERS[output_format(args)]()
-    wanted = list(REPORT_MODULES)
-    if args.baseline:
-        wanted.append("mcpcost.audit.diff")
-    if args.sarif:
-        wanted.append("mcpcost.render.sarif_report")
-    for name in wanted:
-        importlib.import_module(name)
+    return signed_in_measure(MeasureOptions(timeout_s=args.timeout), sign_in, env, err)
 
 
 def _render(
@@ -298,7 +242,6 @@ def _render(
         return EXIT_USAGE if report.unreadable else EXIT_CHECK_FAILED
     if args.docker:
         err.write(isolation_summary(launch_isolations(report)) + "\n")
-    from mcpcost.audit.gates import Gate  # loaded with the report by now
 
     wants_gates = gate_request(args).any
     shown = gates if wants_gates else None
@@ -342,9 +285,6 @@ def write_sarif(
     fails the run (``failing``: the gates asked for, and any unreadable config) as errors;
     every other server without a number, and every client-lens finding that breaks something
     but was not gated, as warnings; the lens findings that break nothing as notes."""
-    from mcpcost.render.run_report import run_report
-    from mcpcost.render.sarif_report import entry_lines, render_sarif
-    from mcpcost.runtime.output_tree import atomic_write
 
     doc = run_report(audit, lines=entry_lines(files), fail_on={f.gate for f in failing})
     default = files[0].source if files else None
@@ -387,8 +327,6 @@ def _container_measure(
     stack: contextlib.ExitStack,
 ) -> MeasureLaunch | None:
     """The ``--docker`` measure function, or None (after one line on stderr) without an engine."""
-    from mcpcost.measuring import MeasureOptions
-    from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 
     trust = container_trust("mcpcost audit", args.ca_bundle, env)
     docker_host = engine_address(args.docker_host, env)

@@ -21,12 +21,21 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
+from mcpcost.auth.authorization_failed import AuthorizationFailed
+from mcpcost.auth.authorizer import OAuthAuthorizer
+from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
+from mcpcost.auth.revocation import revoke_sign_in
+from mcpcost.auth.store import open_token_store
 from mcpcost.cli.args import ArgParser
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.redact import redact_url
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, UsageError
+from mcpcost.measuring.server import measure_server
+from mcpcost.runtime.http_session import BoundedSession
+from mcpcost.transports.auth_probe import SignInOutcome, sign_in_to
 
 if TYPE_CHECKING:
     from mcpcost.auth.authorizer import OAuthAuthorizer
@@ -67,8 +76,6 @@ def add_login_arguments(p: argparse.ArgumentParser) -> None:
 
 def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAuthSettings:
     """Settings from the environment (credentials) and the flags (how to reach a person)."""
-    from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
-    from mcpcost.core.record import replace
 
     settings = settings_from_env(environ)
     browser = BrowserMode.NONE
@@ -88,8 +95,6 @@ def login_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> OAut
 def make_authorizer(
     url: str, settings: OAuthSettings, environ: Mapping[str, str], err: TextIO
 ) -> OAuthAuthorizer:
-    from mcpcost.auth.authorizer import OAuthAuthorizer
-    from mcpcost.auth.store import open_token_store
 
     store = open_token_store(environ) if settings.use_store else None
 
@@ -104,9 +109,6 @@ def sign_in_first(authorizer: OAuthAuthorizer, url: str, err: TextIO) -> None:
     """With a person at a browser (``--login``, browser system or print), sign in before the
     measurement starts, so waiting for the person does not eat the captures' time budget. A
     failure is reported and the measurement goes on (it records the status the server gives)."""
-    from mcpcost.auth.authorization_failed import AuthorizationFailed
-    from mcpcost.auth.credentials_env import BrowserMode
-    from mcpcost.transports.auth_probe import sign_in_to
 
     if authorizer.settings.browser not in (BrowserMode.SYSTEM, BrowserMode.PRINT):
         return
@@ -162,10 +164,6 @@ def _check_url(url: str) -> str:
 
 
 def _login(args: argparse.Namespace, env: dict[str, str], out: TextIO, err: TextIO) -> int:
-    from mcpcost.auth.authorization_failed import AuthorizationFailed
-    from mcpcost.auth.store import open_token_store
-    from mcpcost.core.record import replace
-    from mcpcost.transports.auth_probe import SignInOutcome, sign_in_to
 
     url = _check_url(args.url)
     settings = replace(login_settings(args, env), login_timeout_s=args.timeout)
@@ -198,7 +196,6 @@ def _describe_expiry(expires_at: float | None, now: float) -> str:
 
 
 def _status(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
-    from mcpcost.auth.store import open_token_store
 
     store = open_token_store(env)
     now = time.time()
@@ -232,9 +229,6 @@ def _status(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
 
 
 def _logout(args: argparse.Namespace, env: dict[str, str], out: TextIO) -> int:
-    from mcpcost.auth.revocation import revoke_sign_in
-    from mcpcost.auth.store import open_token_store
-    from mcpcost.runtime.http_session import BoundedSession
 
     if bool(args.url) == bool(args.all):
         raise UsageError("mcpcost auth logout: give a URL or --all")
@@ -267,7 +261,6 @@ def signed_in_measure(
 
     The sign-in machinery (and ``requests`` behind it) is imported when the first remote server
     is measured: an audit of local servers never loads it."""
-    from mcpcost.measuring.server import measure_server
 
     one_at_a_time = threading.Lock()
 
@@ -287,11 +280,6 @@ def _measure_remote(
     err: TextIO,
     one_at_a_time: threading.Lock,
 ) -> Measurement:
-    from mcpcost.auth.authorization_failed import AuthorizationFailed
-    from mcpcost.auth.credentials_env import BrowserMode
-    from mcpcost.core.record import replace
-    from mcpcost.measuring.server import measure_server
-    from mcpcost.transports.auth_probe import sign_in_to
 
     assert spec.url is not None
     if settings.browser is not BrowserMode.NONE:

@@ -10,10 +10,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from mcpcost.core.record import Record
 from mcpcost.errors import UsageError
+from mcpcost.measuring.containers import (
+    DEFAULT_DOCKER_HOST,
+    CABundleError,
+    ContainerLauncher,
+    EngineUnavailable,
+    closing_client,
+    engine_label,
+    host_trust,
+)
 
 if TYPE_CHECKING:
     from mcpcost.measuring.containers import ContainerLauncher, HostTrust
@@ -52,7 +61,6 @@ def require_docker_for(args: argparse.Namespace, prog: str, names: Iterable[str]
 
 def container_trust(prog: str, ca_bundle: str | None, environ: Mapping[str, str]) -> HostTrust:
     """``--ca-bundle`` resolved and the host's proxy; a usage error when the bundle is no file."""
-    from mcpcost.measuring.containers import CABundleError, host_trust
 
     try:
         return host_trust(ca_bundle, environ)
@@ -60,7 +68,8 @@ def container_trust(prog: str, ca_bundle: str | None, environ: Mapping[str, str]
         raise UsageError(f"{prog}: {exc}") from None
 
 
-class ContainerEngine(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ContainerEngine:
     """An engine that answered: a launcher over its client, and its address fit to print."""
 
     launcher: ContainerLauncher
@@ -75,13 +84,6 @@ def open_engine(
     When no engine answers: one line on ``err`` naming the address and how to give another, and
     None (the command then exits with the usage code).
     """
-    from mcpcost.measuring.containers import (
-        DEFAULT_DOCKER_HOST,
-        ContainerLauncher,
-        EngineUnavailable,
-        closing_client,
-        engine_label,
-    )
 
     address = docker_host or DEFAULT_DOCKER_HOST
     label = engine_label(address)

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mcpcost.cli.args import ArgParser, positive_int
-from mcpcost.core.divergence import COLUMNS, PROBE_TEXT, Column, CountApi, RowState
+from mcpcost.core.divergence import (
+    COLUMNS,
+    PROBE_TEXT,
+    Column,
+    CountApi,
+    RowState,
+    render_divergence,
+)
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.redact import redact_text
 from mcpcost.core.terminal import terminal_line
@@ -221,7 +228,6 @@ def run(
             if exc.auth:
                 return 2
             return EXIT_CHECK_FAILED
-        from mcpcost.core.divergence import render_divergence
 
         txn.put(column.rel, render_divergence(outcome.run))
         stage_calibration(txn, measurements)

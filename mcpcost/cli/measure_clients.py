@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mcpcost.audit.lens_sessions import measured_server, server_views
+from mcpcost.cli.audit_args import client_names
+from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import Measurement
@@ -16,8 +19,6 @@ if TYPE_CHECKING:
 
 def lens_clients(values: list[str]) -> list[ClientName]:
     """The clients ``--client`` names (``all``: every known one), checked before measuring."""
-    from mcpcost.cli.audit_args import client_names
-    from mcpcost.configs.clients import KNOWN_CLIENTS
 
     if any(n.strip() == "all" for v in values for n in v.split(",")):
         return list(KNOWN_CLIENTS)
@@ -25,7 +26,6 @@ def lens_clients(values: list[str]) -> list[ClientName]:
 
 
 def client_views(name: str, m: Measurement, clients: list[ClientName]) -> list[ClientView]:
-    from mcpcost.audit.lens_sessions import measured_server, server_views
 
     return server_views(measured_server(name, m), m.total_tokens or 0, clients)
 

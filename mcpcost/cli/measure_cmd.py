@@ -73,11 +73,12 @@ from mcpcost.cli.measure_inputs import (
 from mcpcost.cli.wording import plain_reason
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import ListingKind, Measurement, render_measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.measuring import MeasureOptions, measure_server
+from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address, place
 from mcpcost.runtime.output_tree import open_tree
 
 if TYPE_CHECKING:
@@ -292,7 +293,7 @@ def write_outputs(out_dir: Path, name: str, measurement: Measurement) -> tuple[P
 
 
 # An environment variable's name as a server's error names it (BRAVE_API_KEY, GITHUB_TOKEN).
-_ENV_NAME = LazyPattern(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
+_ENV_NAME = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _SECRET_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PAT")
 
 
@@ -354,7 +355,6 @@ def listings_line(m: Measurement) -> str | None:
 def run(
     argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
 ) -> int:
-    from mcpcost.measuring import MeasureOptions, measure_server
 
     flags, command = split_command(argv)
     spec, args = spec_from_args(flags, command, environ)
@@ -435,12 +435,6 @@ def _measure_in_container(
     stack: contextlib.ExitStack,
 ) -> Measurement | None:
     """``--docker``: the measurement, or None (after one line on stderr) without an engine."""
-    from mcpcost.measuring.containers import (
-        ContainerOptions,
-        container_measure,
-        engine_address,
-        place,
-    )
 
     docker_host = engine_address(args.docker_host, env)
     here = os.getcwd()

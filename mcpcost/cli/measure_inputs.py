@@ -11,12 +11,11 @@ from urllib.parse import urlsplit
 
 from mcpcost.configs.variables import parse_dotenv
 from mcpcost.core.names import name_problem
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.redact import DUMMY_VALUE
 from mcpcost.errors import InputError, UsageError
 
-ENV_NAME = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
-HEADER_NAME = LazyPattern(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _RUNNERS = {
     "npx",
     "uvx",

@@ -22,9 +22,45 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from mcpcost.audit.lens_sessions import measured_server, server_views
+from mcpcost.author.budget_gates import evaluate_gates
+from mcpcost.author.fixes import all_fixes
+from mcpcost.author.gate_file import GATE_FILE, PYPROJECT, Gates, parse_gate_file
+from mcpcost.author.snapshot import (
+    DEFAULT_PROFILE,
+    DEFAULT_SNAPSHOT,
+    SnapshotFile,
+    check_profiles,
+    comparable,
+    parse_snapshot,
+    profile_line,
+    profile_snapshot,
+    render_snapshot,
+    tool_lines,
+)
+from mcpcost.author.snapshot_run import (
+    SnapshotRun,
+    markdown_lines,
+    mismatch_failures,
+    render_json,
+    sarif_log,
+    text_lines,
+)
 from mcpcost.cli.args import ArgParser
+from mcpcost.cli.measure_clients import lens_clients
+from mcpcost.cli.measure_cmd import spec_from_args
+from mcpcost.cli.measure_inputs import split_command
+from mcpcost.core.badge import render_badge
+from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
+from mcpcost.core.spec import ServerSpec, TransportName
+from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.measuring.server import MeasureOptions, measure_server
+from mcpcost.runtime.output_tree import atomic_write
+from mcpcost.runtime.world_files import read_world_file
+from mcpcost.version import __version__
 
 MAX_FILE_BYTES = 16 << 20  # a snapshot or a gate file
 FORMATS = ("text", "json", "markdown", "sarif")
@@ -82,7 +118,6 @@ def build_parser() -> ArgParser:
 
 def _read(path: Path) -> str | None:
     """A file's text (None: there is none), bounded; an unreadable one is an input error."""
-    from mcpcost.runtime.world_files import read_world_file
 
     try:
         return read_world_file(path, max_bytes=MAX_FILE_BYTES).decode("utf-8")
@@ -95,7 +130,6 @@ def _read(path: Path) -> str | None:
 
 def find_gate_file(explicit: str | None, here: Path) -> tuple[GateFile | None, Path]:
     """The gate file (``GateFile`` or None) and the directory its paths are relative to."""
-    from mcpcost.author.gate_file import GATE_FILE, PYPROJECT, parse_gate_file
 
     if explicit is not None:
         path = Path(explicit)
@@ -118,31 +152,6 @@ def find_gate_file(explicit: str | None, here: Path) -> tuple[GateFile | None, P
 def run(
     argv: list[str], out: TextIO, err: TextIO, *, environ: Mapping[str, str] | None = None
 ) -> int:
-    from mcpcost.author.budget_gates import evaluate_gates
-    from mcpcost.author.gate_file import Gates
-    from mcpcost.author.snapshot import (
-        DEFAULT_SNAPSHOT,
-        SnapshotFile,
-        check_profiles,
-        comparable,
-        parse_snapshot,
-        profile_line,
-        render_snapshot,
-        tool_lines,
-    )
-    from mcpcost.author.snapshot_run import (
-        SnapshotRun,
-        markdown_lines,
-        mismatch_failures,
-        render_json,
-        sarif_log,
-        text_lines,
-    )
-    from mcpcost.cli.measure_inputs import split_command
-    from mcpcost.core.jsonvalue import stringify_pretty
-    from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
-    from mcpcost.runtime.output_tree import atomic_write
-    from mcpcost.version import __version__
 
     flags, command = split_command(argv)
     own, rest = build_parser().parse_known_args(flags)
@@ -240,7 +249,6 @@ def _clients(names: Sequence[str]) -> list[ClientName]:
     """The clients the gates name, checked before anything is measured."""
     if not names:
         return []
-    from mcpcost.cli.measure_clients import lens_clients
 
     return lens_clients(list(names))
 
@@ -253,9 +261,6 @@ def _profile_specs(
     env: Mapping[str, str],
 ) -> list[Planned]:
     """(profile, launch, timeout) for each profile to measure."""
-    from mcpcost.author.snapshot import DEFAULT_PROFILE
-    from mcpcost.cli.measure_cmd import spec_from_args
-    from mcpcost.core.spec import ServerSpec, TransportName
 
     if rest or command:
         spec, args = spec_from_args(rest, command, env)
@@ -300,9 +305,6 @@ def _measure(
     specs: Sequence[Planned], err: TextIO
 ) -> tuple[list[ProfileSnapshot], dict[str, Measurement]] | None:
     """Each profile measured, in order; None (after a line on stderr) when one has no number."""
-    from mcpcost.author.snapshot import profile_snapshot
-    from mcpcost.core.status import Status
-    from mcpcost.measuring.server import MeasureOptions, measure_server
 
     profiles: list[ProfileSnapshot] = []
     measurements: dict[str, Measurement] = {}
@@ -327,7 +329,6 @@ def _measure(
 
 def _badge(o: SnapshotRun) -> str:
     """The range's badge with several profiles, else the one profile's number."""
-    from mcpcost.core.badge import render_badge
 
     if o.range is not None:
         return o.range.badge
@@ -339,7 +340,6 @@ def _fixes(
     specs: Sequence[Planned], measurements: Mapping[str, Measurement]
 ) -> tuple[tuple[str, Fix], ...]:
     """Each profile's fixes, counted on its own capture."""
-    from mcpcost.author.fixes import all_fixes
 
     out: list[tuple[str, Fix]] = []
     for profile, spec, _ in specs:
@@ -356,7 +356,6 @@ def _client_findings(
     (the server under its own name, as a client's config would name it)."""
     if not clients:
         return {}
-    from mcpcost.audit.lens_sessions import measured_server, server_views
 
     out: dict[str, list[tuple[str, LensFinding]]] = {}
     for profile, spec, _ in specs:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from mcpcost.cli import divergence_cmd
 from mcpcost.cli.args import ArgParser, positive_float, positive_int
 from mcpcost.cli.container_args import (
     add_container_arguments,
@@ -17,15 +18,30 @@ from mcpcost.cli.container_args import (
     open_engine,
     require_docker_for,
 )
+from mcpcost.cli.divergence_cmd import open_counter
+from mcpcost.core.digest import sha256_hex
+from mcpcost.core.divergence import COLUMNS, CountApi
+from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
+from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, CatalogEntry, read_catalog
+from mcpcost.sweep.measure_adapter import make_measure
+from mcpcost.sweep.measuring_pool import MeasuringPool, auto_processes
+from mcpcost.sweep.publish import publish
+from mcpcost.sweep.registry_source import (
+    RECORDED_STATUSES,
+    Seen,
+    catalog_from,
+    listing_from,
+    summary_line,
+)
 from mcpcost.sweep.runner import PostCheck, SweepOptions, run_sweep
-from mcpcost.sweep.shard import parse_shard, select_shard
+from mcpcost.sweep.shard import name_in_shard, parse_shard, select_shard
 
 if TYPE_CHECKING:
     from mcpcost.runtime.addresses import AddressPolicy
@@ -96,8 +112,6 @@ def divergence_apis(text: str | None, env: dict[str, str]) -> list[str]:
     its key or SDK is missing (``divergence_cmd.open_counter`` says which, in one line)."""
     if not text:
         return []
-    from mcpcost.cli.divergence_cmd import open_counter
-    from mcpcost.core.divergence import COLUMNS, CountApi
 
     apis = [a.strip() for a in text.split(",") if a.strip()]
     for api in apis:
@@ -134,8 +148,6 @@ def _after_sweep(
     out: str, catalog: Catalog | None, apis: list[str], env: dict[str, str], err: TextIO
 ) -> int:
     """Each divergence column over the tree just published, then the pages again."""
-    from mcpcost.cli import divergence_cmd
-    from mcpcost.sweep.publish import publish
 
     worst = 0
     for api in apis:
@@ -164,7 +176,6 @@ class RegistryFeed:
         progress: Callable[[str], None],
         policy: AddressPolicy | None = None,
     ) -> None:
-        from mcpcost.sweep.registry_source import Seen
 
         self.base = base
         self._pages = pages
@@ -179,13 +190,6 @@ class RegistryFeed:
         self.drawn = 0
 
     def __iter__(self) -> Iterator[CatalogEntry]:
-        from mcpcost.sweep.registry_source import (
-            RECORDED_STATUSES,
-            catalog_from,
-            listing_from,
-            summary_line,
-        )
-        from mcpcost.sweep.shard import name_in_shard
 
         entries = pages = remotes = packages = deleted = 0
         recorded = dict.fromkeys(RECORDED_STATUSES, 0)
@@ -243,8 +247,6 @@ class _TakenOnce(Mapping[str, T]):
 def resume_key(source: str, selection: dict[str, Any], today: dt.date) -> str:
     """What names a sweep for resuming: its source, its selection and options, and the UTC day
     (a sweep killed on one day resumes that day; the next day's sweep starts afresh)."""
-    from mcpcost.core.digest import sha256_hex
-    from mcpcost.core.jsonvalue import stringify
 
     doc = {"source": source, "selection": selection, "day": today.isoformat()}
     return sha256_hex(stringify(doc).encode("utf-8"))
@@ -360,9 +362,6 @@ def _run(
         if engine is None:
             return EXIT_USAGE, catalog
         launcher = engine.launcher
-    from mcpcost.measuring import MeasureOptions, measure_server
-    from mcpcost.sweep.measure_adapter import make_measure
-    from mcpcost.sweep.measuring_pool import MeasuringPool, auto_processes
 
     measuring = MeasureOptions(url_policy=url_policy, now=clock)
     pool = None
@@ -407,6 +406,5 @@ def _run(
 
 def stringify_names(catalog: Catalog) -> str:
     """The catalog's entries as the resume key sees them (names and launches, in order)."""
-    from mcpcost.core.jsonvalue import stringify
 
     return stringify([[e.name, e.command, e.url] for e in catalog.entries])

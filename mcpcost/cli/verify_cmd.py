@@ -8,6 +8,7 @@ measurement at all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,7 +16,6 @@ from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import is_url, read_source
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record
 from mcpcost.core.terminal import terminal_line
 from mcpcost.core.verify import VerifyResult, VerifyVerdict, verify_document
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError
@@ -52,7 +52,8 @@ def build_parser() -> ArgParser:
     return p
 
 
-class SourceResult(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SourceResult:
     """One input: its verification, or why it could not be read (``unreadable``)."""
 
     source: str

@@ -6,7 +6,7 @@ it means. Only whole class names are replaced, so a server's own text is left as
 
 from __future__ import annotations
 
-from mcpcost.core.patterns import LazyPattern
+import re
 
 EXCEPTION_SENTENCES: dict[str, str] = {
     "ConnectionError": "nothing accepted the connection (is the server running and the address "
@@ -26,7 +26,7 @@ EXCEPTION_SENTENCES: dict[str, str] = {
     "ChunkedEncodingError": "the response was cut off mid-stream",
     "ContentDecodingError": "the response could not be decoded",
 }
-_NAMES = LazyPattern(r"\b(" + "|".join(sorted(EXCEPTION_SENTENCES, key=len, reverse=True)) + r")\b")
+_NAMES = re.compile(r"\b(" + "|".join(sorted(EXCEPTION_SENTENCES, key=len, reverse=True)) + r")\b")
 
 
 def plain_reason(text: str) -> str:

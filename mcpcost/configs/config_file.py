@@ -3,11 +3,11 @@ client that reads it (``ClientName``) and where the file sits (``Scope``)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import NewType
 
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 from mcpcost.core.spec import DeclaredLaunch, ServerSpec
 
 ClientName = NewType("ClientName", str)
@@ -44,7 +44,7 @@ class ReadFailure(StrEnum):
     UNPARSABLE = "unparsable"  # read, but not valid in its format, or not shaped as a config
 
 
-_LINE = LazyPattern(r"\bline (\d+)\b")
+_LINE = re.compile(r"\bline (\d+)\b")
 
 
 def error_line(message: str) -> int | None:
@@ -53,7 +53,8 @@ def error_line(message: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-class ConfigEntry(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigEntry:
     """One server as one config file declares it."""
 
     name: str
@@ -75,7 +76,8 @@ class ConfigEntry(Record, frozen=True, kw_only=True):
     declared: DeclaredLaunch | None = None
 
 
-class ConfigFile(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigFile:
     """One config file of one client and what it declares."""
 
     client: ClientName  # the client that reads it (registry.KNOWN_CLIENTS), or EXPLICIT

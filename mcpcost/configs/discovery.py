@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcpcost.configs.clients import (
@@ -33,7 +34,6 @@ from mcpcost.configs.clients.client import Scope
 from mcpcost.configs.clients.raw_server import error_file
 from mcpcost.configs.clients.settings_files import ClientSettings, read_settings
 from mcpcost.configs.config_file import ClientName, ConfigFile, ConfigState, ReadFailure
-from mcpcost.core.record import Record, replace
 from mcpcost.runtime.world_files import MAX_CONFIG_BYTES, MAX_ENV_FILE_BYTES, read_world_file
 
 __all__ = [
@@ -397,7 +397,8 @@ def load_explicit(paths: Sequence[Path], *, context: ParseContext) -> list[Confi
 # ---------------------------------------------------------------- --list-configs data (pure)
 
 
-class ServerLine(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ServerLine:
     name: str
     disabled: bool
     launchable: bool
@@ -406,7 +407,8 @@ class ServerLine(Record, frozen=True):
     line: int | None
 
 
-class ConfigListing(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ConfigListing:
     client: ClientName
     source: str
     scope: Scope

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import JSONSyntaxError
 
 KeyPath = tuple[str | int, ...]
@@ -23,7 +23,7 @@ def _position(text: str, index: int) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
-_STRIP_TOKEN = LazyPattern(
+_STRIP_TOKEN = re.compile(
     r'"(?:[^"\\\n]|\\.)*"?'  # a string (an unterminated one stops at the line end)
     r"|//[^\n]*"  # a line comment
     r"|/\*[\s\S]*?\*/"  # a block comment
@@ -31,7 +31,7 @@ _STRIP_TOKEN = LazyPattern(
     r"|[,}\]]"  # commas and closers
     r'|[^\s"/,}\]]+|/'  # anything else significant
 )
-_NOT_NEWLINE = LazyPattern(r"[^\r\n]")
+_NOT_NEWLINE = re.compile(r"[^\r\n]")
 
 
 def strip_jsonc(text: str) -> str:
@@ -89,7 +89,7 @@ class _LineIndex:
         return bisect.bisect_right(self._starts, index)
 
 
-_TOKEN = LazyPattern(r'"(?:[^"\\\n]|\\.)*"|[{}\[\],]')
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\],]')
 
 
 def key_lines(text: str, *, max_depth: int = 6) -> dict[KeyPath, int]:

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, field, fields
-
-_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_NAME_DEFAULT = LazyPattern(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NAME_DEFAULT = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_]*):-(?P<default>.*)\Z", re.DOTALL)
 
 
-class VariableSyntax(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class VariableSyntax:
     """Which reference forms a client expands."""
 
     braces: bool = False  # ${VAR}
@@ -35,13 +34,14 @@ class VariableSyntax(Record, frozen=True):
 
     @property
     def expands(self) -> bool:
-        return any(getattr(self, f) for f in fields(self))
+        return any(getattr(self, f.name) for f in fields(self))
 
 
 NONE = VariableSyntax()  # a client that expands no references
 
 
-class VariableContext(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class VariableContext:
     """What references resolve against. ``inputs`` maps an input id to its readable default
     (None when it has none or is a password)."""
 
@@ -61,7 +61,8 @@ class VariableContext(Record, frozen=True):
         return self.environ.get(name)
 
 
-class Resolution(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Resolution:
     value: str
     unresolved: tuple[str, ...] = ()
     # the values taken from the environment: secrets wherever they land (editor variables and
@@ -69,10 +70,10 @@ class Resolution(Record, frozen=True):
     secrets: tuple[str, ...] = ()
 
 
-_BRACE = LazyPattern(
+_BRACE = re.compile(
     r"\$\{\{\s*(?P<hub>[^}]*?)\s*\}\}|\$\{(?P<body>[^{}]*)\}|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)"
 )
-_OPENCODE = LazyPattern(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
+_OPENCODE = re.compile(r"(?<!\$)\{(?P<kind>env|file):(?P<arg>[^{}]*)\}")
 
 
 def _basename(path: str) -> str:
@@ -181,11 +182,12 @@ def resolve(text: str, syntax: VariableSyntax, ctx: VariableContext) -> Resoluti
 
 # ---------------------------------------------------------------- dotenv files (envFile)
 
-_DOTENV_KEY = LazyPattern(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_DOTENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _DOUBLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 
-class DotenvFile(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class DotenvFile:
     """What a dotenv file sets. ``problems`` name line numbers only, never values."""
 
     values: Mapping[str, str]

@@ -5,10 +5,11 @@ This is the only place they are defined.
 
 from __future__ import annotations
 
-from mcpcost.core.record import Record
+from dataclasses import dataclass
 
 
-class Band(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Band:
     """One band: numbers ``lower <= n < upper`` get this colour and label."""
 
     lower: int

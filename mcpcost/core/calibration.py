@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.divergence import (
@@ -32,7 +33,6 @@ from mcpcost.core.divergence import (
     projection_text,
 )
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 from mcpcost.errors import InputError
 
@@ -40,7 +40,8 @@ CALIBRATION_REL = "results/calibration.json"
 FIT = "least squares through the origin: delta - probeDelta ~ factor x o200kMapped"
 
 
-class FitRow(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FitRow:
     """One row a fit came from, with the fit's estimate of it."""
 
     name: str
@@ -61,7 +62,8 @@ class FitRow(Record, frozen=True, kw_only=True):
         }
 
 
-class Calibration(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Calibration:
     """A fitted factor for one column and model, with its error statistics and rows."""
 
     api: CountApi
@@ -86,10 +88,6 @@ class Calibration(Record, frozen=True, kw_only=True):
     def band_pct(self) -> int:
         """The band an estimate carries: the maximum relative error, whole percent, rounded up."""
         return math.ceil(round(self.max_relative_error * 100, 6))
-
-    def estimate_tokens(self, o200k_mapped: int) -> int:
-        """The estimated delta of one server alone (overhead included)."""
-        return round(self.fixed_tokens + self.factor * o200k_mapped)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -221,7 +219,8 @@ def parse_calibrations(data: Any) -> list[Calibration]:
 
 
 # -- the estimate for a session ----------------------------------------------------------------
-class ServerPart(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerPart:
     """One server's share of a request: measured (``exact``) or estimated from o200k."""
 
     server: str
@@ -230,7 +229,8 @@ class ServerPart(Record, frozen=True, kw_only=True):
     o200k_mapped: int
 
 
-class RequestEstimate(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RequestEstimate:
     """What a session's tools add to one request of a vendor, exact or estimated."""
 
     api: CountApi

@@ -6,12 +6,14 @@ canonical bytes = that text as UTF-8; the published hash is their lowercase hex 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify
-from mcpcost.core.record import Record
 
 
-class Canonical(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Canonical:
     """Canonical text of a value, with its UTF-8 bytes and their SHA-256."""
 
     text: str

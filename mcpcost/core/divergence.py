@@ -20,12 +20,12 @@ name. Anything else is stale (or errored) and is never shown or used as current.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from mcpcost.core.jsonvalue import JSONValue, stringify, stringify_pretty
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 
 DIVERGENCE_METHOD = "tools-delta/v1"
@@ -43,7 +43,8 @@ class CountApi(StrEnum):
     OPENAI = "openai"
 
 
-class Column(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Column:
     """One divergence column: its method, file, delta key and pinned default model."""
 
     api: CountApi
@@ -145,7 +146,8 @@ class RowState(StrEnum):
     ERROR = "error"  # the count endpoint rejected the projection
 
 
-class DivergenceRow(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DivergenceRow:
     name: str
     delta: int | None  # vendor tokens the tools add to a request (claudeDelta / openaiDelta)
     o200k_full: int | None
@@ -201,7 +203,8 @@ class DivergenceRow(Record, frozen=True, kw_only=True):
         return out
 
 
-class DivergenceRun(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DivergenceRun:
     method: str
     model: str
     measured_at: str

@@ -31,7 +31,6 @@ import re
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeAlias
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.errors import JSONSyntaxError, JSONTooDeep
 
 JSONValue: TypeAlias = Any
@@ -76,7 +75,7 @@ def decode_wire_bytes(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-_NOT_BRACKETS = LazyPattern(r"[^\[\]{}]+")
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _DROP_ASCII_NON_BRACKETS = str.maketrans(
     "", "", "".join(chr(i) for i in range(128) if chr(i) not in "[]{}")
 )
@@ -126,7 +125,7 @@ def parse_json(text: str | bytes) -> JSONValue:
     return value
 
 
-_WS = LazyPattern(r"[ \t\n\r]*")
+_WS = re.compile(r"[ \t\n\r]*")
 
 
 def _skip_ws(text: str, pos: int) -> int:
@@ -180,7 +179,7 @@ def _shortest_digits(value: float) -> tuple[str, int]:
     return digits, n
 
 
-_ESCAPE_RE = LazyPattern('[\\x00-\\x1f"\\\\\ud800-\udfff]')
+_ESCAPE_RE = re.compile('[\\x00-\\x1f"\\\\\ud800-\udfff]')
 _SHORT_ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",

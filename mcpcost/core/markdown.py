@@ -32,19 +32,20 @@ link, image or autolink (``<...>``, ``https://``, ``www.``), no character entity
 
 from __future__ import annotations
 
-from mcpcost.core.patterns import LazyPattern
+import re
+
 from mcpcost.core.terminal import terminal_line, terminal_text
 
 ELLIPSIS = "…"
 ZWJ = "\u200d"
 MD_ACTIVE = frozenset("\\`*_{}[]()<>#+!|~&")
 HTML_COMMENT_OPEN = "<!--"
-_SPACE = LazyPattern(r"\s+")
-_URL_SCHEME = LazyPattern(r"(?i)(https?|ftp)(?=:)")
-_WWW = LazyPattern(r"(?i)(www)(?=\.)")
-_EMAIL_AT = LazyPattern(r"(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9])")
-_MENTION = LazyPattern(r"@(?=[A-Za-z0-9])")
-_ISSUE_REF = LazyPattern(r"#(?=\d)")
+_SPACE = re.compile(r"\s+")
+_URL_SCHEME = re.compile(r"(?i)(https?|ftp)(?=:)")
+_WWW = re.compile(r"(?i)(www)(?=\.)")
+_EMAIL_AT = re.compile(r"(?<=[A-Za-z0-9._+-])@(?=[A-Za-z0-9])")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_ISSUE_REF = re.compile(r"#(?=\d)")
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 
 

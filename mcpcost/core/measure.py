@@ -3,9 +3,10 @@ and the same count of a prompts, resources or resource-templates list (``measure
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.core.canonical import Canonical, canonical_of_text
+from mcpcost.core.canonical import Canonical, canonical_of_text, canonicalize
 from mcpcost.core.jsonvalue import (
     JSONValue,
     array_text,
@@ -15,11 +16,11 @@ from mcpcost.core.jsonvalue import (
     stringify,
 )
 from mcpcost.core.model import Listing, ToolCost
-from mcpcost.core.record import Record
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
 
-class ToolsMeasure(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ToolsMeasure:
     """What the methodology derives from one tools array."""
 
     canonical: Canonical
@@ -115,7 +116,6 @@ def measure_tools(
 def measure_listing(items: list[Any], tokenizer: Tokenizer | None = None) -> Listing:
     """A page-joined list counted by the tools' rule: ``o200k_base`` tokens and SHA-256 of
     ``JSON.stringify(items)``, and the number of items."""
-    from mcpcost.core.canonical import canonicalize
 
     canonical = canonicalize(items)
     tk = tokenizer or get_tokenizer()
@@ -124,7 +124,8 @@ def measure_listing(items: list[Any], tokenizer: Tokenizer | None = None) -> Lis
     )
 
 
-class SessionStart(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SessionStart:
     """deferred-load/v1: what a deferring client loads at session start."""
 
     tool_name_tokens: int

@@ -13,11 +13,11 @@ tool, the diagnostic ``fieldTokens`` split. Eras and transports are read as word
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
-from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import Era, TransportName
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
@@ -37,7 +37,8 @@ Authorization = Literal["oauth"]
 NOT_CAPTURED: Any = type("NotCaptured", (), {"__repr__": lambda self: "NOT_CAPTURED"})()
 
 
-class ToolCost(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCost:
     """Per-tool diagnostic numbers. They never sum to the total (punctuation, seams, escaping)."""
 
     name: str
@@ -58,7 +59,8 @@ class ToolCost(Record, frozen=True, kw_only=True):
         return out
 
 
-class Isolation(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Isolation:
     """How the server was run: on the host, in a container we made, or a command's own docker."""
 
     docker: bool
@@ -113,7 +115,8 @@ class ListingKind(StrEnum):
 LISTING_KINDS = tuple(ListingKind)
 
 
-class Listing(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Listing:
     """One of ``prompts/list``, ``resources/list``, ``resources/templates/list``, page-joined and
     counted as the tools are (``count``, ``tokens``, ``canonicalSha256`` of the joined array), or
     why it could not be listed (``error``). Never part of ``totalTokens``."""
@@ -159,7 +162,8 @@ def _listings_from(value: Any) -> dict[ListingKind, Listing] | None:
     }
 
 
-class Measurement(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Measurement:
     """One server measured once (two captures compared), as published in measurement.json."""
 
     status: Status

@@ -12,10 +12,10 @@ collections of names compare them case-folded (``name_key``).
 
 from __future__ import annotations
 
-from mcpcost.core.patterns import LazyPattern
+import re
 
 MAX_NAME_LENGTH = 100
-_NAME = LazyPattern(r"[A-Za-z0-9._-]+")
+_NAME = re.compile(r"[A-Za-z0-9._-]+")
 NAME_RULE = "letters, digits, '.', '_' and '-', at most 100, not '.' or '..'"
 # ``results/<file>`` and ``docs/servers/<name>.md`` a publish writes for the tree as a whole: a
 # result of that name would be a directory where the file goes (tests/unit/test_names_reserved.py

@@ -18,13 +18,14 @@ from the published file (whose SHA-256 is pinned) and compares it byte for byte,
 
 from __future__ import annotations
 
+import base64
 import struct
 import zlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcpcost.core.bundled import map_bundled
 from mcpcost.core.digest import sha256_hex
-from mcpcost.core.record import Record
 from mcpcost.errors import TokenizerError
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ _HOST_IS_LITTLE_ENDIAN = struct.pack("=I", 1) == struct.pack("<I", 1)
 
 def parse_tiktoken_file(data: bytes) -> list[bytes]:
     """Tokens of a ``.tiktoken`` file in rank order; ranks must be exactly 0..N-1."""
-    import base64  # only for building the table from the published file
 
     pairs: list[tuple[int, bytes]] = []
     for line in data.splitlines():
@@ -79,7 +79,8 @@ def build_rank_table(tokens: list[bytes], slot_bits: int = _SLOT_BITS) -> bytes:
     )
 
 
-class RankTable(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RankTable:
     """Rank lookups over a table file's bytes (a memory map or an in-memory copy)."""
 
     size: int

@@ -30,8 +30,6 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlencode, urlsplit, urlunsplit
 
-from mcpcost.core.patterns import LazyPattern
-
 MASK = "***"
 MIN_SECRET_LENGTH = 4
 # The methodology's published stand-in for a variable a server requires (spec/METHODOLOGY.md):
@@ -61,7 +59,7 @@ def maskable(value: str) -> bool:
     return len(text) >= MIN_SECRET_LENGTH and text.lower() not in COMMON_VALUES
 
 
-_PERCENT_ESCAPE = LazyPattern(r"%[0-9A-F]{2}")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-F]{2}")
 
 
 def secret_forms(value: str) -> set[str]:
@@ -146,16 +144,16 @@ def _ordered(secrets: Iterable[str]) -> list[str]:
     return sorted({s for s in secrets if s and maskable(s)}, key=len, reverse=True)
 
 
-SECRET_NAME = LazyPattern(
+SECRET_NAME = re.compile(
     r"(?i)(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|auth|credential|private[-_]?key|"
     r"access[-_]?key|session|cookie|signature|sig|bearer|client[-_]?secret|pat)"
 )
-_KNOWN_PREFIX = LazyPattern(
+_KNOWN_PREFIX = re.compile(
     r"^(gh[pousr]_|github_pat_|sk-|sk_live_|sk_test_|rk_live_|xox[abprs]-|glpat-|AKIA|ASIA|AIza|"
     r"ya29\.|npm_|pypi-|hf_|dop_v1_|eyJ)"
 )
-_LONG_OPAQUE = LazyPattern(r"^[A-Za-z0-9+/_\-=.]{32,}$")
-_HEADER_ARG = LazyPattern(r"^(?P<name>[A-Za-z0-9-]+)\s*:\s*(?P<value>.+)$")
+_LONG_OPAQUE = re.compile(r"^[A-Za-z0-9+/_\-=.]{32,}$")
+_HEADER_ARG = re.compile(r"^(?P<name>[A-Za-z0-9-]+)\s*:\s*(?P<value>.+)$")
 
 
 def looks_secret_value(value: str) -> bool:
@@ -272,7 +270,7 @@ def redact_text(text: str, secrets: Iterable[str] | SecretMask, *, cut_head: boo
     return text
 
 
-_WORD = LazyPattern(r"\S+")
+_WORD = re.compile(r"\S+")
 
 
 def redact_free_text(text: str, secrets: Iterable[str] | SecretMask = ()) -> str:

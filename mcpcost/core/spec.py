@@ -4,14 +4,14 @@ them: the transports' names and the protocol eras."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from enum import StrEnum
 
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, fields
 from mcpcost.core.redact import (
     header_credentials,
     redact_argv,
@@ -20,7 +20,7 @@ from mcpcost.core.redact import (
     url_credentials,
 )
 
-_NEEDS_QUOTES = LazyPattern(r"[\s\"'\\]")
+_NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
 
 
 class TransportName(StrEnum):
@@ -98,7 +98,8 @@ def installs_on_first_use(argv: tuple[str, ...] | list[str]) -> bool:
     return any(tuple(words[: len(verb)]) == verb for verb in INSTALLING_VERBS.get(name, ()))
 
 
-class DeclaredLaunch(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeclaredLaunch:
     """A config entry's launch as the file writes it, before any variable is resolved: what the
     increase gate compares to tell an unknown the change did not touch from one it did.
 
@@ -159,7 +160,8 @@ class DeclaredLaunch(Record, frozen=True, kw_only=True):
         return tuple(name for name, mine, theirs in parts if mine != theirs)
 
 
-class ServerSpec(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerSpec:
     """One server to measure. Env and header values are secrets: never printed, never written."""
 
     name: str
@@ -266,7 +268,9 @@ class ServerSpec(Record, frozen=True, kw_only=True):
         return f"ServerSpec(name={self.name!r}, transport={shown!r}, {self.display()!r})"
 
     def _identity(self) -> tuple[object, ...]:
-        return tuple(getattr(self, n) for n in fields(self) if n not in ("secrets", "public_env"))
+        return tuple(
+            getattr(self, f.name) for f in fields(self) if f.name not in ("secrets", "public_env")
+        )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not ServerSpec:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 
 CLOSENESS = 0.75  # difflib's ratio below which two words are taken as unrelated
@@ -13,7 +14,6 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     same = [c for c in known if c.casefold() == word.casefold()]
     if same:
         return same[0]
-    import difflib  # only when a word is not known: most runs never need it
 
     close = difflib.get_close_matches(word, known, n=1, cutoff=CLOSENESS)
     return close[0] if close else None
@@ -29,7 +29,6 @@ def slip_among(expected: Iterable[str], present: Iterable[str]) -> tuple[str, st
         meant = did_you_mean(word, wanted)
         if meant is None:
             continue
-        import difflib
 
         score = (
             2.0

@@ -29,7 +29,7 @@ escaped, so what is kept is the words it meant; the result still goes through th
 
 from __future__ import annotations
 
-from mcpcost.core.patterns import LazyPattern
+import re
 
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -105,7 +105,7 @@ def terminal_text(text: str) -> str:
 
 # ESC [ ... final byte (CSI: colours, cursor moves), ESC ] ... BEL or ESC \ (OSC: titles, links),
 # ESC and one more character (other two-byte sequences), and the 8-bit CSI
-_TERMINAL_CODES = LazyPattern(
+_TERMINAL_CODES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?"
 )
 

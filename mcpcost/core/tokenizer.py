@@ -21,10 +21,10 @@ Why the two encoders agree, and how that is tested, is in ``spec/METHODOLOGY.md`
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any, Protocol
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
 from mcpcost.core.ranks import RankTable, open_rank_table
 
@@ -55,7 +55,7 @@ COMPACT_BUDGET = 300_000
 # Merging in Python is quadratic in the piece; longer pieces go to the Rust core.
 COMPACT_PIECE_LIMIT = 256
 
-_LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _PIECE_CACHE_LIMIT = 500_000
 _NO_RANK = 1 << 32
 
@@ -67,8 +67,6 @@ class Tokenizer(Protocol):
     def name(self) -> str: ...
 
     def count(self, text: str) -> int: ...
-
-    def count_many(self, texts: list[str]) -> list[int]: ...
 
 
 def merge_count(piece: bytes, table: RankTable) -> int:
@@ -119,9 +117,6 @@ class O200kTokenizer:
             if n is not None:
                 return n
         return self.count_with_core(text)
-
-    def count_many(self, texts: list[str]) -> list[int]:
-        return [self.count(t) for t in texts]
 
     @property
     def core(self) -> Any:

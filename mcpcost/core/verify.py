@@ -7,13 +7,13 @@ recorded failure, not a disagreement; a failure record that claims numbers is a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from mcpcost.core.badge import render_badge
 from mcpcost.core.measure import measure_tools, session_start
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
-from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
 
@@ -26,7 +26,8 @@ class VerifyVerdict(StrEnum):
     DISAGREES = "disagrees"  # at least one problem
 
 
-class VerifyResult(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
     """Outcome of re-deriving one measurement (``ok``: it re-derived and everything agrees)."""
 
     ok: bool

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.model import ListingKind
-from mcpcost.core.record import Record
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
+from mcpcost.measuring.classify import classify_failure
 from mcpcost.transports.base import Diagnostics, Transport, TransportFactory
 from mcpcost.transports.failures import TransportClosed, TransportTimeout
 from mcpcost.transports.session import ServerHello, Session
@@ -31,7 +32,8 @@ LISTS = (
 )
 
 
-class Listed(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Listed:
     """One declared list beside the tools: its page-joined items, or why it failed."""
 
     kind: ListingKind
@@ -39,7 +41,8 @@ class Listed(Record, frozen=True):
     error: str | None
 
 
-class Capture(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Capture:
     """A successful capture: the page-joined tools array and what the server said about itself."""
 
     tools: list[Any]
@@ -74,7 +77,8 @@ def list_declared(session: Session, capabilities: Any, timeout_s: float) -> tupl
     return tuple(out)
 
 
-class CaptureFailure(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class CaptureFailure:
     """A failed capture with its status and a message (not yet redacted or cut)."""
 
     status: Status
@@ -91,16 +95,13 @@ def capture_tools(
     *,
     clock: Callable[[], float] = time.monotonic,
     protocol: EraChoice = EraChoice.AUTO,
-    release: Callable[[Transport], None] | None = None,
     on_initialized: Callable[[], None] | None = None,
 ) -> Capture | CaptureFailure:
     """One full capture within ``timeout_s`` (per request, and overall for the capture).
 
     ``protocol`` is the era choice handed to ``Session.open`` (auto, legacy or modern). The
-    transport is closed before this returns, except after a successful capture when ``release``
-    is given: it is handed the transport to close, so the server's stop can overlap what the
-    caller does with the tools. A failure always waits for the stop, because its diagnostics
-    (exit code, the end of stderr) are complete only once the server has ended.
+    transport is closed before this returns, so a failure's diagnostics (exit code, the end of
+    stderr) are complete.
     ``on_initialized`` is called once the server has answered the handshake (``initialize``, or
     the modern era's discovery), before ``tools/list`` is asked.
     """
@@ -109,7 +110,6 @@ def capture_tools(
     transport: Transport | None = None
     session: Session | None = None
     failure: McpcostError | None = None
-    succeeded = False
     listed: tuple[Listed, ...] = ()
     try:
         transport = open_transport(spec, timeout_s)
@@ -118,23 +118,15 @@ def capture_tools(
         if on_initialized is not None:
             on_initialized()
         tools = session.list_tools()
-        succeeded = True
         listed = list_declared(session, hello.capabilities, min(timeout_s, LIST_TIMEOUT_S))
     except McpcostError as exc:
         failure = exc
     except OSError as exc:  # a launcher's own IO failing (a container engine, a socket)
         failure = TransportClosed(f"could not reach the server: {exc}")
     finally:
-        if transport is not None and not (succeeded and release is not None):
+        if transport is not None:
             transport.close()
     diagnostics = transport.diagnostics if transport is not None else None
-    if succeeded and release is not None:
-        assert transport is not None
-        try:
-            release(transport)
-        except BaseException:  # not handed over after all: stop it here
-            transport.close()
-            raise
     elapsed = clock() - started
     eras = tuple(session.eras_tried) if session is not None else ()
     if failure is None:
@@ -142,7 +134,6 @@ def capture_tools(
         return Capture(tools, hello, diagnostics, elapsed, eras, listed)
     if isinstance(failure, TransportTimeout):
         failure = TransportTimeout(int(timeout_s * 1000), failure.waiting_for)
-    from mcpcost.measuring.classify import classify_failure  # only a failure needs it
 
     status, message = classify_failure(failure, diagnostics.stderr_tail if diagnostics else "")
     return CaptureFailure(status, message, diagnostics, elapsed, eras)

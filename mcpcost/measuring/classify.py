@@ -12,8 +12,9 @@ failures, protocol and guard errors, is ``startup-failure``. Stack-trace noise s
 
 from __future__ import annotations
 
+import re
+
 from mcpcost.auth.authorization_failed import AuthorizationFailed
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.transports.failures import (
@@ -26,7 +27,7 @@ from mcpcost.transports.failures import (
     TransportTimeout,
 )
 
-AUTH_PHRASES = LazyPattern(
+AUTH_PHRASES = re.compile(
     r"(?i)\b("
     r"unauthori[sz]ed|not authenticated|unauthenticated|authentication (is )?(required|failed)|"
     r"(authori[sz]ation|login|sign[- ]in) (is )?required|"
@@ -36,7 +37,7 @@ AUTH_PHRASES = LazyPattern(
     r"credentials not found|please (log ?in|authenticate)"
     r")\b"
 )
-_FRAME = LazyPattern(
+_FRAME = re.compile(
     r"^\s*(at\s|File \"|Traceback|\S+\.(js|ts|py|cs|java|go|rs):\d+|"
     r"[\w.]+(Exception|Error):|---|\^)"
 )

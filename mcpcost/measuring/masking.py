@@ -18,9 +18,10 @@ bytes that no longer hash to ``canonicalSha256``, so its ``rawToolsCapture`` is 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
 
 from mcpcost.core.model import Listing, ListingKind, Measurement
-from mcpcost.core.record import replace
 from mcpcost.core.redact import SecretMask, redact_text
 
 CAPTURE_WITHHELD = (
@@ -48,7 +49,7 @@ def mask_measurement(
     instructions = measurement.server_instructions
     said = isinstance(instructions, str) and mask.holds(instructions)
     withheld = said or (canonical_text is not None and mask.holds(canonical_text))
-    changes: dict[str, object] = {
+    changes: dict[str, Any] = {
         "server_name": mask.hide(measurement.server_name),
         "server_version": _hide(mask, measurement.server_version),
         "notes": None if measurement.notes is None else redact_text(measurement.notes, mask),

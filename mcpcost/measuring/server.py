@@ -30,10 +30,12 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from mcpcost.core.canonical import canonicalize
+from mcpcost.core.measure import measure_listing, measure_tools
 from mcpcost.core.model import (
     HOST_ISOLATION,
     NOT_CAPTURED,
@@ -43,7 +45,6 @@ from mcpcost.core.model import (
     ListingKind,
     Measurement,
 )
-from mcpcost.core.record import replace
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
@@ -78,16 +79,13 @@ class MeasureOptions:
     ``mcpcost measure`` would use.
 
     Servers are opened by ``open_transport`` when it is given (a container launcher's factory,
-    an ``AheadOpener``, a test's; ``sign_in`` and ``url_policy`` then do not apply), and
+    a test's; ``sign_in`` and ``url_policy`` then do not apply), and
     otherwise as the transports open them: URLs signed in with ``sign_in`` when given, and with
     every connection under ``url_policy`` when given (URLs from the world: a registry's, a
     service caller's; error bodies are then never quoted).
 
     ``mask`` names secrets beyond the spec's own, masked as the spec's are (the host's proxy
-    credentials a container is given). ``load_counting_early`` False leaves ``load_counting``
-    to the caller: one that launches many servers at once calls it after the last launch, so
-    that it does not delay them. ``release`` takes the transports of successful captures to
-    close (``capture_tools``); by default each is closed before its capture returns.
+    credentials a container is given).
     """
 
     timeout_s: float = 60.0
@@ -99,8 +97,6 @@ class MeasureOptions:
     isolation: Isolation = HOST_ISOLATION
     mask: tuple[str, ...] = field(default=(), repr=False)  # secrets, never in a repr
     now: Callable[[], datetime] = utc_now
-    load_counting_early: bool = True
-    release: Callable[[Transport], None] | None = None
 
     def __post_init__(self) -> None:
         if not self.timeout_s > 0:
@@ -131,15 +127,11 @@ def capture_pair(
     factory: TransportFactory,
     timeout_s: float,
     protocol: EraChoice = EraChoice.AUTO,
-    *,
-    load_counting_early: bool = True,
-    release: Callable[[Transport], None] | None = None,
 ) -> tuple[Capture | CaptureFailure, Capture | CaptureFailure]:
     """Two independent captures, at the same time unless the launch installs the server on first
     use (``ServerSpec.installs_on_first_use``): then the second starts once the first has the
     server's handshake answer, or has ended without one. Each has ``timeout_s`` from its own
-    start. With ``load_counting_early`` the counting modules load alongside them, while the
-    server starts. ``release``: see ``capture_tools``."""
+    start."""
     installed = threading.Event()
 
     def first() -> Capture | CaptureFailure:
@@ -149,7 +141,6 @@ def capture_pair(
                 factory,
                 timeout_s,
                 protocol=protocol,
-                release=release,
                 on_initialized=installed.set,
             )
         finally:  # a failure, or an exception on its way out: the second waits no longer
@@ -158,13 +149,10 @@ def capture_pair(
     def second() -> Capture | CaptureFailure:
         if spec.installs_on_first_use:
             installed.wait()
-        return capture_tools(spec, factory, timeout_s, protocol=protocol, release=release)
+        return capture_tools(spec, factory, timeout_s, protocol=protocol)
 
-    tasks: list[Callable[[], object]] = [first, second]
-    if load_counting_early:
-        tasks.append(load_counting)
-    one, two = run_side_by_side(tasks, name="mcpcost-capture")[:2]
-    return cast(Capture | CaptureFailure, one), cast(Capture | CaptureFailure, two)
+    one, two = run_side_by_side([first, second], name="mcpcost-capture")
+    return one, two
 
 
 def same_canonical_text(first: list[Any], second: list[Any], first_text: str) -> bool:
@@ -173,23 +161,8 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
     differs is the second capture serialised the slow, exact way."""
     if json.dumps(first) == json.dumps(second):
         return True
-    from mcpcost.core.canonical import canonicalize
 
     return first_text == canonicalize(second).text
-
-
-def load_counting() -> None:
-    """Load the tokenizer, compile the split patterns and read the class tables that text
-    outside ASCII needs (a dash, a curly quote, an emoji in a description or the server's
-    instructions). Called while servers start rather than at import, so nothing before the
-    launches pays for it, and not left to the first count, which is often in the report after
-    the last answer. Idempotent and thread-safe."""
-    from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
-    from mcpcost.core.tokenizer import get_tokenizer
-
-    get_tokenizer()
-    ascii_split_pattern()
-    js_splitter().read_tables()
 
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
@@ -219,7 +192,6 @@ def listings_of(capture: Capture, secrets: tuple[str, ...]) -> dict[ListingKind,
     the server declared none). Error text is the server's: masked and cut."""
     if not capture.listed:
         return None
-    from mcpcost.core.measure import measure_listing
 
     out: dict[ListingKind, Listing] = {}
     for listed in capture.listed:
@@ -267,7 +239,6 @@ def measurement_from_pair(
             protocol_requested=requested,
         )
     assert isinstance(first, Capture) and isinstance(second, Capture)
-    from mcpcost.core.measure import measure_tools
 
     one = measure_tools(first.tools)
     same = same_canonical_text(first.tools, second.tools, one.canonical.text)
@@ -320,14 +291,7 @@ def measure_server(spec: ServerSpec, options: MeasureOptions = DEFAULT_OPTIONS) 
     started_at = iso_utc(options.now())
     result = measurement_from_pair(
         spec,
-        capture_pair(
-            spec,
-            factory,
-            timeout_s,
-            protocol,
-            load_counting_early=options.load_counting_early,
-            release=options.release,
-        ),
+        capture_pair(spec, factory, timeout_s, protocol),
         timeout_s=timeout_s,
         measured_at=started_at,
         isolation=where,
@@ -337,7 +301,7 @@ def measure_server(spec: ServerSpec, options: MeasureOptions = DEFAULT_OPTIONS) 
     if result.status is Status.TIMEOUT and options.retry_timeouts:
         wider = timeout_s * TIMEOUT_RETRY_FACTOR
         retried_at = iso_utc(options.now())
-        pair = capture_pair(spec, factory, wider, protocol, release=options.release)
+        pair = capture_pair(spec, factory, wider, protocol)
         again = measurement_from_pair(
             spec,
             pair,

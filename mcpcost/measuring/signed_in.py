@@ -10,10 +10,11 @@ read from or written to a token store (see docs/AUTH.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from mcpcost.auth.authorizer import OAuthAuthorizer
 from mcpcost.auth.credentials_env import BrowserMode, settings_from_env
-from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 
 if TYPE_CHECKING:  # the flow (and requests behind it) loads only when a server needs it
@@ -29,7 +30,6 @@ def environment_sign_in(
     settings = replace(settings_from_env(environ), issuer_required=issuer_required)
     if spec.url is None or not settings.can_sign_in:
         return None
-    from mcpcost.auth.authorizer import OAuthAuthorizer
 
     settings = replace(settings, browser=BrowserMode.NONE, use_store=False)
     return OAuthAuthorizer(spec.url, settings)

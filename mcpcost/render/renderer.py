@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from mcpcost.render import json_report, markdown_report, text_report
 from mcpcost.render.report_layout import Layout, OutputFormat
 
 if TYPE_CHECKING:
@@ -39,19 +40,16 @@ class Renderer(Protocol):
 
 
 def _text() -> Renderer:
-    from mcpcost.render import text_report
 
     return text_report.render
 
 
 def _json() -> Renderer:
-    from mcpcost.render import json_report
 
     return json_report.render
 
 
 def _markdown() -> Renderer:
-    from mcpcost.render import markdown_report
 
     return markdown_report.render
 

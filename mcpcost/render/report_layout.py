@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-
-from mcpcost.core.record import Record
 
 DEFAULT_WIDTH = 100  # the text report's columns when the terminal's width is not known
 
@@ -16,7 +15,8 @@ class OutputFormat(StrEnum):
     MARKDOWN = "markdown"
 
 
-class Layout(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Layout:
     """How the report is laid out: the text fits ``width`` columns (Markdown is reflowed by its
     viewer); ``by_file`` gives one block per config file instead of one per client session.
     JSON holds both views whatever the layout."""

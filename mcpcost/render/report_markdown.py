@@ -16,12 +16,12 @@ job summary carries them all).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.configs.clients.presentation import Confidence, Effect, LoadVerdict
 from mcpcost.core.markdown import code_span, code_text, md_text
-from mcpcost.core.record import Record
 from mcpcost.render.session_truth import SessionTruth, session_truth
 from mcpcost.render.text_format import signed, thousands
 from mcpcost.runtime.templating import render
@@ -141,7 +141,8 @@ def shown_sessions(doc: Doc) -> list[SessionTruth]:
 # --------------------------------------------------------------------------- config rows
 
 
-class ServerRow(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerRow:
     """One server of a config, base against head (or head alone with no base side)."""
 
     source: str
@@ -168,7 +169,8 @@ class ServerRow(Record, frozen=True, kw_only=True):
         return self.kind in (DiffKind.UNCHANGED, DiffKind.MEASURED)
 
 
-class ConfigRow(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigRow:
     source: str
     client: str
     base: int | None  # None: no such config on base
@@ -537,7 +539,8 @@ def server_lens_table(x: Mapping[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- renders
 
 
-class Rendered(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Rendered:
     body: str
     dropped_rows: int
 

@@ -26,18 +26,19 @@ identity when the line or the numbers in its text move.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from mcpcost.audit.gates import Gate, GateFinding, GateResult
+from mcpcost.audit.gates import Gate, GateFinding, GateResult, unmeasured_findings
+from mcpcost.audit.limits_gate import lens_findings
 from mcpcost.audit.model_view import FindingKind
 from mcpcost.audit.report_model import AuditReport
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.core.record import Record
 from mcpcost.version import __version__
 
 if TYPE_CHECKING:
@@ -140,7 +141,8 @@ class Level(StrEnum):
     NOTE = "note"  # a client-lens finding that breaks nothing (a rename, a hidden app tool)
 
 
-class LocatedFinding(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocatedFinding:
     """A finding with the config line it points at and its level in this run."""
 
     gate: Gate
@@ -210,8 +212,6 @@ def judged_findings(
     a lens finding that breaks nothing a ``note``, the rest ``warning``. ``sessions`` (the
     Action's ``clients`` input: None for every session) keeps only those sessions' lens
     findings."""
-    from mcpcost.audit.gates import unmeasured_findings
-    from mcpcost.audit.limits_gate import lens_findings
 
     failing = {*fail_on, Gate.UNREADABLE}
     found = [*gates.findings, *gates.known_unknowns]

@@ -12,14 +12,15 @@ nothing is recomputed: the renderers only read these fields through ``SessionTru
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.configs.clients.presentation import LoadVerdict
 from mcpcost.configs.config_file import EXPLICIT
-from mcpcost.core.record import Record
 
 
-class SessionTruth(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionTruth:
     key: str
     client: str
     label: str

@@ -21,12 +21,12 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
-from mcpcost.core.record import Record
 from mcpcost.errors import McpcostError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -182,7 +182,8 @@ def refused_address(host: str, address: str, kind: AddressKind) -> AddressRefuse
     )
 
 
-class AddressPolicy(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AddressPolicy:
     """Which addresses may be reached: public ones always; the private kinds with
     ``allow_private``; any address inside ``allowed_networks`` (CIDR text, for a test or an
     internal deployment that names its own ranges). Cloud metadata addresses never.

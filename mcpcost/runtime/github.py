@@ -13,17 +13,16 @@ import base64
 import json as jsonlib
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 import requests
 
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import McpcostError
 from mcpcost.runtime.http_body import ACCEPT_ENCODING, BodyReadFailed, ReadLimits, read_body
 
-_LINK_NEXT = LazyPattern(r'<([^>]+)>\s*;\s*rel="?next"?')
+_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 MAX_WAIT_S = 120.0
 MAX_TOTAL_WAIT_S = 300.0
 
@@ -37,14 +36,16 @@ class GitHubError(McpcostError):
         self.api_message = message
 
 
-class Response(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Response:
     status: int
     data: Any
     headers: Mapping[str, str]
     content: bytes = b""
 
 
-class CodeHit(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class CodeHit:
     """One file a code search found: its repository (owner/name), path, blob sha and page."""
 
     repo: str
@@ -53,24 +54,23 @@ class CodeHit(Record, frozen=True):
     html_url: str
 
 
-class CodeSearchPage(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class CodeSearchPage:
     total: int  # GitHub's total_count for the query
     incomplete: bool  # GitHub's incomplete_results: the search timed out on its side
     hits: tuple[CodeHit, ...]
 
 
-class GitHubClient(Record):
+@dataclass(slots=True)
+class GitHubClient:
     session: requests.Session
     api_url: str
-    token: str
+    token: str = field(repr=False)
     sleep: Callable[[float], None]
     clock: Callable[[], float]
     max_attempts: int = 4
     timeout_s: float = 30.0
     max_total_wait_s: float = MAX_TOTAL_WAIT_S  # all sleeps of one request together
-
-    def __repr__(self) -> str:
-        return repr_without(self, {"token"})
 
     def request(
         self,

@@ -27,9 +27,9 @@ import socket
 import time
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcpcost.core.record import Record
 from mcpcost.errors import TransportError
 
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ CHUNK = 1 << 16
 MAX_CODINGS = 3  # "gzip, deflate, gzip" at most; more is refused
 
 
-class ReadLimits(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
     """How much of a body may be read (decoded bytes) and for how long (seconds, whole read)."""
 
     max_bytes: int

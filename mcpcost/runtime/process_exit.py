@@ -1,17 +1,13 @@
-"""Ending a finished command's process: a normal exit, with its garbage collection made cheap.
+"""Ending a finished command's process: a normal exit, quiet when the reader has gone.
 
-A normal exit waits for non-daemon threads, runs the exit handlers, flushes both streams, then
-frees every module and collects garbage over every object the run created: 8 to 20 ms for a
-process that imports as much as ours (docs/PERFORMANCE.md). ``leave`` first moves every live
-object into the collector's permanent generation (``gc.freeze``), which that last collection
-skips, so the exit keeps every effect and loses most of its cost. A stream whose reader has gone
-is pointed at the null device before the exit's own flush, which would otherwise report the
-broken pipe. Only for a process's own entry point, after everything it writes has been written.
+A normal exit waits for non-daemon threads, runs the exit handlers and flushes both streams. A
+stream whose reader has gone is pointed at the null device before the exit's own flush, which
+would otherwise report the broken pipe. Only for a process's own entry point, after everything
+it writes has been written.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from typing import NoReturn, TextIO
@@ -26,7 +22,6 @@ def leave(code: int) -> NoReturn:
             pass
         except OSError:  # a closed pipe: nothing more can be written
             _discard_the_rest(stream)
-    gc.freeze()
     sys.exit(code)
 
 

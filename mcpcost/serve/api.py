@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -19,7 +20,6 @@ from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
-from mcpcost.core.record import Record
 from mcpcost.core.spec import TransportName
 from mcpcost.errors import McpcostError
 from mcpcost.runtime.addresses import AddressPolicy, parse_address, refused_address
@@ -41,7 +41,8 @@ class RequestProblem(McpcostError):
         self.code = code
 
 
-class MeasureTarget(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasureTarget:
     """One server to measure: a normalised http(s) URL and the transport asked for."""
 
     url: str

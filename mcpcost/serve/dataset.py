@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from mcpcost.core.jsonvalue import parse_json
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, field
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import read_in_tree
 from mcpcost.serve.api import entity_tag, json_body, measurement_view
@@ -39,7 +39,8 @@ BUILT_FROM: Final = "results/*/measurement.json"
 Origin = Literal["published", "built"]
 
 
-class Representation(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Representation:
     """The bytes one URL answers with, and their ETag."""
 
     body: bytes
@@ -50,7 +51,8 @@ class Representation(Record, frozen=True):
         return cls(body, entity_tag(body))
 
 
-class Dataset(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dataset:
     """One snapshot of the tree: the dataset document and each server's public record."""
 
     origin: Origin

@@ -16,9 +16,8 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
-
-from mcpcost.core.record import Record
 
 Clock = Callable[[], float]
 MAX_CLIENTS: Final = 10_000
@@ -120,7 +119,8 @@ class RateLimiter:
             self._buckets.popitem(last=False)
 
 
-class CachedAnswer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CachedAnswer:
     """An answer kept for its target: HTTP status, body, when it was stored."""
 
     status: int

@@ -20,9 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
-from mcpcost.core.record import Record
 from mcpcost.serve.app import LogLine, build_app, log_writer
 from mcpcost.serve.options import ServeSettings
 from mcpcost.version import __version__
@@ -36,7 +36,8 @@ HEADER_DEADLINE_S: Final = 10.0
 BODY_DEADLINE_S: Final = 30.0  # a body is at most app.MAX_BODY_BYTES
 
 
-class ReadDeadlines(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ReadDeadlines:
     """Seconds a client has to send a request's headers, then its body."""
 
     header_s: float = HEADER_DEADLINE_S

@@ -23,15 +23,17 @@ are never quoted.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlsplit
 
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, field
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.runtime.addresses import AddressRefused, check_url
 from mcpcost.runtime.clock import iso_utc, utc_now
 from mcpcost.serve.api import (
@@ -50,7 +52,8 @@ KEPT_STATUSES: Final = (200, 403)  # a measurement (any status) and a refusal; n
 MeasureFn = Callable[[MeasureTarget], Measurement]
 
 
-class Answer(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer:
     """What the API sends back for one measure request."""
 
     status: int
@@ -70,7 +73,6 @@ def remote_measurer(settings: ServeSettings) -> MeasureFn:
     policy = settings.policy
 
     def measure(target: MeasureTarget) -> Measurement:
-        from mcpcost.measuring import MeasureOptions, measure_server
 
         try:
             check_url(target.url, policy)
@@ -111,7 +113,6 @@ class OnDemand:
         clock: Clock | None = None,
         grace_s: float = GRACE_S,
     ) -> None:
-        import time
 
         tick = clock or time.monotonic
         self.settings = settings

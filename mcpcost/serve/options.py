@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from mcpcost.core.record import Record
 from mcpcost.runtime.addresses import AddressPolicy
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 
 
-class ServeSettings(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServeSettings:
     """How the service listens, what it may reach and how much it does at once.
 
     ``timeout_s`` is each measurement's deadline (its captures' budget; no retry);

@@ -24,14 +24,14 @@ How many repositories outside this project display its badge, read from GitHub c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import quote
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
 from mcpcost.core.markdown import code_span, md_text
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
 METHOD = "badge-sightings/v1"
@@ -40,16 +40,17 @@ KINDS: tuple[SightingKind, ...] = ("badge", "mention")
 LINK_WINDOW = 400  # characters between a badge image and the link around it
 CELL_MAX = 200
 
-_ESCAPE = LazyPattern(r"%([0-9A-Fa-f]{2})")
-_ENDPOINT = LazyPattern(r"(?i)img\.shields\.io/endpoint\?url=([^\s)\"'<>\]&]+)")
-_MD_LINK_AFTER = LazyPattern(r"^[^\n]*?\)\]\(\s*<?([^\s)>]+)")
-_HTML_ANCHOR = LazyPattern(r"(?is)<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]+)")
-_ANCHOR_CLOSE = LazyPattern(r"(?i)</a\s*>")
-_DAY = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
-_REPO = LazyPattern(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_ENDPOINT = re.compile(r"(?i)img\.shields\.io/endpoint\?url=([^\s)\"'<>\]&]+)")
+_MD_LINK_AFTER = re.compile(r"^[^\n]*?\)\]\(\s*<?([^\s)>]+)")
+_HTML_ANCHOR = re.compile(r"(?is)<a\s[^>]*?href\s*=\s*[\"']?([^\"'\s>]+)")
+_ANCHOR_CLOSE = re.compile(r"(?i)</a\s*>")
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
-class Project(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Project:
     """The project whose badge is looked for: its repository and the branch the badges are on."""
 
     repo: str  # owner/name
@@ -140,7 +141,8 @@ def classify(text: str, project: Project) -> SightingKind | None:
     return "mention" if project.name.lower() in decoded.lower() else None
 
 
-class QueryResult(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QueryResult:
     """One query as it ran: GitHub's hit count, the items read, and whether it ran whole."""
 
     query: str
@@ -150,7 +152,8 @@ class QueryResult(Record, frozen=True, kw_only=True):
     error: str | None = None
 
 
-class Examined(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Examined:
     """A file a query found, and what it was found to be."""
 
     repo: str
@@ -160,7 +163,8 @@ class Examined(Record, frozen=True, kw_only=True):
     error: str | None = None  # why it could not be read
 
 
-class Sighting(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sighting:
     repo: str
     path: str
     url: str
@@ -169,14 +173,16 @@ class Sighting(Record, frozen=True, kw_only=True):
     last_seen: str
 
 
-class Resolved(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Resolved:
     """A completed count and its day."""
 
     date: str
     repos: int
 
 
-class Reading(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reading:
     """One attempt at the count. ``ran`` False: the search could not run (``unresolved`` says
     why) and nothing of this day is counted."""
 
@@ -278,9 +284,7 @@ def _last(previous: Reading | None) -> Resolved | None:
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
-    fields = {name: getattr(reading, name) for name in vars(reading)}
-    fields.update(changes)
-    return Reading(**fields)
+    return replace(reading, **changes)
 
 
 # --- the state file -------------------------------------------------------------------------

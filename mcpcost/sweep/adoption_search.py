@@ -11,8 +11,8 @@ reading, which then refuses a count; nothing here raises for what GitHub answers
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from mcpcost.core.record import Record
 from mcpcost.runtime.github import CodeHit, GitHubClient, GitHubError
 from mcpcost.runtime.http_body import ReadLimits
 from mcpcost.sweep.adoption import (
@@ -28,13 +28,17 @@ from mcpcost.sweep.adoption import (
 
 PER_PAGE = 100
 
+PAGE_LIMITS = ReadLimits(max_bytes=8 << 20, seconds=60.0)
+FILE_LIMITS = ReadLimits(max_bytes=4 << 20, seconds=60.0)
 
-class Budget(Record, frozen=True, kw_only=True):
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Budget:
     pages: int = 3  # per query
     files: int = 300  # fetched, over all queries
     pause_s: float = 7.0  # between two searches
-    page_limits: ReadLimits = ReadLimits(max_bytes=8 << 20, seconds=60.0)
-    file_limits: ReadLimits = ReadLimits(max_bytes=4 << 20, seconds=60.0)
+    page_limits: ReadLimits = PAGE_LIMITS
+    file_limits: ReadLimits = FILE_LIMITS
 
     def describe(self) -> str:
         return (

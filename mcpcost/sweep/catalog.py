@@ -12,15 +12,15 @@ servers measured over HTTP/SSE, and ``version``, a pin that must appear in the c
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from mcpcost.core.names import name_key, name_problem
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, field
 from mcpcost.core.redact import DUMMY_VALUE
 from mcpcost.core.spec import REMOTE_TRANSPORTS, ServerSpec, TransportName
 from mcpcost.core.suggest import did_you_mean
@@ -28,7 +28,7 @@ from mcpcost.errors import InputError
 from mcpcost.sweep.metric import Metric, parse_metric
 
 CATEGORIES = ("official-reference", "vendor-official", "community", "registry")
-ENV_NAME_RE = LazyPattern(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 KNOWN_KEYS = (
     "name",
     "command",
@@ -58,7 +58,8 @@ class CatalogError(InputError):
         super().__init__(problems[0] + more)
 
 
-class CatalogEntry(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CatalogEntry:
     """One server of the catalog."""
 
     name: str
@@ -114,7 +115,8 @@ class CatalogEntry(Record, frozen=True, kw_only=True):
         )
 
 
-class Catalog(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Catalog:
     """The validated list, in file order."""
 
     entries: tuple[CatalogEntry, ...]

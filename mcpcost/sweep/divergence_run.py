@@ -16,6 +16,7 @@ method and model (the hash rule then marks them stale); a run of another model s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Protocol
 
@@ -38,11 +39,10 @@ from mcpcost.core.divergence import (
 )
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record, replace
 from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.errors import InputError, McpcostError
 from mcpcost.runtime.output_tree import TreeTransaction
-from mcpcost.runtime.workers import Workers
+from mcpcost.runtime.workers import side_by_side
 
 
 class CountRejected(McpcostError):
@@ -63,7 +63,8 @@ class Counter(Protocol):
     def count(self, tools: list[JSONValue] | None) -> int: ...
 
 
-class RowReport(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RowReport:
     name: str
     state: RowState
     counted: bool  # counted in this run (else kept from the previous one)
@@ -71,7 +72,8 @@ class RowReport(Record, frozen=True, kw_only=True):
     error: str | None
 
 
-class RunOutcome(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOutcome:
     run: DivergenceRun
     rows: tuple[RowReport, ...]
 
@@ -132,11 +134,11 @@ def run_divergence(
     names = sorted(chosen)
     counted: dict[str, DivergenceRow] = {}
     tasks = [partial(row_for, n) for n in names]
-    with Workers(tasks, limit=concurrency, name="mcpcost-count") as w:
-        for index, row in w.as_finished():
-            counted[names[index]] = row
+    with side_by_side(tasks, limit=concurrency, name="mcpcost-count") as finished:
+        for row in finished:
+            counted[row.name] = row
             shown = f"ERROR {row.error}" if row.error is not None else f"{row.delta}"
-            progress(f"{names[index]}: o200k {row.o200k_full}, mapped {row.o200k_mapped}: {shown}")
+            progress(f"{row.name}: o200k {row.o200k_full}, mapped {row.o200k_mapped}: {shown}")
     kept: dict[str, DivergenceRow] = {}
     if previous is not None and previous.method == column.method and previous.model == model:
         kept = {r.name: r for r in previous.rows if r.name not in counted}
@@ -186,7 +188,8 @@ def calibration_text(fits: Sequence[Calibration]) -> str | None:
     return stringify_pretty(calibration_document(fits)) + "\n" if fits else None
 
 
-class Staged(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Staged:
     fits: tuple[Calibration, ...]
     changed: bool
 

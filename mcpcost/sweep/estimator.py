@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.canonical import canonicalize
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import Record
 
 LABEL = "calibrated-estimate"
 METHOD = "least squares through the origin on canonical UTF-8 byte length (o200k_base truth)"
 
 
-class Estimator(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Estimator:
     """``tokens ≈ round(coefficient × bytes)`` with its calibration statistics."""
 
     coefficient: float

@@ -55,11 +55,6 @@ def parse_measurement(data: bytes | None) -> Measurement | None:
         return None
 
 
-def load_measurement(path: Path) -> Measurement | None:
-    """A measurement file, or None when it is missing or unparseable (never raises)."""
-    return parse_measurement(read_bytes(path))
-
-
 def result_names(root: Path) -> set[str]:
     """Names of the real directories (not links) under ``root/results``."""
     results = root / "results"

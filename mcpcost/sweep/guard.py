@@ -14,9 +14,9 @@ that is said rather than reported as a pass.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from mcpcost.core.record import Record
 from mcpcost.core.status import GOOD_STATUSES, Status
 from mcpcost.runtime.output_tree import read_in_tree
 from mcpcost.sweep.files import measurement_rel, parse_measurement
@@ -25,13 +25,15 @@ MIN_REGRESSIONS = 5
 FAULT_RATIO = 0.5
 
 
-class Snapshot(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Snapshot:
     """The published status of every server the sweep selected (None: no readable measurement)."""
 
     prior: Mapping[str, Status | None]
 
 
-class Verdict(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Verdict:
     """The guard's decision over one sweep."""
 
     fault: bool

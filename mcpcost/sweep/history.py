@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from mcpcost.core.model import Measurement
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 
 HEADER = ("date", "server", "tokens", "toolCount", "status", "isolation")
-_DATE = LazyPattern(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _STATUSES = frozenset(Status)
 
 
-class HistoryRow(Record, frozen=True, order=True):
+@dataclass(frozen=True, order=True, slots=True)
+class HistoryRow:
     date: str
     server: str
     tokens: int
@@ -31,7 +32,8 @@ class HistoryRow(Record, frozen=True, order=True):
     isolation: str  # "docker", "host" or "" (not recorded)
 
 
-class Series(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Series:
     """The comparable run of one server's rows ending at its newest row."""
 
     rows: tuple[HistoryRow, ...]

@@ -9,13 +9,13 @@ shards of a catalog gives the same tree as sweeping that catalog on one machine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.names import name_problem
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import open_tree, read_in_tree
@@ -28,7 +28,8 @@ from mcpcost.sweep.runner import Progress, SweepOutcome, conclude
 COPY_THREADS = 8
 
 
-class Found(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Found:
     """Where a name's newest measurement is, and what the guard needs of it (the measurement
     itself is read again when copied: a merge of a registry holds no list of measurements)."""
 

@@ -13,9 +13,9 @@ one mentioning stars). A bare number whose source names none of them is rejected
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from mcpcost.core.record import Record
 from mcpcost.errors import McpcostError
 
 NPM_WEEKLY = "npm-weekly-downloads"
@@ -29,7 +29,8 @@ class IncomparableUnits(McpcostError, TypeError):
     """Two figures in different units were compared (a ``TypeError``, as ordering errors are)."""
 
 
-class Metric(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Metric:
     """A non-negative popularity figure in one of ``UNITS``."""
 
     value: float

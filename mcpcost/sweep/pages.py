@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +19,6 @@ from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.calibration import Calibration
 from mcpcost.core.markdown import md_text, truncate
 from mcpcost.core.model import METHODOLOGY_VERSION, ListingKind, Measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
 from mcpcost.core.terminal import terminal_line
@@ -30,7 +30,7 @@ from mcpcost.sweep.history import HistoryRow
 from mcpcost.sweep.views import Board, Divergence, Row, costlier_to_defer, segment_starts
 
 MD_CELL_MAX = 160
-ISO_DAY = LazyPattern(r"\d{4}-\d{2}-\d{2}")
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # First line of every server page publish writes: the mark that lets a later publish delete the
 # page once the server is no longer measured (files without it are a person's and stay).
 GENERATED_MARK = (

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,6 @@ from mcpcost.core.badge import BadgeState, badge_state, state_badge_file_text
 from mcpcost.core.calibration import CALIBRATION_REL
 from mcpcost.core.divergence import CLAUDE, OPENAI
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
-from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree, read_in_tree
@@ -39,7 +39,8 @@ from mcpcost.sweep.interim import NOT_YET_RUN_REL
 from mcpcost.sweep.views import Board, build_board
 
 
-class Published(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Published:
     """What a publish run wrote (paths relative to the root) and the estimator it fitted."""
 
     written: tuple[str, ...]

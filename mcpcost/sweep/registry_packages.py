@@ -39,12 +39,12 @@ transport this project does not run is ``other``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record, field
 from mcpcost.core.status import Status
 from mcpcost.errors import McpcostError
 from mcpcost.runtime.addresses import PUBLIC_ONLY, AddressPolicy, literal_address
@@ -75,17 +75,18 @@ RUNNER_FLAGS = {
     RegistryType.PYPI: frozenset({"-q", "--quiet", "--no-progress"}),
 }
 DOCKER_ENV_OPTIONS = ("-e", "--env")
-_NPM_NAME = LazyPattern(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
-_PYPI_NAME = LazyPattern(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-_OCI_REF = LazyPattern(
+_NPM_NAME = re.compile(r"^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$")
+_PYPI_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_OCI_REF = re.compile(
     r"^[a-z0-9][a-z0-9._/-]*(?::[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?(?:@sha256:[a-f0-9]{64})?$"
 )
-_VERSION = LazyPattern(r"^[A-Za-z0-9][A-Za-z0-9.+_~-]{0,127}$")
-_CONTROL = LazyPattern(r"[\x00-\x1f\x7f]")
-_TEMPLATE = LazyPattern(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_~-]{0,127}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.-]*)\}")
 
 
-class PackageLaunch(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackageLaunch:
     """How to start one package: the argv, the variables set and their values."""
 
     registry_type: RegistryType
@@ -96,7 +97,8 @@ class PackageLaunch(Record, frozen=True, kw_only=True):
     env_values: Mapping[str, str] = field(default_factory=dict)  # fixed or default values
 
 
-class NotLaunched(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class NotLaunched:
     """Why a package is not launched: ``needs-config`` (with what it needs) or ``other``."""
 
     status: Status

@@ -34,8 +34,10 @@ with an error status is never published.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlencode
@@ -45,9 +47,7 @@ import requests
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.model import Isolation, Measurement
 from mcpcost.core.names import name_problem
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record, field
 from mcpcost.core.redact import redact_url
 from mcpcost.core.spec import TransportName
 from mcpcost.core.status import Status
@@ -74,16 +74,17 @@ MAX_PAGE_BYTES = 16 << 20  # one page of at most PAGE_LIMIT entries, decoded
 PAGE_TIMEOUT_S = 30.0  # one page, connection to last byte
 # The registry's remote types and the transports that speak them.
 TRANSPORTS = {"streamable-http": TransportName.HTTP, "sse": TransportName.SSE}
-_TEMPLATE_VAR = LazyPattern(r"\{[^}]*\}")
+_TEMPLATE_VAR = re.compile(r"\{[^}]*\}")
 DELETED = "deleted"  # the registry status of an entry that is not swept
 DETAIL_CHARS = 500  # registry text kept in a record, after its whitespace is collapsed
 MAX_INSTRUCTIONS = 8  # postInstallInstructions kept per entry
-_SLUG_BAD = LazyPattern(r"[^a-z0-9._-]+")
+_SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 
 GetJSON = Callable[[str], Any]
 
 
-class RegistryRemote(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryRemote:
     """One measurable remote endpoint of an active registry entry."""
 
     slug: str
@@ -96,7 +97,8 @@ class RegistryRemote(Record, frozen=True):
     details: Mapping[str, Any] = field(default_factory=dict)  # registry_details
 
 
-class RegistryPackage(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryPackage:
     """The launchable package of an active registry entry (one per entry)."""
 
     slug: str
@@ -111,7 +113,8 @@ class RegistryPackage(Record, frozen=True):
         return shlex.join(self.launch.argv)
 
 
-class RegistryRecord(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryRecord:
     """An entry (or one of its remotes or packages) recorded with a status and never launched:
     inactive, needs-config or other; ``launch`` says what it would have been, without values."""
 
@@ -125,7 +128,8 @@ class RegistryRecord(Record, frozen=True):
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
-class RegistryListing(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class RegistryListing:
     remotes: tuple[RegistryRemote, ...]
     pages: int
     entries: int
@@ -171,18 +175,6 @@ def page_reader(session: requests.Session) -> GetJSON:
         return parse_json(body)
 
     return get_json
-
-
-def fetch_entries(
-    base: str, get_json: GetJSON, *, max_pages: int = MAX_PAGES
-) -> tuple[list[Any], int]:
-    """Every ``servers[]`` item across pages; guards against cursor loops."""
-    items: list[Any] = []
-    pages = 0
-    for page in stream_pages(base, get_json, max_pages=max_pages):
-        items.extend(page)
-        pages += 1
-    return items, pages
 
 
 def stream_pages(

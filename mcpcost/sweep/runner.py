@@ -25,14 +25,13 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sized
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement, render_measurement
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.core.plural import counted
-from mcpcost.core.record import Record
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
@@ -46,7 +45,7 @@ from mcpcost.measuring.containers import (
 from mcpcost.measuring.server import cut_notes
 from mcpcost.runtime.clock import iso_utc
 from mcpcost.runtime.output_tree import TreeTransaction, open_tree
-from mcpcost.runtime.workers import Background, WorkerStream
+from mcpcost.runtime.workers import Background, side_by_side
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
 from mcpcost.sweep.files import badge_rel, measurement_rel, parse_measurement
 from mcpcost.sweep.guard import Snapshot, Verdict, judge, take_snapshot
@@ -65,7 +64,7 @@ LAUNCHER_HELP = {
     "uvx": "install uv, which provides uvx (pip install uv)",
     "docker": "install the Docker CLI and point --docker-host or DOCKER_HOST at an engine",
 }
-TLS_TRUST_FAILURE = LazyPattern(
+TLS_TRUST_FAILURE = re.compile(
     r"SELF_SIGNED_CERT_IN_CHAIN|self[- ]signed certificate|UNABLE_TO_GET_ISSUER_CERT|"
     r"unable to get local issuer certificate|CERTIFICATE_VERIFY_FAILED|UnknownIssuer|"
     r"invalid peer certificate"
@@ -79,7 +78,8 @@ Clock = Callable[[], dt.datetime]
 Progress = Callable[[str], None]
 
 
-class Job(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Job:
     """One measurement to take: what to reach, how it is isolated, and the budget."""
 
     entry: CatalogEntry
@@ -94,7 +94,8 @@ PreCheck = Callable[[CatalogEntry], Measurement | None]  # a record without meas
 PostCheck = Callable[[CatalogEntry, Measurement], Measurement]  # a second look at a result
 
 
-class SweepOptions(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SweepOptions:
     docker: bool = False
     concurrency: int = 3
     default_timeout_s: float = DEFAULT_TIMEOUT_S
@@ -103,7 +104,8 @@ class SweepOptions(Record, frozen=True):
     trust: HostTrust | None = None  # the host's CA bundle and proxy, given to containers
 
 
-class SweepOutcome(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SweepOutcome:
     """What happened: per-server statuses, the guard's verdict, and what was published.
 
     ``discarded`` counts the servers whose new results a harness fault threw away.
@@ -298,7 +300,8 @@ def progress_line(name: str, m: Measurement, seconds: float) -> str:
     return f"{name}: {m.status} ({seconds:.1f}s)"
 
 
-class Swept(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Swept:
     """What the measuring phase leaves for the guard: each swept name's new status and the
     status it had in the published tree before (the guard's snapshot, taken entry by entry)."""
 
@@ -354,8 +357,8 @@ def measure_all(
     # a quarter of a worker's time on loopback if the worker made it (docs/PERFORMANCE.md).
     # As many writers as measurements at once, so writing keeps up where it was the workers' own.
     writers = Background(threads=limit, queued=2 * limit, name="mcpcost-stage")
-    with writers, WorkerStream(tasks, limit=limit, name="mcpcost-sweep") as workers:
-        for name, m, seconds in workers.as_finished():
+    with writers, side_by_side(tasks, limit=limit, name="mcpcost-sweep") as finished:
+        for name, m, seconds in finished:
             prior.update(take_snapshot(txn.root, [name]).prior)
             if seconds is None:
                 resumed += 1

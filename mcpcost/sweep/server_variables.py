@@ -20,9 +20,9 @@ so a variable a runtime adds later under its own prefix is refused without a cha
 
 from __future__ import annotations
 
-from mcpcost.core.patterns import LazyPattern
+import re
 
-_UPPER_WORDS = LazyPattern(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$")
+_UPPER_WORDS = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$")
 # Namespaces of the launchers and what they run on: node and its package managers, Python and
 # its installers, the dynamic loader and libc, TLS and HTTP client libraries, git, the container
 # clients (docker, podman, buildkit, compose), XDG directories and the locale.

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from mcpcost.core.digest import sha256_digest
-from mcpcost.core.record import Record
 from mcpcost.errors import UsageError
 
 T = TypeVar("T")
 _EPOCH = dt.date(1970, 1, 1)
 
 
-class ShardChoice(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ShardChoice:
     """Shard ``index`` of ``count``; ``from_date`` when the index was derived from the date."""
 
     index: int | None

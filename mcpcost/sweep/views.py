@@ -8,13 +8,13 @@ file system.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.core.bands import Band, band_for
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.measure import SessionStart, session_start
 from mcpcost.core.model import NOT_CAPTURED, Measurement
-from mcpcost.core.record import Record
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
 from mcpcost.sweep.catalog import Catalog, CatalogEntry
@@ -22,7 +22,8 @@ from mcpcost.sweep.history import HistoryRow, Series, by_server, plottable
 from mcpcost.sweep.interim import parse_not_yet_run
 
 
-class Divergence(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Divergence:
     """A current divergence row of one column (stale rows are never turned into one)."""
 
     model: str
@@ -32,7 +33,8 @@ class Divergence(Record, frozen=True):
     o200k_mapped: int | None
 
 
-class Row(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Row:
     """One catalog entry (or measured directory) as the pages show it."""
 
     name: str
@@ -78,7 +80,8 @@ class Row(Record, frozen=True):
         return (m.notes or "") if m is not None else ""
 
 
-class Board(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Board:
     """Everything the leaderboard, pages and dashboard need."""
 
     measured: tuple[Row, ...]  # measured/dynamic, by tokens desc (stable on catalog order)

@@ -9,9 +9,9 @@ session (``transports.session``) owns requests, ids and the handshake.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mcpcost.core.record import Record, field
 from mcpcost.core.spec import ServerSpec, TransportName
 
 Message = dict[str, Any]
@@ -23,7 +23,8 @@ Message = dict[str, Any]
 MAX_CAPTURE_BYTES = 16 << 20
 
 
-class Diagnostics(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Diagnostics:
     """What a transport saw besides messages: for notes and for deciding a status."""
 
     kind: TransportName

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
-from mcpcost.core.record import Record, replace
 from mcpcost.core.spec import Era, EraChoice
 from mcpcost.transports.base import MAX_CAPTURE_BYTES, Message, Transport
 from mcpcost.transports.failures import (
@@ -50,7 +50,8 @@ MAX_PAGES = 100
 MAX_TOOLS_BYTES = MAX_CAPTURE_BYTES
 
 
-class ServerHello(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ServerHello:
     """What the handshake told us about the server."""
 
     era: Era

@@ -9,14 +9,16 @@ One event is capped in size (``MAX_EVENT_BYTES`` unless the caller says otherwis
 
 from __future__ import annotations
 
-from mcpcost.core.record import Record
+from dataclasses import dataclass
+
 from mcpcost.transports.base import MAX_CAPTURE_BYTES
 from mcpcost.transports.failures import ProtocolError
 
 MAX_EVENT_BYTES = MAX_CAPTURE_BYTES
 
 
-class SSEEvent(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
     event: str
     data: str
     id: str | None = None

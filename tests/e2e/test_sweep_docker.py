@@ -376,7 +376,8 @@ def test_npx_server_on_a_cold_shared_cache_volume_measures(
     empty here: the second starts once the first has the server up, so the two never install
     the package into the same ``_npx`` folder at once (npm's ENOTEMPTY / ECOMPROMISED) and the
     entry measures on its first attempt, without the cold-cache retry."""
-    from mcpcost.core.record import replace
+    from dataclasses import replace
+
     from mcpcost.measuring import MeasureOptions
     from mcpcost.measuring.containers.plans import NPM_CACHE_VOLUME
     from mcpcost.sweep.measure_adapter import make_measure

@@ -6,6 +6,7 @@ the renderers and the limits gate be tested against known findings whatever the 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from mcpcost.audit.model_view import (
@@ -19,7 +20,6 @@ from mcpcost.audit.model_view import (
 )
 from mcpcost.configs.clients.presentation import Confidence, DeferralMode
 from mcpcost.configs.config_file import ClientName
-from mcpcost.core.record import replace
 from tests.helpers.audit_builders import TABLE, config, entry, report_for
 
 SOURCE = "https://example.invalid/docs/tools"  # a rule's source in these values (never fetched)

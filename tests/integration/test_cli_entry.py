@@ -1,6 +1,5 @@
-"""The ``mcpcost`` executable's exit: it freezes the collector's objects before a normal exit,
-so these check that nothing a normal exit does for us is lost: the exit code, buffered output,
-exit handlers and threads that were still running, and a reader that went away early."""
+"""The ``mcpcost`` executable's exit: nothing a normal exit does is lost: the exit code, buffered
+output, exit handlers and threads that were still running, and a reader that went away early."""
 
 from __future__ import annotations
 

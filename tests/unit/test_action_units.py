@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,7 +20,6 @@ from mcpcost.action.runner_files import (
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
 from mcpcost.audit.gates import Gate
 from mcpcost.core.markdown import code_span, md_text
-from mcpcost.core.record import replace
 from mcpcost.errors import InputError
 
 PAYLOAD = {"repository": {"default_branch": "main"}}

@@ -9,7 +9,7 @@ import pytest
 
 from mcpcost.audit.baseline import parse_baseline
 from mcpcost.audit.diff import diff_reports
-from mcpcost.audit.gates import evaluate_gates, plan_budget_fit
+from mcpcost.audit.gates import evaluate_gates, plan_fit
 from mcpcost.core.status import Status
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.text_report import render_text
@@ -44,7 +44,8 @@ def test_fit_plan_drops_heaviest_first() -> None:
     r = run("/c.json", TABLE, "alpha", "beta", "gamma")
     c = r.configs[0]
     order = [s.name for s in c.servers]
-    fit = plan_budget_fit(c, c.servers[-1].tokens or 0)
+    pairs = [(s.name, s.tokens or 0) for s in c.servers]
+    fit = plan_fit(c.total_tokens, pairs, c.servers[-1].tokens or 0)
     assert [s.name for s in fit.drop] == order[:-1]
     assert fit.feasible and fit.kept_count == 1 and fit.kept_tokens == c.servers[-1].tokens
     assert fit.over_by == c.total_tokens - (c.servers[-1].tokens or 0)

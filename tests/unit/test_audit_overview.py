@@ -4,11 +4,11 @@ server several clients load is listed once with them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.discovery import UNTRUSTED_PROJECT
-from mcpcost.core.record import replace
 from mcpcost.render.session_lines import shared_servers
 from mcpcost.render.text_overview import act_on, remedy
 from mcpcost.render.text_report import render_text

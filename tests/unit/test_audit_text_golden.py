@@ -12,6 +12,7 @@ committing it.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -31,7 +32,6 @@ from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.measure import measure_tools
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.render.json_report import render_json
 from mcpcost.render.markdown_report import render_markdown

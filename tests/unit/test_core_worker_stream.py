@@ -1,5 +1,5 @@
-"""``runtime.workers.WorkerStream`` and ``Background``: tasks drawn from a stream with what is
-held bounded by the limit, and calls made behind the caller's back."""
+"""``runtime.workers.side_by_side`` over a stream, and ``Background``: tasks drawn from a stream
+with what is held bounded by the limit, and calls made behind the caller's back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from mcpcost.runtime.workers import Background, WorkerStream
+from mcpcost.runtime.workers import Background, side_by_side
 
 
 def test_a_stream_is_drawn_only_as_far_as_the_limit_allows() -> None:
@@ -22,8 +22,7 @@ def test_a_stream_is_drawn_only_as_far_as_the_limit_allows() -> None:
             drawn += 1
             yield lambda i=i: i  # type: ignore[misc]
 
-    with WorkerStream(tasks(), limit=3, name="t") as stream:
-        results = stream.as_finished()
+    with side_by_side(tasks(), limit=3, name="t") as results:
         first = next(results)
         time.sleep(0.2)  # let the threads draw as far as they may
         assert drawn <= 2 * 3 + 1
@@ -45,8 +44,8 @@ def test_no_more_tasks_run_at_once_than_the_limit() -> None:
         with lock:
             running -= 1
 
-    with WorkerStream((task for _ in range(40)), limit=4, name="t") as stream:
-        assert len(list(stream.as_finished())) == 40
+    with side_by_side((task for _ in range(40)), limit=4, name="t") as finished:
+        assert len(list(finished)) == 40
     assert 1 <= peak <= 4
 
 
@@ -56,15 +55,15 @@ def test_a_failing_stream_or_task_is_raised_where_the_results_are_taken() -> Non
         raise ValueError("page 2 unreadable")
 
     with pytest.raises(ValueError, match="page 2 unreadable"):
-        with WorkerStream(broken(), limit=2, name="t") as stream:
-            list(stream.as_finished())
+        with side_by_side(broken(), limit=2, name="t") as finished:
+            list(finished)
 
     def boom() -> int:
         raise RuntimeError("task failed")
 
     with pytest.raises(RuntimeError, match="task failed"):
-        with WorkerStream(iter([boom]), limit=2, name="t") as stream:
-            list(stream.as_finished())
+        with side_by_side(iter([boom]), limit=2, name="t") as finished:
+            list(finished)
 
 
 def test_leaving_early_draws_nothing_more_and_ends_every_thread() -> None:
@@ -77,8 +76,8 @@ def test_leaving_early_draws_nothing_more_and_ends_every_thread() -> None:
             yield lambda: 0
 
     before = threading.active_count()
-    with WorkerStream(tasks(), limit=3, name="t") as stream:
-        next(stream.as_finished())
+    with side_by_side(tasks(), limit=3, name="t") as finished:
+        next(finished)
     seen = drawn
     time.sleep(0.05)
     assert drawn == seen and drawn <= 2 * 3 + 1
@@ -120,4 +119,4 @@ def test_background_raises_the_first_failure_and_makes_no_call_after_it() -> Non
     with pytest.raises(OSError, match="disk full"):
         bg.close()  # and its threads end
     assert made == []
-    assert not any(t.name.startswith("t-") for t in threading.enumerate())
+    assert not any(t.name.startswith("t_") for t in threading.enumerate())

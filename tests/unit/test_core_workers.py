@@ -1,4 +1,4 @@
-"""``runtime.workers``: tasks side by side on threads, results as they finish."""
+"""``runtime.workers.side_by_side``: tasks on a thread pool, results as they finish."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from mcpcost.runtime.workers import Workers, run_side_by_side
+from mcpcost.runtime.workers import run_side_by_side, side_by_side
 
 
-def test_results_come_in_finishing_order_and_in_task_order_on_request() -> None:
+def test_results_come_in_finishing_order() -> None:
     gates = [threading.Event() for _ in range(3)]
 
     def task(i: int) -> Callable[[], int]:
@@ -21,13 +21,12 @@ def test_results_come_in_finishing_order_and_in_task_order_on_request() -> None:
 
         return run
 
-    with Workers([task(i) for i in range(3)], limit=3, name="t") as workers:
-        finished = workers.as_finished()
+    with side_by_side([task(i) for i in range(3)], limit=3, name="t") as finished:
         order = []
         for i in (2, 0, 1):  # let the tasks finish in this order, one at a time
             gates[i].set()
             order.append(next(finished))
-    assert order == [(2, 20), (0, 0), (1, 10)]
+    assert order == [20, 0, 10]
     assert run_side_by_side([lambda: "a", lambda: "b", lambda: "c"], name="t") == ["a", "b", "c"]
 
 
@@ -44,8 +43,8 @@ def test_no_more_tasks_run_at_once_than_the_limit() -> None:
         with lock:
             running -= 1
 
-    with Workers([task] * 8, limit=3, name="t") as workers:
-        assert len(list(workers.as_finished())) == 8
+    with side_by_side([task] * 8, limit=3, name="t") as finished:
+        assert len(list(finished)) == 8
     assert peak == 3
 
 
@@ -53,9 +52,8 @@ def test_a_task_exception_is_raised_where_its_result_is_taken() -> None:
     def boom() -> int:
         raise RuntimeError("task failed")
 
-    with Workers([lambda: 1, boom], limit=1, name="t") as workers:
-        finished = workers.as_finished()
-        assert next(finished) == (0, 1)
+    with side_by_side([lambda: 1, boom], limit=1, name="t") as finished:
+        assert next(finished) == 1
         with pytest.raises(RuntimeError, match="task failed"):
             next(finished)
 
@@ -73,29 +71,28 @@ def test_leaving_early_starts_no_further_task_and_waits_for_the_running_one() ->
 
         return run
 
-    workers = Workers([task(i) for i in range(5)], limit=1, name="t")
-    with pytest.raises(KeyError), workers:
+    with pytest.raises(KeyError), side_by_side([task(i) for i in range(5)], limit=1, name="t"):
         while not started:
             time.sleep(0.001)
         threading.Timer(0.05, release.set).start()
         raise KeyError("the caller gave up")
     assert started == [0]  # the running task finished; none other began
-    assert not any(t.name.startswith("t-") for t in threading.enumerate())
+    assert not any(t.name.startswith("t_") for t in threading.enumerate())
 
 
 def test_threads_are_named_and_gone_after_the_block() -> None:
     names: list[str] = []
-    with Workers(
+    with side_by_side(
         [lambda: names.append(threading.current_thread().name)] * 2, limit=2, name="mcpcost-x"
-    ) as workers:
-        list(workers.as_finished())
-    assert all(n.startswith("mcpcost-x-") for n in names)
-    assert not any(t.name.startswith("mcpcost-x-") for t in threading.enumerate())
+    ) as finished:
+        list(finished)
+    assert all(n.startswith("mcpcost-x_") for n in names)
+    assert not any(t.name.startswith("mcpcost-x_") for t in threading.enumerate())
 
 
 def test_nothing_to_run_and_a_bad_limit() -> None:
-    with Workers[int]([], limit=4, name="t") as workers:
-        assert list(workers.as_finished()) == []
+    with side_by_side([], limit=4, name="t") as finished:
+        assert list(finished) == []
     assert run_side_by_side([], name="t") == []
-    with pytest.raises(ValueError, match="limit"):
-        Workers([lambda: 1], limit=0, name="t")
+    with pytest.raises(ValueError, match="limit"), side_by_side([lambda: 1], limit=0, name="t"):
+        pass

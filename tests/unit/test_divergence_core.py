@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,6 @@ from mcpcost.core.divergence import (
 )
 from mcpcost.core.jsonvalue import parse_json, stringify_pretty
 from mcpcost.core.model import Measurement
-from mcpcost.core.record import replace
 from mcpcost.core.status import Status
 from mcpcost.core.tokenizer import get_tokenizer
 from tests.helpers.paths import REFERENCE_CAPTURES

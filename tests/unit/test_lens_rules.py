@@ -4,6 +4,7 @@ finding (or the renamed, cut, projected or deferred definition) the lens then gi
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
 from mcpcost.audit.deferral import LoadInputs, load_inputs
@@ -19,7 +20,6 @@ from mcpcost.configs.clients.presentation import (
 from mcpcost.configs.clients.registry import presentation_of
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.core.record import replace
 from mcpcost.core.tokenizer import count_tokens
 
 SERVER13 = "thirteen-char"  # 13 characters, as in the fixtures

@@ -80,7 +80,7 @@ def test_the_model_view_is_deterministic() -> None:
 
 
 def test_the_configs_own_tool_filter_keeps_tools_from_the_model_view() -> None:
-    from mcpcost.core.record import replace
+    from dataclasses import replace
 
     gamma = [t["name"] for t in TABLE["gamma"]]  # type: ignore[union-attr]
     denied = replace(entry("gamma"), disabled_tools=(gamma[0],))

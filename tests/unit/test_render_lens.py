@@ -6,6 +6,7 @@ summary, outputs and the saved report (the audit's JSON report, read back agains
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import jsonschema
@@ -19,7 +20,6 @@ from mcpcost.audit.limits_gate import lens_findings
 from mcpcost.audit.model_view import Effect, FindingKind, LoadVerdict
 from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.core.record import replace
 from mcpcost.errors import InputError
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.markdown_report import render_markdown

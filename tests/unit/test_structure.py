@@ -93,18 +93,3 @@ def test_no_two_classes_share_a_name() -> None:
 def test_the_formatter_is_switched_off_in_few_places() -> None:
     skips = sum(p.read_text("utf-8").count("# fmt: skip") for p in _sources())
     assert skips <= MAX_FORMATTER_SKIPS
-
-
-def test_no_module_compiles_a_regular_expression_when_imported() -> None:
-    # a module-level pattern is a core.patterns.LazyPattern: importing a module compiles nothing
-    compiled_at_import: list[str] = []
-    for path in _sources():
-        for node in ast.parse(path.read_text("utf-8")).body:
-            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
-            calls = [n for n in ast.walk(value) if isinstance(n, ast.Call)] if value else []
-            for call in calls:
-                func = call.func
-                if isinstance(func, ast.Attribute) and func.attr == "compile":
-                    if isinstance(func.value, ast.Name) and func.value.id == "re":
-                        compiled_at_import.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
-    assert compiled_at_import == []

@@ -344,8 +344,9 @@ def test_dashboard_bars_carry_band_colour_and_label_and_trend_counts_sweeps(site
 def test_deferring_costs_more_names_exact_rows_with_both_figures_never_floors(
     site: Path,
 ) -> None:
+    from dataclasses import replace
+
     from mcpcost.core.measure import SessionStart
-    from mcpcost.core.record import replace
     from mcpcost.sweep.history import parse_history as parse
     from mcpcost.sweep.pages import leaderboard_md
     from mcpcost.sweep.views import build_board, costlier_to_defer

@@ -4,6 +4,8 @@ to it (with its own provenance where the client, not the API, is the source)."""
 
 from __future__ import annotations
 
+import re
+
 from mcpcost.configs.clients.presentation import (
     ApiShape,
     Confidence,
@@ -11,7 +13,6 @@ from mcpcost.configs.clients.presentation import (
     Projection,
     Provenance,
 )
-from mcpcost.core.patterns import LazyPattern
 
 CHECKED = "2026-12-02"  # the day the sources below marked with it were read
 
@@ -59,15 +60,15 @@ def app_only_hidden(provenance: Provenance = MCP_APPS) -> HiddenTools:
     )
 
 
-_NOT_WORD = LazyPattern(r"[^A-Za-z0-9_]")
-_NOT_WORD_OR_DASH = LazyPattern(r"[^A-Za-z0-9_-]")
+_NOT_WORD = re.compile(r"[^A-Za-z0-9_]")
+_NOT_WORD_OR_DASH = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def underscore_all_but_word(text: str) -> str:
     """Every character outside A-Z a-z 0-9 _ replaced by ``_``."""
-    return _NOT_WORD.compiled.sub("_", text) or "_"
+    return _NOT_WORD.sub("_", text) or "_"
 
 
 def underscore_all_but_word_or_dash(text: str) -> str:
     """Every character outside A-Z a-z 0-9 _ - replaced by ``_``."""
-    return _NOT_WORD_OR_DASH.compiled.sub("_", text) or "_"
+    return _NOT_WORD_OR_DASH.sub("_", text) or "_"

@@ -10,13 +10,14 @@ report). A rule speaks for files mcpcost could not parse even with its lenient J
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mcpcost.configs.clients.presentation import Provenance
 from mcpcost.configs.config_file import Scope
-from mcpcost.core.record import Record
 
 
-class BrokenFileRule(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BrokenFileRule:
     """What the client does when one of its files at ``scopes`` cannot be parsed."""
 
     scopes: frozenset[Scope]

@@ -14,6 +14,7 @@ client.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,6 @@ from mcpcost.configs.clients.settings_files import ClientSettings, SettingsFile
 from mcpcost.configs.config_file import ClientName, ConfigFile, Scope
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
-from mcpcost.core.record import Record, field
 
 __all__ = [
     "Approval",
@@ -45,7 +45,8 @@ __all__ = [
 ]
 
 
-class Parsed(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Parsed:
     """A parser's result: the raw entries, and the readable defaults of VS Code style inputs."""
 
     raws: list[RawServer]
@@ -55,7 +56,8 @@ class Parsed(Record, frozen=True):
 Parser = Callable[[Any, Mapping[KeyPath, int], ParseContext, list[str]], Parsed]
 
 
-class Location(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Location:
     """One place a client may keep a config. ``pattern`` may hold a ``*`` in its last part.
     ``optional_section``: a general settings file, skipped by discovery when it has no MCP block."""
 
@@ -65,7 +67,8 @@ class Location(Record, frozen=True):
     optional_section: bool = False
 
 
-class ProjectFile(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ProjectFile:
     """A config file in a repository, relative to its root (``*`` allowed in the last part)."""
 
     path: str
@@ -76,7 +79,8 @@ def always(data: Mapping[str, Any], text_format: FileFormat | None) -> bool:
     return True
 
 
-class Claim(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Claim:
     """How a file of unknown origin is recognised as this client's: its top-level ``key`` holds a
     value and ``matches`` agrees. Claims are tried by ``rank``, lowest first; the first wins."""
 
@@ -95,7 +99,8 @@ def env_value(environ: Mapping[str, str], name: str, platform: str) -> str | Non
     return environ.get(name) or None
 
 
-class Places(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Places:
     """The base directories client files live under on one machine (pure: values in).
 
     ``root`` stands in for ``/`` (and ``programdata`` for ``C:\\ProgramData``) so tests can hold
@@ -159,7 +164,8 @@ class Places(Record, frozen=True):
         ]
 
 
-class ClientSessionRule(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSessionRule:
     """How a client loads its files into one session for the project it runs in.
 
     Every file of the client that discovery found for that project joins one session, except
@@ -189,7 +195,8 @@ def json_format(source: str) -> FileFormat:
     return FileFormat.JSON
 
 
-class Approval(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Approval:
     """A project config as its client's recorded approvals leave it (entries switched off or
     noted), and the names of the servers the client would load from it without asking."""
 
@@ -206,7 +213,8 @@ def no_settings_files(at: Places) -> tuple[SettingsFile, ...]:
     return ()
 
 
-class SettingsEnv(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsEnv:
     """Variables a client's own settings files put in the environment of the servers it starts,
     so a reference to one in its configs resolves. ``values``: the client's settings files as
     read and the parse context -> name -> value (pure; the highest-precedence file wins, and a
@@ -217,7 +225,8 @@ class SettingsEnv(Record, frozen=True, kw_only=True):
     provenance: Provenance
 
 
-class ServerPolicy(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerPolicy:
     """An administrator's list of the servers a client may start, from its settings files.
     ``apply``: one of the client's configs, its settings as read, the parse context -> the
     config with the servers the policy forbids switched off (each naming the rule and file)."""
@@ -227,7 +236,8 @@ class ServerPolicy(Record, frozen=True, kw_only=True):
     provenance: Provenance
 
 
-class Client(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Client:
     """One MCP client: its files, their format and shape, and how it treats what they declare."""
 
     name: ClientName  # the identifier in reports and on the command line

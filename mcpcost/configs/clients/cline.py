@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from mcpcost.configs.clients.api_rules import CHECKED
@@ -18,7 +19,6 @@ from mcpcost.configs.clients.presentation import (
 )
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
-from mcpcost.core.patterns import LazyPattern
 
 NAME = ClientName("cline")
 _FILE = "cline_mcp_settings.json"
@@ -44,7 +44,7 @@ _NAME_TRANSFORM = Provenance(
     date=CHECKED,
     confidence=Confidence.SOURCE_CODE,
 )
-_INVALID_RUN = LazyPattern(r"[^a-zA-Z0-9_-]+")
+_INVALID_RUN = re.compile(r"[^a-zA-Z0-9_-]+")
 _MAX = 64
 _HASH = 8
 
@@ -56,7 +56,7 @@ def _hashed(sanitized: str, raw: str) -> str:
 
 def model_name(server: str, tool: str) -> str:
     raw = f"{server}__{tool}"
-    sanitized = _INVALID_RUN.compiled.sub("_", raw)
+    sanitized = _INVALID_RUN.sub("_", raw)
     return raw if sanitized == raw else _hashed(sanitized, raw)
 
 

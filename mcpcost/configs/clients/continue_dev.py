@@ -6,6 +6,7 @@ schema); a JSON block file may also hold a Claude-style map. Hub secrets are nev
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,6 @@ from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawSer
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
-from mcpcost.core.patterns import LazyPattern
 
 NAME = ClientName("continue")
 PROJECT_FILES = tuple(
@@ -91,11 +91,11 @@ def locations(at: Places) -> list[Location]:
     ]
 
 
-_NOT_ALNUM = LazyPattern(r"[^a-z0-9]+")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 
 
 def model_name(server: str, tool: str) -> str:
-    prefix = _NOT_ALNUM.compiled.sub("_", server.lower()).strip("_")
+    prefix = _NOT_ALNUM.sub("_", server.lower()).strip("_")
     return tool if tool.startswith(prefix) else f"{prefix}_{tool}"
 
 

@@ -7,6 +7,7 @@ which tool allow/deny lists, whether an ``envFile`` is read): a ``Dialect`` name
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mcpcost.configs.clients.client import Parsed, Parser
@@ -14,12 +15,12 @@ from mcpcost.configs.clients.formats import kind_of, object_of, server_block
 from mcpcost.configs.clients.raw_server import FieldReader, ParseContext, RawServer, set_transport
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
-from mcpcost.core.record import Record
 from mcpcost.core.spec import TransportName
 from mcpcost.core.suggest import slip_among
 
 
-class Dialect(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Dialect:
     """How one client spells an entry in a ``name -> {...}`` map."""
 
     client: ClientName

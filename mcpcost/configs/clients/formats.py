@@ -8,6 +8,7 @@ are JSON, and an audit should not pay for parsers it does not use.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -116,7 +117,6 @@ def load_strict_json(text: str) -> tuple[Any, dict[KeyPath, int]]:
 
 
 def load_toml(text: str) -> tuple[Any, dict[KeyPath, int]]:
-    import tomllib
 
     try:
         data = tomllib.loads(text.lstrip("\ufeff"))

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +36,6 @@ from mcpcost.configs.clients.raw_server import ParseContext
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.jsonc import KeyPath
 from mcpcost.configs.variables import VariableSyntax
-from mcpcost.core.patterns import LazyPattern
 
 NAME = ClientName("gemini")
 PROJECT_FILES = (ProjectFile(".gemini/settings.json", True),)
@@ -87,14 +87,14 @@ _MCP_TOOL = Provenance(
     date=CHECKED,
     confidence=Confidence.SOURCE_CODE,
 )
-_INVALID = LazyPattern(r"[^a-zA-Z0-9_\-.:]")
+_INVALID = re.compile(r"[^a-zA-Z0-9_\-.:]")
 _SAFE_LIMIT = 63  # the source keeps one below the API's 64
 
 
 def model_name(server: str, tool: str) -> str:
     name = f"{server}_{tool}"
     name = name if name.startswith("mcp_") else f"mcp_{name}"
-    name = _INVALID.compiled.sub("_", name)
+    name = _INVALID.sub("_", name)
     return name if name[:1].isascii() and (name[:1].isalpha() or name[:1] == "_") else f"_{name}"
 
 

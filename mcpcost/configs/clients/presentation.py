@@ -22,11 +22,11 @@ session's numbers into the verdict.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
 from mcpcost.configs.clients.settings_files import ClientSettings, ReadState, SettingsLayer
-from mcpcost.core.record import Record
 
 
 class Confidence(StrEnum):
@@ -37,7 +37,8 @@ class Confidence(StrEnum):
     REPORTED = "reported"  # users report it (issues, forums); not confirmed by the vendor
 
 
-class Provenance(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provenance:
     """Where a rule about a client comes from."""
 
     source: str  # a URL, or a repository path at a commit
@@ -114,7 +115,8 @@ Unresolved = Literal["sources-disagree", "value-unreadable", "source-unreadable"
 SHELL_SOURCE = "(shell environment)"  # the ``source`` of the shell's layer
 
 
-class SettingsSource(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsSource:
     """One place a deciding variable is read from, as it was found (a settings file or the shell).
 
     ``sets`` names the deciding variables it sets (in the client's order), ``values`` their
@@ -142,7 +144,8 @@ class SettingsSource(Record, frozen=True, kw_only=True):
         return out
 
 
-class Setting(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Setting:
     """How the deciding variable was resolved, and every place that was consulted."""
 
     variable: str | None
@@ -166,7 +169,8 @@ class Setting(Record, frozen=True, kw_only=True):
         }
 
 
-class Posture(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Posture:
     """A client's resolved deferral posture on this machine, before any arithmetic."""
 
     mode: DeferralMode
@@ -174,7 +178,8 @@ class Posture(Record, frozen=True, kw_only=True):
     threshold_share: float | None = None  # with THRESHOLD: the share of the context window
 
 
-class DeferralModel(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeferralModel:
     """A client's deferral regime, as its documentation describes it.
 
     ``sources`` parses the client's settings files (as read at the edge) into what they set of
@@ -234,7 +239,8 @@ class FindingKind(StrEnum):
 # (``mcpcost.audit.lens``) applies them to a session's measured tools.
 
 
-class ModelName(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelName:
     """The name the model sees for a server's tool, before any length rule.
 
     ``build`` (server name, tool name) -> that name; ``template`` shows it in the docs
@@ -250,7 +256,8 @@ class ModelName(Record, frozen=True, kw_only=True):
 NameSubject = Literal["model-name", "server-and-tool"]
 
 
-class NameLimit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NameLimit:
     """A length limit on a tool's name. ``subject``: the model-visible name, or the server's
     name plus the tool's (Cursor's rule). With ``effect`` RENAMES the client shortens the name
     itself (``shorten``: the long name -> the one the model sees); otherwise it drops the tool
@@ -267,7 +274,8 @@ class NameLimit(Record, frozen=True, kw_only=True):
     deferred_only: bool = False
 
 
-class NamePattern(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NamePattern:
     """The characters a model-visible name may have (a full-match regular expression)."""
 
     pattern: str
@@ -280,7 +288,8 @@ class NamePattern(Record, frozen=True, kw_only=True):
 TextSubject = Literal["description", "instructions"]
 
 
-class TextLimit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextLimit:
     """A tool description or a server's instructions cut at ``max_chars`` characters;
     ``marker`` is what the client appends to a cut text (counted in what the model gets)."""
 
@@ -293,7 +302,8 @@ class TextLimit(Record, frozen=True, kw_only=True):
 ToolCountScope = Literal["request", "session"]
 
 
-class ToolCountLimit(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCountLimit:
     """At most ``max_tools`` tools per request (or per session) for the whole session."""
 
     max_tools: int
@@ -304,7 +314,8 @@ class ToolCountLimit(Record, frozen=True, kw_only=True):
     provenance: Provenance
 
 
-class Projection(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Projection:
     """The API shape a client's definitions are projected onto. ``schema_key``: the key the
     input schema goes under; every MCP tool field but ``name``, ``description`` and
     ``inputSchema`` is dropped (``drops`` lists the ones the MCP spec defines, for the docs);
@@ -318,7 +329,8 @@ class Projection(Record, frozen=True, kw_only=True):
     note: str = ""  # what the client is on record changing that the lens does not model
 
 
-class SchemaRule(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SchemaRule:
     """Input-schema keywords a client or its API does not serve (found at any depth)."""
 
     keywords: tuple[str, ...]
@@ -328,7 +340,8 @@ class SchemaRule(Record, frozen=True, kw_only=True):
     provenance: Provenance
 
 
-class HiddenTools(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HiddenTools:
     """Tools the client keeps from the model: MCP Apps app-only tools
     (``_meta.ui.visibility`` without ``"model"``)."""
 
@@ -353,7 +366,8 @@ class Trigger(StrEnum):
     MODEL_DEPENDENT = "model-dependent"  # with some models only: counted up front (worst case)
 
 
-class DeferralRegime(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeferralRegime:
     """A client's deferral regime as the lens applies it, and what stays in context."""
 
     mechanism: str
@@ -364,7 +378,8 @@ class DeferralRegime(Record, frozen=True, kw_only=True):
     note: str = ""
 
 
-class ToolFilter(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolFilter:
     """How a user switches single tools of a server off, in the client's terms (the report's
     remedies name it where it takes the definition out of the model's context)."""
 
@@ -373,7 +388,8 @@ class ToolFilter(Record, frozen=True, kw_only=True):
     removes_definition: bool = True  # False: on record as leaving the definition in context
 
 
-class NotedRule(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotedRule:
     """A rule on record about how a client presents tools that the lens does not apply (a
     nudge in its prompt, a key it ignores, names it keeps listed): ``docs/CLIENTS.md`` shows
     it with its source, so the report's silence about it is not read as its absence.
@@ -385,7 +401,8 @@ class NotedRule(Record, frozen=True, kw_only=True):
     provenance: Provenance
 
 
-class Presentation(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Presentation:
     """How one client presents MCP tools to its model; an empty field: no rule on record.
 
     ``deferral`` is the posture model the audit's deferral verdict uses (Claude Code's tool

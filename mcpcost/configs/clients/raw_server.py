@@ -11,6 +11,7 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,7 +25,6 @@ from mcpcost.configs.config_file import (
     Scope,
 )
 from mcpcost.configs.variables import VariableContext, VariableSyntax, parse_dotenv, resolve
-from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import DeclaredLaunch, ServerSpec, TransportName
 
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamableHttp", "streamable_http"})
@@ -32,7 +32,8 @@ _STDIO_TYPES = frozenset({"stdio", "local"})
 _REMOTE_TYPES = frozenset({"remote"})  # a URL whose transport is negotiated (OpenCode)
 
 
-class ParseContext(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ParseContext:
     """Everything parsing depends on besides the text. ``project_key`` is the directory whose
     ``projects[...]`` block of ``~/.claude.json`` applies (defaults to ``cwd``); ``realpath``
     resolves symlinks when the caller can look at the file system (None: compare as written)."""
@@ -56,7 +57,8 @@ class ParseContext(Record, frozen=True):
         )
 
 
-class RawServer(Record):
+@dataclass(slots=True)
+class RawServer:
     """One server's launch fields before variable resolution."""
 
     name: str
@@ -186,7 +188,8 @@ def set_transport(raw: RawServer, type_value: object, reader: FieldReader) -> No
 _FIELD_ORDER = ("command", "args", "env", "cwd", "url", "headers")
 
 
-class _EnvFileRead(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class _EnvFileRead:
     path: str | None  # resolved absolute path, None when the reference cannot be resolved
     values: Mapping[str, str]
     note: str | None  # set when the variables could not be loaded
@@ -227,7 +230,8 @@ def _read_env_file(
     return _EnvFileRead(path, parsed.values, None)
 
 
-class _EnvFileLoader(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class _EnvFileLoader:
     """What reading an envFile needs: the config's path, the reader, the file's problem list."""
 
     source: str

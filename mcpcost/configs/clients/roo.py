@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from mcpcost.configs.clients.api_rules import CHECKED
 from mcpcost.configs.clients.client import (
     Client,
@@ -22,7 +24,6 @@ from mcpcost.configs.clients.presentation import (
 )
 from mcpcost.configs.config_file import ClientName
 from mcpcost.configs.variables import NONE
-from mcpcost.core.patterns import LazyPattern
 
 NAME = ClientName("roo")
 PROJECT_FILES = (ProjectFile(".roo/mcp.json"),)
@@ -45,13 +46,13 @@ _MCP_NAME = Provenance(
     date=CHECKED,
     confidence=Confidence.SOURCE_CODE,
 )
-_SPACES = LazyPattern(r"\s+")
-_NOT_ALLOWED = LazyPattern(r"[^a-zA-Z0-9_\-]")
-_DASHES = LazyPattern(r"--+")
+_SPACES = re.compile(r"\s+")
+_NOT_ALLOWED = re.compile(r"[^a-zA-Z0-9_\-]")
+_DASHES = re.compile(r"--+")
 
 
 def sanitize(part: str) -> str:
-    out = _DASHES.compiled.sub("-", _NOT_ALLOWED.compiled.sub("", _SPACES.compiled.sub("_", part)))
+    out = _DASHES.sub("-", _NOT_ALLOWED.sub("", _SPACES.sub("_", part)))
     if out and not (out[0].isascii() and (out[0].isalpha() or out[0] == "_")):
         out = "_" + out
     return out or "_unnamed"

@@ -10,6 +10,7 @@ differs from what the rules say.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from mcpcost.configs.clients.client import Client, ServerPolicy, SettingsEnv
@@ -32,7 +33,6 @@ from mcpcost.configs.clients.presentation import (
 from mcpcost.configs.clients.registry import CLIENTS
 from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.markdown import md_text
-from mcpcost.core.record import Record
 
 Rule = (
     ModelName
@@ -76,7 +76,8 @@ TEXT_LENGTH = {
 }
 
 
-class RuleRow(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleRow:
     """One rule as the page shows it; ``rule`` is the value it was made from."""
 
     kind: RuleKind

@@ -10,9 +10,9 @@ hooks (consent, deferral) parse that value purely. Nothing here knows what a fil
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from mcpcost.core.record import Record, repr_without
 from mcpcost.errors import InputError
 
 
@@ -38,26 +38,27 @@ class ReadState(StrEnum):
     UNREADABLE = "unreadable"  # it exists and could not be read or parsed
 
 
-class SettingsFile(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsFile:
     """One settings file a client reads, where it lives on this machine."""
 
     layer: SettingsLayer
     path: str
 
 
-class SettingsText(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsText:
     """One settings file as read: its bytes, or why there are none."""
 
     layer: SettingsLayer
     path: str
     state: ReadState
-    text: bytes | None = None  # when ``state`` is READ
-
-    def __repr__(self) -> str:  # a settings file may hold tokens in its env block
-        return repr_without(self, ("text",))
+    # a settings file may hold tokens in its env block
+    text: bytes | None = field(default=None, repr=False)  # when ``state`` is READ
 
 
-class ClientSettings(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSettings:
     """Every settings file one client reads, as read in this run, highest precedence first."""
 
     files: tuple[SettingsText, ...]

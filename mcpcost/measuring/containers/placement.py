@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from mcpcost.core.model import HOST_ISOLATION, Isolation, Measurement
-from mcpcost.core.record import Record, replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.containers.launcher import ContainerLauncher
 from mcpcost.measuring.containers.plans import (
@@ -27,7 +27,8 @@ from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.transports.base import Transport
 
 
-class ContainerOptions(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ContainerOptions:
     """How ``--docker`` runs servers: image override, engine address, host trust, mount roots."""
 
     image_override: str | None = None
@@ -38,7 +39,8 @@ class ContainerOptions(Record, frozen=True):
     base_dir: str = "/"  # where the host would run a server without a cwd
 
 
-class Placement(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Placement:
     """Where one spec runs: the spec to measure (maybe with DOCKER_HOST), and the plan if any."""
 
     spec: ServerSpec

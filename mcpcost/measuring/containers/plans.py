@@ -22,9 +22,9 @@ import os
 import posixpath
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
 from mcpcost.core.model import Isolation
-from mcpcost.core.record import Record, field, replace
 from mcpcost.core.spec import ServerSpec
 from mcpcost.measuring.containers.engine_client import DOCKER_HOST_VAR, engine_label
 from mcpcost.measuring.containers.trust import HostTrust
@@ -45,7 +45,8 @@ GIT_PREFIX = (
 )
 
 
-class ContainerPlan(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class ContainerPlan:
     """Everything needed to create the container for one capture."""
 
     image: str
@@ -176,7 +177,8 @@ def holds_credentials(path: str, exists: Callable[[str], bool] = os.path.exists)
     return False
 
 
-class HostMounts(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class HostMounts:
     """Host paths bind-mounted read-only at the same path, and the container's working dir."""
 
     paths: tuple[str, ...] = ()

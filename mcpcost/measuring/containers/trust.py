@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from mcpcost.core.record import Record
 from mcpcost.errors import InputError
 
 CA_MOUNT_PATH = "/run/mcpcost/ca-bundle.pem"
@@ -35,7 +35,8 @@ class CABundleError(InputError):
     """The ``--ca-bundle`` value names no readable file."""
 
 
-class HostTrust(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class HostTrust:
     """The host's CA bundle (an absolute host path, or None) and its proxy (name, value) pairs."""
 
     ca_bundle: str | None = None

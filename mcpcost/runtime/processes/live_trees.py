@@ -15,9 +15,9 @@ from __future__ import annotations
 import atexit
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
-from mcpcost.core.record import Record
 from mcpcost.runtime.processes.platform_api import ProcessPlatform, ProcessTree, StartRefused
 
 INTERRUPT_GRACE_S = 0.5
@@ -25,7 +25,8 @@ OTHER_KILL_WAIT_S = 0.5  # the longest the kill path waits for the engine to end
 Live = TypeVar("Live")
 
 
-class OtherLaunch(Record, frozen=True, eq=False):
+@dataclass(frozen=True, eq=False, slots=True)
+class OtherLaunch:
     """A live server that is not a process tree of ours: ``stop`` ends it and waits, ``kill``
     asks for it to end now."""
 
@@ -83,10 +84,6 @@ class LiveTrees:
         with self._lock:
             self._closed = True
             return list(self._trees.values())
-
-    def reopen(self) -> None:
-        with self._lock:
-            self._closed = False
 
     @property
     def closed(self) -> bool:

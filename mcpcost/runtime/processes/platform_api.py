@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, Protocol
 
-from mcpcost.core.record import Record
 from mcpcost.errors import McpcostError
 
 
@@ -20,7 +20,8 @@ class StartRefused(McpcostError):
     """No new server may start: the command is being interrupted and is reaping its trees."""
 
 
-class CommandResolution(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class CommandResolution:
     """How a command will be started on this system.
 
     ``argv`` is what the OS receives on POSIX; on Windows ``command_line`` is the exact line

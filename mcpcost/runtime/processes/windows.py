@@ -17,12 +17,13 @@ every argument quoted for the C runtime and every cmd metacharacter escaped with
 from __future__ import annotations
 
 import ctypes
+import os.path
+import re
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Protocol
 
-from mcpcost.core.patterns import LazyPattern
 from mcpcost.runtime.processes.platform_api import CommandResolution, ProcessTree, ReadableEnd
 
 CREATE_SUSPENDED = 0x00000004
@@ -35,7 +36,7 @@ JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9
 KILLED_EXIT_CODE = 1
 DEFAULT_PATHEXT = ".COM;.EXE;.BAT;.CMD"
 REAP_WAIT_S = 1.0
-_CMD_META = LazyPattern(r'([()\[\]%!^"`<>&|;, *?])')
+_CMD_META = re.compile(r'([()\[\]%!^"`<>&|;, *?])')
 
 
 def env_get(env: Mapping[str, str], name: str) -> str | None:
@@ -306,7 +307,6 @@ class RealWindowsSystem:
         self._ntdll.NtResumeProcess.argtypes = [ctypes.c_void_p]
 
     def is_file(self, path: str) -> bool:
-        import os.path
 
         return os.path.isfile(path)
 

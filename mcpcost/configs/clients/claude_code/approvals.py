@@ -6,6 +6,7 @@ whether the project's own settings files count. ``consent`` is the client's cons
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -23,7 +24,6 @@ from mcpcost.configs.clients.settings_files import (
     SettingsText,
 )
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
-from mcpcost.core.record import Record, replace
 
 ENABLED_KEY = "enabledMcpjsonServers"
 DISABLED_KEY = "disabledMcpjsonServers"
@@ -32,7 +32,8 @@ TRUST_ACCEPTED_KEY = "hasTrustDialogAccepted"
 NOT_APPROVED = "not approved in any settings file: Claude Code asks before loading it"
 
 
-class ApprovalSettings(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalSettings:
     """What one Claude Code settings file (or its project block) says about ``.mcp.json`` servers."""
 
     layer: SettingsLayer
@@ -83,7 +84,8 @@ def approval_keys(layer: SettingsLayer, source: str, data: Mapping[str, Any]) ->
     )
 
 
-class ProjectState(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProjectState:
     """What Claude Code recorded for this project in ``~/.claude.json``: the approvals the user
     gave in its dialog, and whether the user accepted the folder's trust dialog."""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcpcost.configs.clients.claude_code.approvals import project_state
@@ -16,7 +17,6 @@ from mcpcost.configs.clients.presentation import Confidence, Provenance
 from mcpcost.configs.clients.raw_server import ParseContext
 from mcpcost.configs.clients.settings_files import ClientSettings, ReadState, SettingsLayer
 from mcpcost.configs.config_file import ConfigEntry, ConfigFile, ConfigState
-from mcpcost.core.record import Record, replace
 
 DENIED_KEY = "deniedMcpServers"
 ALLOWED_KEY = "allowedMcpServers"
@@ -24,7 +24,8 @@ MANAGED_ONLY_KEY = "allowManagedMcpServersOnly"
 _IN_PROJECT = (SettingsLayer.PROJECT, SettingsLayer.PROJECT_LOCAL)
 
 
-class ServerMatch(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerMatch:
     """One entry of an allow or deny list: a server's name, its exact command line, or a URL
     pattern (``*`` matches anything); ``source`` is the settings file it is in."""
 
@@ -72,7 +73,8 @@ def _entries(value: Any, source: str, problems: list[str], key: str) -> tuple[Se
     return tuple(out)
 
 
-class Policy(Record, frozen=True, kw_only=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
     """The policy the settings files add up to. ``allowed`` None: no allow list anywhere (every
     server may start); an empty tuple: an allow list that allows nothing."""
 

@@ -4,15 +4,16 @@ configs) see them. ``SETTINGS_ENV`` is the client's ``SettingsEnv`` rule."""
 
 from __future__ import annotations
 
+import re
+
 from mcpcost.configs.clients.claude_code.approvals import project_state
 from mcpcost.configs.clients.claude_code.claude_files import settings_object, settings_text
 from mcpcost.configs.clients.client import SettingsEnv
 from mcpcost.configs.clients.presentation import Confidence, Provenance
 from mcpcost.configs.clients.raw_server import ParseContext
 from mcpcost.configs.clients.settings_files import ClientSettings, ReadState, SettingsLayer
-from mcpcost.core.patterns import LazyPattern
 
-_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # settings files that come with a clone: they count once the user trusted the folder
 _IN_PROJECT = (SettingsLayer.PROJECT, SettingsLayer.PROJECT_LOCAL)
 

@@ -5,7 +5,9 @@ betas switch, a base URL off the Anthropic API), resolved purely from values rea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from mcpcost.configs.clients.claude_code.claude_files import LABEL, settings_object, settings_text
@@ -21,8 +23,6 @@ from mcpcost.configs.clients.presentation import (
     Unresolved,
 )
 from mcpcost.configs.clients.settings_files import ClientSettings, ReadState, SettingsLayer
-from mcpcost.core.patterns import LazyPattern
-from mcpcost.core.record import Record
 
 BETAS = "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS"
 TOOL_SEARCH = "ENABLE_TOOL_SEARCH"
@@ -36,7 +36,7 @@ EXCEPTIONS = (
     "Google Cloud's Agent Platform on a model earlier than the Claude 4.5 generation",
     "a model without support for tool_reference blocks (before Sonnet 4.5 / Haiku 4.5 / Opus 4.5)",
 )
-_AUTO_N = LazyPattern(r"auto:(\d{1,3})")
+_AUTO_N = re.compile(r"auto:(\d{1,3})")
 
 
 def _sets(values: Sequence[tuple[str, str]], unreadable: Sequence[str]) -> tuple[str, ...]:
@@ -98,7 +98,8 @@ def shell_source(environ: Mapping[str, str]) -> SettingsSource:
     )
 
 
-class _Resolved(Record, frozen=True):
+@dataclass(frozen=True, slots=True)
+class _Resolved:
     value: str | None
     source: str | None
     problem: Unresolved | None
