@@ -93,9 +93,10 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
     cases: list[tuple[int, dict[str, str]]] = [
         (1, {"budget": "100000", "max-increase": "1"}),  # the added server trips the increase
         (0, {"budget": "100000", "max-increase": "100000"}),
-        # over the budget on every definition: the Action reads .mcp.json as Claude Code's,
-        # which defers them, while --config names no client, so both judge the full definitions
-        (1, {"budget": str(memory_tokens), "budget-full": "true", "max-increase-percent": "1000"}),
+        # over the budget on every definition: the Action reads .mcp.json as Claude Code's (its
+        # definitions in the Anthropic tool shape), --config names no client (the wire
+        # definitions): both judge every definition and both are over a budget under each
+        (1, {"budget": "100", "budget-full": "true", "max-increase-percent": "1000"}),
     ]
     for expected, limits in cases:
         code, log, outputs, summary = sim.run(
@@ -119,7 +120,11 @@ def test_real_servers_audit_baseline_and_action_agree(sim: Sim, tmp_path: Path) 
             for r in outputs["failure-reasons"].split("\n")
             if r
         )
-        assert action == engine
+        if "budget-full" in limits:  # the same gate fails, on each side's own figures
+            assert [r.split(" ")[-1] for r in action] == [r.split(" ")[-1] for r in engine]
+            assert all("100 budget (--budget-full)" in r for r in action + engine)
+        else:
+            assert action == engine
         # the Action's own copy of the engine's report says the same
         own = json.loads((sim.repo / ".mcp-context-cost" / "report.json").read_text())
         assert own["gates"]["passed"] == (code == 0)

@@ -14,7 +14,7 @@ import pytest
 
 from mcpcost.cli import audit_cmd
 from mcpcost.core.spec import ServerSpec
-from mcpcost.measuring import measure_server
+from mcpcost.measuring import MeasureOptions, measure_server
 from tests.servers.registry import real_server_argv
 
 SECRET = "tok-2f9c1e7a5b"  # stands for a credential the settings file holds
@@ -22,7 +22,7 @@ SECRET = "tok-2f9c1e7a5b"  # stands for a credential the settings file holds
 
 def _audit(home: Path, cwd: Path) -> tuple[int, str, str]:
     def measure(spec: ServerSpec) -> Any:
-        return measure_server(spec, timeout_s=60)
+        return measure_server(spec, MeasureOptions(timeout_s=60))
 
     out, err = io.StringIO(), io.StringIO()
     code = audit_cmd.run(
@@ -64,7 +64,7 @@ def test_a_variable_from_the_settings_env_block_resolves_and_is_measured(tmp_pat
     assert code == 0, err
     (result,) = json.loads(out)["configs"]
     (server,) = result["servers"]
-    own = measure_server(ServerSpec.stdio("time", argv), timeout_s=60)
+    own = measure_server(ServerSpec.stdio("time", argv), MeasureOptions(timeout_s=60))
     assert server["status"] == "measured"
     assert server["canonicalSha256"] == own.canonical_sha256
     assert server["tokens"] == own.total_tokens
@@ -89,7 +89,7 @@ def test_a_server_the_policy_denies_is_not_launched(tmp_path: Path) -> None:
 
     def measure(spec: ServerSpec) -> Any:
         launched.append(spec.name)
-        return measure_server(spec, timeout_s=60)
+        return measure_server(spec, MeasureOptions(timeout_s=60))
 
     out, err = io.StringIO(), io.StringIO()
     code = audit_cmd.run(

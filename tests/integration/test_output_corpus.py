@@ -22,6 +22,7 @@ import pytest
 
 from mcpcost.core.markdown import code_span
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.sweep.pages import CLIENTS_URL
 from tests.helpers.output_corpus import (
     CASES,
     SECRET,
@@ -278,6 +279,7 @@ def test_sweep_pages(tmp_path: Path) -> None:
         "index.md",
         "../../results/leaderboard.md",
         "estimator.json",
+        CLIENTS_URL,  # how each client loads a server's definitions
     )
     for markdown in (page, board):
         # published pages are files in a repository: GitHub notifies no one from them
@@ -307,6 +309,7 @@ def test_sweep_pages(tmp_path: Path) -> None:
         "../../results/hostile/measurement.json",
         "../../badges/hostile.json",
         "../../results/leaderboard.md",
+        CLIENTS_URL,
     }
 
 
