@@ -39,6 +39,7 @@ from mcpcost.audit.report_model import AuditReport
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
+from mcpcost.render.session_truth import SessionTruth, sessions_truth
 from mcpcost.version import __version__
 
 if TYPE_CHECKING:
@@ -317,6 +318,20 @@ def _result(
     return result
 
 
+def _session(t: SessionTruth) -> dict[str, Any]:
+    """A session's truth in the run's property bag, as every other output states it."""
+    return {
+        "label": t.label,
+        "client": t.client,
+        "verdict": str(t.verdict),
+        "condition": t.condition,
+        "upfrontTokens": t.upfront_tokens,
+        "deferredTokens": t.deferred_tokens,
+        "wireTokens": t.wire_tokens,
+        "atLeast": t.is_floor,
+    }
+
+
 def _rule(rule: str, name: str, texts: tuple[str, str], level: Level) -> dict[str, Any]:
     return {
         "id": rule,
@@ -338,7 +353,9 @@ def sarif_log(
 ) -> dict[str, Any]:
     """The SARIF 2.1.0 log of a JSON report's ``findings`` (``audit --json``'s shape, checked
     against its schema): one run, one rule per gate kind and one per client-lens finding kind
-    (``mcpcost/lens/<kind>``), errors first, then warnings, then notes."""
+    (``mcpcost/lens/<kind>``), errors first, then warnings, then notes. The run's property bag
+    holds each session's truth (``sessions``: verdict, condition, up front, deferred, wire), so
+    a reader of the log alone sees the figures the findings are about."""
     rules = [_rule(str(gate), str(gate), RULES[gate], Level.ERROR) for gate in Gate]
     rules += [
         _rule(LENS_RULE_PREFIX + str(kind), f"lens-{kind}", LENS_RULES[kind], Level.WARNING)
@@ -349,6 +366,7 @@ def sarif_log(
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
         "results": [_result(f, index, default_source, base_dir) for f in found],
+        "properties": {"sessions": [_session(t) for t in sessions_truth(report)]},
     }
     if base_dir is not None:
         run["originalUriBaseIds"] = {SOURCE_ROOT: {"uri": base_dir.as_uri().rstrip("/") + "/"}}

@@ -13,12 +13,16 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpcost.audit.gates import evaluate_gates
+from mcpcost.audit.compose import Audit
+from mcpcost.audit.gates import Gate, evaluate_gates
 from mcpcost.audit.model_view import LoadVerdict
 from mcpcost.configs.clients.claude_code import TOOL_SEARCH
 from mcpcost.core.status import Status
 from mcpcost.render.json_report import render_json
 from mcpcost.render.markdown_report import render_markdown
+from mcpcost.render.report_markdown import render_comment, render_summary
+from mcpcost.render.run_report import run_report
+from mcpcost.render.sarif_report import render_sarif
 from mcpcost.render.text_report import render_text
 from tests.helpers.audit_builders import config, entry, report_for, tools
 from tests.helpers.report_schema import SCHEMA
@@ -99,6 +103,36 @@ def agree(report: Any, limit: int) -> None:
     over = any(s.model_view.upfront_tokens > limit for s in report.sessions)
     if over:
         assert gates.budget is not None and not gates.budget.passed
+    action_and_sarif_agree(report, gates)
+
+
+def action_and_sarif_agree(report: Any, gates: Any) -> None:
+    """The Action's document (the audit report plus the run's findings), read back as its second
+    phase reads it, renders the comment, the summary and the SARIF log with each session's
+    verdict and up-front figure from the same view."""
+    audit = Audit(report=report, diff=None, gates=gates)
+    doc = json.loads(json.dumps(run_report(audit, lines={}, fail_on=frozenset(Gate))))
+    validate(doc)
+    comment = render_comment(doc, key="k", limit=10**6).body
+    summary = render_summary(doc)
+    sarif = json.loads(render_sarif(doc))
+    by_label = {x["label"]: x for x in sarif["runs"][0]["properties"]["sessions"]}
+    for s in report.sessions:
+        mv = s.model_view
+        said = by_label[s.label]
+        assert (said["verdict"], said["upfrontTokens"], said["deferredTokens"]) == (
+            mv.verdict,
+            mv.upfront_tokens,
+            mv.deferred_tokens,
+        )
+        assert said["atLeast"] is bool(mv.unmeasured)
+        if s.client == "explicit":
+            continue  # no client lens: the comment lists what each client's model gets
+        floor = "≥" if mv.unmeasured else ""
+        gets = f"- {s.label}: **What the model gets: {floor}{mv.upfront_tokens:,} tokens up front"
+        for body in (comment, summary):
+            line = next(x for x in body.splitlines() if x.startswith(gets))
+            assert f"Verdict: {mv.verdict.words} — " in line
 
 
 # --------------------------------------------------------------------- the issue's reproductions
@@ -185,7 +219,19 @@ def test_shares_and_the_remedy_use_the_projected_numbers() -> None:
 
 # --------------------------------------------------------------------- agreement as a property
 
-CLIENTS = ["claude-code", "codex", "cursor", "copilot", "vscode", "gemini", "explicit"]
+CLIENTS = [
+    "claude-code",
+    "codex",
+    "cursor",
+    "copilot",
+    "vscode",
+    "gemini",
+    "github-app",
+    "windsurf",
+    "zed",
+    "goose",
+    "explicit",
+]
 SHELLS = [
     {},
     {TOOL_SEARCH: "true"},
@@ -204,12 +250,16 @@ SOURCES = {
     "copilot": "/home/u/.copilot/mcp-config.json",
     "vscode": "/w/.vscode/mcp.json",
     "gemini": "/home/u/.gemini/settings.json",
+    "github-app": "/home/u/.copilot/mcp-config.json",
+    "windsurf": "/home/u/.codeium/windsurf/mcp_config.json",
+    "zed": "/home/u/.config/zed/settings.json",
+    "goose": "/home/u/.config/goose/config.yaml",
     "explicit": "/tmp/x/mcp.json",
 }
 
 
 @settings(
-    max_examples=40,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
