@@ -404,6 +404,31 @@ def _paired(
     )
 
 
+def _config_diffs(
+    pairs: list[tuple[ConfigResult, BaselineConfig | None, MatchedBy]],
+    report: AuditReport,
+    window: int,
+    touched: Collection[tuple[str, str]],
+    warnings: list[str],
+) -> list[ConfigDiff]:
+    """One diff per config of this run; appends a warning for each sole-config pairing."""
+    diffs: list[ConfigDiff] = []
+    for config, base, matched_by in pairs:
+        after_share = config.total_tokens / report.context_window
+        if base is None:
+            diffs.append(_unmatched(config, after_share))
+            continue
+        if matched_by is MatchedBy.SOLE_CONFIG:
+            warnings.append(
+                f"paired {config.source} with the baseline's {base.source}: "
+                "the only config on each side"
+            )
+        names = {name for source, name in touched if source == config.source}
+        servers = _server_diffs(base, config, names)
+        diffs.append(_paired(config, base, matched_by, servers, window, after_share))
+    return diffs
+
+
 def diff_reports(
     baseline: Baseline | AuditReport,
     report: AuditReport,
@@ -432,20 +457,7 @@ def diff_reports(
     )
     dropped = [d for d in unpaired if d.source not in empty_now]
     window = baseline.context_window or report.context_window
-    diffs: list[ConfigDiff] = []
-    for config, base, matched_by in pairs:
-        after_share = config.total_tokens / report.context_window
-        if base is None:
-            diffs.append(_unmatched(config, after_share))
-            continue
-        if matched_by is MatchedBy.SOLE_CONFIG:
-            warnings.append(
-                f"paired {config.source} with the baseline's {base.source}: "
-                "the only config on each side"
-            )
-        names = {name for source, name in touched if source == config.source}
-        servers = _server_diffs(base, config, names)
-        diffs.append(_paired(config, base, matched_by, servers, window, after_share))
+    diffs = _config_diffs(pairs, report, window, touched, warnings)
     diffs += [_emptied(d, window) for d in unpaired if d.source in empty_now]
     for d in dropped:
         warnings.append(
