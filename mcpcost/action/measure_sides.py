@@ -184,11 +184,6 @@ def measure_and_judge(
 
         audit = _audit(settings, head, None, recording, log)
         server_lenses = servers_through_clients(head, measured, settings.clients)
-    keys = (
-        {x.key for x in audit.report.sessions if x.client in settings.clients}
-        if settings.clients
-        else None
-    )
     run = {
         "repository": runner.repository,
         "prNumber": pr_number,
@@ -197,7 +192,23 @@ def measure_and_judge(
         "runUrl": runner.run_url,
         "clients": list(settings.clients),
     }
-    doc = run_report(
+    return _report_document(settings, audit, head, run, server_lenses), audit
+
+
+def _report_document(
+    settings: Settings,
+    audit: Audit,
+    head: list[ConfigFile],
+    run: dict[str, Any],
+    server_lenses: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The run's report document, its sessions narrowed to the chosen clients (if any)."""
+    keys = (
+        {x.key for x in audit.report.sessions if x.client in settings.clients}
+        if settings.clients
+        else None
+    )
+    return run_report(
         audit,
         lines=entry_lines(head),
         fail_on=settings.fail_on,
@@ -205,7 +216,6 @@ def measure_and_judge(
         run=run,
         server_lenses=server_lenses,
     )
-    return doc, audit
 
 
 def _audit(
