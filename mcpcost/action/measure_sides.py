@@ -176,14 +176,7 @@ def measure_and_judge(
             base_side = [with_cwd(c, workspace) for c in base.values()]
             audit = _audit(settings, head, base_side, measure, log, touched)
     else:
-        measured: dict[str, Measurement] = {}
-
-        def recording(spec: ServerSpec, timeout_s: float) -> Measurement:
-            m = measured[spec.launch_key()] = measure(spec, timeout_s)
-            return m
-
-        audit = _audit(settings, head, None, recording, log)
-        server_lenses = servers_through_clients(head, measured, settings.clients)
+        audit, server_lenses = _audit_head_only(settings, head, measure, log)
     run = {
         "repository": runner.repository,
         "prNumber": pr_number,
@@ -193,6 +186,20 @@ def measure_and_judge(
         "clients": list(settings.clients),
     }
     return _report_document(settings, audit, head, run, server_lenses), audit
+
+
+def _audit_head_only(
+    settings: Settings, head: list[ConfigFile], measure: MeasureServer, log: Log
+) -> tuple[Audit, list[dict[str, Any]]]:
+    """The audit of head alone, and each measured server through each client's lens."""
+    measured: dict[str, Measurement] = {}
+
+    def recording(spec: ServerSpec, timeout_s: float) -> Measurement:
+        m = measured[spec.launch_key()] = measure(spec, timeout_s)
+        return m
+
+    audit = _audit(settings, head, None, recording, log)
+    return audit, servers_through_clients(head, measured, settings.clients)
 
 
 def _report_document(
