@@ -104,12 +104,10 @@ def load_configs(
     return configs
 
 
-def measure_and_judge(
-    settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
-) -> tuple[dict[str, Any], Audit]:
-    """Read both sides' configs from git, audit head with base as its baseline, and return the
-    report document (``run_report``: findings judged by ``fail-on``, the run's commits and pull
-    request) with the audit it was written from."""
+def _commits(
+    settings: Settings, runner: Runner, git: Git, log: Log, compare: bool
+) -> tuple[int | None, str | None, str, dict[str, ConfigFile] | None]:
+    """The pull request number, base and head commits, and base's configs (when comparing)."""
     pr_number: int | None = None
     base: dict[str, ConfigFile] | None = None
     if compare:
@@ -119,11 +117,18 @@ def measure_and_judge(
         git.ensure_commit(base_sha)
         git.ensure_commit(head_sha)
         base = load_configs(settings, runner, git, base_sha)
-    else:
-        base_sha, head_sha = (
-            None,
-            runner.sha or git.run("rev-parse", "HEAD").stdout.decode().strip(),
-        )
+        return pr_number, base_sha, head_sha, base
+    head_sha = runner.sha or git.run("rev-parse", "HEAD").stdout.decode().strip()
+    return pr_number, None, head_sha, base
+
+
+def measure_and_judge(
+    settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
+) -> tuple[dict[str, Any], Audit]:
+    """Read both sides' configs from git, audit head with base as its baseline, and return the
+    report document (``run_report``: findings judged by ``fail-on``, the run's commits and pull
+    request) with the audit it was written from."""
+    pr_number, base_sha, head_sha, base = _commits(settings, runner, git, log, compare)
     head_configs = load_configs(settings, runner, git, head_sha)
     workspace = os.path.normpath(os.path.join(runner.workspace, settings.working_directory))
     head = [with_cwd(c, workspace) for c in head_configs.values()]
