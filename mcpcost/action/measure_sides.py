@@ -104,12 +104,10 @@ def load_configs(
     return configs
 
 
-def measure_and_judge(
-    settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
-) -> tuple[dict[str, Any], Audit]:
-    """Read both sides' configs from git, audit head with base as its baseline, and return the
-    report document (``run_report``: findings judged by ``fail-on``, the run's commits and pull
-    request) with the audit it was written from."""
+def _commits(
+    settings: Settings, runner: Runner, git: Git, log: Log, compare: bool
+) -> tuple[int | None, str | None, str, dict[str, ConfigFile] | None]:
+    """The pull request number, base and head commits, and base's configs (when comparing)."""
     pr_number: int | None = None
     base: dict[str, ConfigFile] | None = None
     if compare:
@@ -119,11 +117,18 @@ def measure_and_judge(
         git.ensure_commit(base_sha)
         git.ensure_commit(head_sha)
         base = load_configs(settings, runner, git, base_sha)
-    else:
-        base_sha, head_sha = (
-            None,
-            runner.sha or git.run("rev-parse", "HEAD").stdout.decode().strip(),
-        )
+        return pr_number, base_sha, head_sha, base
+    head_sha = runner.sha or git.run("rev-parse", "HEAD").stdout.decode().strip()
+    return pr_number, None, head_sha, base
+
+
+def measure_and_judge(
+    settings: Settings, runner: Runner, *, git: Git, measure: MeasureServer, log: Log, compare: bool
+) -> tuple[dict[str, Any], Audit]:
+    """Read both sides' configs from git, audit head with base as its baseline, and return the
+    report document (``run_report``: findings judged by ``fail-on``, the run's commits and pull
+    request) with the audit it was written from."""
+    pr_number, base_sha, head_sha, base = _commits(settings, runner, git, log, compare)
     head_configs = load_configs(settings, runner, git, head_sha)
     workspace = os.path.normpath(os.path.join(runner.workspace, settings.working_directory))
     head = [with_cwd(c, workspace) for c in head_configs.values()]
@@ -176,19 +181,7 @@ def measure_and_judge(
             base_side = [with_cwd(c, workspace) for c in base.values()]
             audit = _audit(settings, head, base_side, measure, log, touched)
     else:
-        measured: dict[str, Measurement] = {}
-
-        def recording(spec: ServerSpec, timeout_s: float) -> Measurement:
-            m = measured[spec.launch_key()] = measure(spec, timeout_s)
-            return m
-
-        audit = _audit(settings, head, None, recording, log)
-        server_lenses = servers_through_clients(head, measured, settings.clients)
-    keys = (
-        {x.key for x in audit.report.sessions if x.client in settings.clients}
-        if settings.clients
-        else None
-    )
+        audit, server_lenses = _audit_head_only(settings, head, measure, log)
     run = {
         "repository": runner.repository,
         "prNumber": pr_number,
@@ -197,7 +190,37 @@ def measure_and_judge(
         "runUrl": runner.run_url,
         "clients": list(settings.clients),
     }
-    doc = run_report(
+    return _report_document(settings, audit, head, run, server_lenses), audit
+
+
+def _audit_head_only(
+    settings: Settings, head: list[ConfigFile], measure: MeasureServer, log: Log
+) -> tuple[Audit, list[dict[str, Any]]]:
+    """The audit of head alone, and each measured server through each client's lens."""
+    measured: dict[str, Measurement] = {}
+
+    def recording(spec: ServerSpec, timeout_s: float) -> Measurement:
+        m = measured[spec.launch_key()] = measure(spec, timeout_s)
+        return m
+
+    audit = _audit(settings, head, None, recording, log)
+    return audit, servers_through_clients(head, measured, settings.clients)
+
+
+def _report_document(
+    settings: Settings,
+    audit: Audit,
+    head: list[ConfigFile],
+    run: dict[str, Any],
+    server_lenses: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The run's report document, its sessions narrowed to the chosen clients (if any)."""
+    keys = (
+        {x.key for x in audit.report.sessions if x.client in settings.clients}
+        if settings.clients
+        else None
+    )
+    return run_report(
         audit,
         lines=entry_lines(head),
         fail_on=settings.fail_on,
@@ -205,7 +228,6 @@ def measure_and_judge(
         run=run,
         server_lenses=server_lenses,
     )
-    return doc, audit
 
 
 def _audit(

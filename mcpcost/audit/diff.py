@@ -338,6 +338,97 @@ def _emptied(base: BaselineConfig, window: int) -> ConfigDiff:
     )
 
 
+def _comparability_warnings(baseline: Baseline, report: AuditReport) -> list[str]:
+    """Warnings for what changed between the baseline's run and this one."""
+    warnings: list[str] = []
+    if baseline.methodology_version != report.methodology_version:
+        warnings.append(
+            f"methodology changed: baseline {baseline.methodology_version}, "
+            f"now {report.methodology_version}; the numbers are not comparable"
+        )
+    if baseline.encoding != report.encoding:
+        warnings.append(
+            f"encoding changed: baseline {baseline.encoding}, now {report.encoding}; "
+            "the numbers are not comparable"
+        )
+    if baseline.context_window is not None and baseline.context_window != report.context_window:
+        warnings.append(
+            f"context window changed ({baseline.context_window:,} → {report.context_window:,}): "
+            "shares are not comparable, token counts are"
+        )
+    return warnings
+
+
+def _unmatched(config: ConfigResult, after_share: float) -> ConfigDiff:
+    """A config of this run with no counterpart in the baseline."""
+    return ConfigDiff(
+        client=config.client,
+        source=config.source,
+        baseline_source=None,
+        matched_by=MatchedBy.UNMATCHED,
+        before_total=None,
+        after_total=config.total_tokens,
+        delta=None,
+        before_share=None,
+        after_share=after_share,
+        exact=False,
+        understated_by=0,
+        overstated_by=0,
+        servers=(),
+    )
+
+
+def _paired(
+    config: ConfigResult,
+    base: BaselineConfig,
+    matched_by: MatchedBy,
+    servers: list[ServerDiff],
+    window: int,
+    after_share: float,
+) -> ConfigDiff:
+    """A config of this run compared with its baseline counterpart."""
+    return ConfigDiff(
+        client=config.client,
+        source=config.source,
+        baseline_source=base.source,
+        matched_by=matched_by,
+        before_total=base.total_tokens,
+        after_total=config.total_tokens,
+        delta=config.total_tokens - base.total_tokens,
+        before_share=base.total_tokens / window,
+        after_share=after_share,
+        exact=not any(s.blind for s in servers),
+        understated_by=sum(s.before or 0 for s in servers if s.kind is DiffKind.UNMEASURED_NOW),
+        overstated_by=sum(s.after or 0 for s in servers if s.kind is DiffKind.UNMEASURED_BEFORE),
+        servers=tuple(servers),
+    )
+
+
+def _config_diffs(
+    pairs: list[tuple[ConfigResult, BaselineConfig | None, MatchedBy]],
+    report: AuditReport,
+    window: int,
+    touched: Collection[tuple[str, str]],
+    warnings: list[str],
+) -> list[ConfigDiff]:
+    """One diff per config of this run; appends a warning for each sole-config pairing."""
+    diffs: list[ConfigDiff] = []
+    for config, base, matched_by in pairs:
+        after_share = config.total_tokens / report.context_window
+        if base is None:
+            diffs.append(_unmatched(config, after_share))
+            continue
+        if matched_by is MatchedBy.SOLE_CONFIG:
+            warnings.append(
+                f"paired {config.source} with the baseline's {base.source}: "
+                "the only config on each side"
+            )
+        names = {name for source, name in touched if source == config.source}
+        servers = _server_diffs(base, config, names)
+        diffs.append(_paired(config, base, matched_by, servers, window, after_share))
+    return diffs
+
+
 def diff_reports(
     baseline: Baseline | AuditReport,
     report: AuditReport,
@@ -356,82 +447,17 @@ def diff_reports(
     """
     if isinstance(baseline, AuditReport):
         baseline = baseline_of_report(baseline)
-    warnings: list[str] = []
     comparable = (
         baseline.methodology_version == report.methodology_version
         and baseline.encoding == report.encoding
     )
-    if baseline.methodology_version != report.methodology_version:
-        warnings.append(
-            f"methodology changed: baseline {baseline.methodology_version}, "
-            f"now {report.methodology_version}; the numbers are not comparable"
-        )
-    if baseline.encoding != report.encoding:
-        warnings.append(
-            f"encoding changed: baseline {baseline.encoding}, now {report.encoding}; "
-            "the numbers are not comparable"
-        )
-    if baseline.context_window is not None and baseline.context_window != report.context_window:
-        warnings.append(
-            f"context window changed ({baseline.context_window:,} → {report.context_window:,}): "
-            "shares are not comparable, token counts are"
-        )
+    warnings = _comparability_warnings(baseline, report)
     pairs, unpaired = pair_configs(
         _with_empty_before(baseline.configs, report, empty_before), report.configs
     )
     dropped = [d for d in unpaired if d.source not in empty_now]
-    diffs: list[ConfigDiff] = []
-    for config, base, matched_by in pairs:
-        after_share = config.total_tokens / report.context_window
-        if base is None:
-            diffs.append(
-                ConfigDiff(
-                    client=config.client,
-                    source=config.source,
-                    baseline_source=None,
-                    matched_by=MatchedBy.UNMATCHED,
-                    before_total=None,
-                    after_total=config.total_tokens,
-                    delta=None,
-                    before_share=None,
-                    after_share=after_share,
-                    exact=False,
-                    understated_by=0,
-                    overstated_by=0,
-                    servers=(),
-                )
-            )
-            continue
-        if matched_by is MatchedBy.SOLE_CONFIG:
-            warnings.append(
-                f"paired {config.source} with the baseline's {base.source}: "
-                "the only config on each side"
-            )
-        names = {name for source, name in touched if source == config.source}
-        servers = _server_diffs(base, config, names)
-        window = baseline.context_window or report.context_window
-        diffs.append(
-            ConfigDiff(
-                client=config.client,
-                source=config.source,
-                baseline_source=base.source,
-                matched_by=matched_by,
-                before_total=base.total_tokens,
-                after_total=config.total_tokens,
-                delta=config.total_tokens - base.total_tokens,
-                before_share=base.total_tokens / window,
-                after_share=after_share,
-                exact=not any(s.blind for s in servers),
-                understated_by=sum(
-                    s.before or 0 for s in servers if s.kind is DiffKind.UNMEASURED_NOW
-                ),
-                overstated_by=sum(
-                    s.after or 0 for s in servers if s.kind is DiffKind.UNMEASURED_BEFORE
-                ),
-                servers=tuple(servers),
-            )
-        )
     window = baseline.context_window or report.context_window
+    diffs = _config_diffs(pairs, report, window, touched, warnings)
     diffs += [_emptied(d, window) for d in unpaired if d.source in empty_now]
     for d in dropped:
         warnings.append(
