@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.runtime.clock import utc_now
 from mcpcost.runtime.github import GitHubClient
 from mcpcost.runtime.http_session import BoundedSession

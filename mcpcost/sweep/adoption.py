@@ -31,8 +31,8 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.errors import InputError
+from mcpcost.escaping.markdown import code_span, md_text
 
 METHOD = "badge-sightings/v1"
 SightingKind = Literal["badge", "mention"]
