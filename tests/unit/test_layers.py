@@ -1,6 +1,6 @@
 """The package's layers import downward only; ``core`` is pure.
 
-cli | action  ->  serve  ->  render | sweep | author  ->  audit  ->  configs  ->  measuring
+cli | action  ->  serve  ->  render | sweep | author | adoption  ->  audit  ->  configs  ->  measuring
   ->  transports  ->  auth  ->  runtime  ->  core  ->  escaping  ->  errors
 
 ``core`` is the methodology: values in, values out. It imports only modules that compute, from an
@@ -30,6 +30,7 @@ RANK = {
     "render": 9,
     "sweep": 9,
     "author": 9,
+    "adoption": 9,
     "serve": 10,
     "cli": 11,
     "action": 11,

@@ -19,7 +19,7 @@ How many repositories outside this project display its badge, read from GitHub c
 
 ``results/badge-adoption.json`` keeps the state between readings (``reading_json`` /
 ``parse_reading``); ``adoption_page`` renders ``docs/adoption.md``. The GitHub calls are in
-``mcpcost.sweep.adoption_search``.
+``mcpcost.adoption.search``.
 """
 
 from __future__ import annotations
