@@ -9,7 +9,7 @@ Reads ``DIR/results/<name>/measurement.json``, the catalog ``DIR/servers.yaml`` 
 (``START`` and ``END`` below) in the README: a sample of the measured range (the heaviest, the
 lightest and servers evenly spaced between them, ``SAMPLE`` in all), then one line with how many
 were measured, the measuring dates and a link to the full leaderboard. Names and categories go
-through the Markdown boundary (``mcpcost.core.markdown``).
+through the Markdown boundary (``mcpcost.escaping.markdown``).
 
 Exit 0 written (or, with ``--check``, already current), 1 with ``--check`` when the README's
 table differs from what the tree gives (the difference is printed), 2 when the README has no
@@ -24,9 +24,9 @@ from pathlib import Path
 
 from mcpcost.core.badge import format_thousands
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.core.markdown import md_text
 from mcpcost.core.status import Status
 from mcpcost.errors import InputError
+from mcpcost.escaping.markdown import md_text
 from mcpcost.runtime.output_tree import atomic_write, read_in_tree
 from mcpcost.sweep.catalog import read_catalog
 from mcpcost.sweep.files import load_measurements

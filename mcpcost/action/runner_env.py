@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from mcpcost.action.runner_files import Annotation, workflow_command
-from mcpcost.core.cilog import neutralize_log_text, neutralize_workflow_commands
-from mcpcost.core.terminal import terminal_line, terminal_text
 from mcpcost.errors import InputError
+from mcpcost.escaping.cilog import neutralize_log_text, neutralize_workflow_commands
+from mcpcost.escaping.terminal import terminal_line, terminal_text
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,8 +67,8 @@ class Log:
     """The step's log: the only place the Action prints.
 
     ``info`` takes any text (untrusted parts included) and prints one line that is neither a
-    terminal control sequence nor a workflow command (``mcpcost.core.terminal`` and
-    ``mcpcost.core.cilog``). ``command`` prints one of our own workflow commands, its message
+    terminal control sequence nor a workflow command (``mcpcost.escaping.terminal`` and
+    ``mcpcost.escaping.cilog``). ``command`` prints one of our own workflow commands, its message
     escaped the same way before the command's own escaping. ``line`` is for a command already
     built by ``runner_files`` (masks, annotations) and refuses anything that spans lines.
     """

@@ -40,8 +40,8 @@ from mcpcost.configs.clients.presentation import (
     TextLimit,
 )
 from mcpcost.core.jsonvalue import JSONValue, stringify
-from mcpcost.core.terminal import has_invisible, terminal_line
 from mcpcost.core.tokenizer import count_tokens
+from mcpcost.escaping.terminal import has_invisible, terminal_line
 
 __all__ = ["LensServer", "lens", "project", "schema_keywords"]
 

@@ -11,7 +11,7 @@ import threading
 from typing import Protocol, TextIO
 
 from mcpcost.core.status import Status
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.terminal import terminal_line
 
 
 class ProgressObserver(Protocol):

@@ -1,6 +1,6 @@
 """What ``mcpcost snapshot`` found, and that outcome as text, JSON, Markdown and SARIF. Pure:
 an ``SnapshotRun`` in, text out. Names come from the server: text lines pass ``terminal_line`` at
-the command's edge, Markdown passes ``core.markdown``, JSON and SARIF are data.
+the command's edge, Markdown passes ``escaping.markdown``, JSON and SARIF are data.
 
 The configuration range: with more than one profile the outcome names the cheapest and the
 dearest (``ProfileRange``), as ``1.9k-8.4k tokens`` with the profile at each end.
@@ -20,8 +20,8 @@ from mcpcost.core.badge import compact_thousands as thousands
 from mcpcost.core.badge import render_range_badge
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.plural import counted
+from mcpcost.escaping.markdown import code_span, md_text
 from mcpcost.version import __version__
 
 

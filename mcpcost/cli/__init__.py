@@ -15,8 +15,8 @@ from typing import NoReturn, TextIO, cast
 
 from mcpcost.cli.interrupts import handling_interrupts
 from mcpcost.cli.streams import safe_streams
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, InputError, OutputError, UsageError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.runtime.process_exit import leave
 from mcpcost.version import __version__
 

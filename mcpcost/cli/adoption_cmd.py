@@ -2,7 +2,7 @@
 (``badge-sightings/v1``) and write ``DIR/docs/adoption.md`` and ``DIR/results/badge-adoption.json``.
 
 It reads GitHub through the one GitHub client (``mcpcost.runtime.github``, which the Action
-uses too) in ``mcpcost.sweep.adoption_search``; the rules are ``mcpcost.sweep.adoption``. Both
+uses too) in ``mcpcost.adoption.search``; the rules are ``mcpcost.adoption.sightings``. Both
 files go through the one writer. The token comes from ``MCPCOST_GITHUB_TOKEN`` or
 ``GITHUB_TOKEN`` (code search needs one); without it, or when the search fails, the page says
 the count could not be established instead of publishing a zero.
@@ -20,14 +20,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from mcpcost.cli.args import ArgParser
-from mcpcost.core.terminal import terminal_line
-from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
-from mcpcost.runtime.clock import utc_now
-from mcpcost.runtime.github import GitHubClient
-from mcpcost.runtime.http_session import BoundedSession
-from mcpcost.runtime.output_tree import read_in_tree, write_in_tree
-from mcpcost.sweep.adoption import (
+from mcpcost.adoption.search import read_adoption
+from mcpcost.adoption.sightings import (
     PROJECT,
     Project,
     Reading,
@@ -36,7 +30,13 @@ from mcpcost.sweep.adoption import (
     parse_reading,
     reading_json,
 )
-from mcpcost.sweep.adoption_search import read_adoption
+from mcpcost.cli.args import ArgParser
+from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+from mcpcost.escaping.terminal import terminal_line
+from mcpcost.runtime.clock import utc_now
+from mcpcost.runtime.github import GitHubClient
+from mcpcost.runtime.http_session import BoundedSession
+from mcpcost.runtime.output_tree import read_in_tree, write_in_tree
 
 PAGE = "docs/adoption.md"
 STATE = "results/badge-adoption.json"

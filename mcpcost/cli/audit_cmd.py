@@ -54,7 +54,6 @@ from mcpcost.configs.config_file import ConfigFile
 from mcpcost.configs.discovery import TRUST_FLAG, withheld
 from mcpcost.core.divergence import parse_divergence
 from mcpcost.core.jsonvalue import parse_json
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
@@ -63,6 +62,7 @@ from mcpcost.errors import (
     OutputError,
     UsageError,
 )
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.measuring import MeasureOptions
 from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address
 from mcpcost.render.renderer import RENDERERS

@@ -8,7 +8,7 @@ from typing import Any
 from mcpcost.configs.config_file import ConfigFile, ConfigState
 from mcpcost.configs.discovery import UNTRUSTED_PROJECT, config_listing
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.terminal import terminal_line
 
 
 def listing_text(files: list[ConfigFile]) -> str:

@@ -18,9 +18,9 @@ from mcpcost.cli.io import read_source
 from mcpcost.core.canonical import Canonical, canonicalize
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.plural import counted
-from mcpcost.core.terminal import terminal_line
 from mcpcost.core.tokenizer import count_tokens
 from mcpcost.errors import EXIT_OK, EXIT_USAGE, InputError
+from mcpcost.escaping.terminal import terminal_line
 
 CAPTURE_KEY = "rawToolsCapture"
 

@@ -35,8 +35,8 @@ from mcpcost.core.divergence import (
 )
 from mcpcost.core.jsonvalue import JSONValue, stringify
 from mcpcost.core.redact import redact_text
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, InputError, UsageError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.runtime.output_tree import open_tree
 from mcpcost.sweep.divergence_run import (
     CountFailed,

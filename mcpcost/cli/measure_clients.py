@@ -11,7 +11,7 @@ from mcpcost.configs.clients import KNOWN_CLIENTS
 from mcpcost.configs.config_file import ClientName
 from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import Measurement
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.terminal import terminal_line
 
 if TYPE_CHECKING:
     from mcpcost.audit.lens_sessions import ClientView

@@ -75,8 +75,8 @@ from mcpcost.core.badge import badge_file_text
 from mcpcost.core.model import ListingKind, Measurement, render_measurement
 from mcpcost.core.plural import counted
 from mcpcost.core.spec import REMOTE_TRANSPORTS, EraChoice, ServerSpec, TransportName
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.measuring.containers import ContainerOptions, container_measure, engine_address, place
 from mcpcost.runtime.output_tree import open_tree

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mcpcost.cli.args import ArgParser
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.sweep.catalog import Catalog, read_catalog
 from mcpcost.sweep.merge import merge
 

@@ -14,8 +14,8 @@ from typing import TextIO
 from mcpcost.cli.args import ArgParser
 from mcpcost.cli.merge_cmd import load_optional_catalog
 from mcpcost.core.plural import counted
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_OK, InputError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.sweep.files import load_measurements
 from mcpcost.sweep.publish import Published, publish
 

@@ -55,8 +55,8 @@ from mcpcost.core.jsonvalue import stringify_pretty
 from mcpcost.core.model import ENCODING, METHODOLOGY_VERSION
 from mcpcost.core.spec import ServerSpec, TransportName
 from mcpcost.core.status import Status
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError, UsageError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.measuring.server import MeasureOptions, measure_server
 from mcpcost.runtime.output_tree import atomic_write
 from mcpcost.runtime.world_files import read_world_file

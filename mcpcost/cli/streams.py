@@ -1,10 +1,10 @@
 """The CLI's stdout and stderr, with the output boundary built in.
 
 ``main`` wraps both streams once, so no command can forget: every write is passed through
-``mcpcost.core.terminal.document_text`` (control characters, ANSI/OSC sequences, bidi controls
+``mcpcost.escaping.terminal.document_text`` (control characters, ANSI/OSC sequences, bidi controls
 and invisible characters shown escaped; ``\\n`` and the Markdown boundary's zero-width joiners
 kept), and when ``GITHUB_ACTIONS`` is ``true`` every line through
-``mcpcost.core.cilog.neutralize_workflow_commands`` (complete lines only: a partial line waits for
+``mcpcost.escaping.cilog.neutralize_workflow_commands`` (complete lines only: a partial line waits for
 its end, or for ``finish``). Commands still escape each untrusted value where they format it
 (``terminal_line``), so a value cannot forge a line break either; this is the net under them.
 ``write_control`` is for the CLI's own terminal sequences (the live progress line), never for
@@ -18,8 +18,8 @@ import os
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from mcpcost.core.cilog import neutralize_workflow_commands
-from mcpcost.core.terminal import document_text
+from mcpcost.escaping.cilog import neutralize_workflow_commands
+from mcpcost.escaping.terminal import document_text
 
 
 def terminal_width(environ: Mapping[str, str], stream: Any, default: int) -> int:

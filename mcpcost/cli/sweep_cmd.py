@@ -25,8 +25,8 @@ from mcpcost.core.jsonvalue import stringify
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import EXIT_USAGE, UsageError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.measuring import MeasureOptions, measure_server
 from mcpcost.measuring.containers import engine_address
 from mcpcost.sweep.catalog import Catalog, CatalogEntry, read_catalog

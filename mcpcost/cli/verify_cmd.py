@@ -16,9 +16,9 @@ from mcpcost.cli.args import ArgParser
 from mcpcost.cli.io import is_url, read_source
 from mcpcost.core.jsonvalue import parse_json, stringify
 from mcpcost.core.plural import counted
-from mcpcost.core.terminal import terminal_line
 from mcpcost.core.verify import VerifyResult, VerifyVerdict, verify_document
 from mcpcost.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, InputError
+from mcpcost.escaping.terminal import terminal_line
 
 MEASUREMENT_FILE = "measurement.json"
 

@@ -38,9 +38,9 @@ from typing import Any
 
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import JSONValue, stringify
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.plural import counted
 from mcpcost.core.tokenizer import Tokenizer, get_tokenizer
+from mcpcost.escaping.markdown import code_span, md_text
 
 DEFAULT_FLOOR = 10  # tokens: a tool that moved by less is counted, not called out
 
@@ -416,7 +416,7 @@ def attribution_lines(a: Attribution) -> list[str]:
 def attribution_markdown(a: Attribution, *, title: str | None = None) -> list[str]:
     """The attribution as Markdown lines: a summary line, then a table of the moves (kind, tool,
     before, after, change, fields moved), then what is below the floor. Every name passes the
-    Markdown boundary (``core.markdown``); ``title`` is the caller's own (trusted) text."""
+    Markdown boundary (``escaping.markdown``); ``title`` is the caller's own (trusted) text."""
 
     head = f"**{title}**: " if title else ""
     lines = [f"{head}{md_text(summary_words(a, '→'))}"]

@@ -48,7 +48,7 @@ from mcpcost.core.model import (
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.terminal import without_terminal_codes
+from mcpcost.escaping.terminal import without_terminal_codes
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.measuring.masking import mask_measurement
 from mcpcost.runtime.clock import iso_utc, utc_now

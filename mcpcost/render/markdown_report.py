@@ -8,7 +8,7 @@ client-lens finding with its fix (the template part the Action's comment shares)
 definitions as the labelled second figure, a table of measured servers (up front, deferred,
 wire) with the file each comes from, what was not measured, then budget, diff and gate
 results, causes first. Untrusted text is
-escaped exactly as the Action's comment escapes it (``mcpcost.core.markdown``): names and paths as
+escaped exactly as the Action's comment escapes it (``mcpcost.escaping.markdown``): names and paths as
 code spans, everything else as inert Markdown. Commands and URLs never appear, only server names.
 """
 
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from mcpcost.audit.gates import GateResult
 from mcpcost.audit.report_model import AuditReport, ClientSession, ConfigResult, first_line
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.measure import SessionStart
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.escaping.markdown import code_span, md_text
 from mcpcost.render.gate_lines import budget_verdict, increase_verdict
 from mcpcost.render.json_report import report_to_json
 from mcpcost.render.report_markdown import session_part

@@ -5,7 +5,7 @@ job summary, with the template parts they share with ``audit --markdown``
 It reads only the report document (``run_report``'s, checked against the schema when it comes
 from elsewhere: ``report_reader``) and each session's truth through ``session_truth``. Server
 and tool names, notes and paths come from the pull request, so every such string passes
-``mcpcost.core.markdown`` (names as ``code_span``, other text as ``md_text``): no @mentions, no
+``mcpcost.escaping.markdown`` (names as ``code_span``, other text as ``md_text``): no @mentions, no
 HTML, links, entities or bare URLs, nothing that breaks a table row.
 
 The comment's own parts: the sticky marker (its first line), the base-vs-head tables, and the
@@ -21,7 +21,7 @@ from typing import Any
 
 from mcpcost.audit.diff import INEXACT_KINDS, DiffKind
 from mcpcost.configs.clients.presentation import Confidence, Effect, LoadVerdict
-from mcpcost.core.markdown import code_span, code_text, md_text
+from mcpcost.escaping.markdown import code_span, code_text, md_text
 from mcpcost.render.session_truth import SessionTruth, session_truth
 from mcpcost.render.text_format import signed, thousands
 from mcpcost.runtime.templating import render

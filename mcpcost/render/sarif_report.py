@@ -39,7 +39,7 @@ from mcpcost.audit.report_model import AuditReport
 from mcpcost.configs.config_file import ConfigFile
 from mcpcost.core.digest import sha256_hex
 from mcpcost.core.jsonvalue import stringify_pretty
-from mcpcost.render.session_truth import SessionTruth, sessions_truth
+from mcpcost.render.session_truth import SessionTruth, session_truth
 from mcpcost.version import __version__
 
 if TYPE_CHECKING:
@@ -366,7 +366,9 @@ def sarif_log(
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
         "results": [_result(f, index, default_source, base_dir) for f in found],
-        "properties": {"sessions": [_session(t) for t in sessions_truth(report)]},
+        "properties": {
+            "sessions": [_session(session_truth(s)) for s in report.get("sessions", ())]
+        },
     }
     if base_dir is not None:
         run["originalUriBaseIds"] = {SOURCE_ROOT: {"uri": base_dir.as_uri().rstrip("/") + "/"}}

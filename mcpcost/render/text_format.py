@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.terminal import terminal_line
 
 
 def thousands(value: int) -> str:

@@ -9,7 +9,7 @@ why) and whole with ``details`` (the full deferral verdict, heaviest tools, trim
 column legend); servers that several clients load, once; configs without live servers,
 unresolved references, problems, the gates, the baseline diff and a short footer. Boilerplate
 is said once, with a pointer to docs/AUDIT.md. Column widths follow the content; signed
-numbers use a real minus sign. Every line passes ``mcpcost.core.terminal.terminal_line`` on
+numbers use a real minus sign. Every line passes ``mcpcost.escaping.terminal.terminal_line`` on
 the way out: a name, note or path from a config or a server cannot carry a control sequence, a
 bidi override or a line break into the terminal; a long line wraps (``fit_width``), and only a
 table row is cut.
@@ -26,7 +26,7 @@ from mcpcost.audit.report_model import AuditReport, ConfigResult, first_line
 from mcpcost.configs.clients.presentation import DeferralMode
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.plural import counted
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.render.deferral_lines import deferral_block
 from mcpcost.render.gate_lines import (
     _with_reasons,

@@ -5,7 +5,7 @@ Templates live in ``mcpcost/templates/`` and are read through ``importlib.resour
 load the same from a checkout, a wheel or the Action's image. The environment is sandboxed,
 undefined names are errors (a misspelt variable fails the render instead of printing nothing),
 ``*.html.j2`` templates autoescape and Markdown ones do not. Untrusted text is escaped by the
-callers with ``mcpcost.core.markdown`` before it reaches a template; the same functions are
+callers with ``mcpcost.escaping.markdown`` before it reaches a template; the same functions are
 registered as filters under their own names so a template can apply them too, plus
 ``thousands`` for counts and ``counted`` for a count with its noun (``n | counted("tool")``).
 """
@@ -20,7 +20,8 @@ from typing import Any
 from jinja2 import BaseLoader, Environment, StrictUndefined, TemplateNotFound
 from jinja2.sandbox import SandboxedEnvironment
 
-from mcpcost.core.markdown import (
+from mcpcost.core.plural import counted
+from mcpcost.escaping.markdown import (
     code_span,
     code_text,
     escape_html,
@@ -29,7 +30,6 @@ from mcpcost.core.markdown import (
     one_line,
     truncate,
 )
-from mcpcost.core.plural import counted
 
 TEMPLATE_PACKAGE = "mcpcost"
 TEMPLATE_DIR = "templates"

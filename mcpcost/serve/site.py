@@ -21,8 +21,8 @@ from typing import Any, Final
 from urllib.parse import parse_qsl
 
 from mcpcost.core.model import METHODOLOGY_VERSION
-from mcpcost.core.terminal import terminal_line
 from mcpcost.errors import McpcostError
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.runtime.output_tree import read_in_tree
 from mcpcost.runtime.templating import render
 from mcpcost.serve.api import MAX_URL_CHARS, REMOTE_TRANSPORTS, RequestProblem

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcpcost.core.jsonvalue import JSONValue, stringify_pretty
-from mcpcost.core.markdown import one_line, truncate
 from mcpcost.core.model import Measurement
 from mcpcost.core.status import Status
+from mcpcost.escaping.markdown import one_line, truncate
 
 NOT_YET_RUN_REL = "results/not-yet-run.json"
 KEPT = frozenset({Status.MEASURED, Status.DYNAMIC, Status.AUTH_REQUIRED, Status.REMOTE_AUTH_WALL})

@@ -2,7 +2,7 @@
 
 Every page goes through a sandboxed Jinja environment; HTML templates autoescape (and the
 dashboard's server text is shown with control and bidi characters escaped, ``terminal_line``),
-markdown cells pass through ``md_cell`` (``mcpcost.core.markdown``). Output is a function of the
+markdown cells pass through ``md_cell`` (``mcpcost.escaping.markdown``). Output is a function of the
 inputs alone: no timestamps.
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 
 from mcpcost.core.bands import BANDS, BANDS_FROZEN_ON
 from mcpcost.core.calibration import Calibration
-from mcpcost.core.markdown import md_text, truncate
 from mcpcost.core.model import METHODOLOGY_VERSION, ListingKind, Measurement
 from mcpcost.core.plural import counted
 from mcpcost.core.status import Status
-from mcpcost.core.terminal import terminal_line
+from mcpcost.escaping.markdown import md_text, truncate
+from mcpcost.escaping.terminal import terminal_line
 from mcpcost.runtime.templating import render as render_template
 from mcpcost.runtime.templating import thousands
 from mcpcost.sweep.data_json import coverage

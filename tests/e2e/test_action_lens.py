@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcpcost.core.markdown import code_span
+from mcpcost.escaping.markdown import code_span
 from tests.action.github_fake import OPENAPI, WEBHOOKS, FakeGitHub
 from tests.action.runner_sim import SERVER_PYTHON, Sim, git, pr_payload
 from tests.helpers.lens_homes import populate_repo

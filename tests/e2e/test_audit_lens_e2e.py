@@ -21,8 +21,8 @@ from mcpcost.audit.model_view import ApiShape, ModelView
 from mcpcost.cli import audit_cmd, measure_cmd
 from mcpcost.configs.clients import presentation_of
 from mcpcost.configs.config_file import ClientName
-from mcpcost.core.markdown import code_span
 from mcpcost.core.spec import ServerSpec
+from mcpcost.escaping.markdown import code_span
 from mcpcost.measuring import MeasureOptions, measure_server
 from tests.helpers.lens_homes import CLIENTS, EDGE, EXPECTED, entry_line, populate_home
 from tests.helpers.report_schema import SCHEMA

@@ -13,8 +13,8 @@ import re
 import cmarkgfm
 from cmarkgfm.cmark import Options
 
-from mcpcost.core.cilog import is_workflow_command
-from mcpcost.core.terminal import ZERO_WIDTH_JOINER, is_unsafe
+from mcpcost.escaping.cilog import is_workflow_command
+from mcpcost.escaping.terminal import ZERO_WIDTH_JOINER, is_unsafe
 
 CASES: dict[str, str] = {
     "ansi-colour": "\x1b[31mred\x1b[0m",

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from mcpcost.adoption.sightings import PROJECT, queries
 from mcpcost.cli import adoption_cmd
 from mcpcost.core.badge import readme_snippet
-from mcpcost.sweep.adoption import PROJECT, queries
 from tests.helpers.code_search_fake import FakeCodeSearch, Hosted
 
 ENCODED, PLAIN, PAGES, NAME = queries(PROJECT)

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from mcpcost.core.markdown import code_span
 from mcpcost.core.model import METHODOLOGY_URL
+from mcpcost.escaping.markdown import code_span
 from mcpcost.sweep.pages import CLIENTS_URL
 from tests.helpers.output_corpus import (
     CASES,

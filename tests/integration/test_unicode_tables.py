@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from mcpcost.core.terminal import DEFAULT_IGNORABLE
+from mcpcost.escaping.terminal import DEFAULT_IGNORABLE
 
 
 def test_the_default_ignorable_table_is_unicodes() -> None:

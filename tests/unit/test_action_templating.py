@@ -10,7 +10,7 @@ import pytest
 from jinja2 import TemplateNotFound, UndefinedError
 from jinja2.exceptions import SecurityError
 
-from mcpcost.core.markdown import code_span, md_text
+from mcpcost.escaping.markdown import code_span, md_text
 from mcpcost.runtime.templating import FILTERS, autoescapes, environment, render, thousands
 from mcpcost.sweep import pages
 

@@ -19,8 +19,8 @@ from mcpcost.action.runner_files import (
 )
 from mcpcost.action.settings import CommentMode, Settings, SettingsError
 from mcpcost.audit.gates import Gate
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.errors import InputError
+from mcpcost.escaping.markdown import code_span, md_text
 
 PAYLOAD = {"repository": {"default_branch": "main"}}
 

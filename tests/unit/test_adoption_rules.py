@@ -1,12 +1,11 @@
 """badge-sightings/v1 rules: classification, the count's refusals, sightings across readings, the
-state file and the page (``mcpcost.sweep.adoption``)."""
+state file and the page (``mcpcost.adoption.sightings``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcpcost.core.badge import readme_snippet
-from mcpcost.sweep.adoption import (
+from mcpcost.adoption.sightings import (
     PROJECT,
     Examined,
     Project,
@@ -25,6 +24,7 @@ from mcpcost.sweep.adoption import (
     reading_json,
     resolve,
 )
+from mcpcost.core.badge import readme_snippet
 
 RAW = f"https://{PROJECT.raw_badges}/memory.json"
 OK_QUERIES = [QueryResult(query=q, hits=0, read=0) for q in queries(PROJECT)]

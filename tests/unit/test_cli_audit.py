@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 
 from mcpcost import __version__
-from mcpcost.core.markdown import md_text
 from mcpcost.core.model import Measurement
 from mcpcost.core.spec import ServerSpec
+from mcpcost.escaping.markdown import md_text
 from tests.helpers.audit_builders import measured, tools
 from tests.helpers.cli_audit import (
     cli,

@@ -1,11 +1,11 @@
-"""core/markdown.py: the one escaping implementation for third-party text."""
+"""escaping/markdown.py: the one escaping implementation for third-party text."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpcost.core.markdown import (
+from mcpcost.escaping.markdown import (
     ELLIPSIS,
     ZWJ,
     code_span,

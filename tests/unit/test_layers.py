@@ -1,11 +1,13 @@
 """The package's layers import downward only; ``core`` is pure.
 
-cli | action  ->  serve  ->  render | sweep | author  ->  audit  ->  configs  ->  measuring
-  ->  transports  ->  auth  ->  runtime  ->  core  ->  errors
+cli | action  ->  serve  ->  render | sweep | author | adoption  ->  audit  ->  configs  ->  measuring
+  ->  transports  ->  auth  ->  runtime  ->  core  ->  escaping  ->  errors
 
 ``core`` is the methodology: values in, values out. It imports only modules that compute, from an
 allow-list; the few exceptions are named per module with the reason, and the IO that remains
-(reading the package's own data files) lives in one module, ``core/bundled.py``.
+(reading the package's own data files) lives in one module, ``core/bundled.py``. ``escaping``
+holds the one escaping boundary per output kind (terminal, CI log, Markdown) and imports nothing
+of ours but ``errors``.
 """
 
 from __future__ import annotations
@@ -17,19 +19,21 @@ from tests.helpers.paths import PACKAGE
 
 RANK = {
     "errors": 0,
-    "core": 1,
-    "runtime": 2,
-    "auth": 3,
-    "transports": 4,
-    "measuring": 5,
-    "configs": 6,
-    "audit": 7,
-    "render": 8,
-    "sweep": 8,
-    "author": 8,
-    "serve": 9,
-    "cli": 10,
-    "action": 10,
+    "escaping": 1,
+    "core": 2,
+    "runtime": 3,
+    "auth": 4,
+    "transports": 5,
+    "measuring": 6,
+    "configs": 7,
+    "audit": 8,
+    "render": 9,
+    "sweep": 9,
+    "author": 9,
+    "adoption": 9,
+    "serve": 10,
+    "cli": 11,
+    "action": 11,
 }
 # What any core module may import: the standard library's computation, nothing that reaches a
 # file, a process, the network, the clock, a thread or the interpreter's own state.

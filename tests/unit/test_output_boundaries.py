@@ -8,9 +8,9 @@ import json
 import pytest
 
 from mcpcost.cli.streams import SafeStream
-from mcpcost.core.cilog import is_workflow_command, neutralize_workflow_commands
-from mcpcost.core.markdown import ZWJ, code_span, escape_html, md_text
-from mcpcost.core.terminal import terminal_line, terminal_text
+from mcpcost.escaping.cilog import is_workflow_command, neutralize_workflow_commands
+from mcpcost.escaping.markdown import ZWJ, code_span, escape_html, md_text
+from mcpcost.escaping.terminal import terminal_line, terminal_text
 
 
 @pytest.mark.parametrize(

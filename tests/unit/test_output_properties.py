@@ -21,11 +21,11 @@ from jinja2 import DictLoader
 from mcpcost.action.runner_env import Log
 from mcpcost.cli.streams import SafeStream
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.core.model import METHODOLOGY_URL
 from mcpcost.core.spec import ServerSpec
 from mcpcost.core.status import Status
-from mcpcost.core.terminal import terminal_line, terminal_text
+from mcpcost.escaping.markdown import code_span, md_text
+from mcpcost.escaping.terminal import terminal_line, terminal_text
 from mcpcost.render.markdown_report import render_markdown
 from mcpcost.render.text_report import render_text
 from mcpcost.runtime.templating import environment

@@ -32,7 +32,7 @@ from mcpcost.configs.clients.presentation import (
 )
 from mcpcost.configs.clients.registry import CLIENTS
 from mcpcost.core.jsonvalue import stringify
-from mcpcost.core.markdown import md_text
+from mcpcost.escaping.markdown import md_text
 
 Rule = (
     ModelName

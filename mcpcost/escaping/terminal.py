@@ -80,7 +80,7 @@ def has_invisible(text: str) -> bool:
 # to compile when the module loads, which it does before an audit's first launch
 _ESCAPES = {ord(c): visible_escape(c) for c in UNSAFE}
 _ESCAPES_KEEP_NEWLINE = {code: text for code, text in _ESCAPES.items() if code != ord("\n")}
-ZERO_WIDTH_JOINER = "\u200d"  # the mark the Markdown boundary itself puts in (core.markdown)
+ZERO_WIDTH_JOINER = "\u200d"  # the mark the Markdown boundary itself puts in (escaping.markdown)
 _ESCAPES_DOCUMENT = {
     code: text for code, text in _ESCAPES_KEEP_NEWLINE.items() if code != ord(ZERO_WIDTH_JOINER)
 }
@@ -120,5 +120,5 @@ def document_text(text: str) -> str:
     """A whole document a renderer wrote, for a terminal (the CLI's streams): as
     ``terminal_text`` but the zero-width joiner kept, which the Markdown boundary puts after
     ``@``, ``#`` and ``https`` so nothing links; every untrusted value in it was escaped where
-    it was formatted (``terminal_line``, ``core.markdown.one_line``), its own joiners too."""
+    it was formatted (``terminal_line``, ``escaping.markdown.one_line``), its own joiners too."""
     return text.translate(_ESCAPES_DOCUMENT)

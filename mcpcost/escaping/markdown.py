@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from mcpcost.core.terminal import terminal_line, terminal_text
+from mcpcost.escaping.terminal import terminal_line, terminal_text
 
 ELLIPSIS = "…"
 ZWJ = "\u200d"
@@ -51,7 +51,7 @@ _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 
 def one_line(value: object) -> str:
     """``str(value)`` (None as empty) with every run of white space folded to one space, and the
-    control and bidi characters left escaped visibly (``mcpcost.core.terminal``): an override
+    control and bidi characters left escaped visibly (``mcpcost.escaping.terminal``): an override
     would reorder what a reader sees on GitHub as it would on a terminal."""
     text = "" if value is None else str(value)
     return terminal_line(_SPACE.sub(" ", text).strip())
@@ -72,7 +72,7 @@ def truncate(text: str, limit: int | None) -> str:
 
 def escape_html(text: str) -> str:
     """HTML's five special characters as entities; control, bidi and invisible characters
-    shown escaped (``mcpcost.core.terminal``), line breaks kept."""
+    shown escaped (``mcpcost.escaping.terminal``), line breaks kept."""
     return "".join(_HTML.get(c, c) for c in terminal_text(text))
 
 

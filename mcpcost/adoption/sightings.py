@@ -19,7 +19,7 @@ How many repositories outside this project display its badge, read from GitHub c
 
 ``results/badge-adoption.json`` keeps the state between readings (``reading_json`` /
 ``parse_reading``); ``adoption_page`` renders ``docs/adoption.md``. The GitHub calls are in
-``mcpcost.sweep.adoption_search``.
+``mcpcost.adoption.search``.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from mcpcost.core.jsonvalue import JSONValue, parse_json, stringify_pretty
-from mcpcost.core.markdown import code_span, md_text
 from mcpcost.errors import InputError
+from mcpcost.escaping.markdown import code_span, md_text
 
 METHOD = "badge-sightings/v1"
 SightingKind = Literal["badge", "mention"]

@@ -1,5 +1,5 @@
 """``mcpcost adoption``'s reading of GitHub: the code searches and file reads of
-``badge-sightings/v1`` (the rules are ``mcpcost.sweep.adoption``), through the one GitHub client.
+``badge-sightings/v1`` (the rules are ``mcpcost.adoption.sightings``), through the one GitHub client.
 
 Bounded everywhere: at most ``Budget.pages`` pages of 100 per query, ``Budget.files`` files in
 all, each answer read within ``Budget.page_limits``/``Budget.file_limits``. Code search allows
@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mcpcost.runtime.github import CodeHit, GitHubClient, GitHubError
-from mcpcost.runtime.http_body import ReadLimits
-from mcpcost.sweep.adoption import (
+from mcpcost.adoption.sightings import (
     Examined,
     Project,
     QueryResult,
@@ -25,6 +23,8 @@ from mcpcost.sweep.adoption import (
     is_projects_own,
     queries,
 )
+from mcpcost.runtime.github import CodeHit, GitHubClient, GitHubError
+from mcpcost.runtime.http_body import ReadLimits
 
 PER_PAGE = 100
 

@@ -1,0 +1,1 @@
+"""Adoption: badge sightings found by code search, and the page that lists them."""

@@ -1,0 +1,1 @@
+"""One escaping boundary per output kind: terminal, CI log, Markdown."""
