@@ -45,9 +45,11 @@ from mcpcost.core.model import (
     ListingKind,
     Measurement,
 )
+from mcpcost.core.pretokenize import ascii_split_pattern, js_splitter
 from mcpcost.core.redact import redact_text
 from mcpcost.core.spec import Era, EraChoice, ServerSpec
 from mcpcost.core.status import Status
+from mcpcost.core.tokenizer import get_tokenizer
 from mcpcost.escaping.terminal import without_terminal_codes
 from mcpcost.measuring.capture import Capture, CaptureFailure, capture_tools
 from mcpcost.measuring.masking import mask_measurement
@@ -151,7 +153,10 @@ def capture_pair(
             installed.wait()
         return capture_tools(spec, factory, timeout_s, protocol=protocol)
 
-    one, two = run_side_by_side([first, second], name="mcpcost-capture")
+    # the tokenizer loads while the server starts, not after its answer (the first count)
+    tasks: list[Callable[[], Capture | CaptureFailure | None]] = [first, second, load_counting]
+    one, two, _ = run_side_by_side(tasks, name="mcpcost-capture")
+    assert one is not None and two is not None
     return one, two
 
 
@@ -163,6 +168,15 @@ def same_canonical_text(first: list[Any], second: list[Any], first_text: str) ->
         return True
 
     return first_text == canonicalize(second).text
+
+
+def load_counting() -> None:
+    """Load the tokenizer, compile the split patterns and read the class tables text outside
+    ASCII needs. Run beside a measurement's captures, so the first count does not pay for it
+    after the server's answer. Idempotent and thread-safe."""
+    get_tokenizer()
+    ascii_split_pattern()
+    js_splitter().read_tables()
 
 
 def failure_notes(failure: CaptureFailure, secrets: tuple[str, ...], prefix: str = "") -> str:
