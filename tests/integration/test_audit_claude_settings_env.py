@@ -20,8 +20,13 @@ from tests.servers.registry import real_server_argv
 SECRET = "tok-2f9c1e7a5b"  # stands for a credential the settings file holds
 
 
-def _audit(home: Path, cwd: Path) -> tuple[int, str, str]:
+def _audit(home: Path, cwd: Path, launched: list[str] | None = None) -> tuple[int, str, str]:
+    """``audit --json --client claude-code`` of ``home``; each launch's name goes to
+    ``launched`` when given."""
+
     def measure(spec: ServerSpec) -> Any:
+        if launched is not None:
+            launched.append(spec.name)
         return measure_server(spec, MeasureOptions(timeout_s=60))
 
     out, err = io.StringIO(), io.StringIO()
@@ -86,25 +91,10 @@ def test_a_server_the_policy_denies_is_not_launched(tmp_path: Path) -> None:
     settings.parent.mkdir()
     settings.write_text(json.dumps({"deniedMcpServers": [{"serverName": "clock"}]}))
     launched: list[str] = []
-
-    def measure(spec: ServerSpec) -> Any:
-        launched.append(spec.name)
-        return measure_server(spec, MeasureOptions(timeout_s=60))
-
-    out, err = io.StringIO(), io.StringIO()
-    code = audit_cmd.run(
-        ["--json", "--client", "claude-code"],
-        out,
-        err,
-        measure=measure,
-        environ={"PATH": "/usr/bin:/bin"},
-        home=home,
-        cwd=cwd,
-        platform="linux",
-    )
-    assert code == 0, err.getvalue()
+    code, out, err = _audit(home, cwd, launched)
+    assert code == 0, err
     assert launched == ["time"]
-    (result,) = json.loads(out.getvalue())["configs"]
+    (result,) = json.loads(out)["configs"]
     assert [s["name"] for s in result["servers"]] == ["time"]
     assert "clock" in json.dumps(result.get("disabled", result))
-    assert f"deniedMcpServers in {settings}" in out.getvalue()
+    assert f"deniedMcpServers in {settings}" in out
